@@ -1,0 +1,58 @@
+// Command chainperf is a performance lab for CometBFT-based blockchains:
+// it builds testnets of real nodes, drives load, observes every block and
+// reports. This package only parses flags, wires the internal packages,
+// prints and picks the exit code.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes: 0 pass, 1 the run failed its criteria, 2 bad input or error.
+const (
+	exitFail  = 1
+	exitError = 2
+)
+
+// errFailed is returned by commands whose run completed but failed its
+// criteria; main turns it into exit code 1.
+var errFailed = errors.New("criteria failed")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := rootCmd()
+	err := root.ExecuteContext(ctx)
+	switch {
+	case err == nil:
+	case errors.Is(err, errFailed):
+		os.Exit(exitFail)
+	default:
+		fmt.Fprintln(os.Stderr, "chainperf:", err)
+		os.Exit(exitError)
+	}
+}
+
+func rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "chainperf",
+		Short: "A performance lab for CometBFT-based blockchains",
+		Long: `chainperf builds testnets of real CometBFT nodes on this machine, drives
+transaction load at an accurate open-loop rate, follows every transaction to
+its fate and every block, and reports what the chain did.
+
+Start with 'chainperf testnet up' to bring up a local testnet, or
+'chainperf scenario default' to see what a scenario file holds.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(testnetCmd(), scenarioCmd(), cleanCmd(), nodeCmd())
+	return root
+}

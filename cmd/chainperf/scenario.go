@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+func scenarioCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "scenario",
+		Short: "Check scenario files and print the built-in default",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check FILE",
+		Short: "Check a scenario file: every error with its file:line",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := scenario.Open(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d validators, %d full nodes, %d seeds; %s load %s)\n",
+				args[0], s.Testnet.Validators, s.Testnet.FullNodes, s.Testnet.Seeds, s.Load.Model, s.Load.Length())
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "default",
+		Short: "Print the built-in default scenario (every default, commented)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := cmd.OutOrStdout().Write(scenario.Default)
+			return err
+		},
+	})
+	return cmd
+}

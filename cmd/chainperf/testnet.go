@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/process"
+)
+
+func testnetCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "testnet",
+		Short: "Bring a local testnet of real CometBFT nodes up, inspect it, take it down",
+	}
+	cmd.AddCommand(testnetUpCmd(), testnetStatusCmd(), testnetDownCmd())
+	return cmd
+}
+
+func testnetUpCmd() *cobra.Command {
+	var file, dir string
+	var detach bool
+	cmd := &cobra.Command{
+		Use:   "up [-f scenario.toml] [--dir D] [--detach]",
+		Short: "Start the scenario's testnet; Ctrl-C takes it down",
+		Long: `up starts the testnet of a scenario (the built-in default without -f) and
+follows block heights until Ctrl-C, then takes every node down. With
+--detach it returns once the nodes make blocks and leaves them running;
+'chainperf testnet down --dir D' ends them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if detach && dir == "" {
+				return fmt.Errorf("--detach needs --dir: the dir is how status and down find the testnet")
+			}
+			sc, err := scenario.Open(file)
+			if err != nil {
+				return err
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			out := cmd.OutOrStdout()
+			start := time.Now()
+			net, err := experiment.Up(ctx, sc.Testnet, experiment.UpOptions{Dir: dir, Detach: detach, Exe: exe})
+			if err != nil {
+				return err
+			}
+			down := func() { net.Down(context.WithoutCancel(ctx)) }
+			printNodes(out, net.Testnet, nil)
+			fmt.Fprintf(out, "testnet %s in %s, logs in %s\n", net.Testnet.ID, net.Testnet.Dir, net.Testnet.LogDir())
+			if err := net.WaitHeight(ctx, 1, 60*time.Second); err != nil {
+				down()
+				return err
+			}
+			fmt.Fprintf(out, "height 1 on every node after %.1fs\n", time.Since(start).Seconds())
+			if detach {
+				fmt.Fprintf(out, "detached: `chainperf testnet status --dir %s`, `chainperf testnet down --dir %s`\n", dir, dir)
+				return nil
+			}
+			defer down()
+			fmt.Fprintln(out, "following heights; Ctrl-C takes the testnet down")
+			return follow(ctx, out, net)
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "scenario file (default: the built-in default scenario)")
+	cmd.Flags().StringVar(&dir, "dir", "", "testnet dir for homes, logs and state (default: a temp dir removed at the end)")
+	cmd.Flags().BoolVar(&detach, "detach", false, "leave the testnet running and return")
+	return cmd
+}
+
+// follow prints the nodes' heights every 2 s until ctx ends or a node exits.
+func follow(ctx context.Context, out io.Writer, net *experiment.Net) error {
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(out, "taking the testnet down")
+			return nil
+		case <-tick.C:
+		}
+		for _, n := range net.Testnet.Nodes {
+			if err, exited := net.Provider.Exited(n); exited {
+				return fmt.Errorf("%s exited (%v); see %s/%s.log", n.Name, err, net.Testnet.LogDir(), n.Name)
+			}
+		}
+		h := experiment.Heights(ctx, net.Testnet)
+		parts := make([]string, 0, len(h))
+		for _, n := range net.Testnet.Nodes {
+			parts = append(parts, fmt.Sprintf("%s=%d", n.Name, h[n.Name]))
+		}
+		fmt.Fprintf(out, "%s heights %s\n", time.Now().Format("15:04:05"), strings.Join(parts, " "))
+	}
+}
+
+func printNodes(out io.Writer, t *testnet.Testnet, heights map[string]int64) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprint(w, "NODE\tROLE\tPID\tRPC\tMETRICS\tPPROF")
+	if heights != nil {
+		fmt.Fprint(w, "\tSTATE\tHEIGHT")
+	}
+	fmt.Fprintln(w)
+	for _, n := range t.Nodes {
+		e := n.Endpoint()
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s", n.Name, n.Role, n.PID, e.RPC, e.Metrics, e.Pprof)
+		if heights != nil {
+			state := "stopped"
+			if process.Alive(n.PID, n.Start) {
+				state = "running"
+			}
+			fmt.Fprintf(w, "\t%s\t%d", state, heights[n.Name])
+		}
+		fmt.Fprintln(w)
+	}
+	w.Flush()
+}
+
+func testnetStatusCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "status --dir D",
+		Short: "Show the nodes of the testnet in D: processes, URLs, heights",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := testnet.ReadState(dir)
+			if err != nil {
+				return err
+			}
+			owner := "detached"
+			if !st.Detached {
+				owner = fmt.Sprintf("owned by harness pid %d", st.HarnessPID)
+				if !process.HarnessAlive(st) {
+					owner += " (gone: run `chainperf clean`)"
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "testnet %s, chain %s, %s, created %s\n", st.ID, st.ChainID, owner, st.Created.Format(time.RFC3339))
+			printNodes(cmd.OutOrStdout(), st.Testnet, experiment.Heights(cmd.Context(), st.Testnet))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "testnet dir")
+	_ = cmd.MarkFlagRequired("dir")
+	return cmd
+}
+
+func testnetDownCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "down --dir D",
+		Short: "End every node of the testnet in D and remove its homes and state",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := process.Down(cmd.Context(), dir); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "testnet in %s is down\n", dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "testnet dir")
+	_ = cmd.MarkFlagRequired("dir")
+	return cmd
+}

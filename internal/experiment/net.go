@@ -1,0 +1,187 @@
+// Package experiment composes the pieces into what a user runs: bringing a
+// testnet up and down, and the experiments that drive load at it and
+// observe it. It is the only package that wires them all.
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/process"
+)
+
+// UpOptions say where and how a testnet comes up.
+type UpOptions struct {
+	Dir    string // "" makes a temp dir that teardown removes
+	Detach bool   // nodes outlive the harness
+	Exe    string // chainperf binary for embedded nodes
+	Log    *slog.Logger
+}
+
+// A Net is a testnet that runs, with the provider that runs it.
+type Net struct {
+	Testnet  *testnet.Testnet
+	Provider *process.Provider
+	State    *testnet.State
+}
+
+// Up plans, sets up and starts a testnet. On error nothing is left behind:
+// no process, no state, no temp dir.
+func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	temp := o.Dir == ""
+	dir := o.Dir
+	if temp {
+		if dir, err = os.MkdirTemp("", "chainperf-testnet-"); err != nil {
+			return nil, fmt.Errorf("temp dir: %w", err)
+		}
+	} else if dir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil && temp {
+			os.RemoveAll(dir)
+		}
+	}()
+	if err := testnet.CheckDir(dir); err != nil {
+		return nil, err
+	}
+
+	unlock, err := testnet.LockPorts()
+	if err != nil {
+		return nil, err
+	}
+	id := testnet.NewID()
+	probe := testnet.New(spec, id, dir, process.Host, 0)
+	base, err := testnet.AllocatePorts(process.Host, spec.BasePort, probe.PortCount())
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	t := testnet.New(spec, id, dir, process.Host, base)
+	st := &testnet.State{Testnet: t, Detached: o.Detach, TempDir: temp, Created: time.Now().UTC()}
+	if !o.Detach {
+		st.HarnessPID = os.Getpid()
+		st.HarnessStart, _ = process.StartTime(st.HarnessPID)
+	}
+	if err := t.Setup(); err != nil {
+		unlock()
+		return nil, err
+	}
+	err = st.Save() // holds the ports from here on
+	unlock()
+	if err != nil {
+		process.Remove(st)
+		return nil, err
+	}
+
+	var popts []process.Option
+	popts = append(popts, process.WithLogger(o.Log))
+	if o.Detach {
+		popts = append(popts, process.Detached())
+	}
+	n := &Net{Testnet: t, Provider: process.New(t, o.Exe, popts...), State: st}
+	defer func() {
+		if err != nil {
+			n.Down(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := n.Provider.Start(ctx, t.Nodes...); err != nil {
+		return nil, err
+	}
+	if err := st.Save(); err != nil { // now with PIDs
+		return nil, err
+	}
+	return n, nil
+}
+
+// Down ends every node and removes the state (and the dir if it was a temp
+// dir). Logs in a user-chosen dir stay.
+func (n *Net) Down(ctx context.Context) {
+	_ = n.Provider.Close(ctx)
+	process.Remove(n.State)
+}
+
+// WaitHeight waits until every node has reached height h. It fails when a
+// node process exits, or when no node's height rises for stall, naming the
+// height and the logs to read; never on a fixed deadline.
+func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) error {
+	clients := map[string]*rpchttp.HTTP{}
+	for _, nd := range n.Testnet.Nodes {
+		c, err := rpchttp.New(nd.Endpoint().RPC, "/websocket")
+		if err != nil {
+			return err
+		}
+		clients[nd.Name] = c
+	}
+	heights := map[string]int64{}
+	lastRise := time.Now()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		done := true
+		for _, nd := range n.Testnet.Nodes {
+			if err, exited := n.Provider.Exited(nd); exited {
+				return fmt.Errorf("%s exited (%v): see %s", nd.Name, err, filepath.Join(n.Testnet.LogDir(), nd.Name+".log"))
+			}
+			qctx, cancel := context.WithTimeout(ctx, time.Second)
+			st, err := clients[nd.Name].Status(qctx)
+			cancel()
+			if err == nil && st.SyncInfo.LatestBlockHeight > heights[nd.Name] {
+				heights[nd.Name] = st.SyncInfo.LatestBlockHeight
+				lastRise = time.Now()
+			}
+			if heights[nd.Name] < h {
+				done = false
+			}
+		}
+		if done {
+			return nil
+		}
+		if time.Since(lastRise) > stall {
+			return fmt.Errorf("testnet stalled: no node's height rose for %s (heights %s); see logs in %s",
+				stall, formatHeights(n.Testnet, heights), n.Testnet.LogDir())
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// Heights returns each node's latest height (0 when it does not answer).
+func Heights(ctx context.Context, t *testnet.Testnet) map[string]int64 {
+	out := map[string]int64{}
+	for _, nd := range t.Nodes {
+		c, err := rpchttp.New(nd.Endpoint().RPC, "/websocket")
+		if err != nil {
+			continue
+		}
+		qctx, cancel := context.WithTimeout(ctx, time.Second)
+		if st, err := c.Status(qctx); err == nil {
+			out[nd.Name] = st.SyncInfo.LatestBlockHeight
+		}
+		cancel()
+	}
+	return out
+}
+
+func formatHeights(t *testnet.Testnet, h map[string]int64) string {
+	parts := make([]string, 0, len(t.Nodes))
+	for _, nd := range t.Nodes {
+		parts = append(parts, fmt.Sprintf("%s=%d", nd.Name, h[nd.Name]))
+	}
+	return strings.Join(parts, " ")
+}

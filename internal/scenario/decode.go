@@ -1,0 +1,148 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/chainperf/chainperf/internal/suggest"
+)
+
+// An Error is one problem in a scenario file, at Pos ("file:line").
+type Error struct {
+	Pos string
+	Msg string
+}
+
+func (e *Error) Error() string { return e.Pos + ": " + e.Msg }
+
+// Open reads and parses the scenario file at path; "" means the built-in
+// default scenario.
+func Open(path string) (*Scenario, error) {
+	if path == "" {
+		return Parse("<default>", Default)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes data (named file in messages) on top of the defaults and
+// validates the result. All problems found are returned joined.
+func Parse(file string, data []byte) (*Scenario, error) {
+	s, err := defaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := decode(file, data, s); err != nil {
+		return nil, err
+	}
+	s.File, s.Text = file, data
+	s.Testnet.Config = flatten(s.Testnet.Config)
+	if errs := s.validate(indexLines(data)); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+func defaults() (*Scenario, error) {
+	var s Scenario
+	if err := decode("<default>", Default, &s); err != nil {
+		return nil, fmt.Errorf("built-in default scenario: %w", err)
+	}
+	return &s, nil
+}
+
+func decode(file string, data []byte, s *Scenario) error {
+	// Lists in a file replace the defaults' lists; go-toml would reuse them.
+	var probe map[string]any
+	if err := toml.Unmarshal(data, &probe); err == nil {
+		if t, ok := probe["testnet"].(map[string]any); ok {
+			if _, ok := t["args"]; ok {
+				s.Testnet.Args = nil
+			}
+		}
+	}
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	err := dec.Decode(s)
+	if err == nil {
+		return nil
+	}
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		var errs []error
+		for _, e := range strict.Errors {
+			row, _ := e.Position()
+			key := strings.Join(e.Key(), ".")
+			msg := fmt.Sprintf("unknown key %q", key)
+			if s := suggest.Closest(key, knownKeys()); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			errs = append(errs, &Error{Pos: fmt.Sprintf("%s:%d", file, row), Msg: msg})
+		}
+		return errors.Join(errs...)
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, _ := de.Position()
+		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if k := de.Key(); len(k) > 0 {
+			msg = strings.Join(k, ".") + ": " + msg
+		}
+		return &Error{Pos: fmt.Sprintf("%s:%d", file, row), Msg: msg}
+	}
+	return &Error{Pos: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+}
+
+// knownKeys lists every dotted key a scenario may set, from the struct tags.
+func knownKeys() []string {
+	var keys []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag := f.Tag.Get("toml")
+			if tag == "" || tag == "-" {
+				continue
+			}
+			ft := f.Type
+			if ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct && ft.NumField() > 0 && ft.Field(0).Tag.Get("toml") != "" {
+				walk(ft, prefix+tag+".")
+				continue
+			}
+			keys = append(keys, prefix+tag)
+		}
+	}
+	walk(reflect.TypeOf(Scenario{}), "")
+	sort.Strings(keys)
+	return keys
+}
+
+// flatten turns nested tables into "a.b" keys: [testnet.config.consensus]
+// timeout_commit and "consensus.timeout_commit" mean the same.
+func flatten(m map[string]any) map[string]any {
+	out := map[string]any{}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			if sub, ok := v.(map[string]any); ok {
+				walk(prefix+k+".", sub)
+				continue
+			}
+			out[prefix+k] = v
+		}
+	}
+	walk("", m)
+	return out
+}

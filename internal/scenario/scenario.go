@@ -1,0 +1,132 @@
+// Package scenario reads scenario files: the TOML that describes a testnet,
+// a workload, a load shape, an experiment and pass/fail criteria. Decoding is
+// strict (unknown keys are errors naming file:line), defaults live in
+// default.toml, and one validation pass checks every value so that later
+// code can trust the model.
+package scenario
+
+import (
+	_ "embed"
+	"fmt"
+	"time"
+)
+
+// Default is the built-in default scenario, also the place where every
+// default value is written down and commented.
+//
+//go:embed default.toml
+var Default []byte
+
+// A Scenario is a validated scenario file.
+type Scenario struct {
+	Name       string     `toml:"name"`
+	Testnet    Testnet    `toml:"testnet"`
+	Workload   Workload   `toml:"workload"`
+	Load       Load       `toml:"load"`
+	Experiment Experiment `toml:"experiment"`
+	Criteria   Criteria   `toml:"criteria"`
+	Report     Report     `toml:"report"`
+
+	// File is the name used in messages ("scenario.toml", "<default>").
+	File string `toml:"-"`
+	// Text is the scenario file as the user wrote it, kept with the run.
+	Text []byte `toml:"-"`
+}
+
+// Testnet describes the nodes of a testnet.
+type Testnet struct {
+	Provider   string  `toml:"provider"`
+	Validators int     `toml:"validators"`
+	FullNodes  int     `toml:"full_nodes"`
+	Seeds      int     `toml:"seeds"`
+	Powers     []int64 `toml:"powers"`
+	ChainID    string  `toml:"chain_id"`
+	BasePort   int     `toml:"base_port"`
+	// Binary is "" for the embedded node, else the path of a CometBFT
+	// compatible node binary started with Args ("{home}" is replaced).
+	Binary string   `toml:"binary"`
+	Args   []string `toml:"args"`
+	// Config holds CometBFT config.toml overrides keyed "section.key"
+	// (nested tables are flattened to that form).
+	Config map[string]any `toml:"config"`
+}
+
+// Workload describes what one transaction is.
+type Workload struct {
+	Kind   string `toml:"kind"`
+	TxSize int    `toml:"tx_size"`
+}
+
+// Load describes the load shape: the rate model and how txs are sent.
+type Load struct {
+	Model       string   `toml:"model"`
+	Rate        float64  `toml:"rate"`
+	Connections int      `toml:"connections"`
+	Duration    Duration `toml:"duration"`
+	From        float64  `toml:"from"`
+	To          float64  `toml:"to"`
+	Steps       []Step   `toml:"steps"`
+	Method      string   `toml:"method"`
+	Batch       int      `toml:"batch"`
+	MaxInFlight int      `toml:"max_in_flight"`
+}
+
+// A Step is one stage of the steps rate model.
+type Step struct {
+	Rate     float64  `toml:"rate"`
+	Duration Duration `toml:"duration"`
+}
+
+// Experiment describes what a run does with the testnet and the load.
+type Experiment struct {
+	Kind         string   `toml:"kind"`
+	Warmup       Duration `toml:"warmup"`
+	Cooldown     Duration `toml:"cooldown"`
+	DrainTimeout Duration `toml:"drain_timeout"`
+	Repeats      int      `toml:"repeats"`
+}
+
+// Criteria decide whether a run passes. Zero values mean "no criterion".
+type Criteria struct {
+	MinCommittedTPS  float64  `toml:"min_committed_tps"`
+	MaxP99Latency    Duration `toml:"max_p99_latency"`
+	MaxRejectedShare float64  `toml:"max_rejected_share"`
+	MaxUnresolved    int      `toml:"max_unresolved"`
+}
+
+// Report says where reports go.
+type Report struct {
+	Dir string `toml:"dir"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("1.5s").
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (write e.g. \"500ms\" or \"30s\")", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// D returns the duration as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Length is how long the load phase lasts: the sum of the steps for the
+// steps model, else Duration.
+func (l Load) Length() time.Duration {
+	if l.Model != "steps" {
+		return l.Duration.D()
+	}
+	var total time.Duration
+	for _, s := range l.Steps {
+		total += s.Duration.D()
+	}
+	return total
+}

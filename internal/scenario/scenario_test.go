@@ -1,0 +1,87 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDefaultParses(t *testing.T) {
+	s, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Testnet.Validators != 4 || s.Testnet.FullNodes != 1 {
+		t.Errorf("default testnet = %d validators, %d full nodes; want 4, 1", s.Testnet.Validators, s.Testnet.FullNodes)
+	}
+	if len(s.Testnet.Args) != 5 {
+		t.Errorf("default args = %q", s.Testnet.Args)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc, want string
+	}{
+		// An unknown key names its line and the closest valid key.
+		{"unknown key", "[testnet]\nvalidators = 2\nfull_node = 1\n", `f.toml:3: unknown key "testnet.full_node" (did you mean "testnet.full_nodes"?)`},
+		// Zero validators is a testnet that cannot make blocks.
+		{"zero validators", "[testnet]\n\nvalidators = 0\n", "f.toml:3: testnet.validators: 0: a testnet needs at least 1 validator"},
+		{"negative full nodes", "[testnet]\nfull_nodes = -2\n", "f.toml:2: testnet.full_nodes: -2: cannot be negative"},
+		// A wrong type names the key and line.
+		{"wrong type", "[testnet]\nvalidators = \"four\"\n", "f.toml:2: "},
+		{"bad duration", "[load]\nduration = \"ten seconds\"\n", "f.toml:2"},
+		// CometBFT config keys are checked against CometBFT's Config.
+		{"unknown config key", "[testnet.config]\n\"consensus.timeout_comit\" = \"1s\"\n", `f.toml:2: testnet.config.consensus.timeout_comit: unknown CometBFT config key "consensus.timeout_comit" (did you mean "consensus.timeout_commit"?)`},
+		{"config wrong type", "[testnet.config]\n\"mempool.size\" = \"big\"\n", "f.toml:2: testnet.config.mempool.size: mempool.size: want an integer"},
+		{"owned config key", "[testnet.config]\n\"rpc.laddr\" = \"tcp://0.0.0.0:1\"\n", "set by chainperf"},
+		{"cometbft rejects", "[testnet.config]\n\"mempool.size\" = -5\n", "CometBFT rejects"},
+		{"missing binary", "[testnet]\nbinary = \"/nonexistent/cometbft\"\n", "f.toml:2: testnet.binary: node binary /nonexistent/cometbft not found"},
+		{"misspelled model", "[load]\nmodel = \"constnt\"\n", `f.toml:2: load.model: "constnt" is not one of constant, connections, steps, ramp, max (did you mean "constant"?)`},
+		{"zero rate", "[load]\nrate = 0\n", "f.toml:2: load.rate: 0: must be positive"},
+		{"negative step", "[load]\nmodel = \"steps\"\nsteps = [{rate = 10, duration = \"5s\"},\n  {rate = 10, duration = \"-5s\"}]\n", "f.toml:4: load.steps[1].duration"},
+		{"misspelled experiment", "[experiment]\nkind = \"stedy\"\n", `did you mean "steady"?`},
+		{"bad toml", "[testnet\n", "f.toml:1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.toml", []byte(tc.doc))
+			if err == nil {
+				t.Fatalf("Parse(%q) = nil error; want %q", tc.doc, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Parse(%q) error = %q; want it to contain %q", tc.doc, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfigOverridesFlatten(t *testing.T) {
+	s, err := Parse("f.toml", []byte("[testnet.config]\n\"mempool.size\" = 100\n[testnet.config.consensus]\ntimeout_commit = \"500ms\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Testnet.Config["consensus.timeout_commit"] != "500ms" || s.Testnet.Config["mempool.size"] != int64(100) {
+		t.Errorf("config = %v", s.Testnet.Config)
+	}
+}
+
+func TestArgsReplaceDefaults(t *testing.T) {
+	s, err := Parse("f.toml", []byte("[testnet]\nargs = [\"start\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Testnet.Args) != 1 {
+		t.Errorf("args = %q; want [start]", s.Testnet.Args)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(Default)
+	f.Add([]byte("[testnet]\nvalidators = 2\n[testnet.config]\n\"p2p.send_rate\" = 1\n"))
+	f.Add([]byte("[load]\nmodel = \"steps\"\nsteps = [{rate = 1, duration = \"1s\"}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("fuzz.toml", data)
+		if err == nil && s.Testnet.Validators < 1 {
+			t.Fatalf("accepted %d validators", s.Testnet.Validators)
+		}
+	})
+}

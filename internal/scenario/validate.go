@@ -1,0 +1,206 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/cometbft/cometbft/config"
+
+	"github.com/chainperf/chainperf/internal/cometcfg"
+	"github.com/chainperf/chainperf/internal/suggest"
+)
+
+// Known values of the enumerated keys.
+var (
+	Providers       = []string{"process"}
+	WorkloadKinds   = []string{"kvstore"}
+	RateModels      = []string{"constant", "connections", "steps", "ramp", "max"}
+	Methods         = []string{"sync", "async", "commit"}
+	ExperimentKinds = []string{"steady"}
+)
+
+// MaxNodes bounds a testnet on one machine; past it ports and memory run out.
+const MaxNodes = 200
+
+type checker struct {
+	file  string
+	lines lines
+	errs  []error
+}
+
+func (c *checker) fail(path, format string, args ...any) {
+	c.errs = append(c.errs, &Error{Pos: c.lines.at(c.file, path), Msg: path + ": " + fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) oneOf(path, v string, allowed []string) {
+	for _, a := range allowed {
+		if v == a {
+			return
+		}
+	}
+	msg := fmt.Sprintf("%q is not one of %s", v, strings.Join(allowed, ", "))
+	if s := suggest.Closest(v, allowed); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	c.fail(path, "%s", msg)
+}
+
+func (s *Scenario) validate(l lines) []error {
+	c := &checker{file: s.File, lines: l}
+	t := &s.Testnet
+	c.oneOf("testnet.provider", t.Provider, Providers)
+	if t.Validators < 1 {
+		c.fail("testnet.validators", "%d: a testnet needs at least 1 validator", t.Validators)
+	}
+	if t.FullNodes < 0 {
+		c.fail("testnet.full_nodes", "%d: cannot be negative", t.FullNodes)
+	}
+	if t.Seeds < 0 {
+		c.fail("testnet.seeds", "%d: cannot be negative", t.Seeds)
+	}
+	if n := t.Validators + t.FullNodes + t.Seeds; n > MaxNodes {
+		c.fail("testnet", "%d nodes: at most %d fit on one machine", n, MaxNodes)
+	}
+	if len(t.Powers) > 0 {
+		if len(t.Powers) != t.Validators {
+			c.fail("testnet.powers", "%d powers for %d validators: give one per validator or none", len(t.Powers), t.Validators)
+		}
+		for i, p := range t.Powers {
+			if p <= 0 {
+				c.fail("testnet.powers", "power %d of validator %d: must be positive", p, i)
+			}
+		}
+	}
+	if t.ChainID == "" || len(t.ChainID) > 50 {
+		c.fail("testnet.chain_id", "%q: must be 1 to 50 characters", t.ChainID)
+	}
+	if t.BasePort != 0 && (t.BasePort < 1024 || t.BasePort > 65535-4*MaxNodes) {
+		c.fail("testnet.base_port", "%d: use 0 (automatic) or a port from 1024 to %d", t.BasePort, 65535-4*MaxNodes)
+	}
+	if t.Binary != "" {
+		if err := checkBinary(t.Binary); err != nil {
+			c.fail("testnet.binary", "%v", err)
+		}
+		if len(t.Args) == 0 {
+			c.fail("testnet.args", "an external binary needs its start arguments")
+		}
+	}
+	cfg := config.DefaultConfig()
+	keys := make([]string, 0, len(t.Config))
+	for k := range t.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := cometcfg.Set(cfg, k, t.Config[k]); err != nil {
+			c.fail("testnet.config."+k, "%v", err)
+		}
+	}
+	if len(keys) > 0 {
+		if err := cfg.ValidateBasic(); err != nil {
+			c.fail("testnet.config", "CometBFT rejects these settings: %v", err)
+		}
+	}
+
+	w := &s.Workload
+	c.oneOf("workload.kind", w.Kind, WorkloadKinds)
+	if w.TxSize < 64 || w.TxSize > 1<<20 {
+		c.fail("workload.tx_size", "%d: must be from 64 to 1048576 bytes", w.TxSize)
+	}
+
+	s.validateLoad(c)
+
+	e := &s.Experiment
+	c.oneOf("experiment.kind", e.Kind, ExperimentKinds)
+	if e.Warmup < 0 || e.Cooldown < 0 || e.DrainTimeout < 0 {
+		c.fail("experiment", "warmup, cooldown and drain_timeout cannot be negative")
+	}
+	if e.Repeats < 1 {
+		c.fail("experiment.repeats", "%d: must be at least 1", e.Repeats)
+	}
+	if total := s.Load.Length(); total > 0 && e.Warmup+e.Cooldown >= Duration(total) {
+		c.fail("experiment.warmup", "warmup %s + cooldown %s leave nothing of the %s load phase to measure",
+			e.Warmup.D(), e.Cooldown.D(), total)
+	}
+
+	cr := &s.Criteria
+	if cr.MinCommittedTPS < 0 {
+		c.fail("criteria.min_committed_tps", "%g: cannot be negative", cr.MinCommittedTPS)
+	}
+	if cr.MaxP99Latency < 0 {
+		c.fail("criteria.max_p99_latency", "cannot be negative")
+	}
+	if cr.MaxRejectedShare < 0 || cr.MaxRejectedShare > 1 {
+		c.fail("criteria.max_rejected_share", "%g: a share is from 0 to 1", cr.MaxRejectedShare)
+	}
+	if cr.MaxUnresolved < -1 {
+		c.fail("criteria.max_unresolved", "%d: use -1 for no criterion or a count", cr.MaxUnresolved)
+	}
+	if s.Report.Dir == "" {
+		c.fail("report.dir", "cannot be empty")
+	}
+	return c.errs
+}
+
+func (s *Scenario) validateLoad(c *checker) {
+	l := &s.Load
+	c.oneOf("load.model", l.Model, RateModels)
+	c.oneOf("load.method", l.Method, Methods)
+	if l.Batch < 1 || l.Batch > 10000 {
+		c.fail("load.batch", "%d: must be from 1 to 10000", l.Batch)
+	}
+	if l.MaxInFlight < 1 || l.MaxInFlight > 100000 {
+		c.fail("load.max_in_flight", "%d: must be from 1 to 100000", l.MaxInFlight)
+	}
+	if l.Model != "steps" && l.Duration <= 0 {
+		c.fail("load.duration", "%s: must be positive", l.Duration.D())
+	}
+	switch l.Model {
+	case "constant":
+		if l.Rate <= 0 {
+			c.fail("load.rate", "%g: must be positive (tx/s)", l.Rate)
+		}
+	case "connections":
+		if l.Rate <= 0 {
+			c.fail("load.rate", "%g: must be positive (tx/s per connection)", l.Rate)
+		}
+		if l.Connections < 1 {
+			c.fail("load.connections", "%d: must be at least 1", l.Connections)
+		}
+	case "ramp":
+		if l.From < 0 || l.To < 0 || l.From == 0 && l.To == 0 {
+			c.fail("load.from", "ramp from %g to %g: rates cannot be negative and one must be positive", l.From, l.To)
+		}
+	case "steps":
+		if len(l.Steps) == 0 {
+			c.fail("load.steps", "the steps model needs at least one step")
+		}
+		for i, st := range l.Steps {
+			p := fmt.Sprintf("load.steps[%d]", i)
+			if st.Rate < 0 {
+				c.fail(p+".rate", "%g: cannot be negative", st.Rate)
+			}
+			if st.Duration <= 0 {
+				c.fail(p+".duration", "%s: must be positive", st.Duration.D())
+			}
+		}
+	}
+}
+
+func checkBinary(path string) error {
+	if !strings.Contains(path, "/") {
+		return fmt.Errorf("%q: give a path (./%s or /usr/local/bin/%s)", path, path, path)
+	}
+	abs, _ := filepath.Abs(path)
+	st, err := os.Stat(abs)
+	if err != nil {
+		return fmt.Errorf("node binary %s not found", abs)
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return fmt.Errorf("node binary %s is not an executable file", abs)
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package testnet
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// FirstAutoPort is where the automatic port search starts.
+const FirstAutoPort = 26600
+
+// LockPorts takes the machine-wide lock that port allocation and the first
+// save of a testnet's state hold together, so that two testnets starting at
+// once never pick the same ports. Call the returned func to release it.
+func LockPorts() (func(), error) {
+	if err := os.MkdirAll(RegistryDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("registry: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(RegistryDir(), ".ports.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("port lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("port lock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// AllocatePorts returns the first port of a block of count free ports on
+// host. With base > 0 that block must be free, else it is an error naming
+// the port in use; with base 0 blocks from FirstAutoPort up are tried. Ports
+// held by registered testnets count as taken even if nothing listens yet.
+func AllocatePorts(host string, base, count int) (int, error) {
+	held := map[int]bool{}
+	states, _ := Registered()
+	for _, s := range states {
+		for _, n := range s.Nodes {
+			for _, p := range []int{n.Ports.P2P, n.Ports.RPC, n.Ports.Metrics, n.Ports.Pprof} {
+				held[p] = true
+			}
+		}
+	}
+	if base > 0 {
+		if p, ok := firstTaken(host, base, count, held); ok {
+			return 0, fmt.Errorf("port %d on %s is in use (testnet.base_port = %d needs %d ports from there): set another base_port or 0 for automatic", p, host, base, count)
+		}
+		return base, nil
+	}
+	for b := FirstAutoPort; b+count <= 65000; {
+		p, ok := firstTaken(host, b, count, held)
+		if !ok {
+			return b, nil
+		}
+		b = p + 1
+	}
+	return 0, fmt.Errorf("no block of %d free ports on %s from %d up", count, host, FirstAutoPort)
+}
+
+func firstTaken(host string, base, count int, held map[int]bool) (int, bool) {
+	for p := base; p < base+count; p++ {
+		if held[p] || !free(host, p) {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+func free(host string, port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}

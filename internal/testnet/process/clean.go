@@ -1,0 +1,119 @@
+package process
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// StopRecorded ends the node processes a state file records, for a testnet
+// whose harness is gone. Only a process whose PID and start time both match
+// the record is signalled, so a reused PID is never hit.
+func StopRecorded(ctx context.Context, st *testnet.State) (stopped int) {
+	var live []*testnet.Node
+	for _, n := range st.Nodes {
+		if Alive(n.PID, n.Start) {
+			_ = syscall.Kill(-n.PID, syscall.SIGTERM)
+			_ = syscall.Kill(-n.PID, syscall.SIGCONT)
+			live = append(live, n)
+		}
+	}
+	deadline := time.Now().Add(StopTimeout)
+	for _, n := range live {
+		for Alive(n.PID, n.Start) && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if Alive(n.PID, n.Start) {
+			_ = syscall.Kill(-n.PID, syscall.SIGKILL)
+		}
+		for i := 0; Alive(n.PID, n.Start) && i < 100; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		n.PID, n.Start = 0, 0
+	}
+	return len(live)
+}
+
+// HarnessAlive reports whether the harness that owns st still runs.
+func HarnessAlive(st *testnet.State) bool {
+	return !st.Detached && Alive(st.HarnessPID, st.HarnessStart)
+}
+
+// Down takes down the testnet recorded in dir. A testnet owned by a running
+// foreground harness is handed to that harness (SIGINT) so that it tears
+// down in order; otherwise the recorded processes are ended here. The node
+// homes and the state go; logs stay unless chainperf made the dir.
+func Down(ctx context.Context, dir string) error {
+	st, err := testnet.ReadState(dir)
+	if err != nil {
+		return err
+	}
+	if HarnessAlive(st) {
+		_ = syscall.Kill(st.HarnessPID, syscall.SIGINT)
+		for i := 0; i < 300 && Alive(st.HarnessPID, st.HarnessStart); i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if Alive(st.HarnessPID, st.HarnessStart) {
+			return fmt.Errorf("harness pid %d did not end within 30s", st.HarnessPID)
+		}
+		if _, err := testnet.ReadState(dir); err != nil {
+			return nil // the harness cleaned up
+		}
+	}
+	StopRecorded(ctx, st)
+	Remove(st)
+	return nil
+}
+
+// Remove deletes what a stopped testnet left on disk: the whole dir when
+// chainperf made it, else the node homes; then the state and registry entry.
+func Remove(st *testnet.State) {
+	if st.TempDir {
+		_ = os.RemoveAll(st.Dir)
+	} else {
+		for _, n := range st.Nodes {
+			_ = os.RemoveAll(n.Home)
+		}
+	}
+	st.Forget()
+}
+
+// A Leftover is one testnet `Clean` dealt with.
+type Leftover struct {
+	ID      string
+	Dir     string
+	Stopped int // node processes ended
+}
+
+// Clean removes what killed harnesses left: for every registered testnet
+// whose owner is gone, its processes, its temp dir and its registry entry.
+// Detached testnets are left alone unless all is set, or unless none of
+// their nodes runs any more.
+func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
+	states, errs := testnet.Registered()
+	var out []Leftover
+	for _, st := range states {
+		if HarnessAlive(st) {
+			continue
+		}
+		if st.Detached && !all && anyAlive(st) {
+			continue
+		}
+		out = append(out, Leftover{ID: st.ID, Dir: st.Dir, Stopped: StopRecorded(ctx, st)})
+		Remove(st)
+	}
+	return out, errs
+}
+
+func anyAlive(st *testnet.State) bool {
+	for _, n := range st.Nodes {
+		if Alive(n.PID, n.Start) {
+			return true
+		}
+	}
+	return false
+}

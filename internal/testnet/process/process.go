@@ -1,0 +1,228 @@
+// Package process is the provider that runs every node as a local OS
+// process listening on 127.0.0.1. Nodes get their own process group (so a
+// Ctrl-C on the terminal reaches only the harness, which tears down in
+// order) and, unless detached, a parent-death signal so that they die with
+// the harness even when it is SIGKILLed.
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// Host is the address every node of this provider listens on.
+const Host = "127.0.0.1"
+
+// StopTimeout is how long Stop waits after SIGTERM before SIGKILL.
+const StopTimeout = 10 * time.Second
+
+// A Provider runs the nodes of one testnet as local processes.
+type Provider struct {
+	net    *testnet.Testnet
+	exe    string // the chainperf binary, re-executed as `chainperf node`
+	detach bool
+	log    *slog.Logger
+
+	mu    sync.Mutex
+	procs map[string]*proc // by node name
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+	err  error         // exit status, valid after done
+}
+
+var _ testnet.Provider = (*Provider)(nil)
+
+// An Option configures a Provider.
+type Option func(*Provider)
+
+// Detached makes nodes outlive the harness: no parent-death signal.
+func Detached() Option { return func(p *Provider) { p.detach = true } }
+
+// WithLogger sets the logger.
+func WithLogger(l *slog.Logger) Option { return func(p *Provider) { p.log = l } }
+
+// New returns a provider for t. exe is the chainperf binary that runs
+// embedded nodes (os.Executable in production, a built binary in tests).
+func New(t *testnet.Testnet, exe string, opts ...Option) *Provider {
+	p := &Provider{net: t, exe: exe, log: slog.New(slog.DiscardHandler), procs: map[string]*proc{}}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+// Start starts each node's process with its log in the testnet's log dir.
+func (p *Provider) Start(ctx context.Context, nodes ...*testnet.Node) error {
+	for _, n := range nodes {
+		if err := p.start(n); err != nil {
+			return fmt.Errorf("start %s: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+func (p *Provider) start(n *testnet.Node) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr, ok := p.procs[n.Name]; ok && !exited(pr) {
+		return fmt.Errorf("already running as pid %d", pr.cmd.Process.Pid)
+	}
+	logf, err := os.OpenFile(filepath.Join(p.net.LogDir(), n.Name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close() // the child keeps its own descriptor
+	var cmd *exec.Cmd
+	if p.net.Binary == "" {
+		cmd = exec.Command(p.exe, "node", "--home", n.Home)
+	} else {
+		args := make([]string, len(p.net.Args))
+		for i, a := range p.net.Args {
+			args[i] = strings.ReplaceAll(a, "{home}", n.Home)
+		}
+		cmd = exec.Command(p.net.Binary, args...)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = n.Home
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if !p.detach {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	pr := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		pr.err = cmd.Wait()
+		close(pr.done)
+	}()
+	p.procs[n.Name] = pr
+	n.PID = cmd.Process.Pid
+	n.Start, _ = StartTime(n.PID)
+	p.log.Info("node started", "node", n.Name, "pid", n.PID)
+	return nil
+}
+
+func exited(pr *proc) bool {
+	select {
+	case <-pr.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Exited reports whether n's process has ended by itself (a crash, or a
+// kill from outside), and with what status. ok is false while it runs or
+// when the provider never started it.
+func (p *Provider) Exited(n *testnet.Node) (err error, ok bool) {
+	p.mu.Lock()
+	pr := p.procs[n.Name]
+	p.mu.Unlock()
+	if pr == nil || !exited(pr) {
+		return nil, false
+	}
+	return pr.err, true
+}
+
+// Stop sends SIGTERM to each node's process group, then SIGKILL to those
+// still running after StopTimeout (or when ctx ends).
+func (p *Provider) Stop(ctx context.Context, nodes ...*testnet.Node) error {
+	var wg sync.WaitGroup
+	for _, n := range nodes {
+		p.mu.Lock()
+		pr := p.procs[n.Name]
+		delete(p.procs, n.Name)
+		p.mu.Unlock()
+		if pr == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			terminate(ctx, pr.cmd.Process.Pid, pr.done)
+			n.PID, n.Start = 0, 0
+			p.log.Info("node stopped", "node", n.Name)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// terminate ends the process group led by pid: SIGTERM, then SIGKILL after
+// StopTimeout. done closes when the process has exited.
+func terminate(ctx context.Context, pid int, done <-chan struct{}) {
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	_ = syscall.Kill(-pid, syscall.SIGCONT) // a paused node must wake to die
+	t := time.NewTimer(StopTimeout)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	<-done
+}
+
+// Close stops every node the provider started.
+func (p *Provider) Close(ctx context.Context) error {
+	return p.Stop(ctx, p.net.Nodes...)
+}
+
+// StartTime returns the start time of process pid in clock ticks since
+// boot (field 22 of /proc/PID/stat), which tells a process from a later one
+// that reuses its PID.
+func StartTime(pid int) (uint64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; fields after it are plain.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, errors.New("unreadable /proc stat")
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return 0, errors.New("short /proc stat")
+	}
+	var v uint64
+	_, err = fmt.Sscan(f[19], &v)
+	return v, err
+}
+
+// Alive reports whether the process pid that started at start still runs
+// (a zombie counts as gone).
+func Alive(pid int, start uint64) bool {
+	if pid <= 0 {
+		return false
+	}
+	st, err := StartTime(pid)
+	if err != nil || st != start {
+		return false
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+}

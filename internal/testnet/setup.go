@@ -1,0 +1,194 @@
+package testnet
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cometbft/cometbft/config"
+	"github.com/cometbft/cometbft/crypto/ed25519"
+	"github.com/cometbft/cometbft/p2p"
+	"github.com/cometbft/cometbft/privval"
+	"github.com/cometbft/cometbft/types"
+
+	"github.com/chainperf/chainperf/internal/cometcfg"
+)
+
+// Setup writes every node's home (config.toml, genesis.json, keys) under
+// t.Dir. It refuses a dir that holds another testnet's state file and a dir
+// it cannot write; on error it removes what it wrote.
+func (t *Testnet) Setup() (err error) {
+	if err := CheckDir(t.Dir); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			for _, n := range t.Nodes {
+				_ = os.RemoveAll(n.Home)
+			}
+		}
+	}()
+	genesis, err := t.genesis()
+	if err != nil {
+		return err
+	}
+	for _, n := range t.Nodes {
+		if err := t.writeHome(n, genesis); err != nil {
+			return fmt.Errorf("set up %s: %w", n.Name, err)
+		}
+	}
+	return os.MkdirAll(t.LogDir(), 0o755)
+}
+
+// LogDir is where node logs go: one file per node, DIR/logs/NAME.log.
+func (t *Testnet) LogDir() string { return filepath.Join(t.Dir, "logs") }
+
+// CheckDir makes sure dir exists, is writable and holds no other testnet.
+func CheckDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("testnet dir %s cannot be created: %w", dir, unwrapPath(err))
+	}
+	probe, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return fmt.Errorf("testnet dir %s is not writable: %w", dir, unwrapPath(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	if st, err := ReadState(dir); err == nil {
+		return fmt.Errorf("dir %s already holds testnet %s: run `chainperf testnet down --dir %s` first or choose another dir", dir, st.ID, dir)
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (t *Testnet) genesis() (*types.GenesisDoc, error) {
+	g := &types.GenesisDoc{
+		GenesisTime:     time.Now().UTC().Round(time.Millisecond),
+		ChainID:         t.ChainID,
+		InitialHeight:   1,
+		ConsensusParams: types.DefaultConsensusParams(),
+	}
+	for _, n := range t.ByRole(RoleValidator) {
+		g.Validators = append(g.Validators, types.GenesisValidator{
+			Address: n.valKey.PubKey().Address(),
+			PubKey:  n.valKey.PubKey(),
+			Power:   n.Power,
+			Name:    n.Name,
+		})
+	}
+	if err := g.ValidateAndComplete(); err != nil {
+		return nil, fmt.Errorf("genesis: %w", err)
+	}
+	return g, nil
+}
+
+func (t *Testnet) writeHome(n *Node, g *types.GenesisDoc) error {
+	for _, d := range []string{"config", "data"} {
+		if err := os.MkdirAll(filepath.Join(n.Home, d), 0o755); err != nil {
+			return err
+		}
+	}
+	cfg, err := t.NodeConfig(n)
+	if err != nil {
+		return err
+	}
+	if err := g.SaveAs(cfg.GenesisFile()); err != nil {
+		return err
+	}
+	if err := (&p2p.NodeKey{PrivKey: n.nodeKey}).SaveAs(cfg.NodeKeyFile()); err != nil {
+		return err
+	}
+	if err := writeFile(func() {
+		privval.NewFilePV(n.validatorKey(), cfg.PrivValidatorKeyFile(), cfg.PrivValidatorStateFile()).Save()
+	}); err != nil {
+		return err
+	}
+	return writeFile(func() { config.WriteConfigFile(filepath.Join(n.Home, "config", "config.toml"), cfg) })
+}
+
+// validatorKey is the validator key, or for other nodes a key of their own
+// (CometBFT loads one on every node).
+func (n *Node) validatorKey() ed25519.PrivKey {
+	if n.valKey != nil {
+		return n.valKey
+	}
+	return n.nodeKey
+}
+
+// writeFile runs a CometBFT writer that panics on I/O errors.
+func writeFile(write func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	write()
+	return nil
+}
+
+// NodeConfig returns n's CometBFT config: harness settings (addresses, peers,
+// Prometheus, pprof), then the scenario's overrides.
+func (t *Testnet) NodeConfig(n *Node) (*config.Config, error) {
+	cfg := config.DefaultConfig()
+	cfg.SetRoot(n.Home)
+	cfg.Moniker = n.Name
+	cfg.ProxyApp = "kvstore"
+	hp := func(p int) string { return net.JoinHostPort(n.Host, strconv.Itoa(p)) }
+	cfg.P2P.ListenAddress = "tcp://" + hp(n.Ports.P2P)
+	cfg.P2P.ExternalAddress = hp(n.Ports.P2P)
+	cfg.P2P.AddrBookStrict = false
+	cfg.P2P.AllowDuplicateIP = true
+	cfg.P2P.SeedMode = n.Role == RoleSeed
+	cfg.P2P.Seeds = strings.Join(t.addresses(t.ByRole(RoleSeed), n), ",")
+	cfg.P2P.PersistentPeers = strings.Join(t.addresses(t.peers(n), n), ",")
+	cfg.RPC.ListenAddress = "tcp://" + hp(n.Ports.RPC)
+	cfg.RPC.PprofListenAddress = hp(n.Ports.Pprof)
+	cfg.Instrumentation.Prometheus = true
+	cfg.Instrumentation.PrometheusListenAddr = hp(n.Ports.Metrics)
+	keys := make([]string, 0, len(t.Config))
+	for k := range t.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := cometcfg.Set(cfg, k, t.Config[k]); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.ValidateBasic(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return cfg, nil
+}
+
+// peers returns the persistent peers of n: validators peer with every
+// other validator, full nodes with every validator; seeds have none.
+func (t *Testnet) peers(n *Node) []*Node {
+	if n.Role == RoleSeed {
+		return nil
+	}
+	return t.ByRole(RoleValidator)
+}
+
+func (t *Testnet) addresses(nodes []*Node, self *Node) []string {
+	var out []string
+	for _, p := range nodes {
+		if p != self {
+			out = append(out, p.Endpoint().P2P)
+		}
+	}
+	return out
+}

@@ -1,0 +1,175 @@
+// Package testnet is the testnet model: nodes with roles, keys, addresses and
+// ports, the files each node needs (genesis, config.toml, keys), the state
+// file that records a running testnet, and the Provider interface that makes
+// a testnet real. It starts no process itself.
+package testnet
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"github.com/cometbft/cometbft/crypto/ed25519"
+	"github.com/cometbft/cometbft/p2p"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+// Role is what a node does in the testnet; the values are also the JSON and
+// database values.
+type Role string
+
+const (
+	RoleValidator Role = "validator"
+	RoleFull      Role = "full"
+	RoleSeed      Role = "seed"
+)
+
+// PortsPerNode is how many ports one node listens on: p2p, rpc, metrics, pprof.
+const PortsPerNode = 4
+
+// Ports are the TCP ports one node listens on.
+type Ports struct {
+	P2P     int `json:"p2p"`
+	RPC     int `json:"rpc"`
+	Metrics int `json:"metrics"`
+	Pprof   int `json:"pprof"`
+}
+
+// A Node is one node of a testnet.
+type Node struct {
+	Name  string `json:"name"` // validator0, full0, seed0
+	Role  Role   `json:"role"`
+	Power int64  `json:"power,omitempty"` // voting power; 0 for non-validators
+	Host  string `json:"host"`            // address peers and the harness reach it at
+	Ports Ports  `json:"ports"`
+	Home  string `json:"home"`
+	ID    string `json:"id"` // p2p node ID, hex of the node key's address
+	// PID and Start identify the node's process while it runs (Start is the
+	// process start time in clock ticks since boot, which guards against a
+	// reused PID); both are zero when it does not run.
+	PID   int    `json:"pid,omitempty"`
+	Start uint64 `json:"start,omitempty"`
+
+	nodeKey ed25519.PrivKey
+	valKey  ed25519.PrivKey
+}
+
+// An Endpoint is where the harness reaches a node's services.
+type Endpoint struct {
+	RPC     string // http://host:port
+	Metrics string // http://host:port/metrics
+	Pprof   string // http://host:port/debug/pprof
+	P2P     string // id@host:port
+}
+
+// Endpoint returns the URLs of n's services.
+func (n *Node) Endpoint() Endpoint {
+	hp := func(p int) string { return net.JoinHostPort(n.Host, strconv.Itoa(p)) }
+	return Endpoint{
+		RPC:     "http://" + hp(n.Ports.RPC),
+		Metrics: "http://" + hp(n.Ports.Metrics) + "/metrics",
+		Pprof:   "http://" + hp(n.Ports.Pprof) + "/debug/pprof",
+		P2P:     n.ID + "@" + hp(n.Ports.P2P),
+	}
+}
+
+// A Testnet is the resolved model of one testnet: deterministic names and
+// keys (seeded by chain ID and node name), addresses and ports.
+type Testnet struct {
+	ID      string           `json:"id"` // unique per testnet, e.g. "tn-3f9a1c"
+	ChainID string           `json:"chain_id"`
+	Dir     string           `json:"dir"`
+	Binary  string           `json:"binary,omitempty"` // "" for the embedded node
+	Args    []string         `json:"args,omitempty"`
+	Config  map[string]any   `json:"config,omitempty"`
+	Nodes   []*Node          `json:"nodes"`
+	spec    scenario.Testnet // what it was made from
+}
+
+// NewID returns a fresh testnet ID.
+func NewID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return "tn-" + hex.EncodeToString(b)
+}
+
+// New resolves a scenario's testnet section into a model whose nodes listen
+// on host, ports from basePort up, with homes under dir.
+func New(spec scenario.Testnet, id, dir, host string, basePort int) *Testnet {
+	t := &Testnet{ID: id, ChainID: spec.ChainID, Dir: dir, Binary: spec.Binary, Args: spec.Args, Config: spec.Config, spec: spec}
+	add := func(role Role, prefix string, count int) {
+		for i := 0; i < count; i++ {
+			n := &Node{Name: fmt.Sprintf("%s%d", prefix, i), Role: role, Host: host}
+			if role == RoleValidator {
+				n.Power = 10
+				if len(spec.Powers) == count {
+					n.Power = spec.Powers[i]
+				}
+				n.valKey = ed25519.GenPrivKeyFromSecret([]byte(spec.ChainID + "/validator/" + n.Name))
+			}
+			n.nodeKey = ed25519.GenPrivKeyFromSecret([]byte(spec.ChainID + "/node/" + n.Name))
+			n.ID = string(p2p.PubKeyToID(n.nodeKey.PubKey()))
+			t.Nodes = append(t.Nodes, n)
+		}
+	}
+	add(RoleSeed, "seed", spec.Seeds)
+	add(RoleValidator, "validator", spec.Validators)
+	add(RoleFull, "full", spec.FullNodes)
+	for i, n := range t.Nodes {
+		p := basePort + i*PortsPerNode
+		n.Ports = Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3}
+		n.Home = fmt.Sprintf("%s/%s", strings.TrimRight(dir, "/"), n.Name)
+	}
+	return t
+}
+
+// PortCount is how many consecutive ports the testnet needs.
+func (t *Testnet) PortCount() int { return len(t.Nodes) * PortsPerNode }
+
+// Node returns the node called name, or nil.
+func (t *Testnet) Node(name string) *Node {
+	for _, n := range t.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+// ByRole returns the nodes with role r, in order.
+func (t *Testnet) ByRole(r Role) []*Node {
+	var out []*Node
+	for _, n := range t.Nodes {
+		if n.Role == r {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// RPCNodes returns the nodes that receive load: the full nodes, or the
+// validators when the testnet has no full node.
+func (t *Testnet) RPCNodes() []*Node {
+	if full := t.ByRole(RoleFull); len(full) > 0 {
+		return full
+	}
+	return t.ByRole(RoleValidator)
+}
+
+// A Provider makes a testnet real. What more it can do (kill, pause,
+// disconnect) will be optional capabilities found by type assertion.
+type Provider interface {
+	// Start starts the nodes' processes and returns once each was started;
+	// it does not wait for blocks.
+	Start(ctx context.Context, nodes ...*Node) error
+	// Stop ends the nodes (SIGTERM, then SIGKILL after a timeout). Stopping
+	// a node that does not run is not an error.
+	Stop(ctx context.Context, nodes ...*Node) error
+	// Close ends every process the provider started.
+	Close(ctx context.Context) error
+}
