@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-		"time"
+	"time"
 
 	"github.com/cometbft/cometbft/config"
 
@@ -197,4 +197,3 @@ func describe(v any) string {
 		return fmt.Sprintf("%v (%T)", v, v)
 	}
 }
-

@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/process"
+)
+
+// binary is the chainperf binary built once for the tests in this package.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "chainperf-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "chainperf")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build chainperf: %v\n%s", err, out)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cli runs chainperf with a registry of the test's own and returns
+// combined output and exit code.
+func cli(t *testing.T, registry string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+registry)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run chainperf %v: %v", args, err)
+	}
+	return string(out), code
+}
+
+// nodeProcs lists the live processes whose command line mentions dir.
+func nodeProcs(t *testing.T, dir string) []int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(dir)) || !bytes.Contains(cmdline, []byte("node")) {
+			continue
+		}
+		if st, err := process.StartTime(pid); err == nil && process.Alive(pid, st) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func waitNoProcs(t *testing.T, dir string) {
+	t.Helper()
+	for i := 0; i < 100; i++ {
+		if len(nodeProcs(t, dir)) == 0 {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("node processes survive: %v", nodeProcs(t, dir))
+}
+
+func portOpen(host string, port int) bool {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// TestDetachedTestnet brings up 4 validators + 1 full node, checks every
+// node reaches height 5 with RPC and Prometheus answering, then takes it
+// down and checks no process and no open port is left.
+func TestDetachedTestnet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	reg := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "net")
+	out, code := cli(t, reg, "testnet", "up", "--detach", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("testnet up: exit %d\n%s", code, out)
+	}
+	t.Cleanup(func() { cli(t, reg, "testnet", "down", "--dir", dir) })
+	st, err := testnet.ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Nodes) != 5 {
+		t.Fatalf("state has %d nodes; want 5", len(st.Nodes))
+	}
+	for _, n := range st.Nodes {
+		waitHeight(t, n.Name, n.Endpoint().RPC, 5)
+		resp, err := http.Get(n.Endpoint().Metrics)
+		if err != nil {
+			t.Fatalf("%s metrics: %v", n.Name, err)
+		}
+		body := new(bytes.Buffer)
+		body.ReadFrom(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(body.String(), "cometbft_consensus_height") {
+			t.Errorf("%s metrics lack cometbft_consensus_height", n.Name)
+		}
+		if resp, err := http.Get(n.Endpoint().Pprof + "/"); err != nil || resp.StatusCode != 200 {
+			t.Errorf("%s pprof does not answer: %v", n.Name, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	if out, code := cli(t, reg, "testnet", "status", "--dir", dir); code != 0 || strings.Count(out, "running") != 5 {
+		t.Errorf("status: exit %d, want 5 running nodes:\n%s", code, out)
+	}
+	// A second testnet in the same dir is refused, and leaves the first alone.
+	if out, code := cli(t, reg, "testnet", "up", "--detach", "--dir", dir); code != 2 || !strings.Contains(out, "already holds testnet "+st.ID) {
+		t.Errorf("second up in the same dir: exit %d, %q; want exit 2 naming %s", code, out, st.ID)
+	}
+	if out, code := cli(t, reg, "testnet", "down", "--dir", dir); code != 0 {
+		t.Fatalf("down: exit %d\n%s", code, out)
+	}
+	waitNoProcs(t, dir)
+	for _, n := range st.Nodes {
+		for _, p := range []int{n.Ports.P2P, n.Ports.RPC, n.Ports.Metrics, n.Ports.Pprof} {
+			if portOpen(n.Host, p) {
+				t.Errorf("port %d of %s still open after down", p, n.Name)
+			}
+		}
+	}
+	if _, err := testnet.ReadState(dir); err == nil {
+		t.Error("state file survives down")
+	}
+}
+
+// TestForegroundInterruptAndKill: Ctrl-C of a foreground harness takes its
+// nodes down; a SIGKILLed harness leaves nothing once `clean` has run.
+func TestForegroundInterruptAndKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			reg := t.TempDir()
+			scn := filepath.Join(t.TempDir(), "s.toml")
+			os.WriteFile(scn, []byte("[testnet]\nvalidators = 2\nfull_nodes = 0\n"), 0o644)
+			cmd := exec.Command(binary, "testnet", "up", "-f", scn)
+			cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
+			stdout, _ := cmd.StdoutPipe()
+			cmd.Stderr = cmd.Stdout
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+			var dir string
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				line := sc.Text()
+				if strings.HasPrefix(line, "testnet ") && strings.Contains(line, " in ") {
+					dir = strings.Fields(line)[3]
+					dir = strings.TrimSuffix(dir, ",")
+				}
+				if strings.HasPrefix(line, "following heights") {
+					break
+				}
+			}
+			if dir == "" {
+				t.Fatal("harness never printed its testnet dir")
+			}
+			if n := len(nodeProcs(t, dir)); n != 2 {
+				t.Fatalf("%d node processes running; want 2", n)
+			}
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+			if sig == syscall.SIGKILL {
+				out, code := cli(t, reg, "clean")
+				if code != 0 || !strings.Contains(out, "removed testnet") {
+					t.Errorf("clean: exit %d\n%s", code, out)
+				}
+			}
+			waitNoProcs(t, dir)
+			if _, err := os.Stat(dir); err == nil {
+				t.Errorf("temp dir %s survives", dir)
+			}
+			if states, _ := registered(reg); len(states) != 0 {
+				t.Errorf("registry keeps %d entries", len(states))
+			}
+		})
+	}
+}
+
+func registered(reg string) ([]string, error) {
+	return filepath.Glob(filepath.Join(reg, "*.json"))
+}
+
+// TestBadInput: each mistake is one clear error, exit code 2, and nothing
+// is left behind.
+func TestBadInput(t *testing.T) {
+	reg := t.TempDir()
+	tmp := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(tmp, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyPort := busy.Addr().(*net.TCPAddr).Port
+	roDir := filepath.Join(tmp, "ro")
+	os.Mkdir(roDir, 0o555)
+	unwritable := filepath.Join(roDir, "net")
+	if os.Geteuid() == 0 {
+		// root writes anywhere; a path under a regular file cannot be made.
+		unwritable = filepath.Join(write("file", "x"), "net")
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"zero validators", []string{"testnet", "up", "-f", write("zero.toml", "[testnet]\nvalidators = 0\n")},
+			"zero.toml:2: testnet.validators: 0: a testnet needs at least 1 validator"},
+		{"negative count", []string{"testnet", "up", "-f", write("neg.toml", "[testnet]\nfull_nodes = -1\n")},
+			"neg.toml:2: testnet.full_nodes: -1: cannot be negative"},
+		{"port in use", []string{"testnet", "up", "-f", write("port.toml", fmt.Sprintf("[testnet]\nvalidators = 1\nfull_nodes = 0\nbase_port = %d\n", busyPort))},
+			fmt.Sprintf("port %d on 127.0.0.1 is in use", busyPort)},
+		{"unwritable dir", []string{"testnet", "up", "--dir", unwritable},
+			"cannot be created"},
+		{"unknown config key", []string{"testnet", "up", "-f", write("cfg.toml", "[testnet.config]\n\"mempool.sise\" = 10\n")},
+			`cfg.toml:2: testnet.config.mempool.sise: unknown CometBFT config key "mempool.sise" (did you mean "mempool.size"?)`},
+		{"missing binary", []string{"testnet", "up", "-f", write("bin.toml", "[testnet]\nbinary = \"/opt/none/cometbft\"\n")},
+			"bin.toml:2: testnet.binary: node binary /opt/none/cometbft not found"},
+		{"unknown key", []string{"scenario", "check", write("key.toml", "[testnet]\nvalidator = 4\n")},
+			`key.toml:2: unknown key "testnet.validator" (did you mean "testnet.validators"?)`},
+		{"missing file", []string{"scenario", "check", filepath.Join(tmp, "nope.toml")},
+			"no such file"},
+		{"down of nothing", []string{"testnet", "down", "--dir", tmp},
+			"no testnet state"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := cli(t, reg, tc.args...)
+			if code != 2 {
+				t.Errorf("exit code %d; want 2\n%s", code, out)
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("output %q; want it to contain %q", out, tc.want)
+			}
+			if lines := strings.Count(strings.TrimSpace(out), "\n") + 1; lines != 1 {
+				t.Errorf("error takes %d lines; want 1:\n%s", lines, out)
+			}
+		})
+	}
+	if entries, _ := registered(reg); len(entries) != 0 {
+		t.Errorf("bad input left %d registry entries", len(entries))
+	}
+}
+
+func height(rpc string) int64 {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", rpc+"/status", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	buf.ReadFrom(resp.Body)
+	s := buf.String()
+	i := strings.Index(s, `"latest_block_height":"`)
+	if i < 0 {
+		return 0
+	}
+	s = s[i+len(`"latest_block_height":"`):]
+	h, _ := strconv.ParseInt(s[:strings.IndexByte(s, '"')], 10, 64)
+	return h
+}
+
+// TestExternalBinary runs a testnet on a plain `cometbft` binary (built from
+// the pinned module) instead of the embedded node.
+func TestExternalBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	bin := filepath.Join(t.TempDir(), "cometbft")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cometbft/cometbft/cmd/cometbft").CombinedOutput(); err != nil {
+		t.Fatalf("build cometbft: %v\n%s", err, out)
+	}
+	reg := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "net")
+	scn := filepath.Join(t.TempDir(), "ext.toml")
+	os.WriteFile(scn, []byte(fmt.Sprintf("[testnet]\nvalidators = 2\nfull_nodes = 1\nbinary = %q\n", bin)), 0o644)
+	out, code := cli(t, reg, "testnet", "up", "-f", scn, "--detach", "--dir", dir)
+	t.Cleanup(func() { cli(t, reg, "testnet", "down", "--dir", dir) })
+	if code != 0 {
+		t.Fatalf("up: exit %d\n%s", code, out)
+	}
+	st, err := testnet.ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range st.Nodes {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", n.PID))
+		if !bytes.HasPrefix(cmdline, []byte(bin)) {
+			t.Errorf("%s runs %q; want %s", n.Name, cmdline, bin)
+		}
+		waitHeight(t, n.Name, n.Endpoint().RPC, 3)
+	}
+	if out, code := cli(t, reg, "testnet", "down", "--dir", dir); code != 0 {
+		t.Fatalf("down: exit %d\n%s", code, out)
+	}
+	waitNoProcs(t, dir)
+}
+
+// waitHeight fails the test when the node is not at height h within 60 s.
+func waitHeight(t *testing.T, name, rpc string, h int64) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got := height(rpc)
+		if got >= h {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s at height %d after 60s; want %d", name, got, h)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
