@@ -146,3 +146,9 @@ func flatten(m map[string]any) map[string]any {
 	walk("", m)
 	return out
 }
+
+// Check validates s again after a program changed it (command-line flags
+// over a scenario); errors name the scenario file without a line.
+func (s *Scenario) Check() error {
+	return errors.Join(s.validate(lines{})...)
+}

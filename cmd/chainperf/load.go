@@ -1,0 +1,216 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+// loadFlags are the flags that override a scenario's [load] and [workload].
+type loadFlags struct {
+	model, method           string
+	rate, from, to          float64
+	connections, batch, inf int
+	txSize                  int
+	duration                time.Duration
+}
+
+func (f *loadFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.model, "model", "", "rate model: constant, connections, ramp, max (default: the scenario's)")
+	fs.Float64Var(&f.rate, "rate", 0, "tx/s in total (constant) or per connection (connections)")
+	fs.IntVar(&f.connections, "connections", 0, "connections for the connections model")
+	fs.Float64Var(&f.from, "from", 0, "ramp start rate, tx/s")
+	fs.Float64Var(&f.to, "to", 0, "ramp end rate, tx/s")
+	fs.DurationVar(&f.duration, "duration", 0, "load length, e.g. 30s")
+	fs.StringVar(&f.method, "method", "", "broadcast method: sync, async, commit")
+	fs.IntVar(&f.batch, "batch", 0, "txs per JSON-RPC batch request")
+	fs.IntVar(&f.inf, "max-in-flight", 0, "requests outstanding at most")
+	fs.IntVar(&f.txSize, "tx-size", 0, "bytes per tx")
+}
+
+// apply sets the flags the user gave on s and validates the result.
+func (f *loadFlags) apply(fs *pflag.FlagSet, s *scenario.Scenario) error {
+	changed := false
+	set := func(name string, fn func()) {
+		if fs.Changed(name) {
+			fn()
+			changed = true
+		}
+	}
+	set("model", func() { s.Load.Model = f.model })
+	set("rate", func() { s.Load.Rate = f.rate })
+	set("connections", func() { s.Load.Connections = f.connections })
+	set("from", func() { s.Load.From = f.from })
+	set("to", func() { s.Load.To = f.to })
+	set("duration", func() { s.Load.Duration = scenario.Duration(f.duration) })
+	set("method", func() { s.Load.Method = f.method })
+	set("batch", func() { s.Load.Batch = f.batch })
+	set("max-in-flight", func() { s.Load.MaxInFlight = f.inf })
+	set("tx-size", func() { s.Workload.TxSize = f.txSize })
+	if !changed {
+		return nil
+	}
+	s.File = "command line"
+	if s.Experiment.Warmup.D()+s.Experiment.Cooldown.D() >= s.Load.Length() {
+		// Short command-line loads measure the whole phase.
+		s.Experiment.Warmup, s.Experiment.Cooldown = 0, 0
+	}
+	return s.Check()
+}
+
+func loadCmd() *cobra.Command {
+	var file, jsonOut string
+	var rpcs []string
+	var noFollow bool
+	var drain time.Duration
+	var lf loadFlags
+	cmd := &cobra.Command{
+		Use:   "load --rpc URL [--rpc URL...] [-f scenario.toml] [flags]",
+		Short: "Drive load at an existing testnet (ours or anyone's) and follow every tx",
+		Long: `load sends txs to the given CometBFT RPC nodes at the rate the model asks
+for, open loop: a slow node never slows the schedule, and latency counts from
+each tx's intended send time. The block follower reads every block from the
+same nodes and gives every tx its fate: committed, committed_failed,
+rejected, send_error or unresolved. Load shape and workload come from the
+scenario (-f, or the built-in default) and the flags override them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := scenario.Open(file)
+			if err != nil {
+				return err
+			}
+			if err := lf.apply(cmd.Flags(), s); err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("drain") {
+				drain = s.Experiment.DrainTimeout.D()
+			}
+			o := experiment.DriveOptions{
+				RunID: experiment.NewRunID(), Targets: rpcs, Load: s.Load, Workload: s.Workload,
+				Warmup: s.Experiment.Warmup.D(), Cooldown: s.Experiment.Cooldown.D(), Drain: drain,
+				Progress: progressPrinter(cmd.OutOrStdout()),
+			}
+			if !noFollow {
+				o.Follow = rpcs
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "run %s: %s, %s to %s\n", o.RunID, describeLoad(s), s.Load.Method, strings.Join(rpcs, ", "))
+			r, err := experiment.Drive(cmd.Context(), o)
+			endProgress(out)
+			if r != nil {
+				printDrive(out, r)
+				if jsonOut != "" {
+					if werr := writeJSON(jsonOut, r); werr != nil {
+						return werr
+					}
+				}
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "scenario file for [load] and [workload] (default: built-in)")
+	cmd.Flags().StringSliceVar(&rpcs, "rpc", nil, "RPC URL of a node to send to (repeat for several; round-robin)")
+	cmd.Flags().BoolVar(&noFollow, "no-follow", false, "do not read blocks (for a sink, or nodes you cannot query)")
+	cmd.Flags().DurationVar(&drain, "drain", 0, "wait at most this long after the load for accepted txs to land (default: the scenario's)")
+	cmd.Flags().StringVar(&jsonOut, "json", "", "also write the result as JSON to this file")
+	lf.register(cmd.Flags())
+	_ = cmd.MarkFlagRequired("rpc")
+	return cmd
+}
+
+func describeLoad(s *scenario.Scenario) string {
+	m, err := load.ModelFrom(s.Load)
+	if err != nil {
+		return s.Load.Model
+	}
+	w, _ := load.WorkloadFrom(s.Workload, "")
+	return fmt.Sprintf("%s, %s", m, w)
+}
+
+// printDrive prints a load phase's result in a few lines.
+func printDrive(out io.Writer, r *experiment.Result) {
+	s, f := r.Ledger, r.Figures
+	fmt.Fprintf(out, "sent %d (%.1f tx/s in window, offered %.1f), accepted %d, rejected %d, send errors %d\n",
+		s.Sent, f.SentTPS, f.OfferedTPS, s.Accepted, s.Rejected, s.SendErrors)
+	if r.Followed {
+		fmt.Fprintf(out, "fates: committed %d, committed_failed %d, rejected %d, send_error %d, unresolved %d (conservation %s)\n",
+			s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected],
+			s.Fates[load.FateSendError], s.Fates[load.FateUnresolved], map[bool]string{true: "holds", false: "BROKEN"}[s.Balanced()])
+		fmt.Fprintf(out, "committed %.1f tx/s in window; latency p50 %.0fms p99 %.0fms max %.0fms; QA inclusion p50 %.0fms; %d blocks, interval %.2fs, %.0f txs/block\n",
+			f.CommittedTPS, s.Latency.P50, s.Latency.P99, s.Latency.Max, s.Inclusion.P50, f.Blocks, f.BlockInterval, f.TxsPerBlock)
+	}
+	for i, k := range s.TopReasons() {
+		if i == 3 {
+			break
+		}
+		fmt.Fprintf(out, "  %d x %s\n", s.Reasons[k], k)
+	}
+	g := r.Generator
+	state := "kept to the schedule"
+	if g.Bound {
+		state = "GENERATOR-BOUND: " + g.Why
+	}
+	fmt.Fprintf(out, "generator: lag p50 %.3fms p99 %.3fms max %.1fms; %s\n", s.Lag.P50, s.Lag.P99, s.Lag.Max, state)
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func sinkCmd() *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "sink [--listen 127.0.0.1:26657]",
+		Short: "Accept every broadcast, to measure the load generator's own ceiling",
+		Long: `sink answers broadcast_tx_sync/async/commit (single or batched JSON-RPC),
+/health and /status like a CometBFT node that accepts everything, and
+prints how many txs it took each second. Point 'chainperf load --no-follow'
+at it to see how fast the generator itself can go.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			l, url, err := load.ListenSink(addr)
+			if err != nil {
+				return fmt.Errorf("sink: %w", err)
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "sink listening on %s\n", url)
+			var s load.Sink
+			go func() {
+				tick := time.NewTicker(time.Second)
+				defer tick.Stop()
+				var last int64
+				for {
+					select {
+					case <-cmd.Context().Done():
+						return
+					case <-tick.C:
+						if n := s.Txs.Load(); n != last {
+							fmt.Fprintf(out, "%s %d tx/s (%d in all)\n", time.Now().Format("15:04:05"), n-last, n)
+							last = n
+						}
+					}
+				}
+			}()
+			return s.Serve(cmd.Context(), l)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "listen", "127.0.0.1:26657", "address to listen on")
+	return cmd
+}

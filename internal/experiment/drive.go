@@ -1,0 +1,179 @@
+package experiment
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+// NewRunID returns a run ID: UTC time plus a random suffix, letters,
+// digits and '-' only (it is part of every kvstore tx key).
+func NewRunID() string {
+	b := make([]byte, 2)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+// DriveOptions say what load goes where and who watches it.
+type DriveOptions struct {
+	RunID    string
+	Targets  []string // RPC URLs that receive txs
+	Follow   []string // RPC URLs to read blocks from, in order of preference; nil: no block follower
+	Load     scenario.Load
+	Workload scenario.Workload
+	Warmup   time.Duration // left out of the window figures at the start
+	Cooldown time.Duration // left out at the end
+	Drain    time.Duration // wait at most this long for accepted txs to land
+	// Progress, if set, is called about once a second while load runs and
+	// while the run drains.
+	Progress func(Progress)
+	Log      *slog.Logger
+}
+
+// Progress is a live snapshot of a run.
+type Progress struct {
+	Phase   string // "load" or "drain"
+	Elapsed time.Duration
+	Length  time.Duration
+	Target  float64 // tx/s the model wants now
+	Ledger  load.Summary
+	Height  int64 // next height the follower reads - 1
+}
+
+// Result is what one load phase produced.
+type Result struct {
+	RunID     string          `json:"run_id"`
+	Model     string          `json:"model"`
+	Workload  string          `json:"workload"`
+	Method    string          `json:"method"`
+	Start     time.Time       `json:"start"`
+	End       time.Time       `json:"end"`
+	Length    time.Duration   `json:"length_ns"`
+	Window    [2]float64      `json:"window_s"` // measured window, seconds since start
+	Generator load.Report     `json:"generator"`
+	Ledger    load.Summary    `json:"ledger"`
+	Blocks    []observe.Block `json:"blocks,omitempty"`
+	Followed  bool            `json:"followed"`
+	Figures   Figures         `json:"figures"`
+}
+
+// Drive runs one load phase: the generator sends on schedule while the
+// follower matches blocks against the ledger, then the run drains until no
+// accepted tx waits for a block (or the drain timeout), and every tx gets
+// its final fate.
+func Drive(ctx context.Context, o DriveOptions) (*Result, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	model, err := load.ModelFrom(o.Load)
+	if err != nil {
+		return nil, err
+	}
+	wl, err := load.WorkloadFrom(o.Workload, o.RunID)
+	if err != nil {
+		return nil, err
+	}
+	if err := load.CheckTargets(ctx, o.Targets); err != nil {
+		return nil, err
+	}
+	var from int64
+	if len(o.Follow) > 0 {
+		h, err := observe.Latest(ctx, o.Follow)
+		if err != nil {
+			return nil, err
+		}
+		from = h + 1
+	}
+	start := time.Now().Add(50 * time.Millisecond)
+	ledger := load.NewLedger(start, len(o.Follow) > 0)
+	gen, err := load.NewGenerator(load.Config{
+		Model: model, Workload: wl, Targets: append([]string(nil), o.Targets...), Method: o.Load.Method,
+		Batch: o.Load.Batch, MaxInFlight: o.Load.MaxInFlight,
+	}, ledger)
+	if err != nil {
+		return nil, err
+	}
+
+	var wg sync.WaitGroup
+	followCtx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopFollow()
+	var follower *observe.Follower
+	if len(o.Follow) > 0 {
+		follower = observe.NewFollower(o.Follow, from, ledger, nil, o.Log)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = follower.Run(followCtx)
+		}()
+	}
+	height := func() int64 {
+		if follower == nil {
+			return 0
+		}
+		return follower.Next() - 1
+	}
+	report := func(phase string) {
+		if o.Progress == nil {
+			return
+		}
+		el := time.Since(start)
+		o.Progress(Progress{Phase: phase, Elapsed: el, Length: model.Length(), Target: model.Rate(el), Ledger: ledger.Summary(), Height: height()})
+	}
+
+	loadCtx, stopProgress := context.WithCancel(ctx)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-loadCtx.Done():
+				return
+			case <-tick.C:
+				report("load")
+			}
+		}
+	}()
+	time.Sleep(time.Until(start))
+	_, runErr := gen.Run(ctx)
+	stopProgress()
+
+	if follower != nil && ctx.Err() == nil {
+		drainUntil := time.Now().Add(o.Drain)
+		for i := 1; ledger.Unresolved() > 0 && time.Now().Before(drainUntil) && ctx.Err() == nil; i++ {
+			time.Sleep(200 * time.Millisecond)
+			if i%5 == 0 {
+				report("drain")
+			}
+		}
+		// One more look: a block being read may hold the last txs.
+		time.Sleep(2 * follower.PollInterval())
+	}
+	stopFollow()
+	wg.Wait()
+	ledger.Close()
+
+	r := &Result{
+		RunID: o.RunID, Model: model.String(), Workload: wl.String(), Method: o.Load.Method,
+		Start: start, End: time.Now(), Length: model.Length(), Ledger: ledger.Summary(), Followed: follower != nil,
+	}
+	r.Generator = gen.Report(r.Ledger)
+	if follower != nil {
+		r.Blocks = follower.Flush()
+	}
+	r.Window = [2]float64{o.Warmup.Seconds(), (model.Length() - o.Cooldown).Seconds()}
+	r.Figures = figures(r)
+	if runErr != nil {
+		return r, fmt.Errorf("load interrupted: %w", runErr)
+	}
+	return r, nil
+}

@@ -1,0 +1,54 @@
+package experiment
+
+import (
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// Figures are the headline numbers of a load phase. Rates are over the
+// measured window (warm-up and cool-down left out); shares over all txs.
+type Figures struct {
+	OfferedTPS     float64 `json:"offered_tps"`   // txs due by the schedule / load length
+	SentTPS        float64 `json:"sent_tps"`      // txs sent with intended time in the window / window
+	CommittedTPS   float64 `json:"committed_tps"` // txs seen committed in the window / window
+	CommittedShare float64 `json:"committed_share"`
+	RejectedShare  float64 `json:"rejected_share"`
+	LatencyP50     float64 `json:"latency_p50_ms"`
+	LatencyP99     float64 `json:"latency_p99_ms"`
+	Blocks         int     `json:"blocks"`
+	BlockInterval  float64 `json:"block_interval_s"` // mean of header time differences
+	TxsPerBlock    float64 `json:"txs_per_block"`
+	MaxRound       int32   `json:"max_round"`
+	LagP99         float64 `json:"lag_p99_ms"`
+}
+
+func figures(r *Result) Figures {
+	s := r.Ledger
+	f := Figures{LatencyP50: s.Latency.P50, LatencyP99: s.Latency.P99, LagP99: s.Lag.P99, Blocks: len(r.Blocks)}
+	if l := r.Length.Seconds(); l > 0 {
+		f.OfferedTPS = r.Generator.Due / l
+	}
+	from, to := int(r.Window[0]), int(r.Window[1])
+	if to > from {
+		var sent, committed int64
+		for i := from; i < to && i < len(s.PerSecond); i++ {
+			sent += s.PerSecond[i].Sent
+			committed += s.PerSecond[i].Committed
+		}
+		f.SentTPS = float64(sent) / float64(to-from)
+		f.CommittedTPS = float64(committed) / float64(to-from)
+	}
+	if s.Sent > 0 {
+		f.CommittedShare = float64(s.Fates[load.FateCommitted]) / float64(s.Sent)
+		f.RejectedShare = float64(s.Fates[load.FateRejected]) / float64(s.Sent)
+	}
+	if n := len(r.Blocks); n > 1 {
+		f.BlockInterval = r.Blocks[n-1].Time.Sub(r.Blocks[0].Time).Seconds() / float64(n-1)
+		var txs int
+		for _, b := range r.Blocks {
+			txs += b.Txs
+			f.MaxRound = max(f.MaxRound, b.Round)
+		}
+		f.TxsPerBlock = float64(txs) / float64(n)
+	}
+	return f
+}

@@ -1,0 +1,268 @@
+package load
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Config is what a Generator sends, where and how.
+type Config struct {
+	Model       RateModel
+	Workload    Workload
+	Targets     []string      // RPC base URLs; jobs go round-robin
+	Method      string        // "sync", "async" or "commit"
+	Batch       int           // txs per JSON-RPC request (1: no batching)
+	MaxInFlight int           // requests outstanding at most
+	Timeout     time.Duration // per request
+}
+
+// Thresholds past which a run is called generator-bound: the load asked
+// for was not the load sent.
+const (
+	BoundLagP99   = 10 * time.Millisecond // p99 of send start - intended time
+	BoundRateLoss = 0.01                  // share of due txs not sent
+)
+
+// A Generator sends the txs a rate model asks for, open loop: each tx has
+// an intended time from the schedule, latency counts from it, and a sender
+// that falls behind shows up as lag instead of a slower schedule.
+type Generator struct {
+	cfg    Config
+	ledger *Ledger
+	method string
+
+	dispatched atomic.Int64 // txs handed to senders
+	blocked    atomic.Int64 // jobs that waited because every sender was busy
+	due        float64      // txs the schedule asked for
+	elapsed    time.Duration
+}
+
+// NewGenerator checks cfg and returns a generator that records into l.
+func NewGenerator(cfg Config, l *Ledger) (*Generator, error) {
+	m, ok := Methods[cfg.Method]
+	if !ok {
+		return nil, fmt.Errorf("unknown broadcast method %q (sync, async, commit)", cfg.Method)
+	}
+	if cfg.Batch < 1 {
+		cfg.Batch = 1
+	}
+	if cfg.MaxInFlight < 1 {
+		cfg.MaxInFlight = 1
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+		if cfg.Method == "commit" {
+			cfg.Timeout = 60 * time.Second
+		}
+	}
+	if len(cfg.Targets) == 0 {
+		return nil, fmt.Errorf("no RPC node to send to")
+	}
+	for i, t := range cfg.Targets {
+		cfg.Targets[i] = strings.TrimRight(t, "/") + "/"
+	}
+	return &Generator{cfg: cfg, ledger: l, method: m}, nil
+}
+
+// A job is a run of consecutive txs sent in one request.
+type job struct {
+	seq    uint64        // first tx
+	n      int           // txs
+	due    time.Duration // intended time of the last tx: when the request is due
+	direct bool          // closed loop: intended time = dispatch time
+}
+
+// Run sends until the model's length has passed (or ctx ends), then waits
+// for the requests in flight. It returns the number of txs sent.
+func (g *Generator) Run(ctx context.Context) (int64, error) {
+	jobs := make(chan job, g.cfg.MaxInFlight)
+	var wg sync.WaitGroup
+	client := newClient(g.cfg.MaxInFlight, g.cfg.Timeout)
+	for i := 0; i < g.cfg.MaxInFlight; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.sender(client, jobs)
+		}()
+	}
+	if _, closed := g.cfg.Model.(Max); closed {
+		g.closedLoop(ctx, jobs)
+	} else {
+		g.pace(ctx, jobs)
+	}
+	close(jobs)
+	wg.Wait()
+	client.CloseIdleConnections()
+	return g.dispatched.Load(), ctx.Err()
+}
+
+// pace hands out jobs at their intended times.
+func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
+	m, start := g.cfg.Model, g.ledger.Start()
+	total := uint64(math.Ceil(m.Due(m.Length())))
+	batch := uint64(g.cfg.Batch)
+	var prev time.Duration
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	for seq := uint64(0); seq < total; seq += batch {
+		n := min(batch, total-seq)
+		due, ok := IntendedTime(m, float64(seq+n-1), prev)
+		if !ok {
+			break
+		}
+		prev = due
+		if wait := time.Until(start.Add(due)); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		}
+		j := job{seq: seq, n: int(n), due: due}
+		select {
+		case jobs <- j:
+		default:
+			g.blocked.Add(1)
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+		g.dispatched.Add(int64(n))
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	g.due, g.elapsed = float64(total), m.Length()
+}
+
+// closedLoop keeps every sender busy until the model's length has passed.
+func (g *Generator) closedLoop(ctx context.Context, jobs chan<- job) {
+	end := g.ledger.Start().Add(g.cfg.Model.Length())
+	batch := uint64(g.cfg.Batch)
+	for seq := uint64(0); time.Now().Before(end); seq += batch {
+		select {
+		case jobs <- job{seq: seq, n: int(batch), direct: true}:
+			g.dispatched.Add(int64(batch))
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// sender sends jobs until the channel closes. Its buffers are reused, so a
+// tx costs no allocation for building and encoding.
+func (g *Generator) sender(client *fasthttp.Client, jobs <-chan job) {
+	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseRequest(req)
+	defer fasthttp.ReleaseResponse(resp)
+	req.Header.SetMethod(fasthttp.MethodPost)
+	req.Header.SetContentType("application/json")
+	var body, tx []byte
+	var hashes []Hash
+	var intended []time.Duration
+	var replies []reply
+	for j := range jobs {
+		start := g.ledger.Start()
+		hashes, intended = hashes[:0], intended[:0]
+		body = body[:0]
+		if j.n > 1 {
+			body = append(body, '[')
+		}
+		var prev time.Duration
+		dispatch := time.Since(start)
+		for i := 0; i < j.n; i++ {
+			seq := j.seq + uint64(i)
+			var at time.Duration
+			switch {
+			case j.direct:
+				at = dispatch
+			case i == j.n-1:
+				at = j.due
+			default:
+				at, _ = IntendedTime(g.cfg.Model, float64(seq), prev)
+			}
+			prev = at
+			tx = g.cfg.Workload.Append(tx[:0], seq)
+			h := Hash(sha256.Sum256(tx))
+			hashes, intended = append(hashes, h), append(intended, at)
+			g.ledger.Begin(h, at)
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = AppendRequest(body, g.method, seq, tx)
+		}
+		if j.n > 1 {
+			body = append(body, ']')
+		}
+		target := g.cfg.Targets[(j.seq/uint64(g.cfg.Batch))%uint64(len(g.cfg.Targets))]
+		req.SetRequestURI(target)
+		req.SetBodyRaw(body)
+		started := time.Now()
+		err := client.DoTimeout(req, resp, g.cfg.Timeout)
+		var errMsg string
+		switch {
+		case err != nil:
+			errMsg = err.Error()
+		case resp.StatusCode() != 200:
+			errMsg = fmt.Sprintf("HTTP %d", resp.StatusCode())
+		default:
+			if replies, err = parseReplies(resp.Body(), replies); err != nil {
+				errMsg = "unreadable answer: " + err.Error()
+			}
+		}
+		for i, h := range hashes {
+			if errMsg != "" {
+				g.ledger.Sent(h, intended[i], started, SendError, errMsg)
+				continue
+			}
+			o, why := SendError, "no answer for this tx in the batch"
+			seq := j.seq + uint64(i)
+			for k := range replies {
+				if replies[k].ID == seq {
+					o, why = replies[k].outcome()
+					break
+				}
+			}
+			g.ledger.Sent(h, intended[i], started, o, why)
+		}
+	}
+}
+
+// Report is how well the generator kept to the schedule.
+type Report struct {
+	Model       string  `json:"model"`
+	Due         float64 `json:"due"`          // txs the schedule asked for (0 for closed loop)
+	Dispatched  int64   `json:"dispatched"`   // txs handed to senders
+	BlockedJobs int64   `json:"blocked_jobs"` // requests that waited for a free sender
+	Bound       bool    `json:"generator_bound"`
+	Why         string  `json:"why,omitempty"`
+}
+
+// Report says whether the run was generator-bound, given the ledger's lag.
+func (g *Generator) Report(s Summary) Report {
+	r := Report{Model: g.cfg.Model.String(), Due: g.due, Dispatched: g.dispatched.Load(), BlockedJobs: g.blocked.Load()}
+	var why []string
+	if lag := time.Duration(s.Lag.P99 * float64(time.Millisecond)); lag > BoundLagP99 {
+		why = append(why, fmt.Sprintf("p99 schedule lag %s > %s", lag.Round(time.Microsecond), BoundLagP99))
+	}
+	if r.Due > 0 && float64(s.Sent) < r.Due*(1-BoundRateLoss) {
+		why = append(why, fmt.Sprintf("sent %d of %.0f due txs", s.Sent, r.Due))
+	}
+	if len(why) > 0 && r.BlockedJobs > 0 {
+		why = append(why, fmt.Sprintf("all %d senders were busy %d times (raise load.max_in_flight, or the node answers slowly)", g.cfg.MaxInFlight, r.BlockedJobs))
+	}
+	r.Bound, r.Why = len(why) > 0, strings.Join(why, "; ")
+	return r
+}

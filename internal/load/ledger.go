@@ -1,0 +1,342 @@
+package load
+
+import (
+	"crypto/sha256"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Fate is what finally happened to a tx. The values are also the JSON and
+// database values.
+type Fate string
+
+const (
+	FateSendError       Fate = "send_error"       // the request failed: no answer from the node
+	FateRejected        Fate = "rejected"         // the node said no (CheckTx code != 0, mempool full)
+	FateCommitted       Fate = "committed"        // in a block, result code 0
+	FateCommittedFailed Fate = "committed_failed" // in a block, result code != 0
+	FateUnresolved      Fate = "unresolved"       // accepted, never seen in a block before the drain ended
+)
+
+// Fates lists every fate in report order.
+var Fates = []Fate{FateCommitted, FateCommittedFailed, FateRejected, FateSendError, FateUnresolved}
+
+// Hash is a tx hash as CometBFT computes it: sha256 of the tx bytes.
+type Hash [sha256.Size]byte
+
+// Outcome is how a send ended, as far as the sender can tell.
+type Outcome uint8
+
+const (
+	Accepted  Outcome = iota // the node took the tx into its mempool (or said it did)
+	Rejected                 // the node answered with an error or CheckTx code != 0
+	SendError                // no usable answer
+)
+
+// pending is a tx whose fate is not final yet.
+type pending struct {
+	intended time.Duration // since the ledger's start
+	sent     bool          // the send has finished
+	outcome  Outcome
+	height   int64 // > 0 once seen in a block
+	code     uint32
+}
+
+// A Ledger follows every tx of a run from its intended time to its fate.
+// Per-tx state lives only until the fate is final; everything else is
+// aggregated into counters and HDR histograms, so memory stays flat in the
+// length of a run. Track false (a sink, or no block follower) keeps no
+// per-tx state: accepted txs then end as unresolved.
+type Ledger struct {
+	start time.Time
+	track bool
+
+	mu       sync.Mutex
+	pend     map[Hash]*pending
+	fates    map[Fate]int64
+	sent     int64
+	accepted int64
+	rejected int64
+	failed   int64                     // sends that got no usable answer
+	reasons  map[string]int64          // rejection and send-error reasons
+	inBlock  map[int64][]time.Duration // intended times of txs per height, until the next block's time is known
+	lag      *hdrhistogram.Histogram   // send start - intended, µs
+	latency  *hdrhistogram.Histogram   // first seen in a block - intended, µs
+	incl     *hdrhistogram.Histogram   // CometBFT QA: time of block H+1 - intended, µs
+	perSec   []Second
+	closed   bool
+}
+
+// A Second holds what happened in one second of the run, by intended time
+// for sends and by block-seen time for commits.
+type Second struct {
+	Sent      int64 `json:"sent"`
+	Accepted  int64 `json:"accepted"`
+	Rejected  int64 `json:"rejected"`
+	SendError int64 `json:"send_error"`
+	Committed int64 `json:"committed"`
+}
+
+// NewLedger returns a ledger whose time zero is start.
+func NewLedger(start time.Time, track bool) *Ledger {
+	return &Ledger{
+		start:   start,
+		track:   track,
+		pend:    map[Hash]*pending{},
+		fates:   map[Fate]int64{},
+		reasons: map[string]int64{},
+		inBlock: map[int64][]time.Duration{},
+		lag:     hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
+		latency: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
+		incl:    hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
+	}
+}
+
+// Start is the ledger's time zero.
+func (l *Ledger) Start() time.Time { return l.start }
+
+func (l *Ledger) second(d time.Duration) *Second {
+	i := max(0, int(d/time.Second))
+	for len(l.perSec) <= i {
+		l.perSec = append(l.perSec, Second{})
+	}
+	return &l.perSec[i]
+}
+
+// Begin registers a tx before its send, so that a block that holds it can
+// never arrive before the ledger knows it.
+func (l *Ledger) Begin(h Hash, intended time.Duration) {
+	if !l.track {
+		return
+	}
+	l.mu.Lock()
+	l.pend[h] = &pending{intended: intended}
+	l.mu.Unlock()
+}
+
+// Sent records how the send of a tx ended: when it started (for the lag),
+// its outcome and, for a rejection or error, the reason.
+func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outcome, reason string) {
+	lag := started.Sub(l.start) - intended
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sent++
+	_ = l.lag.RecordValue(max(0, int64(lag/time.Microsecond)))
+	sec := l.second(intended)
+	sec.Sent++
+	switch o {
+	case Accepted:
+		l.accepted++
+		sec.Accepted++
+	case Rejected:
+		l.rejected++
+		sec.Rejected++
+		l.reasons[reasonKey(reason)]++
+	case SendError:
+		l.failed++
+		sec.SendError++
+		l.reasons["send error: "+reasonKey(reason)]++
+	}
+	p := l.pend[h]
+	if !l.track || p == nil {
+		switch o {
+		case Rejected:
+			l.fates[FateRejected]++
+		case SendError:
+			l.fates[FateSendError]++
+		case Accepted:
+			if !l.track {
+				l.fates[FateUnresolved]++
+			}
+		}
+		return
+	}
+	p.sent, p.outcome = true, o
+	switch {
+	case p.height > 0: // a block already held it
+		delete(l.pend, h)
+	case o == Rejected: // final: the node does not hold it
+		l.fates[FateRejected]++
+		delete(l.pend, h)
+	}
+	// Accepted txs wait for a block; failed sends too, since a node may
+	// have taken a tx whose answer was lost.
+}
+
+// Committed records that a tx was seen in block height with result code,
+// first seen at seen. It reports whether the tx is one of this ledger's.
+func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.pend[h]
+	if p == nil || p.height > 0 {
+		return false
+	}
+	p.height, p.code = height, code
+	if code == 0 {
+		l.fates[FateCommitted]++
+	} else {
+		l.fates[FateCommittedFailed]++
+	}
+	at := seen.Sub(l.start)
+	_ = l.latency.RecordValue(max(0, int64((at-p.intended)/time.Microsecond)))
+	l.second(at).Committed++
+	l.inBlock[height] = append(l.inBlock[height], p.intended)
+	if p.sent {
+		delete(l.pend, h)
+	}
+	return true
+}
+
+// BlockTime records the header time of block height; it completes the
+// CometBFT QA latency (time of block H+1 - send time) of the txs in H-1.
+func (l *Ledger) BlockTime(height int64, t time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	at := t.Sub(l.start)
+	for _, intended := range l.inBlock[height-1] {
+		_ = l.incl.RecordValue(max(0, int64((at-intended)/time.Microsecond)))
+	}
+	delete(l.inBlock, height-1)
+}
+
+// Unresolved is how many accepted txs wait for a block.
+func (l *Ledger) Unresolved() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, p := range l.pend {
+		if p.sent && p.outcome == Accepted && p.height == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Close ends the drain: txs not seen in a block get their final fate
+// (unresolved if accepted, send_error if the send failed).
+func (l *Ledger) Close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	l.closed = true
+	for h, p := range l.pend {
+		if p.height > 0 {
+			continue
+		}
+		if p.outcome == SendError {
+			l.fates[FateSendError]++
+		} else {
+			l.fates[FateUnresolved]++
+		}
+		delete(l.pend, h)
+	}
+}
+
+// reasonKey shortens an error message to its kind, so that "mempool is
+// full: number of txs 5000 (max: 5000)" counts with its peers.
+func reasonKey(s string) string {
+	if i := strings.IndexAny(s, ":("); i > 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
+}
+
+// Summary is what a ledger knows at the moment it is asked.
+type Summary struct {
+	Sent       int64            `json:"sent"`
+	Accepted   int64            `json:"accepted"`    // sends the node accepted
+	Rejected   int64            `json:"rejected"`    // sends the node refused
+	SendErrors int64            `json:"send_errors"` // sends with no usable answer
+	Fates      map[Fate]int64   `json:"fates"`
+	Reasons    map[string]int64 `json:"reasons,omitempty"`
+	Lag        Percentiles      `json:"lag"`
+	Latency    Percentiles      `json:"latency"`           // first seen in a block - intended send time
+	Inclusion  Percentiles      `json:"inclusion_latency"` // CometBFT QA: block H+1 time - intended send time
+	PerSecond  []Second         `json:"per_second"`
+	InFlight   int64            `json:"in_flight"` // txs with no final fate yet (0 after Close)
+}
+
+// Percentiles of a latency distribution, in milliseconds.
+type Percentiles struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P99   float64 `json:"p99_ms"`
+	P999  float64 `json:"p999_ms"`
+	Max   float64 `json:"max_ms"`
+	Mean  float64 `json:"mean_ms"`
+}
+
+func percentiles(h *hdrhistogram.Histogram) Percentiles {
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Percentiles{
+		Count: h.TotalCount(),
+		P50:   ms(h.ValueAtQuantile(50)),
+		P90:   ms(h.ValueAtQuantile(90)),
+		P99:   ms(h.ValueAtQuantile(99)),
+		P999:  ms(h.ValueAtQuantile(99.9)),
+		Max:   ms(h.Max()),
+		Mean:  h.Mean() / 1000,
+	}
+}
+
+// Summary returns the counts and distributions so far.
+func (l *Ledger) Summary() Summary {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := Summary{
+		Sent:       l.sent,
+		Accepted:   l.accepted,
+		Rejected:   l.rejected,
+		SendErrors: l.failed,
+		Fates:      map[Fate]int64{},
+		Reasons:    map[string]int64{},
+		Lag:        percentiles(l.lag),
+		Latency:    percentiles(l.latency),
+		Inclusion:  percentiles(l.incl),
+		PerSecond:  append([]Second(nil), l.perSec...),
+	}
+	for _, f := range Fates {
+		s.Fates[f] = l.fates[f]
+	}
+	for k, v := range l.reasons {
+		s.Reasons[k] = v
+	}
+	var final int64
+	for _, v := range s.Fates {
+		final += v
+	}
+	s.InFlight = s.Sent - final
+	return s
+}
+
+// Balanced reports whether the conservation law holds:
+// sent = send_error + rejected + committed + committed_failed + unresolved.
+func (s Summary) Balanced() bool {
+	var n int64
+	for _, v := range s.Fates {
+		n += v
+	}
+	return n == s.Sent
+}
+
+// TopReasons returns the reasons sorted by count, most frequent first.
+func (s Summary) TopReasons() []string {
+	keys := make([]string, 0, len(s.Reasons))
+	for k := range s.Reasons {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return s.Reasons[keys[i]] > s.Reasons[keys[j]] })
+	return keys
+}

@@ -1,0 +1,203 @@
+// Package load sends transactions: rate models say how many txs are wanted
+// when, the pacer turns that into intended send times (open loop), a
+// workload makes each tx, senders deliver them over JSON-RPC, and the
+// ledger follows every tx to its fate.
+package load
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+// A RateModel gives the wanted send rate at each moment of a run.
+type RateModel interface {
+	// Rate is the wanted rate in tx/s at elapsed; never negative.
+	Rate(elapsed time.Duration) float64
+	// Due is the number of txs due by elapsed: the integral of Rate from 0.
+	Due(elapsed time.Duration) float64
+	// Length is how long the model runs.
+	Length() time.Duration
+	String() string
+}
+
+// Constant is a fixed total rate R tx/s for D.
+type Constant struct {
+	R float64
+	D time.Duration
+}
+
+func (c Constant) Rate(e time.Duration) float64 {
+	if e < 0 || e >= c.D {
+		return 0
+	}
+	return c.R
+}
+func (c Constant) Due(e time.Duration) float64 { return c.R * clamp(e, c.D).Seconds() }
+func (c Constant) Length() time.Duration       { return c.D }
+func (c Constant) String() string              { return fmt.Sprintf("constant %g tx/s for %s", c.R, c.D) }
+
+// Connections is the CometBFT QA load: C connections each sending R tx/s,
+// so C*R tx/s in total for D.
+type Connections struct {
+	C int
+	R float64
+	D time.Duration
+}
+
+func (c Connections) total() Constant               { return Constant{R: float64(c.C) * c.R, D: c.D} }
+func (c Connections) Rate(e time.Duration) float64 { return c.total().Rate(e) }
+func (c Connections) Due(e time.Duration) float64  { return c.total().Due(e) }
+func (c Connections) Length() time.Duration        { return c.D }
+func (c Connections) String() string {
+	return fmt.Sprintf("%d connections x %g tx/s = %g tx/s for %s", c.C, c.R, float64(c.C)*c.R, c.D)
+}
+
+// Ramp goes linearly from From to To tx/s over D:
+// Rate(t) = From + (To-From)*t/D, Due(t) = From*t + (To-From)*t²/(2D).
+type Ramp struct {
+	From, To float64
+	D        time.Duration
+}
+
+func (r Ramp) Rate(e time.Duration) float64 {
+	if e < 0 || e >= r.D {
+		return 0
+	}
+	return r.From + (r.To-r.From)*e.Seconds()/r.D.Seconds()
+}
+func (r Ramp) Due(e time.Duration) float64 {
+	t := clamp(e, r.D).Seconds()
+	return r.From*t + (r.To-r.From)*t*t/(2*r.D.Seconds())
+}
+func (r Ramp) Length() time.Duration { return r.D }
+func (r Ramp) String() string        { return fmt.Sprintf("ramp %g -> %g tx/s over %s", r.From, r.To, r.D) }
+
+// Steps runs each step's constant rate for its duration, one after another.
+type Steps []Step
+
+// A Step is one stage of Steps.
+type Step struct {
+	R float64
+	D time.Duration
+}
+
+func (s Steps) Rate(e time.Duration) float64 {
+	for _, st := range s {
+		if e < st.D {
+			if e < 0 {
+				return 0
+			}
+			return st.R
+		}
+		e -= st.D
+	}
+	return 0
+}
+func (s Steps) Due(e time.Duration) float64 {
+	var n float64
+	for _, st := range s {
+		if e <= 0 {
+			break
+		}
+		n += st.R * min(e, st.D).Seconds()
+		e -= st.D
+	}
+	return n
+}
+func (s Steps) Length() time.Duration {
+	var d time.Duration
+	for _, st := range s {
+		d += st.D
+	}
+	return d
+}
+func (s Steps) String() string {
+	parts := make([]string, len(s))
+	for i, st := range s {
+		parts[i] = fmt.Sprintf("%g tx/s for %s", st.R, st.D)
+	}
+	return "steps " + strings.Join(parts, ", ")
+}
+
+// Max sends as fast as the chain accepts, with at most the sender's
+// in-flight limit outstanding: closed loop, so it has no schedule and Due
+// is infinite while it runs.
+type Max struct{ D time.Duration }
+
+func (m Max) Rate(e time.Duration) float64 {
+	if e < 0 || e >= m.D {
+		return 0
+	}
+	return math.Inf(1)
+}
+func (m Max) Due(e time.Duration) float64 {
+	if e <= 0 {
+		return 0
+	}
+	return math.Inf(1)
+}
+func (m Max) Length() time.Duration { return m.D }
+func (m Max) String() string        { return fmt.Sprintf("max (closed loop) for %s", m.D) }
+
+func clamp(e, d time.Duration) time.Duration {
+	return max(0, min(e, d))
+}
+
+// ModelFrom builds the rate model a scenario's [load] section describes.
+func ModelFrom(l scenario.Load) (RateModel, error) {
+	d := l.Duration.D()
+	switch l.Model {
+	case "constant":
+		return Constant{R: l.Rate, D: d}, nil
+	case "connections":
+		return Connections{C: l.Connections, R: l.Rate, D: d}, nil
+	case "ramp":
+		return Ramp{From: l.From, To: l.To, D: d}, nil
+	case "steps":
+		s := make(Steps, len(l.Steps))
+		for i, st := range l.Steps {
+			s[i] = Step{R: st.Rate, D: st.Duration.D()}
+		}
+		return s, nil
+	case "max":
+		return Max{D: d}, nil
+	}
+	return nil, fmt.Errorf("unknown rate model %q", l.Model)
+}
+
+// IntendedTime returns when tx n (0-based) is due under m: the first t at
+// which Due(t) exceeds n (so tx 0 is due as soon as the rate is positive;
+// at a constant rate R, tx n is due at n/R). after is a lower bound (the
+// previous tx's time) that keeps the search short. ok is false when the
+// model ends first.
+func IntendedTime(m RateModel, n float64, after time.Duration) (time.Duration, bool) {
+	if c, isConst := m.(Constant); isConst {
+		t := time.Duration(n / c.R * float64(time.Second))
+		return t, t < c.D
+	}
+	if c, isConn := m.(Connections); isConn {
+		return IntendedTime(c.total(), n, after)
+	}
+	end := m.Length()
+	if m.Due(end) <= n {
+		return 0, false
+	}
+	lo, hi := after, end
+	if m.Due(lo) > n {
+		lo = 0
+	}
+	// Bisection to 1µs: Due is monotone.
+	for hi-lo > time.Microsecond {
+		mid := lo + (hi-lo)/2
+		if m.Due(mid) > n {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi, true
+}

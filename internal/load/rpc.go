@@ -1,0 +1,133 @@
+package load
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Methods maps the scenario's method names to CometBFT RPC methods.
+var Methods = map[string]string{
+	"sync":   "broadcast_tx_sync",
+	"async":  "broadcast_tx_async",
+	"commit": "broadcast_tx_commit",
+}
+
+// AppendRequest appends a JSON-RPC 2.0 request that broadcasts tx with
+// method to buf. It does not allocate when buf has room.
+func AppendRequest(buf []byte, method string, id uint64, tx []byte) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = strconv.AppendUint(buf, id, 10)
+	buf = append(buf, `,"method":"`...)
+	buf = append(buf, method...)
+	buf = append(buf, `","params":{"tx":"`...)
+	buf = base64.StdEncoding.AppendEncode(buf, tx)
+	return append(buf, `"}}`...)
+}
+
+// reply is the part of a broadcast answer the ledger needs. For
+// broadcast_tx_commit the CheckTx result sits in check_tx.
+type reply struct {
+	ID     uint64 `json:"id"`
+	Result *struct {
+		Code    uint32 `json:"code"`
+		Log     string `json:"log"`
+		CheckTx *struct {
+			Code uint32 `json:"code"`
+			Log  string `json:"log"`
+		} `json:"check_tx"`
+	} `json:"result"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    string `json:"data"`
+	} `json:"error"`
+}
+
+// outcome classifies one reply.
+func (r *reply) outcome() (Outcome, string) {
+	switch {
+	case r.Error != nil:
+		if r.Error.Data != "" {
+			return Rejected, r.Error.Data
+		}
+		return Rejected, r.Error.Message
+	case r.Result == nil:
+		return SendError, "answer without result or error"
+	case r.Result.CheckTx != nil && r.Result.CheckTx.Code != 0:
+		return Rejected, fmt.Sprintf("CheckTx code %d: %s", r.Result.CheckTx.Code, r.Result.CheckTx.Log)
+	case r.Result.Code != 0:
+		return Rejected, fmt.Sprintf("CheckTx code %d: %s", r.Result.Code, r.Result.Log)
+	}
+	return Accepted, ""
+}
+
+// parseReplies decodes a single or batch answer.
+func parseReplies(body []byte, into []reply) ([]reply, error) {
+	into = into[:0]
+	trimmed := strings.TrimSpace(string(body[:min(len(body), 8)]))
+	if strings.HasPrefix(trimmed, "[") {
+		if err := json.Unmarshal(body, &into); err != nil {
+			return into, err
+		}
+		return into, nil
+	}
+	var r reply
+	if err := json.Unmarshal(body, &r); err != nil {
+		return into, err
+	}
+	return append(into, r), nil
+}
+
+// newClient returns an HTTP client with keep-alive connections, up to
+// conns per node.
+func newClient(conns int, timeout time.Duration) *fasthttp.Client {
+	return &fasthttp.Client{
+		Name:                "chainperf",
+		MaxConnsPerHost:     conns,
+		MaxIdleConnDuration: 30 * time.Second,
+		ReadTimeout:         timeout,
+		WriteTimeout:        timeout,
+		MaxConnWaitTimeout:  timeout,
+		Dial: func(addr string) (net.Conn, error) {
+			return fasthttp.DialTimeout(addr, 3*time.Second)
+		},
+	}
+}
+
+// CheckTargets makes sure every RPC URL answers /health before a run, so
+// that a wrong URL is one clear error instead of thousands of send errors.
+func CheckTargets(ctx context.Context, targets []string) error {
+	if len(targets) == 0 {
+		return fmt.Errorf("no RPC node to send to")
+	}
+	c := newClient(1, 3*time.Second)
+	for _, t := range targets {
+		if !strings.HasPrefix(t, "http://") && !strings.HasPrefix(t, "https://") {
+			return fmt.Errorf("RPC URL %q: write it as http://host:port", t)
+		}
+		req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
+		req.SetRequestURI(strings.TrimRight(t, "/") + "/health")
+		err := c.DoTimeout(req, resp, 3*time.Second)
+		code := resp.StatusCode()
+		fasthttp.ReleaseRequest(req)
+		fasthttp.ReleaseResponse(resp)
+		if err != nil {
+			return fmt.Errorf("RPC node %s is unreachable: %v (is the node running, is the URL right?)", t, err)
+		}
+		if code != 200 {
+			return fmt.Errorf("RPC node %s answers /health with HTTP %d: is it a CometBFT RPC endpoint?", t, code)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"sync/atomic"
+
+	"github.com/valyala/fasthttp"
+)
+
+// A Sink speaks the broadcast part of the CometBFT RPC and accepts every
+// tx, so that the generator's own ceiling can be measured without a chain.
+// It answers /health and /status too, so that CheckTargets passes.
+type Sink struct {
+	Txs atomic.Int64 // txs accepted
+}
+
+var idKey = []byte(`"id":`)
+
+// Handle answers one request.
+func (s *Sink) Handle(ctx *fasthttp.RequestCtx) {
+	switch string(ctx.Path()) {
+	case "/health":
+		ctx.SetContentType("application/json")
+		ctx.SetBodyString(`{"jsonrpc":"2.0","id":-1,"result":{}}`)
+		return
+	case "/status":
+		ctx.SetContentType("application/json")
+		ctx.SetBodyString(`{"jsonrpc":"2.0","id":-1,"result":{"node_info":{"moniker":"chainperf-sink"},"sync_info":{"latest_block_height":"0"}}}`)
+		return
+	}
+	body := ctx.PostBody()
+	batch := len(body) > 0 && body[0] == '['
+	out := ctx.Response.BodyWriter()
+	ctx.SetContentType("application/json")
+	if batch {
+		out.Write([]byte{'['})
+	}
+	var buf [96]byte
+	n := 0
+	for rest := body; ; {
+		i := bytes.Index(rest, idKey)
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len(idKey):]
+		j := 0
+		for j < len(rest) && (rest[j] >= '0' && rest[j] <= '9' || rest[j] == '-') {
+			j++
+		}
+		b := buf[:0]
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, rest[:j]...)
+		b = append(b, `,"result":{"code":0,"data":"","log":"","codespace":"","hash":""}}`...)
+		out.Write(b)
+		n++
+	}
+	if batch {
+		out.Write([]byte{']'})
+	}
+	s.Txs.Add(int64(n))
+}
+
+// Serve answers on l until ctx ends.
+func (s *Sink) Serve(ctx context.Context, l net.Listener) error {
+	srv := &fasthttp.Server{Handler: s.Handle, Name: "chainperf-sink", ReduceMemoryUsage: false}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Shutdown()
+	}()
+	return srv.Serve(l)
+}
+
+// ListenSink listens on addr ("127.0.0.1:26657"); port 0 picks one.
+func ListenSink(addr string) (net.Listener, string, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", err
+	}
+	return l, "http://" + l.Addr().String(), nil
+}
