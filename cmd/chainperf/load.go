@@ -13,6 +13,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -138,7 +139,7 @@ func describeLoad(s *scenario.Scenario) string {
 }
 
 // printDrive prints a load phase's result in a few lines.
-func printDrive(out io.Writer, r *experiment.Result) {
+func printDrive(out io.Writer, r *results.Phase) {
 	s, f := r.Ledger, r.Figures
 	fmt.Fprintf(out, "sent %d (%.1f tx/s in window, offered %.1f), accepted %d, rejected %d, send errors %d\n",
 		s.Sent, f.SentTPS, f.OfferedTPS, s.Accepted, s.Rejected, s.SendErrors)

@@ -53,6 +53,6 @@ Start with 'chainperf testnet up' to bring up a local testnet, or
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(testnetCmd(), loadCmd(), sinkCmd(), scenarioCmd(), cleanCmd(), nodeCmd())
+	root.AddCommand(runCmd(), testnetCmd(), loadCmd(), sinkCmd(), scenarioCmd(), cleanCmd(), nodeCmd())
 	return root
 }

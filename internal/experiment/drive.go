@@ -11,6 +11,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -48,28 +49,11 @@ type Progress struct {
 	Height  int64 // next height the follower reads - 1
 }
 
-// Result is what one load phase produced.
-type Result struct {
-	RunID     string          `json:"run_id"`
-	Model     string          `json:"model"`
-	Workload  string          `json:"workload"`
-	Method    string          `json:"method"`
-	Start     time.Time       `json:"start"`
-	End       time.Time       `json:"end"`
-	Length    time.Duration   `json:"length_ns"`
-	Window    [2]float64      `json:"window_s"` // measured window, seconds since start
-	Generator load.Report     `json:"generator"`
-	Ledger    load.Summary    `json:"ledger"`
-	Blocks    []observe.Block `json:"blocks,omitempty"`
-	Followed  bool            `json:"followed"`
-	Figures   Figures         `json:"figures"`
-}
-
 // Drive runs one load phase: the generator sends on schedule while the
 // follower matches blocks against the ledger, then the run drains until no
 // accepted tx waits for a block (or the drain timeout), and every tx gets
 // its final fate.
-func Drive(ctx context.Context, o DriveOptions) (*Result, error) {
+func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -162,7 +146,7 @@ func Drive(ctx context.Context, o DriveOptions) (*Result, error) {
 	wg.Wait()
 	ledger.Close()
 
-	r := &Result{
+	r := &results.Phase{
 		RunID: o.RunID, Model: model.String(), Workload: wl.String(), Method: o.Load.Method,
 		Start: start, End: time.Now(), Length: model.Length(), Ledger: ledger.Summary(), Followed: follower != nil,
 	}
@@ -171,7 +155,7 @@ func Drive(ctx context.Context, o DriveOptions) (*Result, error) {
 		r.Blocks = follower.Flush()
 	}
 	r.Window = [2]float64{o.Warmup.Seconds(), (model.Length() - o.Cooldown).Seconds()}
-	r.Figures = figures(r)
+	r.Figures = results.Compute(r)
 	if runErr != nil {
 		return r, fmt.Errorf("load interrupted: %w", runErr)
 	}

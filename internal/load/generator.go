@@ -27,7 +27,7 @@ type Config struct {
 // Thresholds past which a run is called generator-bound: the load asked
 // for was not the load sent.
 const (
-	BoundLagP99   = 10 * time.Millisecond // p99 of send start - intended time
+	BoundLagP99   = 50 * time.Millisecond // p99 of send start - intended time
 	BoundRateLoss = 0.01                  // share of due txs not sent
 )
 

@@ -71,8 +71,8 @@ type Ledger struct {
 	closed   bool
 }
 
-// A Second holds what happened in one second of the run, by intended time
-// for sends and by block-seen time for commits.
+// A Second holds what happened in one second of the run, by send time for
+// sends and by block-seen time for commits.
 type Second struct {
 	Sent      int64 `json:"sent"`
 	Accepted  int64 `json:"accepted"`
@@ -126,7 +126,7 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 	defer l.mu.Unlock()
 	l.sent++
 	_ = l.lag.RecordValue(max(0, int64(lag/time.Microsecond)))
-	sec := l.second(intended)
+	sec := l.second(started.Sub(l.start))
 	sec.Sent++
 	switch o {
 	case Accepted:

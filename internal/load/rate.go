@@ -48,7 +48,7 @@ type Connections struct {
 	D time.Duration
 }
 
-func (c Connections) total() Constant               { return Constant{R: float64(c.C) * c.R, D: c.D} }
+func (c Connections) total() Constant              { return Constant{R: float64(c.C) * c.R, D: c.D} }
 func (c Connections) Rate(e time.Duration) float64 { return c.total().Rate(e) }
 func (c Connections) Due(e time.Duration) float64  { return c.total().Due(e) }
 func (c Connections) Length() time.Duration        { return c.D }

@@ -37,7 +37,9 @@ func Run(ctx context.Context, home string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("node key: %w", err)
 	}
-	app := kvstore.NewPersistentApplication(filepath.Join(cfg.DBDir(), "kvstore"))
+	// In memory, as `cometbft start --proxy_app=kvstore` runs it: after a
+	// restart CometBFT replays the stored blocks into the app.
+	app := kvstore.NewInMemoryApplication()
 	n, err := cmtnode.NewNodeWithContext(ctx, cfg,
 		privval.LoadFilePV(cfg.PrivValidatorKeyFile(), cfg.PrivValidatorStateFile()),
 		nodeKey,

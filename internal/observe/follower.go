@@ -6,9 +6,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+	"github.com/cometbft/cometbft/types"
 
 	"github.com/chainperf/chainperf/internal/load"
 )
@@ -41,8 +43,8 @@ type Follower struct {
 	poll   time.Duration
 	log    *slog.Logger
 
-	next    int64 // next height to read
-	node    int   // index of the node read from
+	next    atomic.Int64 // next height to read
+	node    int          // index of the node read from
 	held    *Block
 	blocks  []Block
 	onBlock func(Block)
@@ -55,7 +57,9 @@ func NewFollower(rpcs []string, from int64, ledger Ledger, onBlock func(Block), 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Follower{rpcs: rpcs, ledger: ledger, poll: 50 * time.Millisecond, log: log, next: max(1, from), onBlock: onBlock}
+	f := &Follower{rpcs: rpcs, ledger: ledger, poll: 50 * time.Millisecond, log: log, onBlock: onBlock}
+	f.next.Store(max(1, from))
+	return f
 }
 
 // Latest returns the latest height of the first node that answers.
@@ -78,7 +82,9 @@ func Latest(ctx context.Context, rpcs []string) (int64, error) {
 }
 
 // Run reads blocks until ctx ends. It returns nil then; errors of single
-// nodes only move it to the next node.
+// nodes only move it to the next node. Reading is two stages: blocks are
+// read (and their seen time taken) as soon as they exist, while their
+// results, which are much larger and slower to fetch, follow behind.
 func (f *Follower) Run(ctx context.Context) error {
 	clients := make([]*rpchttp.HTTP, len(f.rpcs))
 	for i, u := range f.rpcs {
@@ -88,10 +94,19 @@ func (f *Follower) Run(ctx context.Context) error {
 		}
 		clients[i] = c
 	}
+	read := make(chan fetched, 1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for b := range read {
+			f.resolve(ctx, clients, b)
+		}
+	}()
+	defer func() { close(read); <-done }()
 	tick := time.NewTicker(f.poll)
 	defer tick.Stop()
 	for {
-		if err := f.catchUp(ctx, clients[f.node]); err != nil && ctx.Err() == nil {
+		if err := f.catchUp(ctx, clients[f.node], read); err != nil && ctx.Err() == nil {
 			f.log.Warn("follower: node failed, moving on", "node", f.rpcs[f.node], "err", err)
 			f.node = (f.node + 1) % len(clients)
 		}
@@ -107,48 +122,70 @@ func (f *Follower) Run(ctx context.Context) error {
 func (f *Follower) PollInterval() time.Duration { return f.poll }
 
 // Next is the next height the follower will read.
-func (f *Follower) Next() int64 { return f.next }
+func (f *Follower) Next() int64 { return f.next.Load() }
 
-func (f *Follower) catchUp(ctx context.Context, c *rpchttp.HTTP) error {
+// fetched is a block read, waiting for its results.
+type fetched struct {
+	block *types.Block
+	seen  time.Time
+}
+
+func (f *Follower) catchUp(ctx context.Context, c *rpchttp.HTTP, out chan<- fetched) error {
 	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	st, err := c.Status(qctx)
 	cancel()
 	if err != nil {
 		return err
 	}
-	for ; f.next <= st.SyncInfo.LatestBlockHeight; f.next++ {
-		if err := f.read(ctx, c, f.next); err != nil {
-			return fmt.Errorf("height %d: %w", f.next, err)
+	for h := f.next.Load(); h <= st.SyncInfo.LatestBlockHeight; h = f.next.Load() {
+		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		rb, err := c.Block(qctx, &h)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("height %d: %w", h, err)
 		}
+		select {
+		case out <- fetched{block: rb.Block, seen: time.Now()}:
+		case <-ctx.Done():
+			return nil
+		}
+		f.next.Add(1)
 	}
 	return nil
 }
 
-func (f *Follower) read(ctx context.Context, c *rpchttp.HTTP, h int64) error {
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	rb, err := c.Block(qctx, &h)
-	if err != nil {
-		return err
-	}
-	seen := time.Now()
-	res, err := c.BlockResults(qctx, &h)
-	if err != nil {
-		return err
+// resolve fetches a block's results, trying every node until one answers
+// (or ctx ends), and reports its txs to the ledger.
+func (f *Follower) resolve(ctx context.Context, clients []*rpchttp.HTTP, fb fetched) {
+	blk, h := fb.block, fb.block.Height
+	var codes []uint32
+	for i := 0; ctx.Err() == nil; i++ {
+		c := clients[i%len(clients)]
+		qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		res, err := c.BlockResults(qctx, &h)
+		cancel()
+		if err == nil {
+			for _, r := range res.TxsResults {
+				codes = append(codes, r.Code)
+			}
+			break
+		}
+		f.log.Warn("follower: block results failed", "height", h, "err", err)
+		time.Sleep(100 * time.Millisecond)
 	}
 	b := Block{
-		Height: h, Time: rb.Block.Time, Seen: seen, Txs: len(rb.Block.Txs),
-		Bytes: rb.Block.Size(), Round: -1, Proposer: rb.Block.ProposerAddress.String(),
+		Height: h, Time: blk.Time, Seen: fb.seen, Txs: len(blk.Txs),
+		Bytes: blk.Size(), Round: -1, Proposer: blk.ProposerAddress.String(),
 	}
-	for i, tx := range rb.Block.Txs {
+	for i, tx := range blk.Txs {
 		var code uint32
-		if i < len(res.TxsResults) {
-			code = res.TxsResults[i].Code
+		if i < len(codes) {
+			code = codes[i]
 		}
 		if code != 0 {
 			b.Failed++
 		}
-		if f.ledger != nil && f.ledger.Committed(load.Hash(tx.Hash()), h, code, seen) {
+		if f.ledger != nil && f.ledger.Committed(load.Hash(tx.Hash()), h, code, fb.seen) {
 			b.Ours++
 		}
 	}
@@ -157,12 +194,11 @@ func (f *Follower) read(ctx context.Context, c *rpchttp.HTTP, h int64) error {
 	}
 	// This block's LastCommit tells the round in which the previous one
 	// was committed; the previous block is complete now.
-	if f.held != nil && rb.Block.LastCommit != nil {
-		f.held.Round = rb.Block.LastCommit.Round
+	if f.held != nil && blk.LastCommit != nil {
+		f.held.Round = blk.LastCommit.Round
 		f.emit(*f.held)
 	}
 	f.held = &b
-	return nil
 }
 
 func (f *Follower) emit(b Block) {
@@ -173,7 +209,7 @@ func (f *Follower) emit(b Block) {
 }
 
 // Flush emits the last block read (its round unknown) and returns every
-// block read, in height order.
+// block read, in height order. Call it after Run has returned.
 func (f *Follower) Flush() []Block {
 	if f.held != nil {
 		f.emit(*f.held)

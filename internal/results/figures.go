@@ -1,4 +1,4 @@
-package experiment
+package results
 
 import (
 	"github.com/chainperf/chainperf/internal/load"
@@ -21,7 +21,8 @@ type Figures struct {
 	LagP99         float64 `json:"lag_p99_ms"`
 }
 
-func figures(r *Result) Figures {
+// Compute derives the figures of a phase from its ledger and blocks.
+func Compute(r *Phase) Figures {
 	s := r.Ledger
 	f := Figures{LatencyP50: s.Latency.P50, LatencyP99: s.Latency.P99, LagP99: s.Lag.P99, Blocks: len(r.Blocks)}
 	if l := r.Length.Seconds(); l > 0 {

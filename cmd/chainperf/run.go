@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/report"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+func runCmd() *cobra.Command {
+	var labels []string
+	var reportDir string
+	cmd := &cobra.Command{
+		Use:   "run [scenario.toml]",
+		Short: "Run a scenario from nothing to a report (the built-in default without a file)",
+		Long: `run brings up the scenario's testnet, drives its load while following every
+block, drains, takes the testnet down, applies the criteria and writes the
+report. Exit code 0: the run passed its criteria; 1: it failed them; 2: bad
+input or an error.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := ""
+			if len(args) == 1 {
+				file = args[0]
+			}
+			s, err := scenario.Open(file)
+			if err != nil {
+				return err
+			}
+			lbl, err := parseLabels(labels)
+			if err != nil {
+				return err
+			}
+			if reportDir == "" {
+				reportDir = s.Report.Dir
+			}
+			if err := checkWritable(reportDir); err != nil {
+				return err
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "scenario %s: %d validators + %d full nodes, %s\n", s.Name, s.Testnet.Validators, s.Testnet.FullNodes, describeLoad(s))
+			progress := progressPrinter(out)
+			r, runErr := experiment.Run(cmd.Context(), s, experiment.RunOptions{
+				Exe: exe, Labels: lbl, Progress: progress,
+				Phase: func(p string) { endProgress(out); fmt.Fprintf(out, "== %s\n", p) },
+			})
+			dir := filepath.Join(reportDir, r.ID)
+			r.ReportDir = dir
+			paths, err := report.Write(dir, r)
+			if err != nil {
+				return err
+			}
+			printRun(out, r, paths)
+			switch {
+			case runErr != nil:
+				return runErr
+			case !r.Passed:
+				return errFailed
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable), e.g. --label branch=main")
+	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
+	return cmd
+}
+
+func parseLabels(in []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, l := range in {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("label %q: write KEY=VALUE", l)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report dir %s cannot be created: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return fmt.Errorf("report dir %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// printRun prints the five-line summary of a run and where its report is.
+func printRun(out io.Writer, r *results.Run, paths []string) {
+	endProgress(out)
+	verdict := "PASS"
+	if !r.Passed {
+		verdict = "FAIL"
+	}
+	if r.Status != results.StatusComplete {
+		verdict = strings.ToUpper(string(r.Status))
+	}
+	fmt.Fprintf(out, "run %s: %s in %s\n", r.ID, verdict, r.End.Sub(r.Start).Round(1e9))
+	if p := r.Main(); p != nil {
+		f, s := p.Figures, p.Ledger
+		fmt.Fprintf(out, "  throughput: offered %.0f tx/s, sent %.0f tx/s, committed %.0f tx/s\n", f.OfferedTPS, f.SentTPS, f.CommittedTPS)
+		fmt.Fprintf(out, "  latency:    p50 %.0f ms, p99 %.0f ms (from intended send time to block seen)\n", s.Latency.P50, s.Latency.P99)
+		fmt.Fprintf(out, "  fates:      %d sent = %d committed + %d committed_failed + %d rejected + %d send_error + %d unresolved\n",
+			s.Sent, s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected], s.Fates[load.FateSendError], s.Fates[load.FateUnresolved])
+		fmt.Fprintf(out, "  chain:      %d blocks, %.2f s interval, %.0f txs/block, max round %d\n", f.Blocks, f.BlockInterval, f.TxsPerBlock, f.MaxRound)
+	}
+	for _, c := range r.Checks {
+		if !c.Pass {
+			fmt.Fprintf(out, "  failed:     %s = %.4g (limit %s %g)\n", c.Name, c.Value, c.Op, c.Limit)
+		}
+	}
+	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
+}

@@ -1,0 +1,101 @@
+// Package results holds the records a run produces (phases, figures,
+// criteria checks, the run itself), shared by the experiments that make
+// them, the store that keeps them and the reports that show them.
+package results
+
+import (
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
+)
+
+// A Phase is what one load phase produced: the ledger, the blocks, the
+// generator's report and the figures derived from them.
+type Phase struct {
+	RunID     string          `json:"run_id"`
+	Model     string          `json:"model"`
+	Workload  string          `json:"workload"`
+	Method    string          `json:"method"`
+	Start     time.Time       `json:"start"`
+	End       time.Time       `json:"end"`
+	Length    time.Duration   `json:"length_ns"`
+	Window    [2]float64      `json:"window_s"` // measured window, seconds since start
+	Generator load.Report     `json:"generator"`
+	Ledger    load.Summary    `json:"ledger"`
+	Blocks    []observe.Block `json:"blocks,omitempty"`
+	Followed  bool            `json:"followed"`
+	Figures   Figures         `json:"figures"`
+}
+
+// Status is where a run stands; the values are also the database values.
+type Status string
+
+const (
+	StatusRunning     Status = "running"
+	StatusComplete    Status = "complete"
+	StatusFailed      Status = "failed"      // it could not finish (an error)
+	StatusInterrupted Status = "interrupted" // Ctrl-C, or a harness that died
+)
+
+// A Run is one execution of a scenario.
+type Run struct {
+	ID        string            `json:"id"`
+	Scenario  string            `json:"scenario"` // its name
+	Text      string            `json:"scenario_text"`
+	Labels    map[string]string `json:"labels,omitempty"`
+	Status    Status            `json:"status"`
+	Error     string            `json:"error,omitempty"`
+	Start     time.Time         `json:"start"`
+	End       time.Time         `json:"end"`
+	Versions  Versions          `json:"versions"`
+	Host      Host              `json:"host"`
+	Nodes     []Node            `json:"nodes"`
+	Config    map[string]any    `json:"config_overrides,omitempty"`
+	Phases    []*Phase          `json:"phases"`
+	Checks    []Check           `json:"checks"`
+	Passed    bool              `json:"passed"`
+	Crashed   []string          `json:"crashed_nodes,omitempty"`
+	ReportDir string            `json:"report_dir,omitempty"`
+}
+
+// Node is a node of the run's testnet as a report shows it.
+type Node struct {
+	Name string `json:"name"`
+	Role string `json:"role"`
+	RPC  string `json:"rpc"`
+}
+
+// Versions of what ran.
+type Versions struct {
+	Chainperf string `json:"chainperf"`
+	Commit    string `json:"chainperf_commit,omitempty"`
+	Node      string `json:"node"` // "embedded CometBFT v0.38.19 + kvstore" or the binary path
+	Go        string `json:"go"`
+}
+
+// Host facts of the machine the run ran on.
+type Host struct {
+	CPU      string `json:"cpu"`
+	Cores    int    `json:"cores"`
+	MemoryMB int64  `json:"memory_mb"`
+	Kernel   string `json:"kernel"`
+	Hostname string `json:"hostname"`
+}
+
+// A Check is one pass/fail criterion applied to a run.
+type Check struct {
+	Name  string  `json:"name"`
+	Op    string  `json:"op"` // ">=" or "<="
+	Limit float64 `json:"limit"`
+	Value float64 `json:"value"`
+	Pass  bool    `json:"pass"`
+}
+
+// Main returns the phase the run's headline figures come from: the last.
+func (r *Run) Main() *Phase {
+	if len(r.Phases) == 0 {
+		return nil
+	}
+	return r.Phases[len(r.Phases)-1]
+}
