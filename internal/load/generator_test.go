@@ -1,0 +1,97 @@
+package load
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+func startSink(t *testing.T) (*Sink, string) {
+	t.Helper()
+	l, url, err := ListenSink("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Sink{}
+	go s.Serve(ctx, l)
+	t.Cleanup(cancel)
+	return s, url
+}
+
+// TestGeneratorAgainstSink: the generator sends exactly what the model
+// asks for, single and batched, and the sink receives every tx.
+func TestGeneratorAgainstSink(t *testing.T) {
+	for _, batch := range []int{1, 20} {
+		sink, url := startSink(t)
+		l := NewLedger(time.Now().Add(10*time.Millisecond), false)
+		g, err := NewGenerator(Config{
+			Model: Constant{R: 2000, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 128},
+			Targets: []string{url}, Method: "sync", Batch: batch, MaxInFlight: 32,
+		}, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := g.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		s := l.Summary()
+		if n != 4000 || s.Sent != 4000 || s.Accepted != 4000 || sink.Txs.Load() != 4000 {
+			t.Errorf("batch %d: dispatched %d, sent %d, accepted %d, sink got %d; want 4000 each", batch, n, s.Sent, s.Accepted, sink.Txs.Load())
+		}
+		if !s.Balanced() {
+			t.Errorf("batch %d: conservation law broken: %+v", batch, s.Fates)
+		}
+	}
+}
+
+// TestGeneratorRefusedConnections: a node that refuses connections costs
+// send errors, recorded with their reason; the run goes on.
+func TestGeneratorRefusedConnections(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	l := NewLedger(time.Now(), true)
+	g, err := NewGenerator(Config{
+		Model: Constant{R: 200, D: 500 * time.Millisecond}, Workload: KVStore{RunID: "t", Size: 100},
+		Targets: []string{"http://" + addr}, Method: "sync", MaxInFlight: 8,
+	}, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	s := l.Summary()
+	if s.Sent != 100 || s.Fates[FateSendError] != 100 || !s.Balanced() {
+		t.Errorf("sent %d, fates %v; want 100 send errors", s.Sent, s.Fates)
+	}
+	if len(s.TopReasons()) == 0 || !strings.Contains(s.TopReasons()[0], "send error") {
+		t.Errorf("reasons = %v; want the send error's reason", s.Reasons)
+	}
+}
+
+func TestCheckTargets(t *testing.T) {
+	_, url := startSink(t)
+	if err := CheckTargets(context.Background(), []string{url}); err != nil {
+		t.Errorf("CheckTargets(sink) = %v", err)
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	err := CheckTargets(context.Background(), []string{url, dead})
+	if err == nil || !strings.Contains(err.Error(), "RPC node "+dead+" is unreachable") {
+		t.Errorf("CheckTargets(dead) = %v; want it named unreachable", err)
+	}
+	if err := CheckTargets(context.Background(), []string{"127.0.0.1:1"}); err == nil || !strings.Contains(err.Error(), "http://host:port") {
+		t.Errorf("CheckTargets(no scheme) = %v", err)
+	}
+}

@@ -1,0 +1,92 @@
+package load
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func hashOf(i int) Hash { return sha256.Sum256([]byte(fmt.Sprint("tx", i))) }
+
+// TestLedgerFates walks txs through every path to a fate and checks the
+// conservation law.
+func TestLedgerFates(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	for i := 0; i < 7; i++ {
+		l.Begin(hashOf(i), time.Duration(i)*time.Millisecond)
+	}
+	l.Sent(hashOf(0), 0, at(1), Accepted, "")                    // -> committed
+	l.Sent(hashOf(1), time.Millisecond, at(2), Accepted, "")     // -> committed_failed
+	l.Sent(hashOf(2), 2*time.Millisecond, at(3), Rejected, "mempool is full: number of txs 5000 (max: 5000)")
+	l.Sent(hashOf(3), 3*time.Millisecond, at(4), SendError, "dial tcp: connection refused") // stays send_error
+	l.Sent(hashOf(4), 4*time.Millisecond, at(5), SendError, "timeout")                       // answer lost, yet committed
+	l.Sent(hashOf(5), 5*time.Millisecond, at(6), Accepted, "")                               // never seen: unresolved
+	// tx 6 is in a block before its send returns (broadcast_tx_commit).
+	if !l.Committed(hashOf(6), 1, 0, at(900)) {
+		t.Fatal("Committed(tx6) = false; want true for a tx the ledger began")
+	}
+	l.Sent(hashOf(6), 6*time.Millisecond, at(7), Accepted, "")
+	if !l.Committed(hashOf(0), 1, 0, at(1000)) || !l.Committed(hashOf(1), 1, 5, at(1000)) || !l.Committed(hashOf(4), 2, 0, at(2000)) {
+		t.Fatal("Committed = false for the ledger's own txs")
+	}
+	if l.Committed(hashOf(99), 2, 0, at(2000)) {
+		t.Error("Committed(foreign tx) = true; want false")
+	}
+	if l.Committed(hashOf(0), 3, 0, at(3000)) {
+		t.Error("a tx committed twice counts twice")
+	}
+	if got := l.Unresolved(); got != 1 {
+		t.Errorf("Unresolved() = %d; want 1 (tx 5)", got)
+	}
+	l.Close()
+	s := l.Summary()
+	want := map[Fate]int64{FateCommitted: 3, FateCommittedFailed: 1, FateRejected: 1, FateSendError: 1, FateUnresolved: 1}
+	for f, n := range want {
+		if s.Fates[f] != n {
+			t.Errorf("fate %s = %d; want %d", f, s.Fates[f], n)
+		}
+	}
+	if s.Sent != 7 || !s.Balanced() {
+		t.Errorf("sent %d, fates %v: conservation law broken", s.Sent, s.Fates)
+	}
+	if s.Reasons["mempool is full"] != 1 {
+		t.Errorf("reasons = %v; want mempool is full counted once", s.Reasons)
+	}
+	if s.Latency.Count != 4 || s.Latency.Max < 1990 || s.Latency.Max > 2010 {
+		t.Errorf("latency count %d max %.0fms; want 4 txs in blocks, max ~1996ms (tx 4)", s.Latency.Count, s.Latency.Max)
+	}
+}
+
+// TestLedgerInclusionLatency: the CometBFT QA latency of a tx in block H
+// is the time of block H+1 minus its send time.
+func TestLedgerInclusionLatency(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	l.Begin(hashOf(1), 100*time.Millisecond)
+	l.Sent(hashOf(1), 100*time.Millisecond, start.Add(100*time.Millisecond), Accepted, "")
+	l.Committed(hashOf(1), 10, 0, start.Add(time.Second))
+	l.BlockTime(10, start.Add(900*time.Millisecond))
+	l.BlockTime(11, start.Add(2100*time.Millisecond))
+	if got := l.Summary().Inclusion; got.Count != 1 || got.Max < 1999 || got.Max > 2001 {
+		t.Errorf("inclusion latency = %+v; want one at 2000ms", got)
+	}
+}
+
+// TestLedgerUntracked keeps no per-tx state: accepted txs end unresolved.
+func TestLedgerUntracked(t *testing.T) {
+	l := NewLedger(time.Now(), false)
+	for i := 0; i < 1000; i++ {
+		l.Begin(hashOf(i), 0)
+		l.Sent(hashOf(i), 0, time.Now(), Accepted, "")
+	}
+	if len(l.pend) != 0 {
+		t.Errorf("untracked ledger holds %d txs", len(l.pend))
+	}
+	l.Close()
+	if s := l.Summary(); s.Fates[FateUnresolved] != 1000 || !s.Balanced() {
+		t.Errorf("fates = %v; want 1000 unresolved", s.Fates)
+	}
+}

@@ -1,0 +1,56 @@
+package load
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestKVStoreTxs: txs have the asked size, one '=', no ':', and differ by
+// sequence number and by run.
+func TestKVStoreTxs(t *testing.T) {
+	w := KVStore{RunID: "20261122-101010-ab12.0", Size: 100}
+	seen := map[string]bool{}
+	for seq := uint64(0); seq < 2000; seq++ {
+		tx := w.Append(nil, seq)
+		if len(tx) != 100 {
+			t.Fatalf("tx %d is %d bytes; want 100", seq, len(tx))
+		}
+		if bytes.Count(tx, []byte("=")) != 1 || bytes.Contains(tx, []byte(":")) || tx[0] == '=' || tx[len(tx)-1] == '=' {
+			t.Fatalf("tx %d = %q is not a valid kvstore tx", seq, tx)
+		}
+		seen[string(tx)] = true
+	}
+	other := KVStore{RunID: "20261122-101010-ab12.1", Size: 100}
+	for seq := uint64(0); seq < 2000; seq++ {
+		seen[string(other.Append(nil, seq))] = true
+	}
+	if len(seen) != 4000 {
+		t.Errorf("%d distinct txs of 4000", len(seen))
+	}
+}
+
+// BenchmarkBuildTx measures building and encoding one kvstore tx and its
+// JSON-RPC request; steady state must not allocate.
+func BenchmarkBuildTx(b *testing.B) {
+	w := KVStore{RunID: "20261122-101010-ab12.0", Size: 256}
+	var tx, body []byte
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		tx = w.Append(tx[:0], uint64(i))
+		body = AppendRequest(body[:0], "broadcast_tx_sync", uint64(i), tx)
+	}
+}
+
+func TestBuildTxAllocs(t *testing.T) {
+	w := KVStore{RunID: "r", Size: 256}
+	tx, body := make([]byte, 0, 512), make([]byte, 0, 1024)
+	i := uint64(0)
+	allocs := testing.AllocsPerRun(1000, func() {
+		tx = w.Append(tx[:0], i)
+		body = AppendRequest(body[:0], "broadcast_tx_sync", i, tx)
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("building a tx and its request: %.1f allocations; want 0", allocs)
+	}
+}
