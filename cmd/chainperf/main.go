@@ -53,6 +53,7 @@ Start with 'chainperf testnet up' to bring up a local testnet, or
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(runCmd(), testnetCmd(), loadCmd(), sinkCmd(), scenarioCmd(), cleanCmd(), nodeCmd())
+	root.PersistentFlags().StringVar(&dbFlag, "db", "", "results database: a SQLite file or a postgres:// URL (default: $CHAINPERF_DB, else ./chainperf.db)")
+	root.AddCommand(runCmd(), runsCmd(), reportCmd(), testnetCmd(), loadCmd(), sinkCmd(), scenarioCmd(), cleanCmd(), nodeCmd())
 	return root
 }

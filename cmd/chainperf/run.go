@@ -50,11 +50,16 @@ input or an error.`,
 			if err != nil {
 				return err
 			}
+			st, err := openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "scenario %s: %d validators + %d full nodes, %s\n", s.Name, s.Testnet.Validators, s.Testnet.FullNodes, describeLoad(s))
 			progress := progressPrinter(out)
 			r, runErr := experiment.Run(cmd.Context(), s, experiment.RunOptions{
-				Exe: exe, Labels: lbl, Progress: progress,
+				Exe: exe, Labels: lbl, Progress: progress, Store: st,
 				Phase: func(p string) { endProgress(out); fmt.Fprintf(out, "== %s\n", p) },
 			})
 			dir := filepath.Join(reportDir, r.ID)
@@ -64,6 +69,7 @@ input or an error.`,
 				return err
 			}
 			printRun(out, r, paths)
+			fmt.Fprintf(out, "stored in %s: `chainperf runs show %s`\n", st.Where(), r.ID)
 			switch {
 			case runErr != nil:
 				return runErr

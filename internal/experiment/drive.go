@@ -36,7 +36,10 @@ type DriveOptions struct {
 	// Progress, if set, is called about once a second while load runs and
 	// while the run drains.
 	Progress func(Progress)
-	Log      *slog.Logger
+	// OnBlock, if set, gets every block as soon as its commit round is
+	// known (the store records blocks as the run goes).
+	OnBlock func(observe.Block)
+	Log     *slog.Logger
 }
 
 // Progress is a live snapshot of a run.
@@ -91,7 +94,7 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	defer stopFollow()
 	var follower *observe.Follower
 	if len(o.Follow) > 0 {
-		follower = observe.NewFollower(o.Follow, from, ledger, nil, o.Log)
+		follower = observe.NewFollower(o.Follow, from, ledger, o.OnBlock, o.Log)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/process"
 )
 
 // RunOptions configure a run of a scenario.
@@ -18,6 +22,9 @@ type RunOptions struct {
 	Progress func(Progress)
 	// Phase, if set, is told when the run enters a phase ("testnet up", ...).
 	Phase func(string)
+	// Store, if set, records the run as it goes: a SIGKILL of the harness
+	// leaves a readable run that the next start marks interrupted.
+	Store *store.Store
 	Log   *slog.Logger
 }
 
@@ -33,6 +40,18 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		Start: time.Now().UTC(), Versions: results.ReadVersions(s.Testnet.Binary), Host: results.ReadHost(),
 		Config: s.Testnet.Config,
 	}
+	if o.Store != nil {
+		pid := os.Getpid()
+		start, _ := process.StartTime(pid)
+		if err := o.Store.Begin(ctx, r, store.Owner{PID: pid, Start: start, Host: r.Host.Hostname}); err != nil {
+			return r, err
+		}
+		phase := o.Phase
+		o.Phase = func(p string) {
+			phase(p)
+			_ = o.Store.Event(context.WithoutCancel(ctx), r.ID, "phase", p)
+		}
+	}
 	err := run(ctx, s, o, r)
 	r.End = time.Now().UTC()
 	switch {
@@ -44,7 +63,33 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 	default:
 		r.Status, r.Error = results.StatusFailed, err.Error()
 	}
+	if o.Store != nil {
+		if serr := o.Store.Finish(context.WithoutCancel(ctx), r); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	return r, err
+}
+
+// Recover marks runs whose harness died (SIGKILL, crash, power loss) as
+// interrupted, keeping what they had recorded.
+func Recover(ctx context.Context, st *store.Store) ([]string, error) {
+	host := results.ReadHost().Hostname
+	running, err := st.Running(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for id, o := range running {
+		if o.PID == os.Getpid() || process.Alive(o.PID, o.Start) {
+			continue
+		}
+		if err := st.MarkInterrupted(ctx, id, fmt.Sprintf("harness pid %d ended before the run did", o.PID)); err != nil {
+			return ids, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run) error {
@@ -77,8 +122,14 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	}
 	for i := 0; i < s.Experiment.Repeats; i++ {
 		o.Phase(fmt.Sprintf("steady %d/%d", i+1, s.Experiment.Repeats))
+		phase := len(r.Phases)
+		var onBlock func(observe.Block)
+		if o.Store != nil {
+			onBlock = func(b observe.Block) { _ = o.Store.Block(context.WithoutCancel(ctx), r.ID, phase, b) }
+		}
 		p, err := Drive(ctx, DriveOptions{
-			RunID: fmt.Sprintf("%s.%d", r.ID, i), Targets: targets, Follow: follow, Load: s.Load, Workload: s.Workload,
+			OnBlock: onBlock,
+			RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: targets, Follow: follow, Load: s.Load, Workload: s.Workload,
 			Warmup: s.Experiment.Warmup.D(), Cooldown: s.Experiment.Cooldown.D(), Drain: s.Experiment.DrainTimeout.D(),
 			Progress: o.Progress, Log: o.Log,
 		})

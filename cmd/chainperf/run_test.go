@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/store"
+)
+
+const shortScenario = `name = "short"
+[testnet]
+validators = 2
+full_nodes = 1
+[load]
+rate = 200
+duration = "8s"
+[experiment]
+warmup = "2s"
+cooldown = "1s"
+drain_timeout = "15s"
+[criteria]
+min_committed_tps = %s
+max_unresolved = 0
+`
+
+// TestRunStoresEverything runs a short scenario end to end on real nodes
+// and checks the report against the database: every height present, the
+// blocks' tx counts add up to the ledger's committed count, the
+// conservation law holds; then a criterion it cannot meet exits 1.
+func TestRunStoresEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	tmp := t.TempDir()
+	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
+	scn := filepath.Join(tmp, "short.toml")
+	os.WriteFile(scn, []byte(strings.Replace(shortScenario, "%s", "100", 1)), 0o644)
+	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"), "--label", "branch=test")
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.List(ctx, store.Filter{Labels: map[string]string{"branch": "test"}})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("stored runs = %v, %v; want 1 labelled branch=test", runs, err)
+	}
+	r, err := st.Run(ctx, runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != results.StatusComplete || !r.Passed {
+		t.Errorf("run status %s passed %v; want complete and passed", r.Status, r.Passed)
+	}
+	p := r.Main()
+	if p == nil || len(p.Blocks) == 0 {
+		t.Fatal("no blocks stored")
+	}
+	ours := 0
+	for i, b := range p.Blocks {
+		ours += b.Ours
+		if i > 0 && b.Height != p.Blocks[i-1].Height+1 {
+			t.Errorf("height %d follows %d: a block is missing", b.Height, p.Blocks[i-1].Height)
+		}
+	}
+	s := p.Ledger
+	if int64(ours) != s.Fates[load.FateCommitted]+s.Fates[load.FateCommittedFailed] {
+		t.Errorf("blocks hold %d of our txs; ledger says %d committed", ours, s.Fates[load.FateCommitted])
+	}
+	if s.Sent != 1600 || !s.Balanced() || s.Fates[load.FateCommitted] != 1600 {
+		t.Errorf("sent %d, fates %v; want 1600 sent and committed", s.Sent, s.Fates)
+	}
+	if s.Latency.Count == 0 || s.Latency.P99 <= 0 {
+		t.Errorf("latency percentiles missing: %+v", s.Latency)
+	}
+	// The report's summary.json says what the database says.
+	var sum results.Run
+	data, err := os.ReadFile(filepath.Join(tmp, "reports", r.ID, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(data, &sum)
+	if sum.Main() == nil || sum.Main().Ledger.Sent != s.Sent || sum.Main().Figures.CommittedTPS != p.Figures.CommittedTPS {
+		t.Errorf("summary.json disagrees with the database")
+	}
+
+	os.WriteFile(scn, []byte(strings.Replace(shortScenario, "%s", "100000", 1)), 0o644)
+	out, code = cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+	if code != 1 || !strings.Contains(out, "failed:     committed tx/s") {
+		t.Errorf("run with an unmeetable criterion: exit %d; want 1 naming the criterion\n%s", code, out)
+	}
+}
+
+// TestKilledRunIsInterrupted: SIGKILL of the harness mid-run leaves a
+// readable database; the next chainperf marks the run interrupted and
+// keeps the blocks it had.
+func TestKilledRunIsInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	tmp := t.TempDir()
+	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
+	scn := filepath.Join(tmp, "long.toml")
+	os.WriteFile(scn, []byte("name = \"long\"\n[testnet]\nvalidators = 2\nfull_nodes = 0\n[load]\nrate = 100\nduration = \"60s\"\n"), 0o644)
+	cmd := exec.Command(binary, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until a few blocks are stored, then kill.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if n := storedBlocks(t, db); n >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no blocks stored within 60s")
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if out, code := cli(t, reg, "clean"); code != 0 {
+		t.Fatalf("clean: exit %d\n%s", code, out)
+	}
+	out, code := cli(t, reg, "runs", "list", "--db", db)
+	if code != 0 || !strings.Contains(out, "interrupted") {
+		t.Fatalf("runs list after a kill: exit %d; want the run interrupted\n%s", code, out)
+	}
+	if n := storedBlocks(t, db); n < 3 {
+		t.Errorf("interrupted run keeps %d blocks; want the 3+ it had", n)
+	}
+}
+
+func storedBlocks(t *testing.T, db string) int {
+	t.Helper()
+	if _, err := os.Stat(db); err != nil {
+		return 0
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		return 0
+	}
+	defer st.Close()
+	runs, err := st.List(ctx, store.Filter{})
+	if err != nil || len(runs) == 0 {
+		return 0
+	}
+	blocks, _ := st.Blocks(ctx, runs[0].ID)
+	return len(blocks[0])
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/report"
+	"github.com/chainperf/chainperf/internal/store"
+)
+
+// dbFlag is the --db flag shared by every command that uses the results
+// database.
+var dbFlag string
+
+// openStore opens the results database and marks the runs of dead
+// harnesses interrupted.
+func openStore(ctx context.Context) (*store.Store, error) {
+	st, err := store.Open(ctx, store.Locate(dbFlag))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := experiment.Recover(ctx, st); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("results database %s: %w", st.Where(), err)
+	}
+	return st, nil
+}
+
+func runsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List, show, export and delete stored runs",
+	}
+	var f store.Filter
+	var labels []string
+	var since string
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List stored runs, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if f.Labels, err = parseLabels(labels); err != nil {
+				return err
+			}
+			if since != "" {
+				if d, derr := time.ParseDuration(since); derr == nil {
+					f.Since = time.Now().Add(-d)
+				} else if f.Since, err = time.Parse("2006-01-02", since); err != nil {
+					return fmt.Errorf("--since %q: write a duration (24h) or a date (2026-11-22)", since)
+				}
+			}
+			st, err := openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			runs, err := st.List(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "ID\tSCENARIO\tSTATUS\tRESULT\tSTARTED\tLABELS")
+			for _, r := range runs {
+				res := "-"
+				if r.Passed != nil {
+					res = map[bool]string{true: "pass", false: "fail"}[*r.Passed]
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Scenario, r.Status, res, r.Start.Local().Format("2006-01-02 15:04:05"), formatLabels(r.Labels))
+			}
+			return w.Flush()
+		},
+	}
+	list.Flags().StringVar(&f.Scenario, "scenario", "", "only runs of this scenario")
+	list.Flags().StringVar(&f.Status, "status", "", "only runs with this status (running, complete, failed, interrupted)")
+	list.Flags().StringVar(&since, "since", "", "only runs started since a duration ago (24h) or a date (2026-11-22)")
+	list.Flags().StringSliceVar(&labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable)")
+	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many runs (0: all)")
+
+	show := &cobra.Command{
+		Use:   "show RUN_ID",
+		Short: "Show a stored run's summary",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			r, err := st.Run(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			report.Markdown(cmd.OutOrStdout(), r)
+			return nil
+		},
+	}
+	var format string
+	export := &cobra.Command{
+		Use:   "export RUN_ID [--format json|csv]",
+		Short: "Export a stored run: the whole record as JSON, or its per-second series as CSV",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "json" && format != "csv" {
+				return fmt.Errorf("--format %q: use json or csv", format)
+			}
+			st, err := openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if format == "csv" {
+				w := csv.NewWriter(cmd.OutOrStdout())
+				if err := st.SecondsCSV(cmd.Context(), args[0], w.Write); err != nil {
+					return err
+				}
+				w.Flush()
+				return w.Error()
+			}
+			r, err := st.Run(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		},
+	}
+	export.Flags().StringVar(&format, "format", "json", "json or csv")
+	del := &cobra.Command{
+		Use:   "delete RUN_ID",
+		Short: "Delete a stored run and everything recorded with it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := st.Delete(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "deleted run %s\n", args[0])
+			return nil
+		},
+	}
+	cmd.AddCommand(list, show, export, del)
+	return cmd
+}
+
+func reportCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "report RUN_ID [--report-dir D]",
+		Short: "Render a stored run's report again",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			r, err := st.Run(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			paths, err := report.Write(filepath.Join(dir, r.ID), r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", strings.Join(paths, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "report-dir", "chainperf-reports", "where the report goes (RUN_ID/ below it)")
+	return cmd
+}
+
+func formatLabels(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ",")
+}

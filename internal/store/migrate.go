@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// migrations are applied in order; the schema version is how many ran.
+// Never edit a released one: add the next.
+var migrations = [][]string{
+	1: {
+		`CREATE TABLE runs (
+			id            TEXT PRIMARY KEY,
+			scenario      TEXT NOT NULL,
+			scenario_text TEXT NOT NULL,
+			status        TEXT NOT NULL,
+			error         TEXT NOT NULL DEFAULT '',
+			started_at    TEXT NOT NULL,
+			ended_at      TEXT NOT NULL DEFAULT '',
+			harness_pid   BIGINT NOT NULL DEFAULT 0,
+			harness_start BIGINT NOT NULL DEFAULT 0,
+			harness_host  TEXT NOT NULL DEFAULT '',
+			passed        BOOLEAN,
+			record        TEXT NOT NULL DEFAULT '{}'
+		)`,
+		`CREATE INDEX runs_started ON runs (started_at)`,
+		`CREATE TABLE run_labels (
+			run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+			key    TEXT NOT NULL,
+			value  TEXT NOT NULL,
+			PRIMARY KEY (run_id, key)
+		)`,
+		`CREATE TABLE events (
+			run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+			at     TEXT NOT NULL,
+			kind   TEXT NOT NULL,
+			detail TEXT NOT NULL DEFAULT ''
+		)`,
+		`CREATE TABLE blocks (
+			run_id   TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+			phase    INTEGER NOT NULL,
+			height   BIGINT NOT NULL,
+			time     TEXT NOT NULL,
+			seen     TEXT NOT NULL,
+			txs      INTEGER NOT NULL,
+			ours     INTEGER NOT NULL,
+			failed   INTEGER NOT NULL,
+			bytes    INTEGER NOT NULL,
+			round    INTEGER NOT NULL,
+			proposer TEXT NOT NULL,
+			PRIMARY KEY (run_id, phase, height)
+		)`,
+		`CREATE TABLE seconds (
+			run_id     TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+			phase      INTEGER NOT NULL,
+			second     INTEGER NOT NULL,
+			sent       BIGINT NOT NULL,
+			accepted   BIGINT NOT NULL,
+			rejected   BIGINT NOT NULL,
+			send_error BIGINT NOT NULL,
+			committed  BIGINT NOT NULL,
+			PRIMARY KEY (run_id, phase, second)
+		)`,
+	},
+}
+
+// SchemaVersion is the schema this chainperf writes.
+var SchemaVersion = len(migrations) - 1
+
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	var v int
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v)
+	if err != nil {
+		return fmt.Errorf("schema version: %w", err)
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("written by a newer chainperf (schema version %d; this one knows up to %d): upgrade chainperf or use another database", v, SchemaVersion)
+	}
+	for next := v + 1; next <= SchemaVersion; next++ {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		for _, stmt := range migrations[next] {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %d: %w", next, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_version (version) VALUES (?)`), next); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %d: %w", next, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+// Package store is the results database: every run, its blocks and its
+// per-second series, in SQLite (one file, WAL, the default) or PostgreSQL.
+// One schema and one set of queries serve both; versioned migrations run
+// at open, and a database written by a newer chainperf is refused.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"             // registers "sqlite"
+)
+
+// DefaultPath is the SQLite file used when neither --db nor CHAINPERF_DB
+// says otherwise: in the working dir.
+const DefaultPath = "chainperf.db"
+
+// A Store is an open results database.
+type Store struct {
+	db       *sql.DB
+	postgres bool
+	where    string // for messages: the file or the server, never a password
+}
+
+// Locate picks the database: flag, then CHAINPERF_DB, then DefaultPath.
+func Locate(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if env := os.Getenv("CHAINPERF_DB"); env != "" {
+		return env
+	}
+	return DefaultPath
+}
+
+// Open opens (and creates or migrates) the database at dsn: a
+// postgres:// or postgresql:// URL, or a SQLite file path.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	s := &Store{}
+	var err error
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		s.postgres, s.where = true, redact(dsn)
+		s.db, err = sql.Open("pgx", dsn)
+	} else {
+		s.where = dsn
+		dir := filepath.Dir(dsn)
+		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+			return nil, fmt.Errorf("results database %s: directory %s does not exist", dsn, dir)
+		}
+		// WAL: readers never block the writer of a run in progress;
+		// busy_timeout: two chainperf processes may share the file.
+		s.db, err = sql.Open("sqlite", "file:"+dsn+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)")
+		if err == nil {
+			s.db.SetMaxOpenConns(1)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results database %s: %w", s.where, err)
+	}
+	if err := s.db.PingContext(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("results database %s: cannot connect: %w", s.where, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("results database %s: %w", s.where, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Where names the database for messages (passwords removed).
+func (s *Store) Where() string { return s.where }
+
+// redact removes the password from a URL.
+func redact(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	scheme := strings.Index(dsn, "://")
+	if at < 0 || scheme < 0 {
+		return dsn
+	}
+	userinfo := dsn[scheme+3 : at]
+	if u, _, ok := strings.Cut(userinfo, ":"); ok {
+		return dsn[:scheme+3] + u + ":***" + dsn[at:]
+	}
+	return dsn
+}
+
+// q rewrites '?' placeholders to PostgreSQL's $1, $2, ...
+func (s *Store) q(query string) string {
+	if !s.postgres {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range query {
+		if c == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// ErrNotFound is returned for a run ID the database does not hold.
+var ErrNotFound = errors.New("no such run")

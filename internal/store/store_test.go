@@ -1,0 +1,199 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// backends returns a fresh database per backend: SQLite always, and a real
+// PostgreSQL server when CHAINPERF_TEST_POSTGRES holds its URL (CI starts
+// one; the test then fails rather than skips if it cannot connect).
+func backends(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{"sqlite": filepath.Join(t.TempDir(), "runs.db")}
+	base := os.Getenv("CHAINPERF_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI must set CHAINPERF_TEST_POSTGRES: the store suite runs on a real PostgreSQL there")
+		}
+		t.Log("CHAINPERF_TEST_POSTGRES not set: PostgreSQL backend not tested")
+		return out
+	}
+	// A database of its own per test, dropped at the end.
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("chainperf_test_%d", time.Now().UnixNano())
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		admin.Exec("DROP DATABASE " + name + " WITH (FORCE)")
+		admin.Close()
+	})
+	i := strings.LastIndex(base, "/")
+	rest := ""
+	if q := strings.IndexByte(base[i:], '?'); q >= 0 {
+		rest = base[i+q:]
+	}
+	out["postgres"] = base[:i+1] + name + rest
+	return out
+}
+
+func sampleRun(id string, start time.Time) *results.Run {
+	return &results.Run{
+		ID: id, Scenario: "default", Text: "name = \"default\"\n", Status: results.StatusRunning,
+		Start: start, Labels: map[string]string{"branch": "main"},
+	}
+}
+
+func TestStoreSuite(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+			r := sampleRun("run-a", start)
+			if err := s.Begin(ctx, r, Owner{PID: 42, Start: 7, Host: "h"}); err != nil {
+				t.Fatal(err)
+			}
+			for h := int64(10); h < 15; h++ {
+				b := observe.Block{Height: h, Time: start.Add(time.Duration(h) * time.Second), Seen: start.Add(time.Duration(h)*time.Second + 5*time.Millisecond), Txs: int(h), Ours: int(h), Round: 0, Proposer: "AB"}
+				if err := s.Block(ctx, r.ID, 0, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Event(ctx, r.ID, "phase", "steady 1/1"); err != nil {
+				t.Fatal(err)
+			}
+			// Before it finishes, the run is listed as running.
+			running, err := s.Running(ctx, "h")
+			if err != nil || running["run-a"].PID != 42 {
+				t.Fatalf("Running = %v, %v; want run-a owned by pid 42", running, err)
+			}
+			r.Phases = []*results.Phase{{
+				Model: "constant 10 tx/s for 5s",
+				Ledger: load.Summary{Sent: 60, Fates: map[load.Fate]int64{load.FateCommitted: 60},
+					PerSecond: []load.Second{{Sent: 10, Committed: 8}, {Sent: 10, Committed: 12}}},
+				Figures: results.Figures{CommittedTPS: 10},
+			}}
+			r.Status, r.End, r.Passed = results.StatusComplete, start.Add(time.Minute), true
+			if err := s.Finish(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Run(ctx, "run-a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != results.StatusComplete || !got.Start.Equal(start) || got.Labels["branch"] != "main" {
+				t.Errorf("Run = status %s start %s labels %v", got.Status, got.Start, got.Labels)
+			}
+			if len(got.Phases) != 1 || len(got.Phases[0].Blocks) != 5 || got.Phases[0].Blocks[4].Height != 14 {
+				t.Fatalf("phases/blocks not restored: %+v", got.Phases)
+			}
+			if got.Phases[0].Figures.CommittedTPS != 10 || got.Phases[0].Ledger.Fates[load.FateCommitted] != 60 {
+				t.Errorf("figures not restored: %+v", got.Phases[0])
+			}
+			var rows [][]string
+			if err := s.SecondsCSV(ctx, "run-a", func(rec []string) error { rows = append(rows, rec); return nil }); err != nil || len(rows) != 3 {
+				t.Errorf("SecondsCSV = %v rows, %v; want header + 2", len(rows), err)
+			}
+
+			// A second run, interrupted: it keeps what it had.
+			r2 := sampleRun("run-b", start.Add(time.Hour))
+			r2.Labels = map[string]string{"branch": "feature"}
+			if err := s.Begin(ctx, r2, Owner{PID: 43, Host: "h"}); err != nil {
+				t.Fatal(err)
+			}
+			s.Block(ctx, "run-b", 0, observe.Block{Height: 3, Time: start, Seen: start, Proposer: "CD"})
+			if err := s.MarkInterrupted(ctx, "run-b", "harness gone"); err != nil {
+				t.Fatal(err)
+			}
+			b, err := s.Run(ctx, "run-b")
+			if err != nil || b.Status != results.StatusInterrupted || len(b.Phases) != 1 || len(b.Phases[0].Blocks) != 1 {
+				t.Fatalf("interrupted run = %+v, %v", b, err)
+			}
+
+			for _, tc := range []struct {
+				f    Filter
+				want string
+			}{
+				{Filter{}, "run-b run-a"}, // newest first
+				{Filter{Status: "complete"}, "run-a"},
+				{Filter{Labels: map[string]string{"branch": "feature"}}, "run-b"},
+				{Filter{Since: start.Add(30 * time.Minute)}, "run-b"},
+				{Filter{Scenario: "other"}, ""},
+				{Filter{Limit: 1}, "run-b"},
+			} {
+				list, err := s.List(ctx, tc.f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, l := range list {
+					ids = append(ids, l.ID)
+				}
+				if got := strings.Join(ids, " "); got != tc.want {
+					t.Errorf("List(%+v) = %q; want %q", tc.f, got, tc.want)
+				}
+			}
+			if err := s.Delete(ctx, "run-a"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Run(ctx, "run-a"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("Run(deleted) = %v; want ErrNotFound", err)
+			}
+			if blocks, _ := s.Blocks(ctx, "run-a"); len(blocks) != 0 {
+				t.Errorf("deleted run keeps %d block phases", len(blocks))
+			}
+			if err := s.Delete(ctx, "run-a"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("Delete twice = %v; want ErrNotFound", err)
+			}
+		})
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.db.Exec(s.q(`INSERT INTO schema_version (version) VALUES (?)`), SchemaVersion+1)
+			s.Close()
+			_, err = Open(ctx, dsn)
+			if err == nil || !strings.Contains(err.Error(), "written by a newer chainperf") {
+				t.Errorf("Open(newer schema) = %v; want a refusal", err)
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Open(ctx, "/nonexistent/dir/runs.db"); err == nil || !strings.Contains(err.Error(), "directory /nonexistent/dir does not exist") {
+		t.Errorf("Open(missing dir) = %v", err)
+	}
+	_, err := Open(ctx, "postgres://chainperf:wrongpass@127.0.0.1:1/chainperf?connect_timeout=2")
+	if err == nil || !strings.Contains(err.Error(), "cannot connect") || strings.Contains(err.Error(), "wrongpass") {
+		t.Errorf("Open(unreachable postgres) = %v; want 'cannot connect' and no password", err)
+	}
+}
