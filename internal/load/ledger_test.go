@@ -18,12 +18,12 @@ func TestLedgerFates(t *testing.T) {
 	for i := 0; i < 7; i++ {
 		l.Begin(hashOf(i), time.Duration(i)*time.Millisecond)
 	}
-	l.Sent(hashOf(0), 0, at(1), Accepted, "")                    // -> committed
-	l.Sent(hashOf(1), time.Millisecond, at(2), Accepted, "")     // -> committed_failed
+	l.Sent(hashOf(0), 0, at(1), Accepted, "")                // -> committed
+	l.Sent(hashOf(1), time.Millisecond, at(2), Accepted, "") // -> committed_failed
 	l.Sent(hashOf(2), 2*time.Millisecond, at(3), Rejected, "mempool is full: number of txs 5000 (max: 5000)")
 	l.Sent(hashOf(3), 3*time.Millisecond, at(4), SendError, "dial tcp: connection refused") // stays send_error
-	l.Sent(hashOf(4), 4*time.Millisecond, at(5), SendError, "timeout")                       // answer lost, yet committed
-	l.Sent(hashOf(5), 5*time.Millisecond, at(6), Accepted, "")                               // never seen: unresolved
+	l.Sent(hashOf(4), 4*time.Millisecond, at(5), SendError, "timeout")                      // answer lost, yet committed
+	l.Sent(hashOf(5), 5*time.Millisecond, at(6), Accepted, "")                              // never seen: unresolved
 	// tx 6 is in a block before its send returns (broadcast_tx_commit).
 	if !l.Committed(hashOf(6), 1, 0, at(900)) {
 		t.Fatal("Committed(tx6) = false; want true for a tx the ledger began")
