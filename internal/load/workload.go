@@ -15,35 +15,64 @@ type Workload interface {
 	String() string
 }
 
-// KVStore makes txs for CometBFT's kvstore app: "KEY=VALUE" where the key
-// carries the run ID and the sequence number (so that no two txs of any two
-// runs are equal) and the value pads the tx to Size bytes. Neither holds
-// '=' or ':', which kvstore would read as a second separator.
+// KVStore makes txs for CometBFT's kvstore app: "KEY=VALUE". Without
+// accounts the key carries the run ID and the sequence number; with them
+// the key is the picked account ("acct17") and the value carries run ID and
+// sequence number. Either way no two txs of any two runs are equal, and the
+// value pads the tx to Size bytes. Nothing holds '=' or ':', which kvstore
+// would read as a second separator.
 type KVStore struct {
-	RunID string // letters and digits only
-	Size  int    // bytes per tx
+	RunID    string   // letters, digits, '-' and '.' only
+	Size     int      // bytes per tx
+	Accounts Selector // nil: a key per tx
 }
 
 func (k KVStore) Append(buf []byte, seq uint64) []byte {
 	start := len(buf)
+	if k.Accounts != nil {
+		buf = append(buf, "acct"...)
+		buf = strconv.AppendInt(buf, int64(k.Accounts.Pick(seq)), 10)
+		buf = append(buf, '=')
+	}
 	buf = append(buf, "cp"...)
 	buf = append(buf, k.RunID...)
 	buf = append(buf, '.')
 	buf = strconv.AppendUint(buf, seq, 10)
-	buf = append(buf, '=')
+	if k.Accounts == nil {
+		buf = append(buf, '=')
+	}
+	buf = append(buf, '.')
 	for i := len(buf) - start; i < k.Size; i++ {
 		buf = append(buf, 'a'+byte((seq+uint64(i))%26))
 	}
 	return buf
 }
 
-func (k KVStore) String() string { return fmt.Sprintf("kvstore, %d-byte txs", k.Size) }
+func (k KVStore) String() string {
+	if k.Accounts != nil {
+		return fmt.Sprintf("kvstore, %d-byte txs, %s", k.Size, k.Accounts)
+	}
+	return fmt.Sprintf("kvstore, %d-byte txs", k.Size)
+}
 
 // WorkloadFrom builds the workload a scenario's [workload] section describes.
 func WorkloadFrom(w scenario.Workload, runID string) (Workload, error) {
 	switch w.Kind {
 	case "kvstore":
-		return KVStore{RunID: runID, Size: w.TxSize}, nil
+		k := KVStore{RunID: runID, Size: w.TxSize}
+		if w.Accounts > 0 {
+			switch w.Selection {
+			case "zipf":
+				z, err := NewZipf(w.Accounts, w.ZipfShift, w.ZipfExponent, w.Seed)
+				if err != nil {
+					return nil, err
+				}
+				k.Accounts = z
+			default:
+				k.Accounts = Uniform{N: w.Accounts, Seed: w.Seed}
+			}
+		}
+		return k, nil
 	}
 	return nil, fmt.Errorf("unknown workload %q", w.Kind)
 }

@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -52,5 +53,24 @@ func TestBuildTxAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("building a tx and its request: %.1f allocations; want 0", allocs)
+	}
+}
+
+// TestKVStoreAccounts: with accounts the key is the picked account and the
+// tx stays unique and valid.
+func TestKVStoreAccounts(t *testing.T) {
+	z, _ := NewZipf(10, 2.7, 1, 3)
+	w := KVStore{RunID: "r1", Size: 80, Accounts: z}
+	seen := map[string]bool{}
+	for seq := uint64(0); seq < 500; seq++ {
+		tx := w.Append(nil, seq)
+		key, _, _ := bytes.Cut(tx, []byte("="))
+		if want := fmt.Sprintf("acct%d", z.Pick(seq)); string(key) != want || len(tx) != 80 || bytes.Count(tx, []byte("=")) != 1 {
+			t.Fatalf("tx %d = %q; want key %s, 80 bytes, one '='", seq, tx, want)
+		}
+		seen[string(tx)] = true
+	}
+	if len(seen) != 500 {
+		t.Errorf("%d distinct txs of 500", len(seen))
 	}
 }

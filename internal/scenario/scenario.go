@@ -53,8 +53,13 @@ type Testnet struct {
 
 // Workload describes what one transaction is.
 type Workload struct {
-	Kind   string `toml:"kind"`
-	TxSize int    `toml:"tx_size"`
+	Kind         string  `toml:"kind"`
+	TxSize       int     `toml:"tx_size"`
+	Accounts     int     `toml:"accounts"`
+	Selection    string  `toml:"selection"`
+	ZipfShift    float64 `toml:"zipf_shift"`
+	ZipfExponent float64 `toml:"zipf_exponent"`
+	Seed         uint64  `toml:"seed"`
 }
 
 // Load describes the load shape: the rate model and how txs are sent.

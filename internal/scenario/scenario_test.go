@@ -39,6 +39,7 @@ func TestParseErrors(t *testing.T) {
 		{"misspelled model", "[load]\nmodel = \"constnt\"\n", `f.toml:2: load.model: "constnt" is not one of constant, connections, steps, ramp, max (did you mean "constant"?)`},
 		{"zero rate", "[load]\nrate = 0\n", "f.toml:2: load.rate: 0: must be positive"},
 		{"negative step", "[load]\nmodel = \"steps\"\nsteps = [{rate = 10, duration = \"5s\"},\n  {rate = 10, duration = \"-5s\"}]\n", "f.toml:4: load.steps[1].duration"},
+		{"zipf exponent", "[workload]\naccounts = 10\nselection = \"zipf\"\nzipf_exponent = 0\n", "f.toml:4: workload.zipf_exponent: 0: must be positive"},
 		{"misspelled experiment", "[experiment]\nkind = \"stedy\"\n", `did you mean "steady"?`},
 		{"bad toml", "[testnet\n", "f.toml:1"},
 	} {

@@ -17,6 +17,7 @@ import (
 var (
 	Providers       = []string{"process"}
 	WorkloadKinds   = []string{"kvstore"}
+	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max"}
 	Methods         = []string{"sync", "async", "commit"}
 	ExperimentKinds = []string{"steady"}
@@ -109,6 +110,18 @@ func (s *Scenario) validate(l lines) []error {
 	c.oneOf("workload.kind", w.Kind, WorkloadKinds)
 	if w.TxSize < 64 || w.TxSize > 1<<20 {
 		c.fail("workload.tx_size", "%d: must be from 64 to 1048576 bytes", w.TxSize)
+	}
+	if w.Accounts < 0 || w.Accounts > 10_000_000 {
+		c.fail("workload.accounts", "%d: must be from 0 to 10000000", w.Accounts)
+	}
+	c.oneOf("workload.selection", w.Selection, Selections)
+	if w.Selection == "zipf" {
+		if !(w.ZipfExponent > 0) {
+			c.fail("workload.zipf_exponent", "%g: must be positive", w.ZipfExponent)
+		}
+		if !(w.ZipfShift >= 0) {
+			c.fail("workload.zipf_shift", "%g: must be 0 or more", w.ZipfShift)
+		}
 	}
 
 	s.validateLoad(c)
