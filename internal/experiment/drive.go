@@ -68,6 +68,10 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	if err != nil {
 		return nil, err
 	}
+	pid, feedback := model.(*load.PID)
+	if feedback && len(o.Follow) == 0 {
+		return nil, fmt.Errorf("the pid rate model steers by block intervals: it needs the block follower (drop --no-follow)")
+	}
 	if err := load.CheckTargets(ctx, o.Targets); err != nil {
 		return nil, err
 	}
@@ -94,7 +98,11 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	defer stopFollow()
 	var follower *observe.Follower
 	if len(o.Follow) > 0 {
-		follower = observe.NewFollower(o.Follow, from, ledger, o.OnBlock, o.Log)
+		var sink observe.Ledger = ledger
+		if feedback {
+			sink = &pidFeed{Ledger: ledger, pid: pid, start: start}
+		}
+		follower = observe.NewFollower(o.Follow, from, sink, o.OnBlock, o.Log)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -126,6 +134,9 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 			case <-loadCtx.Done():
 				return
 			case <-tick.C:
+				if feedback {
+					pid.CheckStall(time.Since(start))
+				}
 				report("load")
 			}
 		}
@@ -163,4 +174,21 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 		return r, fmt.Errorf("load interrupted: %w", runErr)
 	}
 	return r, nil
+}
+
+// pidFeed passes each block's interval to the pid rate model on its way to
+// the ledger.
+type pidFeed struct {
+	*load.Ledger
+	pid   *load.PID
+	start time.Time
+	prev  time.Time
+}
+
+func (f *pidFeed) BlockTime(height int64, t time.Time) {
+	f.Ledger.BlockTime(height, t)
+	if !f.prev.IsZero() {
+		f.pid.Block(time.Since(f.start), t.Sub(f.prev))
+	}
+	f.prev = t
 }

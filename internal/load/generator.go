@@ -78,6 +78,7 @@ type job struct {
 	n      int           // txs
 	due    time.Duration // intended time of the last tx: when the request is due
 	direct bool          // closed loop: intended time = dispatch time
+	done   chan struct{} // if set, told when the send has finished
 }
 
 // Run sends until the model's length has passed (or ctx ends), then waits
@@ -93,9 +94,12 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 			g.sender(client, jobs)
 		}()
 	}
-	if _, closed := g.cfg.Model.(Max); closed {
+	switch m := g.cfg.Model.(type) {
+	case Max:
 		g.closedLoop(ctx, jobs)
-	} else {
+	case Users:
+		g.users(ctx, m, jobs)
+	default:
 		g.pace(ctx, jobs)
 	}
 	close(jobs)
@@ -107,17 +111,30 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 // pace hands out jobs at their intended times.
 func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 	m, start := g.cfg.Model, g.ledger.Start()
-	total := uint64(math.Ceil(m.Due(m.Length())))
+	_, feedback := m.(*PID)
 	batch := uint64(g.cfg.Batch)
 	var prev time.Duration
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
-	for seq := uint64(0); seq < total; seq += batch {
-		n := min(batch, total-seq)
+	for seq, n := uint64(0), batch; ; seq += n {
 		due, ok := IntendedTime(m, float64(seq+n-1), prev)
 		if !ok {
-			break
+			// A feedback model may raise its rate later: wait and look again.
+			if feedback && time.Since(start) < m.Length() && ctx.Err() == nil {
+				time.Sleep(5 * time.Millisecond)
+				seq -= n
+				continue
+			}
+			// The last request may hold fewer txs than a batch.
+			total := uint64(math.Ceil(m.Due(m.Length())))
+			if total <= seq || n == 1 {
+				break
+			}
+			n = total - seq
+			if due, ok = IntendedTime(m, float64(seq+n-1), prev); !ok {
+				break
+			}
 		}
 		prev = due
 		if wait := time.Until(start.Add(due)); wait > 0 {
@@ -144,7 +161,7 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 			return
 		}
 	}
-	g.due, g.elapsed = float64(total), m.Length()
+	g.due, g.elapsed = m.Due(m.Length()), m.Length()
 }
 
 // closedLoop keeps every sender busy until the model's length has passed.
@@ -159,6 +176,44 @@ func (g *Generator) closedLoop(ctx context.Context, jobs chan<- job) {
 			return
 		}
 	}
+}
+
+// users runs N users, each sending one tx, waiting for its answer, then
+// thinking; a tx's intended time is the end of its user's think time.
+func (g *Generator) users(ctx context.Context, u Users, jobs chan<- job) {
+	end := g.ledger.Start().Add(u.D)
+	var seq atomic.Uint64
+	var wg sync.WaitGroup
+	for i := 0; i < u.N; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Users start spread over one think time, as locust's spawn does.
+			first := time.Duration(i) * u.Think / time.Duration(u.N)
+			t := time.NewTimer(time.Until(g.ledger.Start().Add(first)))
+			defer t.Stop()
+			done := make(chan struct{})
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+				if time.Now().After(end) {
+					return
+				}
+				select {
+				case jobs <- job{seq: seq.Add(1) - 1, n: 1, direct: true, done: done}:
+					g.dispatched.Add(1)
+				case <-ctx.Done():
+					return
+				}
+				<-done
+				t.Reset(u.Think)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // sender sends jobs until the channel closes. Its buffers are reused, so a
@@ -237,6 +292,9 @@ func (g *Generator) sender(client *fasthttp.Client, jobs <-chan job) {
 			}
 			g.ledger.Sent(h, intended[i], started, o, why)
 		}
+		if j.done != nil {
+			j.done <- struct{}{}
+		}
 	}
 }
 
@@ -259,6 +317,9 @@ func (g *Generator) Report(s Summary) Report {
 	}
 	if r.Due > 0 && float64(s.Sent) < r.Due*(1-BoundRateLoss) {
 		why = append(why, fmt.Sprintf("sent %d of %.0f due txs", s.Sent, r.Due))
+	}
+	if _, closed := g.cfg.Model.(Users); closed {
+		why = why[:0] // a closed loop has no schedule to fall behind
 	}
 	if len(why) > 0 && r.BlockedJobs > 0 {
 		why = append(why, fmt.Sprintf("all %d senders were busy %d times (raise load.max_in_flight, or the node answers slowly)", g.cfg.MaxInFlight, r.BlockedJobs))

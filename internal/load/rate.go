@@ -165,6 +165,14 @@ func ModelFrom(l scenario.Load) (RateModel, error) {
 		return s, nil
 	case "max":
 		return Max{D: d}, nil
+	case "users":
+		return Users{N: l.Users, Think: l.ThinkTime.D(), D: d}, nil
+	case "pid":
+		p := l.PID
+		return NewPID(PIDConfig{
+			Target: p.Target.D(), Window: p.Window, Kp: p.Kp, Ki: p.Ki, Kd: p.Kd,
+			Min: p.MinRate, Max: p.MaxRate, Stall: p.Stall.D(), D: d,
+		}, p.StartRate), nil
 	}
 	return nil, fmt.Errorf("unknown rate model %q", l.Model)
 }

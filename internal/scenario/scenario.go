@@ -74,6 +74,22 @@ type Load struct {
 	Method      string   `toml:"method"`
 	Batch       int      `toml:"batch"`
 	MaxInFlight int      `toml:"max_in_flight"`
+	Users       int      `toml:"users"`
+	ThinkTime   Duration `toml:"think_time"`
+	PID         PID      `toml:"pid"`
+}
+
+// PID configures the rate model that holds a target block interval.
+type PID struct {
+	Target    Duration `toml:"target"`
+	Window    int      `toml:"window"`
+	Kp        float64  `toml:"kp"`
+	Ki        float64  `toml:"ki"`
+	Kd        float64  `toml:"kd"`
+	StartRate float64  `toml:"start_rate"`
+	MinRate   float64  `toml:"min_rate"`
+	MaxRate   float64  `toml:"max_rate"`
+	Stall     Duration `toml:"stall"`
 }
 
 // A Step is one stage of the steps rate model.

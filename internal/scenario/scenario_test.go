@@ -36,10 +36,12 @@ func TestParseErrors(t *testing.T) {
 		{"owned config key", "[testnet.config]\n\"rpc.laddr\" = \"tcp://0.0.0.0:1\"\n", "set by chainperf"},
 		{"cometbft rejects", "[testnet.config]\n\"mempool.size\" = -5\n", "CometBFT rejects"},
 		{"missing binary", "[testnet]\nbinary = \"/nonexistent/cometbft\"\n", "f.toml:2: testnet.binary: node binary /nonexistent/cometbft not found"},
-		{"misspelled model", "[load]\nmodel = \"constnt\"\n", `f.toml:2: load.model: "constnt" is not one of constant, connections, steps, ramp, max (did you mean "constant"?)`},
+		{"misspelled model", "[load]\nmodel = \"constnt\"\n", `f.toml:2: load.model: "constnt" is not one of constant, connections, steps, ramp, max, users, pid (did you mean "constant"?)`},
 		{"zero rate", "[load]\nrate = 0\n", "f.toml:2: load.rate: 0: must be positive"},
 		{"negative step", "[load]\nmodel = \"steps\"\nsteps = [{rate = 10, duration = \"5s\"},\n  {rate = 10, duration = \"-5s\"}]\n", "f.toml:4: load.steps[1].duration"},
 		{"zipf exponent", "[workload]\naccounts = 10\nselection = \"zipf\"\nzipf_exponent = 0\n", "f.toml:4: workload.zipf_exponent: 0: must be positive"},
+		{"pid below timeout_commit", "[load]\nmodel = \"pid\"\n[load.pid]\ntarget = \"800ms\"\n", "f.toml:4: load.pid.target: 800ms cannot be met: blocks come at least timeout_commit = 1s"},
+		{"users without think time", "[load]\nmodel = \"users\"\nthink_time = \"0s\"\n", "f.toml:3: load.think_time"},
 		{"misspelled experiment", "[experiment]\nkind = \"stedy\"\n", `did you mean "steady"?`},
 		{"bad toml", "[testnet\n", "f.toml:1"},
 	} {

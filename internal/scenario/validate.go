@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cometbft/cometbft/config"
 
@@ -18,7 +19,7 @@ var (
 	Providers       = []string{"process"}
 	WorkloadKinds   = []string{"kvstore"}
 	Selections      = []string{"uniform", "zipf"}
-	RateModels      = []string{"constant", "connections", "steps", "ramp", "max"}
+	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}
 	ExperimentKinds = []string{"steady"}
 )
@@ -186,6 +187,40 @@ func (s *Scenario) validateLoad(c *checker) {
 	case "ramp":
 		if l.From < 0 || l.To < 0 || l.From == 0 && l.To == 0 {
 			c.fail("load.from", "ramp from %g to %g: rates cannot be negative and one must be positive", l.From, l.To)
+		}
+	case "users":
+		if l.Users < 1 || l.Users > 100000 {
+			c.fail("load.users", "%d: must be from 1 to 100000", l.Users)
+		}
+		if l.ThinkTime <= 0 {
+			c.fail("load.think_time", "%s: must be positive", l.ThinkTime.D())
+		}
+	case "pid":
+		p := l.PID
+		if p.Target <= 0 {
+			c.fail("load.pid.target", "%s: must be positive", p.Target.D())
+		}
+		if p.Window < 1 {
+			c.fail("load.pid.window", "%d: must be at least 1 block", p.Window)
+		}
+		if !(p.MinRate > 0) || !(p.MaxRate >= p.MinRate) {
+			c.fail("load.pid.min_rate", "min_rate %g, max_rate %g: need 0 < min_rate <= max_rate", p.MinRate, p.MaxRate)
+		}
+		if p.StartRate < p.MinRate || p.StartRate > p.MaxRate {
+			c.fail("load.pid.start_rate", "%g: must be within [min_rate, max_rate]", p.StartRate)
+		}
+		if p.Stall < 0 {
+			c.fail("load.pid.stall", "cannot be negative")
+		}
+		if p.Kp < 0 || p.Ki < 0 || p.Kd < 0 {
+			c.fail("load.pid", "gains kp, ki, kd cannot be negative")
+		}
+		if tc, ok := s.Testnet.Config["consensus.timeout_commit"].(string); ok {
+			if d, err := time.ParseDuration(tc); err == nil && p.Target.D() <= d {
+				c.fail("load.pid.target", "%s cannot be met: blocks come at least timeout_commit = %s apart even with no load; set a target above it", p.Target.D(), d)
+			}
+		} else if p.Target.D() <= time.Second {
+			c.fail("load.pid.target", "%s cannot be met: blocks come at least timeout_commit = 1s (CometBFT's default) apart even with no load; set a target above it", p.Target.D())
 		}
 	case "steps":
 		if len(l.Steps) == 0 {

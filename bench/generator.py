@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Generator benchmark: chainperf against k6 and locust, in one run, on one machine.
+
+Every generator sends broadcast_tx_sync JSON-RPC requests to the same `chainperf sink` (which
+accepts everything). The generator is pinned to CPU 0 and the sink to CPU 1 (taskset). For each
+generator and target rate it runs DURATION seconds and reports the achieved rate, CPU-seconds per
+1000 txs, peak RSS and (chainperf) p99 schedule lag. A rate counts as sustained when the achieved
+rate is within 1 % of the target (and, for chainperf, the run was not generator-bound).
+
+Peers are installed here if missing, never made dependencies of chainperf:
+  k6:     go install go.k6.io/k6@v0.57.0          (into $PEERS, default /tmp/chainperf-peers)
+  locust: pip install locust==2.32.4 in a venv    (in $PEERS/locust-venv)
+
+Usage: bench/generator.py [--duration 20] [--quick]
+"""
+import argparse, json, os, re, shutil, signal, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEERS = os.environ.get("PEERS", "/tmp/chainperf-peers")
+SINK = "127.0.0.1:27700"
+URL = "http://" + SINK
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def timed(cmd, cwd=None):
+    """Runs cmd pinned to CPU 0 under /usr/bin/time; returns (stdout, cpu_s, max_rss_mib)."""
+    tf = tempfile.NamedTemporaryFile(delete=False)
+    tf.close()
+    p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", tf.name, "taskset", "-c", "0"] + cmd,
+                       capture_output=True, text=True, cwd=cwd)
+    u, s, m = open(tf.name).read().split()[-3:]
+    os.unlink(tf.name)
+    if p.returncode != 0:
+        print(p.stdout[-2000:], p.stderr[-2000:], file=sys.stderr)
+    return p.stdout + p.stderr, float(u) + float(s), int(m) / 1024
+
+
+def ensure_peers():
+    os.makedirs(PEERS, exist_ok=True)
+    k6 = os.path.join(PEERS, "k6")
+    if not os.path.exists(k6):
+        print("installing k6 (go install go.k6.io/k6@v0.57.0) ...", flush=True)
+        sh(["go", "install", "go.k6.io/k6@v0.57.0"], env={**os.environ, "GOBIN": PEERS})
+    venv = os.path.join(PEERS, "locust-venv")
+    if not os.path.exists(os.path.join(venv, "bin", "locust")):
+        print("installing locust 2.32.4 in a venv ...", flush=True)
+        sh([sys.executable, "-m", "venv", venv])
+        sh([os.path.join(venv, "bin", "pip"), "install", "-q", "locust==2.32.4"])
+    return k6, os.path.join(venv, "bin", "locust")
+
+
+def run_chainperf(bin_, rate, duration, batch=1, inflight=256):
+    out = tempfile.mktemp(suffix=".json")
+    text, cpu, rss = timed([bin_, "load", "--rpc", URL, "--no-follow", "--rate", str(rate),
+                            "--duration", f"{duration}s", "--batch", str(batch),
+                            "--max-in-flight", str(inflight), "--json", out])
+    r = json.load(open(out))
+    os.unlink(out)
+    sent = r["ledger"]["sent"]
+    return {"sent": sent, "achieved": sent / duration, "cpu": cpu, "rss": rss,
+            "lag_p99_ms": r["ledger"]["lag"]["p99_ms"], "bound": r["generator"]["generator_bound"]}
+
+
+K6_SCRIPT = """
+import http from 'k6/http';
+const body = JSON.stringify({jsonrpc: '2.0', id: 1, method: 'broadcast_tx_sync', params: {tx: 'Y3A9MTIzNDU2Nzg5MA=='}});
+const params = {headers: {'Content-Type': 'application/json'}};
+export const options = {
+  discardResponseBodies: true,
+  summaryTrendStats: ['p(99)'],
+  scenarios: {load: {executor: 'constant-arrival-rate', rate: __ENV.RATE, timeUnit: '1s',
+    duration: __ENV.DURATION + 's', preAllocatedVUs: 200, maxVUs: 2000}},
+};
+export default function () { http.post('URL', body, params); }
+""".replace("URL", URL)
+
+
+def run_k6(k6, rate, duration):
+    d = tempfile.mkdtemp()
+    open(os.path.join(d, "s.js"), "w").write(K6_SCRIPT)
+    text, cpu, rss = timed([k6, "run", "-q", "--no-color", "--summary-export", "sum.json",
+                            "-e", f"RATE={rate}", "-e", f"DURATION={duration}", "s.js"], cwd=d)
+    m = json.load(open(os.path.join(d, "sum.json")))["metrics"]
+    shutil.rmtree(d)
+    sent = m["http_reqs"]["count"]
+    return {"sent": sent, "achieved": sent / duration, "cpu": cpu, "rss": rss,
+            "dropped": m.get("dropped_iterations", {}).get("count", 0)}
+
+
+LOCUST_FILE = """
+from locust import constant_throughput, task
+from locust.contrib.fasthttp import FastHttpUser
+BODY = '{"jsonrpc":"2.0","id":1,"method":"broadcast_tx_sync","params":{"tx":"Y3A9MTIzNDU2Nzg5MA=="}}'
+class Sender(FastHttpUser):
+    wait_time = constant_throughput(10)
+    @task
+    def send(self):
+        self.client.post("/", data=BODY, headers={"Content-Type": "application/json"})
+"""
+
+
+def run_locust(locust, rate, duration):
+    d = tempfile.mkdtemp()
+    open(os.path.join(d, "lf.py"), "w").write(LOCUST_FILE)
+    users = max(1, rate // 10)  # each user sends 10 tx/s
+    text, cpu, rss = timed([locust, "-f", "lf.py", "--headless", "-u", str(users), "-r", str(users),
+                            "-t", f"{duration}s", "--host", URL, "--csv", "out", "--only-summary"], cwd=d)
+    sent = 0
+    for line in open(os.path.join(d, "out_stats.csv")):
+        f = line.split(",")
+        if len(f) > 3 and f[1] == "Aggregated":
+            sent = int(f[2])
+    shutil.rmtree(d)
+    return {"sent": sent, "achieved": sent / duration, "cpu": cpu, "rss": rss}
+
+
+def sustained(res, rate):
+    return abs(res["achieved"] - rate) <= 0.01 * rate and not res.get("bound") and not res.get("dropped")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--duration", type=int, default=20)
+    ap.add_argument("--quick", action="store_true", help="fewer rates")
+    a = ap.parse_args()
+    bin_ = os.path.join(tempfile.mkdtemp(), "chainperf")
+    sh(["go", "build", "-o", bin_, "./cmd/chainperf"], cwd=ROOT)
+    k6, locust = ensure_peers()
+    cpu = open("/proc/cpuinfo").read()
+    model = re.search(r"model name\s*:\s*(.*)", cpu).group(1)
+    print(f"# {model}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}; generator on CPU 0, sink on CPU 1, {a.duration} s per rate")
+    sink = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SINK], stdout=subprocess.DEVNULL)
+    time.sleep(0.5)
+    try:
+        plans = [
+            ("chainperf", lambda r: run_chainperf(bin_, r, a.duration), [5000, 10000, 20000, 30000, 40000, 50000]),
+            ("chainperf batch=100", lambda r: run_chainperf(bin_, r, a.duration, batch=100, inflight=64), [100000, 200000, 300000]),
+            ("k6", lambda r: run_k6(k6, r, a.duration), [1000, 2000, 3000, 5000, 10000]),
+            ("locust", lambda r: run_locust(locust, r, a.duration), [500, 1000, 2000, 3000, 5000]),
+        ]
+        if a.quick:
+            plans = [(n, f, rates[:3]) for n, f, rates in plans]
+        best = {}
+        print(f"{'generator':<20} {'target/s':>9} {'achieved/s':>11} {'ok':>3} {'cpu-s/1000':>10} {'rss MiB':>8} {'lag p99 ms':>10}")
+        for name, fn, rates in plans:
+            for rate in rates:
+                r = fn(rate)
+                ok = sustained(r, rate)
+                if ok:
+                    best[name] = max(best.get(name, 0), rate)
+                per1000 = r["cpu"] / max(1, r["sent"]) * 1000
+                lag = f"{r['lag_p99_ms']:.3f}" if "lag_p99_ms" in r else "-"
+                print(f"{name:<20} {rate:>9} {r['achieved']:>11.0f} {'yes' if ok else 'no':>3} {per1000:>10.4f} {r['rss']:>8.0f} {lag:>10}", flush=True)
+        print("highest sustained rate:", ", ".join(f"{k} {v}/s" for k, v in best.items()))
+        # Memory in run length: the same rate for 1x and 3x the duration.
+        short = run_chainperf(bin_, 5000, a.duration)
+        long = run_chainperf(bin_, 5000, a.duration * 3)
+        print(f"chainperf RSS at 5000 tx/s: {short['rss']:.0f} MiB after {a.duration} s, {long['rss']:.0f} MiB after {3 * a.duration} s")
+    finally:
+        sink.send_signal(signal.SIGTERM)
+        sink.wait()
+
+
+if __name__ == "__main__":
+    main()
