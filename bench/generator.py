@@ -125,10 +125,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--quick", action="store_true", help="fewer rates")
+    ap.add_argument("--only", help="run only generators whose name starts with this (chainperf, k6, locust)")
     a = ap.parse_args()
     bin_ = os.path.join(tempfile.mkdtemp(), "chainperf")
     sh(["go", "build", "-o", bin_, "./cmd/chainperf"], cwd=ROOT)
-    k6, locust = ensure_peers()
+    k6, locust = ensure_peers() if not a.only or not a.only.startswith("chainperf") else (None, None)
     cpu = open("/proc/cpuinfo").read()
     model = re.search(r"model name\s*:\s*(.*)", cpu).group(1)
     print(f"# {model}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}; generator on CPU 0, sink on CPU 1, {a.duration} s per rate")
@@ -143,6 +144,8 @@ def main():
         ]
         if a.quick:
             plans = [(n, f, rates[:3]) for n, f, rates in plans]
+        if a.only:
+            plans = [p for p in plans if p[0].startswith(a.only)]
         best = {}
         print(f"{'generator':<20} {'target/s':>9} {'achieved/s':>11} {'ok':>3} {'cpu-s/1000':>10} {'rss MiB':>8} {'lag p99 ms':>10}")
         for name, fn, rates in plans:

@@ -95,3 +95,39 @@ func TestCheckTargets(t *testing.T) {
 		t.Errorf("CheckTargets(no scheme) = %v", err)
 	}
 }
+
+func TestParseReplies(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body string
+		want []Outcome
+	}{
+		// The fast path: accepted, single and batched.
+		{"sync ok", `{"jsonrpc":"2.0","id":7,"result":{"code":0,"data":"","log":"","codespace":"","hash":"AB"}}`, []Outcome{Accepted}},
+		{"batch ok", `[{"jsonrpc":"2.0","id":7,"result":{"code":0,"data":"","log":"","codespace":"","hash":"AB"}},{"jsonrpc":"2.0","id":8,"result":{"code":0,"data":"","log":"","codespace":"","hash":"CD"}}]`, []Outcome{Accepted, Accepted}},
+		// CheckTx said no.
+		{"checktx code", `{"jsonrpc":"2.0","id":7,"result":{"code":2,"data":"","log":"bad tx","codespace":"","hash":"AB"}}`, []Outcome{Rejected}},
+		// The node refused: mempool full.
+		{"mempool full", `{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"Internal error","data":"mempool is full: number of txs 5000 (max: 5000)"}}`, []Outcome{Rejected}},
+		// One of a batch rejected, one accepted.
+		{"batch mixed", `[{"jsonrpc":"2.0","id":7,"result":{"code":0,"data":"","log":"","codespace":"","hash":"AB"}},{"jsonrpc":"2.0","id":8,"error":{"code":-32603,"message":"Internal error","data":"mempool is full"}}]`, []Outcome{Accepted, Rejected}},
+		// broadcast_tx_commit: CheckTx code inside check_tx.
+		{"commit rejected", `{"jsonrpc":"2.0","id":7,"result":{"check_tx":{"code":3,"log":"no"},"tx_result":{"code":0},"hash":"AB","height":"0"}}`, []Outcome{Rejected}},
+		{"commit ok", `{"jsonrpc":"2.0","id":7,"result":{"check_tx":{"code":0,"log":""},"tx_result":{"code":0},"hash":"AB","height":"5"}}`, []Outcome{Accepted}},
+	} {
+		replies, err := parseReplies([]byte(tc.body), nil)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(replies) != len(tc.want) {
+			t.Errorf("%s: %d replies; want %d", tc.name, len(replies), len(tc.want))
+			continue
+		}
+		for i, r := range replies {
+			if o, _ := r.outcome(); o != tc.want[i] || r.ID != uint64(7+i) {
+				t.Errorf("%s: reply %d = id %d outcome %d; want id %d outcome %d", tc.name, i, r.ID, o, 7+i, tc.want[i])
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -35,6 +36,7 @@ func AppendRequest(buf []byte, method string, id uint64, tx []byte) []byte {
 // reply is the part of a broadcast answer the ledger needs. For
 // broadcast_tx_commit the CheckTx result sits in check_tx.
 type reply struct {
+	ok     bool   // accepted, known without decoding
 	ID     uint64 `json:"id"`
 	Result *struct {
 		Code    uint32 `json:"code"`
@@ -54,6 +56,8 @@ type reply struct {
 // outcome classifies one reply.
 func (r *reply) outcome() (Outcome, string) {
 	switch {
+	case r.ok:
+		return Accepted, ""
 	case r.Error != nil:
 		if r.Error.Data != "" {
 			return Rejected, r.Error.Data
@@ -69,8 +73,47 @@ func (r *reply) outcome() (Outcome, string) {
 	return Accepted, ""
 }
 
+var (
+	keyID      = []byte(`"id":`)
+	keyCode    = []byte(`"code":`)
+	keyCodeOK  = []byte(`"code":0,`)
+	keyError   = []byte(`"error"`)
+	keyCheckTx = []byte(`"check_tx"`)
+)
+
+// acceptedIDs is the fast path for the common answer: every tx accepted.
+// It reads the ids without decoding JSON when the body holds no error, no
+// check_tx (broadcast_tx_commit) and only zero codes; ok is false otherwise
+// and the caller decodes properly.
+func acceptedIDs(body []byte, into []reply) ([]reply, bool) {
+	if bytes.Contains(body, keyError) || bytes.Contains(body, keyCheckTx) ||
+		bytes.Count(body, keyCode) != bytes.Count(body, keyCodeOK) {
+		return into, false
+	}
+	for rest := body; ; {
+		i := bytes.Index(rest, keyID)
+		if i < 0 {
+			return into, len(into) > 0
+		}
+		rest = rest[i+len(keyID):]
+		var id uint64
+		j := 0
+		for ; j < len(rest) && rest[j] >= '0' && rest[j] <= '9'; j++ {
+			id = id*10 + uint64(rest[j]-'0')
+		}
+		if j == 0 {
+			return into, false
+		}
+		into = append(into, reply{ID: id, ok: true})
+	}
+}
+
 // parseReplies decodes a single or batch answer.
 func parseReplies(body []byte, into []reply) ([]reply, error) {
+	into = into[:0]
+	if fast, ok := acceptedIDs(body, into); ok {
+		return fast, nil
+	}
 	into = into[:0]
 	trimmed := strings.TrimSpace(string(body[:min(len(body), 8)]))
 	if strings.HasPrefix(trimmed, "[") {
