@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -59,12 +58,10 @@ input or an error.`,
 			fmt.Fprintf(out, "scenario %s: %d validators + %d full nodes, %s\n", s.Name, s.Testnet.Validators, s.Testnet.FullNodes, describeLoad(s))
 			progress := progressPrinter(out)
 			r, runErr := experiment.Run(cmd.Context(), s, experiment.RunOptions{
-				Exe: exe, Labels: lbl, Progress: progress, Store: st,
+				Exe: exe, Labels: lbl, Progress: progress, Store: st, ReportDir: reportDir,
 				Phase: func(p string) { endProgress(out); fmt.Fprintf(out, "== %s\n", p) },
 			})
-			dir := filepath.Join(reportDir, r.ID)
-			r.ReportDir = dir
-			paths, err := report.Write(dir, r)
+			paths, err := report.Write(r.ReportDir, r)
 			if err != nil {
 				return err
 			}

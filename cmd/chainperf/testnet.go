@@ -22,7 +22,7 @@ func testnetCmd() *cobra.Command {
 		Use:   "testnet",
 		Short: "Bring a local testnet of real CometBFT nodes up, inspect it, take it down",
 	}
-	cmd.AddCommand(testnetUpCmd(), testnetStatusCmd(), testnetDownCmd())
+	cmd.AddCommand(testnetUpCmd(), testnetStatusCmd(), testnetDownCmd(), testnetWatchCmd())
 	return cmd
 }
 
@@ -169,6 +169,48 @@ func testnetDownCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "testnet dir")
+	_ = cmd.MarkFlagRequired("dir")
+	return cmd
+}
+
+func testnetWatchCmd() *cobra.Command {
+	var dir, file string
+	var duration time.Duration
+	cmd := &cobra.Command{
+		Use:   "watch --dir D [--duration 60s]",
+		Short: "Run the observers alone on the testnet in D and print what they cost",
+		Long: `watch runs what watches every run (block follower over every node,
+Prometheus scraper, /proc sampler, all written to the results database) on
+a running testnet for a while, without load of its own, and prints the CPU
+share of one core and the memory chainperf used for it: the observers'
+overhead. Drive load from another process ('chainperf load') meanwhile.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sc, err := scenario.Open(file)
+			if err != nil {
+				return err
+			}
+			ts, err := testnet.ReadState(dir)
+			if err != nil {
+				return err
+			}
+			st, err := openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			r, err := experiment.Watch(cmd.Context(), ts.Testnet, sc.Observe, st, duration)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "watched %d nodes for %s: %d blocks, %d samples; chainperf used %.2f CPU-s = %.2f %% of one core, RSS %.0f MiB\n",
+				r.Nodes, r.Wall.Round(time.Second), r.Blocks, r.Samples, r.CPU, 100*r.CPU/r.Wall.Seconds(), r.RSS/(1<<20))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "testnet dir")
+	cmd.Flags().StringVarP(&file, "file", "f", "", "scenario whose [observe] section to use (default: the built-in default)")
+	cmd.Flags().DurationVar(&duration, "duration", time.Minute, "how long to watch")
 	_ = cmd.MarkFlagRequired("dir")
 	return cmd
 }

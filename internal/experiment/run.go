@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/observe"
@@ -25,7 +27,10 @@ type RunOptions struct {
 	// Store, if set, records the run as it goes: a SIGKILL of the harness
 	// leaves a readable run that the next start marks interrupted.
 	Store *store.Store
-	Log   *slog.Logger
+	// ReportDir is where the run's files (report, profiles) go: a folder
+	// named by the run ID below it.
+	ReportDir string
+	Log       *slog.Logger
 }
 
 // Run runs a scenario from nothing: testnet up, load phases, drain,
@@ -39,6 +44,9 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		ID: NewRunID(), Scenario: s.Name, Text: string(s.Text), Labels: o.Labels, Status: results.StatusRunning,
 		Start: time.Now().UTC(), Versions: results.ReadVersions(s.Testnet.Binary), Host: results.ReadHost(),
 		Config: s.Testnet.Config,
+	}
+	if o.ReportDir != "" {
+		r.ReportDir = filepath.Join(o.ReportDir, r.ID)
 	}
 	if o.Store != nil {
 		pid := os.Getpid()
@@ -109,6 +117,8 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if err := net.WaitHeight(ctx, 2, 60*time.Second); err != nil {
 		return err
 	}
+	stopWatch := watchNodes(ctx, t, net.Provider.PID, s.Observe, o.Store, r.ID)
+	defer stopWatch()
 	var targets, follow []string
 	for _, n := range t.RPCNodes() {
 		targets = append(targets, n.Endpoint().RPC)
@@ -127,12 +137,30 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		if o.Store != nil {
 			onBlock = func(b observe.Block) { _ = o.Store.Block(context.WithoutCancel(ctx), r.ID, phase, b) }
 		}
+		phaseStart := time.Now()
+		var profiles func() []observe.Profile
+		if len(s.Observe.Profiles) > 0 && r.ReportDir != "" {
+			profiles = captureProfiles(ctx, t, phaseStart, s.Observe.Profiles, r.ReportDir, o.Store, r.ID)
+		}
+		var eventsMu sync.Mutex
+		endPerturb := perturb(ctx, net, phaseStart, s.Perturbations, func(kind, detail string) {
+			eventsMu.Lock()
+			defer eventsMu.Unlock()
+			r.Events = append(r.Events, results.Event{At: time.Now().UTC(), Kind: kind, Detail: detail})
+			if o.Store != nil {
+				_ = o.Store.Event(context.WithoutCancel(ctx), r.ID, kind, detail)
+			}
+		})
 		p, err := Drive(ctx, DriveOptions{
 			OnBlock: onBlock,
 			RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: targets, Follow: follow, Load: s.Load, Workload: s.Workload,
 			Warmup: s.Experiment.Warmup.D(), Cooldown: s.Experiment.Cooldown.D(), Drain: s.Experiment.DrainTimeout.D(),
 			Progress: o.Progress, Log: o.Log,
 		})
+		perr := endPerturb()
+		if profiles != nil {
+			r.Profiles = append(r.Profiles, profiles()...)
+		}
 		if p != nil {
 			r.Phases = append(r.Phases, p)
 		}
@@ -140,6 +168,9 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			if err, exited := net.Provider.Exited(n); exited {
 				r.Crashed = append(r.Crashed, fmt.Sprintf("%s (%v)", n.Name, err))
 			}
+		}
+		if err == nil {
+			err = perr
 		}
 		if err != nil {
 			return err

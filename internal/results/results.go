@@ -56,7 +56,17 @@ type Run struct {
 	Checks    []Check           `json:"checks"`
 	Passed    bool              `json:"passed"`
 	Crashed   []string          `json:"crashed_nodes,omitempty"`
+	Profiles  []observe.Profile `json:"profiles,omitempty"`
+	Events    []Event           `json:"events,omitempty"`
 	ReportDir string            `json:"report_dir,omitempty"`
+}
+
+// An Event is something done to or seen in the testnet during a run (a
+// perturbation's beginning or end).
+type Event struct {
+	At     time.Time `json:"at"`
+	Kind   string    `json:"kind"`
+	Detail string    `json:"detail"`
 }
 
 // Node is a node of the run's testnet as a report shows it.

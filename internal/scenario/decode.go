@@ -70,6 +70,17 @@ func decode(file string, data []byte, s *Scenario) error {
 				s.Testnet.Args = nil
 			}
 		}
+		if _, ok := probe["perturbation"]; ok {
+			s.Perturbations = nil
+		}
+		if o, ok := probe["observe"].(map[string]any); ok {
+			if _, ok := o["metrics"]; ok {
+				s.Observe.Metrics = nil
+			}
+			if _, ok := o["profiles"]; ok {
+				s.Observe.Profiles = nil
+			}
+		}
 	}
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
 	err := dec.Decode(s)

@@ -25,6 +25,9 @@ type Scenario struct {
 	Load       Load       `toml:"load"`
 	Experiment Experiment `toml:"experiment"`
 	Criteria   Criteria   `toml:"criteria"`
+	Observe    Observe    `toml:"observe"`
+	// Perturbations are faults on the timeline of each load phase.
+	Perturbations []Perturbation `toml:"perturbation"`
 	Report     Report     `toml:"report"`
 
 	// File is the name used in messages ("scenario.toml", "<default>").
@@ -113,6 +116,34 @@ type Criteria struct {
 	MaxP99Latency    Duration `toml:"max_p99_latency"`
 	MaxRejectedShare float64  `toml:"max_rejected_share"`
 	MaxUnresolved    int      `toml:"max_unresolved"`
+}
+
+// Observe says what is watched besides blocks: every node's Prometheus
+// series and process, and pprof profiles at chosen moments.
+type Observe struct {
+	Interval Duration  `toml:"interval"`
+	Metrics  []string  `toml:"metrics"`
+	Profiles []Profile `toml:"profiles"`
+}
+
+// A Profile is a pprof capture from one node at one moment of each load
+// phase.
+type Profile struct {
+	Node    string   `toml:"node"`
+	Kind    string   `toml:"kind"`
+	At      Duration `toml:"at"`
+	Seconds int      `toml:"seconds"`
+}
+
+// A Perturbation is a fault done to nodes `at` after the start of each
+// load phase, lasting `duration`: kill (SIGKILL, restarted after duration;
+// duration 0 leaves it dead), pause (SIGSTOP, SIGCONT after duration),
+// restart (SIGTERM, started again after duration).
+type Perturbation struct {
+	Kind     string   `toml:"kind"`
+	Nodes    []string `toml:"nodes"`
+	At       Duration `toml:"at"`
+	Duration Duration `toml:"duration"`
 }
 
 // Report says where reports go.

@@ -44,6 +44,15 @@ func TestParseErrors(t *testing.T) {
 		{"users without think time", "[load]\nmodel = \"users\"\nthink_time = \"0s\"\n", "f.toml:3: load.think_time"},
 		{"misspelled experiment", "[experiment]\nkind = \"stedy\"\n", `did you mean "steady"?`},
 		{"bad toml", "[testnet\n", "f.toml:1"},
+		{"profile of no such node", "[observe]\nprofiles = [\n  {node = \"validator9\", kind = \"heap\", at = \"5s\"}]\n", `f.toml:3: observe.profiles[0].node: "validator9" is not one of validator0, validator1, validator2, validator3, full0`},
+		{"cpu profile without seconds", "[observe]\nprofiles = [{node = \"full0\", kind = \"cpu\", at = \"5s\"}]\n", "observe.profiles[0].seconds: 0: a cpu profile lasts 1 to 300 seconds"},
+		{"profile kind", "[observe]\nprofiles = [{node = \"full0\", kind = \"alloc\", at = \"5s\"}]\n", `did you mean "allocs"?`},
+		{"profile after the load", "[observe]\nprofiles = [{node = \"full0\", kind = \"heap\", at = \"1h\"}]\n", "past the end of the 30s load phase"},
+		{"perturb no such node", "[[perturbation]]\nkind = \"kill\"\nnodes = [\"validator7\"]\nat = \"5s\"\n", `f.toml:3: perturbation[0].nodes: "validator7" is not one of`},
+		{"perturb after the run", "[[perturbation]]\nkind = \"pause\"\nnodes = [\"full0\"]\nat = \"25s\"\nduration = \"10s\"\n", "ends after the 30s load phase"},
+		{"partition on processes", "[[perturbation]]\nkind = \"partition\"\nnodes = [\"full0\"]\n", "network fault"},
+		{"pause without duration", "[[perturbation]]\nkind = \"pause\"\nnodes = [\"full0\"]\nat = \"5s\"\n", "give a positive duration"},
+		{"tiny observe interval", "[observe]\ninterval = \"1ms\"\n", "f.toml:2: observe.interval: 1ms: must be from 100ms to 1m"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("f.toml", []byte(tc.doc))
@@ -74,6 +83,16 @@ func TestArgsReplaceDefaults(t *testing.T) {
 	}
 	if len(s.Testnet.Args) != 1 {
 		t.Errorf("args = %q; want [start]", s.Testnet.Args)
+	}
+}
+
+func TestObserveListsReplaceDefaults(t *testing.T) {
+	s, err := Parse("f.toml", []byte("[observe]\nmetrics = [\"cometbft_p2p_peers\"]\nprofiles = [{node = \"validator0\", kind = \"allocs\", at = \"10s\"}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Observe.Metrics) != 1 || s.Observe.Metrics[0] != "cometbft_p2p_peers" || len(s.Observe.Profiles) != 1 || s.Observe.Profiles[0].At.D() != 10e9 {
+		t.Errorf("observe = %+v", s.Observe)
 	}
 }
 

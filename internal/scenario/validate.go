@@ -22,6 +22,11 @@ var (
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}
 	ExperimentKinds = []string{"steady"}
+	// ProfileKinds are the pprof profiles a node serves.
+	ProfileKinds = []string{"heap", "allocs", "cpu", "goroutine", "mutex", "block"}
+	// PerturbationKinds the process provider can do; network faults
+	// (disconnect, partition, latency) need emulated hosts.
+	PerturbationKinds = []string{"kill", "pause", "restart"}
 )
 
 // MaxNodes bounds a testnet on one machine; past it ports and memory run out.
@@ -153,6 +158,8 @@ func (s *Scenario) validate(l lines) []error {
 	if cr.MaxUnresolved < -1 {
 		c.fail("criteria.max_unresolved", "%d: use -1 for no criterion or a count", cr.MaxUnresolved)
 	}
+	s.validateObserve(c)
+	s.validatePerturbations(c)
 	if s.Report.Dir == "" {
 		c.fail("report.dir", "cannot be empty")
 	}
@@ -236,6 +243,84 @@ func (s *Scenario) validateLoad(c *checker) {
 			}
 		}
 	}
+}
+
+func (s *Scenario) validateObserve(c *checker) {
+	o := &s.Observe
+	if o.Interval < Duration(100*time.Millisecond) || o.Interval > Duration(time.Minute) {
+		c.fail("observe.interval", "%s: must be from 100ms to 1m", o.Interval.D())
+	}
+	for i, m := range o.Metrics {
+		if m == "" || strings.ContainsAny(m, "{} \t\"") {
+			c.fail(fmt.Sprintf("observe.metrics[%d]", i), "%q is not a metric family name", m)
+		}
+	}
+	nodes := s.Testnet.NodeNames()
+	for i, p := range o.Profiles {
+		path := fmt.Sprintf("observe.profiles[%d]", i)
+		c.oneOf(path+".node", p.Node, nodes)
+		c.oneOf(path+".kind", p.Kind, ProfileKinds)
+		if p.At < 0 {
+			c.fail(path+".at", "cannot be negative")
+		}
+		if total := s.Load.Length(); total > 0 && p.At.D() >= total {
+			c.fail(path+".at", "%s is past the end of the %s load phase", p.At.D(), total)
+		}
+		if p.Kind == "cpu" && (p.Seconds < 1 || p.Seconds > 300) {
+			c.fail(path+".seconds", "%d: a cpu profile lasts 1 to 300 seconds", p.Seconds)
+		}
+		if p.Kind != "cpu" && p.Seconds != 0 {
+			c.fail(path+".seconds", "only cpu profiles last some seconds; %s is a snapshot", p.Kind)
+		}
+	}
+}
+
+func (s *Scenario) validatePerturbations(c *checker) {
+	nodes := s.Testnet.NodeNames()
+	total := s.Load.Length()
+	for i, p := range s.Perturbations {
+		path := fmt.Sprintf("perturbation[%d]", i)
+		switch p.Kind {
+		case "disconnect", "partition", "latency":
+			c.fail(path+".kind", "%q is a network fault: it needs nodes as emulated hosts (network namespaces), which the %q provider does not make", p.Kind, s.Testnet.Provider)
+			continue
+		}
+		c.oneOf(path+".kind", p.Kind, PerturbationKinds)
+		if len(p.Nodes) == 0 {
+			c.fail(path+".nodes", "name at least one node")
+		}
+		seen := map[string]bool{}
+		for _, n := range p.Nodes {
+			c.oneOf(path+".nodes", n, nodes)
+			if seen[n] {
+				c.fail(path+".nodes", "%q is named twice", n)
+			}
+			seen[n] = true
+		}
+		if p.At < 0 || p.Duration < 0 {
+			c.fail(path, "at and duration cannot be negative")
+		}
+		if p.Kind != "kill" && p.Duration <= 0 {
+			c.fail(path+".duration", "a %s lasts some time: give a positive duration", p.Kind)
+		}
+		if total > 0 && p.At.D()+p.Duration.D() >= total {
+			c.fail(path+".at", "at %s + duration %s ends after the %s load phase", p.At.D(), p.Duration.D(), total)
+		}
+	}
+}
+
+// NodeNames returns the names the testnet's nodes will have.
+func (t Testnet) NodeNames() []string {
+	var out []string
+	for _, g := range []struct {
+		prefix string
+		n      int
+	}{{"validator", t.Validators}, {"full", t.FullNodes}, {"seed", t.Seeds}} {
+		for i := 0; i < g.n && i < MaxNodes; i++ {
+			out = append(out, fmt.Sprintf("%s%d", g.prefix, i))
+		}
+	}
+	return out
 }
 
 func checkBinary(path string) error {

@@ -62,6 +62,27 @@ var migrations = [][]string{
 			PRIMARY KEY (run_id, phase, second)
 		)`,
 	},
+	2: {
+		// Node series: Prometheus scrapes and /proc samples, one row a
+		// value (node "machine" for load1, "chainperf" for the harness).
+		`CREATE TABLE node_series (
+			run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+			node   TEXT NOT NULL,
+			series TEXT NOT NULL,
+			at     TEXT NOT NULL,
+			value  DOUBLE PRECISION NOT NULL
+		)`,
+		`CREATE INDEX node_series_run ON node_series (run_id, series, node, at)`,
+		`CREATE TABLE profiles (
+			run_id     TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+			node       TEXT NOT NULL,
+			kind       TEXT NOT NULL,
+			at         TEXT NOT NULL,
+			file       TEXT NOT NULL,
+			value_type TEXT NOT NULL,
+			top        TEXT NOT NULL
+		)`,
+	},
 }
 
 // SchemaVersion is the schema this chainperf writes.

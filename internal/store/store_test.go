@@ -82,6 +82,19 @@ func TestStoreSuite(t *testing.T) {
 			if err := s.Event(ctx, r.ID, "phase", "steady 1/1"); err != nil {
 				t.Fatal(err)
 			}
+			samples := []observe.Sample{
+				{At: start.Add(time.Second), Node: "validator0", Series: "cometbft_mempool_size", Value: 12},
+				{At: start.Add(time.Second), Node: "validator0", Series: `cometbft_mempool_failed_txs{reason="full"}`, Value: 0.5},
+				{At: start.Add(2 * time.Second), Node: observe.Machine, Series: observe.SeriesLoad1, Value: 1.75},
+			}
+			if err := s.Samples(ctx, r.ID, samples); err != nil {
+				t.Fatal(err)
+			}
+			prof := &observe.Profile{Node: "validator0", Kind: "allocs", At: start.Add(3 * time.Second), File: "/x/validator0-allocs.pb.gz",
+				Value: "alloc_space (bytes)", Top: []observe.TopFunc{{Func: "cachekv.NewStore", Flat: 1 << 30, Share: 0.4}}}
+			if err := s.Profile(ctx, r.ID, prof); err != nil {
+				t.Fatal(err)
+			}
 			// Before it finishes, the run is listed as running.
 			running, err := s.Running(ctx, "h")
 			if err != nil || running["run-a"].PID != 42 {
@@ -109,6 +122,19 @@ func TestStoreSuite(t *testing.T) {
 			}
 			if got.Phases[0].Figures.CommittedTPS != 10 || got.Phases[0].Ledger.Fates[load.FateCommitted] != 60 {
 				t.Errorf("figures not restored: %+v", got.Phases[0])
+			}
+			series, err := s.Series(ctx, "run-a")
+			if err != nil || len(series) != 3 || series[0].Series != `cometbft_mempool_failed_txs{reason="full"}` || series[0].Value != 0.5 ||
+				!series[2].At.Equal(start.Add(2*time.Second)) || series[2].Node != observe.Machine {
+				t.Errorf("Series = %+v, %v", series, err)
+			}
+			profs, err := s.Profiles(ctx, "run-a")
+			if err != nil || len(profs) != 1 || profs[0].Top[0].Func != "cachekv.NewStore" || profs[0].Top[0].Flat != 1<<30 || !profs[0].At.Equal(prof.At) {
+				t.Errorf("Profiles = %+v, %v", profs, err)
+			}
+			events, err := s.Events(ctx, "run-a")
+			if err != nil || len(events) != 1 || events[0].Detail != "steady 1/1" {
+				t.Errorf("Events = %+v, %v", events, err)
 			}
 			var rows [][]string
 			if err := s.SecondsCSV(ctx, "run-a", func(rec []string) error { rows = append(rows, rec); return nil }); err != nil || len(rows) != 3 {
@@ -161,6 +187,9 @@ func TestStoreSuite(t *testing.T) {
 			}
 			if blocks, _ := s.Blocks(ctx, "run-a"); len(blocks) != 0 {
 				t.Errorf("deleted run keeps %d block phases", len(blocks))
+			}
+			if series, _ := s.Series(ctx, "run-a"); len(series) != 0 {
+				t.Errorf("deleted run keeps %d samples", len(series))
 			}
 			if err := s.Delete(ctx, "run-a"); !errors.Is(err, ErrNotFound) {
 				t.Errorf("Delete twice = %v; want ErrNotFound", err)

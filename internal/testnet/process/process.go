@@ -163,6 +163,56 @@ func (p *Provider) Stop(ctx context.Context, nodes ...*testnet.Node) error {
 	return nil
 }
 
+// Kill ends each node's process group with SIGKILL at once, as a crash
+// would; the node can be started again. A killed node is not reported by
+// Exited: the harness did it.
+func (p *Provider) Kill(nodes ...*testnet.Node) {
+	for _, n := range nodes {
+		p.mu.Lock()
+		pr := p.procs[n.Name]
+		delete(p.procs, n.Name)
+		p.mu.Unlock()
+		if pr == nil {
+			continue
+		}
+		_ = syscall.Kill(-pr.cmd.Process.Pid, syscall.SIGKILL)
+		<-pr.done
+		n.PID, n.Start = 0, 0
+		p.log.Info("node killed", "node", n.Name)
+	}
+}
+
+// Pause stops (SIGSTOP) or continues (SIGCONT) each node's process group:
+// the process stays, but neither reads nor writes its sockets.
+func (p *Provider) Pause(pause bool, nodes ...*testnet.Node) error {
+	sig := syscall.SIGCONT
+	if pause {
+		sig = syscall.SIGSTOP
+	}
+	for _, n := range nodes {
+		p.mu.Lock()
+		pr := p.procs[n.Name]
+		p.mu.Unlock()
+		if pr == nil || exited(pr) {
+			return fmt.Errorf("%s does not run", n.Name)
+		}
+		if err := syscall.Kill(-pr.cmd.Process.Pid, sig); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// PID returns the PID of n's process, 0 when it does not run.
+func (p *Provider) PID(n *testnet.Node) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr := p.procs[n.Name]; pr != nil && !exited(pr) {
+		return pr.cmd.Process.Pid
+	}
+	return 0
+}
+
 // terminate ends the process group led by pid: SIGTERM, then SIGKILL after
 // StopTimeout. done closes when the process has exited.
 func terminate(ctx context.Context, pid int, done <-chan struct{}) {

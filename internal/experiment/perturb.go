@@ -1,0 +1,97 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// perturb does the scenario's perturbations to net, each `at` after start,
+// telling event about each beginning and end ("kill validator3", "restart
+// validator3"). The returned func waits for them all to end (cancelling
+// what has not begun) and returns the first error.
+func perturb(ctx context.Context, net *Net, start time.Time, ps []scenario.Perturbation, event func(kind, detail string)) func() error {
+	pctx, cancel := context.WithCancel(ctx)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	for _, p := range ps {
+		var nodes []*testnet.Node
+		for _, name := range p.Nodes {
+			nodes = append(nodes, net.Testnet.Node(name))
+		}
+		names := strings.Join(p.Nodes, ",")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !sleepUntil(pctx, start.Add(p.At.D())) {
+				return
+			}
+			err := doPerturbation(context.WithoutCancel(pctx), pctx, net, p, nodes, func(what string) { event("perturbation", what+" "+names) })
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("perturbation %s %s: %w", p.Kind, names, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	return func() error {
+		cancel()
+		wg.Wait()
+		return first
+	}
+}
+
+// doPerturbation does one perturbation. Its end (restart, continue) runs
+// even when the phase is cancelled, so that no node is left paused.
+func doPerturbation(bg, ctx context.Context, net *Net, p scenario.Perturbation, nodes []*testnet.Node, event func(string)) error {
+	switch p.Kind {
+	case "kill":
+		event("kill")
+		net.Provider.Kill(nodes...)
+		if p.Duration == 0 {
+			return nil
+		}
+		sleepUntil(ctx, time.Now().Add(p.Duration.D()))
+		event("start")
+		return net.Provider.Start(bg, nodes...)
+	case "restart":
+		event("stop")
+		if err := net.Provider.Stop(bg, nodes...); err != nil {
+			return err
+		}
+		sleepUntil(ctx, time.Now().Add(p.Duration.D()))
+		event("start")
+		return net.Provider.Start(bg, nodes...)
+	case "pause":
+		event("pause")
+		if err := net.Provider.Pause(true, nodes...); err != nil {
+			return err
+		}
+		sleepUntil(ctx, time.Now().Add(p.Duration.D()))
+		event("continue")
+		return net.Provider.Pause(false, nodes...)
+	}
+	return fmt.Errorf("unknown perturbation %q", p.Kind)
+}
+
+// sleepUntil waits until t or until ctx ends; it reports whether t came.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}

@@ -1,0 +1,162 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/store"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// watchNodes starts the metric scraper and process sampler over every node
+// of t (pidOf says a node's PID now); their samples go to the store as they
+// come. The returned func stops them, waits and says how many samples
+// were taken.
+func watchNodes(ctx context.Context, t *testnet.Testnet, pidOf func(*testnet.Node) int, o scenario.Observe, st *store.Store, runID string) func() int {
+	var targets []observe.Target
+	for _, n := range t.Nodes {
+		targets = append(targets, observe.Target{Node: n.Name, Metrics: n.Endpoint().Metrics, PID: func() int { return pidOf(n) }})
+	}
+	bg := context.WithoutCancel(ctx)
+	count := 0
+	w := &observe.Watcher{
+		Targets: targets, Interval: o.Interval.D(), Keep: o.Metrics,
+		Sink: func(s []observe.Sample) {
+			count += len(s)
+			if st != nil {
+				_ = st.Samples(bg, runID, s)
+			}
+		},
+		OnError: func(node string, err error) {
+			if st == nil {
+				return
+			}
+			if err != nil {
+				_ = st.Event(bg, runID, "scrape_error", fmt.Sprintf("%s: %v", node, err))
+			} else {
+				_ = st.Event(bg, runID, "scrape_ok", node)
+			}
+		},
+	}
+	wctx, cancel := context.WithCancel(bg)
+	done := make(chan struct{})
+	go func() { w.Run(wctx); close(done) }()
+	return func() int { cancel(); <-done; return count }
+}
+
+// captureProfiles takes the scenario's profiles, each `at` after start,
+// into dir. A failed capture is an event, not the end of the run. The
+// returned func cancels what has not run yet and returns what was taken.
+func captureProfiles(ctx context.Context, t *testnet.Testnet, start time.Time, specs []scenario.Profile, dir string, st *store.Store, runID string) func() []observe.Profile {
+	pctx, cancel := context.WithCancel(ctx)
+	var (
+		mu  sync.Mutex
+		out []observe.Profile
+		wg  sync.WaitGroup
+	)
+	for _, p := range specs {
+		n := t.Node(p.Node)
+		if n == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-pctx.Done():
+				return
+			case <-time.After(time.Until(start.Add(p.At.D()))):
+			}
+			prof, err := observe.CaptureProfile(pctx, n.Name, n.Endpoint().Pprof, p.Kind, p.Seconds, filepath.Join(dir, "profiles"))
+			bg := context.WithoutCancel(ctx)
+			if err != nil {
+				if st != nil && pctx.Err() == nil {
+					_ = st.Event(bg, runID, "profile_error", err.Error())
+				}
+				return
+			}
+			if st != nil {
+				_ = st.Profile(bg, runID, prof)
+			}
+			mu.Lock()
+			out = append(out, *prof)
+			mu.Unlock()
+		}()
+	}
+	return func() []observe.Profile {
+		cancel()
+		wg.Wait()
+		return out
+	}
+}
+
+// A WatchReport says what watching a testnet cost chainperf.
+type WatchReport struct {
+	Wall    time.Duration
+	CPU     float64 // CPU-seconds chainperf used
+	RSS     float64 // bytes, at the end
+	Blocks  int
+	Samples int
+	Nodes   int
+}
+
+// Watch runs the observers alone (block follower over every node, metric
+// scraper, process sampler, samples written to st) on a running testnet
+// for d: what they cost is what they add to every run.
+func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *store.Store, d time.Duration) (*WatchReport, error) {
+	var follow []string
+	for _, role := range []testnet.Role{testnet.RoleValidator, testnet.RoleFull} {
+		for _, n := range t.ByRole(role) {
+			follow = append(follow, n.Endpoint().RPC)
+		}
+	}
+	h, err := observe.Latest(ctx, follow)
+	if err != nil {
+		return nil, err
+	}
+	r := &results.Run{ID: NewRunID(), Scenario: "watch", Status: results.StatusRunning, Start: time.Now().UTC()}
+	if err := st.Begin(ctx, r, store.Owner{PID: os.Getpid(), Host: results.ReadHost().Hostname}); err != nil {
+		return nil, err
+	}
+	rep := &WatchReport{Nodes: len(t.Nodes)}
+	cpu0, _ := selfCPU()
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	stop := watchNodes(wctx, t, func(n *testnet.Node) int { return n.PID }, o, st, r.ID)
+	f := observe.NewFollower(follow, h+1, nil, func(b observe.Block) {
+		rep.Blocks++
+		_ = st.Block(context.WithoutCancel(ctx), r.ID, 0, b)
+	}, nil)
+	_ = f.Run(wctx)
+	rep.Samples = stop()
+	rep.Wall = time.Since(start)
+	cpu1, rss := selfCPU()
+	rep.CPU, rep.RSS = cpu1-cpu0, rss
+	r.Status, r.End = results.StatusComplete, time.Now().UTC()
+	if ctx.Err() != nil {
+		r.Status = results.StatusInterrupted
+	}
+	return rep, st.Finish(context.WithoutCancel(ctx), r)
+}
+
+func selfCPU() (cpuSeconds, rss float64) {
+	p, err := procfs.Self()
+	if err != nil {
+		return 0, 0
+	}
+	s, err := p.Stat()
+	if err != nil {
+		return 0, 0
+	}
+	return s.CPUTime(), float64(s.ResidentMemory())
+}

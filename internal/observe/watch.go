@@ -1,0 +1,244 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/procfs"
+)
+
+// Machine is the node name of machine-wide samples (load1); Self is the
+// node name of chainperf's own process.
+const (
+	Machine = "machine"
+	Self    = "chainperf"
+)
+
+// Names of the series the process sampler makes.
+const (
+	SeriesCPU   = "process_cpu_seconds_total"
+	SeriesRSS   = "process_resident_memory_bytes"
+	SeriesLoad1 = "machine_load1"
+)
+
+// A Sample is one value of one series of one node at one moment.
+type Sample struct {
+	At     time.Time `json:"at"`
+	Node   string    `json:"node"`
+	Series string    `json:"series"` // metric name, with its labels other than chain_id: name{k="v"}
+	Value  float64   `json:"value"`
+}
+
+// A Target is a node the watcher reads: its Prometheus endpoint (may be
+// empty) and its process. PID (may be nil) says the node's PID now (it
+// changes when a node restarts; 0 when it does not run or is not local).
+type Target struct {
+	Node    string
+	Metrics string
+	PID     func() int
+}
+
+// A Watcher scrapes every target's Prometheus endpoint and samples every
+// target's process from /proc once an interval, and hands each round's
+// samples to a sink. A scrape that fails or returns garbage is an error
+// for that node and that round only: the watcher carries on.
+type Watcher struct {
+	Targets  []Target
+	Interval time.Duration
+	// Keep lists the metric families kept; histograms and summaries keep
+	// their _sum and _count.
+	Keep []string
+	// Sink gets each round's samples (called from one goroutine).
+	Sink func([]Sample)
+	// OnError is told when a node's scrape starts failing (err != nil)
+	// and when it works again (err == nil); not once per failed round.
+	OnError func(node string, err error)
+
+	client  http.Client
+	failing map[string]bool
+}
+
+// Run watches until ctx ends.
+func (w *Watcher) Run(ctx context.Context) {
+	w.client.Timeout = max(w.Interval, time.Second)
+	w.failing = map[string]bool{}
+	keep := map[string]bool{}
+	for _, k := range w.Keep {
+		keep[k] = true
+	}
+	tick := time.NewTicker(w.Interval)
+	defer tick.Stop()
+	for {
+		w.round(ctx, keep)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+func (w *Watcher) round(ctx context.Context, keep map[string]bool) {
+	now := time.Now()
+	var (
+		mu   sync.Mutex
+		out  []Sample
+		wg   sync.WaitGroup
+		errs = make([]error, len(w.Targets))
+	)
+	for i, t := range w.Targets {
+		if t.Metrics == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := w.scrape(ctx, t, keep, now)
+			errs[i] = err
+			mu.Lock()
+			out = append(out, s...)
+			mu.Unlock()
+		}()
+	}
+	out = append(out, sampleProcesses(w.Targets, now)...)
+	wg.Wait()
+	if ctx.Err() != nil {
+		return
+	}
+	for i, t := range w.Targets {
+		if t.Metrics == "" || errs[i] != nil == w.failing[t.Node] {
+			continue
+		}
+		w.failing[t.Node] = errs[i] != nil
+		if w.OnError != nil {
+			w.OnError(t.Node, errs[i])
+		}
+	}
+	if w.Sink != nil && len(out) > 0 {
+		w.Sink(out)
+	}
+}
+
+func (w *Watcher) scrape(ctx context.Context, t Target, keep map[string]bool, at time.Time) ([]Sample, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.Metrics, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := w.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: HTTP %d", t.Metrics, resp.StatusCode)
+	}
+	return ParseMetrics(bytes.NewReader(body), t.Node, keep, at)
+}
+
+// ParseMetrics parses a Prometheus text exposition and returns the samples
+// of the kept families (all when keep is empty).
+func ParseMetrics(r io.Reader, node string, keep map[string]bool, at time.Time) ([]Sample, error) {
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, fmt.Errorf("not a Prometheus text exposition: %w", err)
+	}
+	var out []Sample
+	for name, f := range fams {
+		if len(keep) > 0 && !keep[name] {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			lbl := labels(m)
+			add := func(suffix string, v float64) {
+				if !math.IsNaN(v) {
+					out = append(out, Sample{At: at, Node: node, Series: name + suffix + lbl, Value: v})
+				}
+			}
+			switch f.GetType() {
+			case dto.MetricType_COUNTER:
+				add("", m.GetCounter().GetValue())
+			case dto.MetricType_GAUGE:
+				add("", m.GetGauge().GetValue())
+			case dto.MetricType_HISTOGRAM:
+				add("_sum", m.GetHistogram().GetSampleSum())
+				add("_count", float64(m.GetHistogram().GetSampleCount()))
+			case dto.MetricType_SUMMARY:
+				add("_sum", m.GetSummary().GetSampleSum())
+				add("_count", float64(m.GetSummary().GetSampleCount()))
+			default:
+				add("", m.GetUntyped().GetValue())
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Series < out[j].Series })
+	return out, nil
+}
+
+// labels renders a metric's labels but chain_id (the same on every series
+// of a testnet) as {k="v",...}, sorted; "" when there are none.
+func labels(m *dto.Metric) string {
+	var parts []string
+	for _, l := range m.GetLabel() {
+		if l.GetName() != "chain_id" {
+			parts = append(parts, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	sort.Strings(parts)
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// sampleProcesses reads CPU time and RSS of every target's process and of
+// chainperf itself, and the machine's load1, from /proc. A process that
+// has gone (a crashed or stopped node) is skipped.
+func sampleProcesses(targets []Target, at time.Time) []Sample {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil
+	}
+	var out []Sample
+	proc := func(node string, pid int) {
+		p, err := fs.Proc(pid)
+		if err != nil {
+			return
+		}
+		st, err := p.Stat()
+		if err != nil {
+			return
+		}
+		out = append(out,
+			Sample{At: at, Node: node, Series: SeriesCPU, Value: st.CPUTime()},
+			Sample{At: at, Node: node, Series: SeriesRSS, Value: float64(st.ResidentMemory())})
+	}
+	for _, t := range targets {
+		if t.PID == nil {
+			continue
+		}
+		if pid := t.PID(); pid > 0 {
+			proc(t.Node, pid)
+		}
+	}
+	proc(Self, os.Getpid())
+	if l, err := fs.LoadAvg(); err == nil {
+		out = append(out, Sample{At: at, Node: Machine, Series: SeriesLoad1, Value: l.Load1})
+	}
+	return out
+}

@@ -1,0 +1,176 @@
+package observe
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const exposition = `# HELP cometbft_mempool_size Number of uncommitted transactions in the mempool.
+# TYPE cometbft_mempool_size gauge
+cometbft_mempool_size{chain_id="chainperf"} 42
+# HELP cometbft_p2p_peers Number of peers.
+# TYPE cometbft_p2p_peers gauge
+cometbft_p2p_peers{chain_id="chainperf"} 4
+# HELP cometbft_consensus_block_interval_seconds Time between this and the last block.
+# TYPE cometbft_consensus_block_interval_seconds histogram
+cometbft_consensus_block_interval_seconds_bucket{chain_id="chainperf",le="1"} 2
+cometbft_consensus_block_interval_seconds_bucket{chain_id="chainperf",le="+Inf"} 5
+cometbft_consensus_block_interval_seconds_sum{chain_id="chainperf"} 6.5
+cometbft_consensus_block_interval_seconds_count{chain_id="chainperf"} 5
+# TYPE cometbft_mempool_failed_txs counter
+cometbft_mempool_failed_txs{chain_id="chainperf",reason="full"} 7
+`
+
+func TestParseMetrics(t *testing.T) {
+	at := time.Now()
+	all, err := ParseMetrics(strings.NewReader(exposition), "validator0", nil, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, s := range all {
+		if s.Node != "validator0" || !s.At.Equal(at) {
+			t.Errorf("sample %+v: wrong node or time", s)
+		}
+		got[s.Series] = s.Value
+	}
+	want := map[string]float64{
+		"cometbft_mempool_size":                           42,
+		"cometbft_p2p_peers":                              4,
+		"cometbft_consensus_block_interval_seconds_sum":   6.5,
+		"cometbft_consensus_block_interval_seconds_count": 5,
+		`cometbft_mempool_failed_txs{reason="full"}`:      7,
+	}
+	if len(got) != len(want) {
+		t.Errorf("series %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %g, want %g", k, got[k], v)
+		}
+	}
+	kept, err := ParseMetrics(strings.NewReader(exposition), "n", map[string]bool{"cometbft_p2p_peers": true}, at)
+	if err != nil || len(kept) != 1 || kept[0].Series != "cometbft_p2p_peers" {
+		t.Errorf("allow-list: got %v, %v", kept, err)
+	}
+	for _, garbage := range []string{"<html>502 Bad Gateway</html>", "metric{ 1", "# TYPE x gauge\nx abc\n"} {
+		if _, err := ParseMetrics(strings.NewReader(garbage), "n", nil, at); err == nil {
+			t.Errorf("%q parsed without error", garbage)
+		}
+	}
+}
+
+// The watcher keeps going when a node's endpoint returns garbage, tells
+// once when it starts and once when it stops failing, and samples its own
+// process and the machine.
+func TestWatcherSurvivesGarbage(t *testing.T) {
+	var bad atomic.Bool
+	bad.Store(true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if bad.Load() {
+			w.Write([]byte("this is not prometheus {{{"))
+			return
+		}
+		w.Write([]byte(exposition))
+	}))
+	defer srv.Close()
+
+	var mu sync.Mutex
+	var rounds [][]Sample
+	var changes []string
+	w := &Watcher{
+		Targets:  []Target{{Node: "validator0", Metrics: srv.URL + "/metrics"}},
+		Interval: 20 * time.Millisecond,
+		Keep:     []string{"cometbft_mempool_size"},
+		Sink:     func(s []Sample) { mu.Lock(); rounds = append(rounds, s); mu.Unlock() },
+		OnError: func(node string, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				changes = append(changes, node+" failing")
+			} else {
+				changes = append(changes, node+" ok")
+			}
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	time.Sleep(150 * time.Millisecond)
+	bad.Store(false)
+	time.Sleep(150 * time.Millisecond)
+	cancel()
+	<-done
+
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(changes, ",") != "validator0 failing,validator0 ok" {
+		t.Errorf("error changes %v, want one failing then one ok", changes)
+	}
+	var mempool, self, load1 int
+	for _, r := range rounds {
+		for _, s := range r {
+			switch {
+			case s.Node == "validator0" && s.Series == "cometbft_mempool_size" && s.Value == 42:
+				mempool++
+			case s.Node == Self && s.Series == SeriesRSS && s.Value > 1<<20:
+				self++
+			case s.Node == Machine && s.Series == SeriesLoad1:
+				load1++
+			}
+		}
+	}
+	if mempool == 0 || self < len(rounds) || load1 < len(rounds) {
+		t.Errorf("%d rounds: mempool samples %d, own RSS samples %d, load1 samples %d", len(rounds), mempool, self, load1)
+	}
+}
+
+// Top reads a real allocation profile (this test process's) and ranks
+// functions by alloc_space.
+func TestTopOfAllocsProfile(t *testing.T) {
+	keep := make([][]byte, 0, 2000)
+	for i := 0; i < 2000; i++ {
+		keep = append(keep, allocateForProfile())
+	}
+	_ = keep
+	var buf bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	value, top, err := Top(buf.Bytes(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if value != "alloc_space (bytes)" {
+		t.Errorf("ranked by %q, want alloc_space", value)
+	}
+	if len(top) == 0 || len(top) > 5 {
+		t.Fatalf("top has %d entries", len(top))
+	}
+	found := false
+	for _, f := range top {
+		found = found || strings.HasSuffix(f.Func, "allocateForProfile")
+	}
+	if !found {
+		t.Errorf("allocateForProfile (about 128 MiB) not in the top 5: %+v", top)
+	}
+	for i := 1; i < len(top); i++ {
+		if top[i].Flat > top[i-1].Flat {
+			t.Errorf("top not sorted: %+v", top)
+		}
+	}
+	if _, _, err := Top([]byte("not a profile"), 5); err == nil {
+		t.Error("garbage accepted as a profile")
+	}
+}
+
+//go:noinline
+func allocateForProfile() []byte { return make([]byte, 64<<10) }
