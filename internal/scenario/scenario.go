@@ -28,7 +28,7 @@ type Scenario struct {
 	Observe    Observe    `toml:"observe"`
 	// Perturbations are faults on the timeline of each load phase.
 	Perturbations []Perturbation `toml:"perturbation"`
-	Report     Report     `toml:"report"`
+	Report        Report         `toml:"report"`
 
 	// File is the name used in messages ("scenario.toml", "<default>").
 	File string `toml:"-"`
