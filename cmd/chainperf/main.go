@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -30,17 +31,29 @@ func main() {
 	// The load generator allocates a little per answer; a larger heap goal
 	// halves the GC work on its one core while the heap stays ~40 MiB.
 	debug.SetGCPercent(400)
+	os.Exit(execute())
+}
+
+// execute runs the command line and returns the exit code, with its
+// defers done before main exits.
+func execute() int {
+	// CHAINPERF_CPUPROFILE=FILE profiles chainperf itself (not the nodes).
+	if path := os.Getenv("CHAINPERF_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := rootCmd()
-	err := root.ExecuteContext(ctx)
+	err := rootCmd().ExecuteContext(ctx)
 	switch {
 	case err == nil:
+		return 0
 	case errors.Is(err, errFailed):
-		os.Exit(exitFail)
+		return exitFail
 	default:
 		fmt.Fprintln(os.Stderr, "chainperf:", err)
-		os.Exit(exitError)
+		return exitError
 	}
 }
 

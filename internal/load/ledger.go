@@ -169,12 +169,12 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 
 // Committed records that a tx was seen in block height with result code,
 // first seen at seen. It reports whether the tx is one of this ledger's.
-func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) bool {
+func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) (latency time.Duration, ours bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p := l.pend[h]
 	if p == nil || p.height > 0 {
-		return false
+		return 0, false
 	}
 	p.height, p.code = height, code
 	if code == 0 {
@@ -183,13 +183,14 @@ func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) bo
 		l.fates[FateCommittedFailed]++
 	}
 	at := seen.Sub(l.start)
-	_ = l.latency.RecordValue(max(0, int64((at-p.intended)/time.Microsecond)))
+	latency = max(0, at-p.intended)
+	_ = l.latency.RecordValue(int64(latency / time.Microsecond))
 	l.second(at).Committed++
 	l.inBlock[height] = append(l.inBlock[height], p.intended)
 	if p.sent {
 		delete(l.pend, h)
 	}
-	return true
+	return latency, true
 }
 
 // BlockTime records the header time of block height; it completes the
@@ -264,7 +265,10 @@ type Summary struct {
 	Latency    Percentiles      `json:"latency"`           // first seen in a block - intended send time
 	Inclusion  Percentiles      `json:"inclusion_latency"` // CometBFT QA: block H+1 time - intended send time
 	PerSecond  []Second         `json:"per_second"`
-	InFlight   int64            `json:"in_flight"` // txs with no final fate yet (0 after Close)
+	// LatencyHist is the commit latency distribution in buckets of a
+	// 1-2-5 series of upper bounds.
+	LatencyHist []Bucket `json:"latency_hist,omitempty"`
+	InFlight    int64    `json:"in_flight"` // txs with no final fate yet (0 after Close)
 }
 
 // Percentiles of a latency distribution, in milliseconds.
@@ -291,21 +295,59 @@ func percentiles(h *hdrhistogram.Histogram) Percentiles {
 	}
 }
 
+// A Bucket counts the values above the previous bucket's bound and up to
+// its own.
+type Bucket struct {
+	UpToMS float64 `json:"le_ms"`
+	Count  int64   `json:"count"`
+}
+
+// buckets folds an HDR histogram (µs) into 1-2-5 buckets (ms), from the
+// first to the last that holds a value.
+func buckets(h *hdrhistogram.Histogram) []Bucket {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	var out []Bucket
+	for decade := 0.1; decade <= 1e7; decade *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			out = append(out, Bucket{UpToMS: decade * m})
+		}
+	}
+	for _, bar := range h.Distribution() {
+		ms := float64(bar.To) / 1000
+		i := sort.Search(len(out), func(i int) bool { return out[i].UpToMS >= ms })
+		if i == len(out) {
+			i--
+		}
+		out[i].Count += bar.Count
+	}
+	first, last := 0, len(out)-1
+	for first < last && out[first].Count == 0 {
+		first++
+	}
+	for last > first && out[last].Count == 0 {
+		last--
+	}
+	return out[first : last+1]
+}
+
 // Summary returns the counts and distributions so far.
 func (l *Ledger) Summary() Summary {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := Summary{
-		Sent:       l.sent,
-		Accepted:   l.accepted,
-		Rejected:   l.rejected,
-		SendErrors: l.failed,
-		Fates:      map[Fate]int64{},
-		Reasons:    map[string]int64{},
-		Lag:        percentiles(l.lag),
-		Latency:    percentiles(l.latency),
-		Inclusion:  percentiles(l.incl),
-		PerSecond:  append([]Second(nil), l.perSec...),
+		Sent:        l.sent,
+		Accepted:    l.accepted,
+		Rejected:    l.rejected,
+		SendErrors:  l.failed,
+		Fates:       map[Fate]int64{},
+		Reasons:     map[string]int64{},
+		Lag:         percentiles(l.lag),
+		Latency:     percentiles(l.latency),
+		LatencyHist: buckets(l.latency),
+		Inclusion:   percentiles(l.incl),
+		PerSecond:   append([]Second(nil), l.perSec...),
 	}
 	for _, f := range Fates {
 		s.Fates[f] = l.fates[f]

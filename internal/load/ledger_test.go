@@ -25,17 +25,17 @@ func TestLedgerFates(t *testing.T) {
 	l.Sent(hashOf(4), 4*time.Millisecond, at(5), SendError, "timeout")                      // answer lost, yet committed
 	l.Sent(hashOf(5), 5*time.Millisecond, at(6), Accepted, "")                              // never seen: unresolved
 	// tx 6 is in a block before its send returns (broadcast_tx_commit).
-	if !l.Committed(hashOf(6), 1, 0, at(900)) {
+	if !committed(l, hashOf(6), 1, 0, at(900)) {
 		t.Fatal("Committed(tx6) = false; want true for a tx the ledger began")
 	}
 	l.Sent(hashOf(6), 6*time.Millisecond, at(7), Accepted, "")
-	if !l.Committed(hashOf(0), 1, 0, at(1000)) || !l.Committed(hashOf(1), 1, 5, at(1000)) || !l.Committed(hashOf(4), 2, 0, at(2000)) {
+	if !committed(l, hashOf(0), 1, 0, at(1000)) || !committed(l, hashOf(1), 1, 5, at(1000)) || !committed(l, hashOf(4), 2, 0, at(2000)) {
 		t.Fatal("Committed = false for the ledger's own txs")
 	}
-	if l.Committed(hashOf(99), 2, 0, at(2000)) {
+	if committed(l, hashOf(99), 2, 0, at(2000)) {
 		t.Error("Committed(foreign tx) = true; want false")
 	}
-	if l.Committed(hashOf(0), 3, 0, at(3000)) {
+	if committed(l, hashOf(0), 3, 0, at(3000)) {
 		t.Error("a tx committed twice counts twice")
 	}
 	if got := l.Unresolved(); got != 1 {
@@ -67,7 +67,7 @@ func TestLedgerInclusionLatency(t *testing.T) {
 	l := NewLedger(start, true)
 	l.Begin(hashOf(1), 100*time.Millisecond)
 	l.Sent(hashOf(1), 100*time.Millisecond, start.Add(100*time.Millisecond), Accepted, "")
-	l.Committed(hashOf(1), 10, 0, start.Add(time.Second))
+	committed(l, hashOf(1), 10, 0, start.Add(time.Second))
 	l.BlockTime(10, start.Add(900*time.Millisecond))
 	l.BlockTime(11, start.Add(2100*time.Millisecond))
 	if got := l.Summary().Inclusion; got.Count != 1 || got.Max < 1999 || got.Max > 2001 {
@@ -88,5 +88,38 @@ func TestLedgerUntracked(t *testing.T) {
 	l.Close()
 	if s := l.Summary(); s.Fates[FateUnresolved] != 1000 || !s.Balanced() {
 		t.Errorf("fates = %v; want 1000 unresolved", s.Fates)
+	}
+}
+
+func committed(l *Ledger, h Hash, height int64, code uint32, seen time.Time) bool {
+	_, ok := l.Committed(h, height, code, seen)
+	return ok
+}
+
+// TestLedgerLatencyBuckets: latencies land in the 1-2-5 bucket whose bound
+// is the first at or above them, and Committed returns each one.
+func TestLedgerLatencyBuckets(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	for i, ms := range []int{150, 180, 900, 1900, 4000} {
+		l.Begin(hashOf(i), 0)
+		l.Sent(hashOf(i), 0, start, Accepted, "")
+		lat, ok := l.Committed(hashOf(i), 5, 0, start.Add(time.Duration(ms)*time.Millisecond))
+		if !ok || lat != time.Duration(ms)*time.Millisecond {
+			t.Errorf("Committed = %s, %v; want %d ms", lat, ok, ms)
+		}
+	}
+	got := map[float64]int64{}
+	for _, b := range l.Summary().LatencyHist {
+		got[b.UpToMS] = b.Count
+	}
+	want := map[float64]int64{200: 2, 500: 0, 1000: 1, 2000: 1, 5000: 1}
+	if len(got) != len(want) {
+		t.Errorf("buckets %v; want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("bucket <= %g ms: %d; want %d", k, got[k], v)
+		}
 	}
 }

@@ -4,7 +4,9 @@ package observe
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -26,11 +28,16 @@ type Block struct {
 	Bytes    int       `json:"bytes"`
 	Round    int32     `json:"round"` // round in which it was committed; -1 when not known yet
 	Proposer string    `json:"proposer"`
+	// Commit latency of the run's txs in this block, ms (0 when none).
+	LatencyMean float64 `json:"latency_mean_ms"`
+	LatencyMax  float64 `json:"latency_max_ms"`
 }
 
 // A Ledger is where the follower reports the txs it finds in blocks.
 type Ledger interface {
-	Committed(h load.Hash, height int64, code uint32, seen time.Time) bool
+	// Committed reports a tx found in a block; ours says whether it is
+	// the ledger's, latency is its commit latency then.
+	Committed(h load.Hash, height int64, code uint32, seen time.Time) (latency time.Duration, ours bool)
 	BlockTime(height int64, t time.Time)
 }
 
@@ -99,7 +106,7 @@ func (f *Follower) Run(ctx context.Context) error {
 	go func() {
 		defer close(done)
 		for b := range read {
-			f.resolve(ctx, clients, b)
+			f.resolve(ctx, b)
 		}
 	}()
 	defer func() { close(read); <-done }()
@@ -156,18 +163,12 @@ func (f *Follower) catchUp(ctx context.Context, c *rpchttp.HTTP, out chan<- fetc
 
 // resolve fetches a block's results, trying every node until one answers
 // (or ctx ends), and reports its txs to the ledger.
-func (f *Follower) resolve(ctx context.Context, clients []*rpchttp.HTTP, fb fetched) {
+func (f *Follower) resolve(ctx context.Context, fb fetched) {
 	blk, h := fb.block, fb.block.Height
 	var codes []uint32
 	for i := 0; ctx.Err() == nil; i++ {
-		c := clients[i%len(clients)]
-		qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		res, err := c.BlockResults(qctx, &h)
-		cancel()
-		if err == nil {
-			for _, r := range res.TxsResults {
-				codes = append(codes, r.Code)
-			}
+		var err error
+		if codes, err = txCodes(ctx, f.rpcs[i%len(f.rpcs)], h); err == nil {
 			break
 		}
 		f.log.Warn("follower: block results failed", "height", h, "err", err)
@@ -185,9 +186,18 @@ func (f *Follower) resolve(ctx context.Context, clients []*rpchttp.HTTP, fb fetc
 		if code != 0 {
 			b.Failed++
 		}
-		if f.ledger != nil && f.ledger.Committed(load.Hash(tx.Hash()), h, code, fb.seen) {
-			b.Ours++
+		if f.ledger == nil {
+			continue
 		}
+		if lat, ok := f.ledger.Committed(load.Hash(tx.Hash()), h, code, fb.seen); ok {
+			b.Ours++
+			ms := float64(lat) / float64(time.Millisecond)
+			b.LatencyMean += ms
+			b.LatencyMax = max(b.LatencyMax, ms)
+		}
+	}
+	if b.Ours > 0 {
+		b.LatencyMean /= float64(b.Ours)
 	}
 	if f.ledger != nil {
 		f.ledger.BlockTime(h, b.Time)
@@ -200,6 +210,50 @@ func (f *Follower) resolve(ctx context.Context, clients []*rpchttp.HTTP, fb fetc
 	}
 	f.held = &b
 }
+
+// txCodes reads the result codes of a block's txs. Only the codes are
+// decoded: the full results (events and all, through gogoproto's jsonpb)
+// cost the follower half its CPU.
+func txCodes(ctx context.Context, rpc string, height int64) ([]uint32, error) {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/block_results?height=%d", rpc, height), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := resultsClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Result *struct {
+			TxsResults []struct {
+				Code uint32 `json:"code"`
+			} `json:"txs_results"`
+		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+			Data    string `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return nil, fmt.Errorf("block_results %d: %w", height, err)
+	}
+	if r.Error != nil || r.Result == nil {
+		if r.Error == nil {
+			return nil, fmt.Errorf("block_results %d: no result (HTTP %d)", height, resp.StatusCode)
+		}
+		return nil, fmt.Errorf("block_results %d: %s %s", height, r.Error.Message, r.Error.Data)
+	}
+	codes := make([]uint32, len(r.Result.TxsResults))
+	for i, t := range r.Result.TxsResults {
+		codes[i] = t.Code
+	}
+	return codes, nil
+}
+
+var resultsClient = &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 2}}
 
 func (f *Follower) emit(b Block) {
 	f.blocks = append(f.blocks, b)

@@ -72,6 +72,8 @@ type Watcher struct {
 // Run watches until ctx ends.
 func (w *Watcher) Run(ctx context.Context) {
 	w.client.Timeout = max(w.Interval, time.Second)
+	// Nodes are near: gzip would cost more CPU than the bytes it saves.
+	w.client.Transport = &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 1}
 	w.failing = map[string]bool{}
 	keep := map[string]bool{}
 	for _, k := range w.Keep {
@@ -147,7 +149,49 @@ func (w *Watcher) scrape(ctx context.Context, t Target, keep map[string]bool, at
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s: HTTP %d", t.Metrics, resp.StatusCode)
 	}
+	if len(keep) > 0 {
+		if body = keepLines(body, keep); len(body) == 0 {
+			return nil, fmt.Errorf("%s: none of the kept metric families in the answer (is it a Prometheus endpoint?)", t.Metrics)
+		}
+	}
 	return ParseMetrics(bytes.NewReader(body), t.Node, keep, at)
+}
+
+// keepLines drops the lines of families not kept before parsing: the
+// exposition is line based, and a node exports far more than is kept.
+func keepLines(body []byte, keep map[string]bool) []byte {
+	out := body[:0:0]
+	for len(body) > 0 {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i+1], body[i+1:]
+		} else {
+			body = nil
+		}
+		name := line
+		if bytes.HasPrefix(name, []byte("# HELP ")) || bytes.HasPrefix(name, []byte("# TYPE ")) {
+			name = name[7:]
+		} else if bytes.HasPrefix(name, []byte("#")) {
+			continue
+		}
+		if i := bytes.IndexAny(name, "{ \n"); i >= 0 {
+			name = name[:i]
+		}
+		if keep[string(name)] || keep[familyOf(name)] {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+// familyOf strips a histogram's or summary's sample suffix.
+func familyOf(name []byte) string {
+	for _, suf := range []string{"_bucket", "_sum", "_count"} {
+		if bytes.HasSuffix(name, []byte(suf)) {
+			return string(name[:len(name)-len(suf)])
+		}
+	}
+	return string(name)
 }
 
 // ParseMetrics parses a Prometheus text exposition and returns the samples

@@ -57,6 +57,13 @@ func TestParseMetrics(t *testing.T) {
 			t.Errorf("%s = %g, want %g", k, got[k], v)
 		}
 	}
+	// Lines of families not kept are dropped before parsing; what is left
+	// still parses to the same samples.
+	keep := map[string]bool{"cometbft_consensus_block_interval_seconds": true}
+	pre, err := ParseMetrics(bytes.NewReader(keepLines([]byte(exposition), keep)), "n", keep, at)
+	if err != nil || len(pre) != 2 || pre[0].Series != "cometbft_consensus_block_interval_seconds_count" || pre[1].Value != 6.5 {
+		t.Errorf("keepLines then parse = %+v, %v", pre, err)
+	}
 	kept, err := ParseMetrics(strings.NewReader(exposition), "n", map[string]bool{"cometbft_p2p_peers": true}, at)
 	if err != nil || len(kept) != 1 || kept[0].Series != "cometbft_p2p_peers" {
 		t.Errorf("allow-list: got %v, %v", kept, err)

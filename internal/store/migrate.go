@@ -72,6 +72,8 @@ var migrations = [][]string{
 			at     TEXT NOT NULL,
 			value  DOUBLE PRECISION NOT NULL
 		)`,
+		`ALTER TABLE blocks ADD COLUMN latency_mean DOUBLE PRECISION NOT NULL DEFAULT 0`,
+		`ALTER TABLE blocks ADD COLUMN latency_max DOUBLE PRECISION NOT NULL DEFAULT 0`,
 		`CREATE INDEX node_series_run ON node_series (run_id, series, node, at)`,
 		`CREATE TABLE profiles (
 			run_id     TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,

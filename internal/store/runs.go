@@ -60,9 +60,9 @@ func (s *Store) Event(ctx context.Context, runID, kind, detail string) error {
 
 // Block records one block of a run's phase as soon as it is known.
 func (s *Store) Block(ctx context.Context, runID string, phase int, b observe.Block) error {
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO blocks (run_id, phase, height, time, seen, txs, ours, failed, bytes, round, proposer)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		runID, phase, b.Height, ts(b.Time), ts(b.Seen), b.Txs, b.Ours, b.Failed, b.Bytes, b.Round, b.Proposer)
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO blocks (run_id, phase, height, time, seen, txs, ours, failed, bytes, round, proposer, latency_mean, latency_max)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		runID, phase, b.Height, ts(b.Time), ts(b.Seen), b.Txs, b.Ours, b.Failed, b.Bytes, b.Round, b.Proposer, b.LatencyMean, b.LatencyMax)
 	return err
 }
 
@@ -245,7 +245,7 @@ func (s *Store) Run(ctx context.Context, id string) (*results.Run, error) {
 
 // Blocks returns a run's blocks per phase, in height order.
 func (s *Store) Blocks(ctx context.Context, id string) (map[int][]observe.Block, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT phase, height, time, seen, txs, ours, failed, bytes, round, proposer
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT phase, height, time, seen, txs, ours, failed, bytes, round, proposer, latency_mean, latency_max
 		FROM blocks WHERE run_id = ? ORDER BY phase, height`), id)
 	if err != nil {
 		return nil, err
@@ -256,7 +256,7 @@ func (s *Store) Blocks(ctx context.Context, id string) (map[int][]observe.Block,
 		var b observe.Block
 		var phase int
 		var t, seen string
-		if err := rows.Scan(&phase, &b.Height, &t, &seen, &b.Txs, &b.Ours, &b.Failed, &b.Bytes, &b.Round, &b.Proposer); err != nil {
+		if err := rows.Scan(&phase, &b.Height, &t, &seen, &b.Txs, &b.Ours, &b.Failed, &b.Bytes, &b.Round, &b.Proposer, &b.LatencyMean, &b.LatencyMax); err != nil {
 			return nil, err
 		}
 		b.Time, _ = time.Parse(timeFormat, t)

@@ -74,7 +74,7 @@ func TestStoreSuite(t *testing.T) {
 				t.Fatal(err)
 			}
 			for h := int64(10); h < 15; h++ {
-				b := observe.Block{Height: h, Time: start.Add(time.Duration(h) * time.Second), Seen: start.Add(time.Duration(h)*time.Second + 5*time.Millisecond), Txs: int(h), Ours: int(h), Round: 0, Proposer: "AB"}
+				b := observe.Block{Height: h, Time: start.Add(time.Duration(h) * time.Second), Seen: start.Add(time.Duration(h)*time.Second + 5*time.Millisecond), Txs: int(h), Ours: int(h), Round: 0, Proposer: "AB", LatencyMean: 1.5, LatencyMax: float64(h)}
 				if err := s.Block(ctx, r.ID, 0, b); err != nil {
 					t.Fatal(err)
 				}
@@ -119,6 +119,9 @@ func TestStoreSuite(t *testing.T) {
 			}
 			if len(got.Phases) != 1 || len(got.Phases[0].Blocks) != 5 || got.Phases[0].Blocks[4].Height != 14 {
 				t.Fatalf("phases/blocks not restored: %+v", got.Phases)
+			}
+			if b := got.Phases[0].Blocks[4]; b.LatencyMean != 1.5 || b.LatencyMax != 14 {
+				t.Errorf("block latency not restored: %+v", b)
 			}
 			if got.Phases[0].Figures.CommittedTPS != 10 || got.Phases[0].Ledger.Fates[load.FateCommitted] != 60 {
 				t.Errorf("figures not restored: %+v", got.Phases[0])
