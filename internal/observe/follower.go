@@ -6,8 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"log/slog"
+	"net/http"
 	"sync/atomic"
 	"time"
 
