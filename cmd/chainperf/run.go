@@ -61,7 +61,11 @@ input or an error.`,
 				Exe: exe, Labels: lbl, Progress: progress, Store: st, ReportDir: reportDir,
 				Phase: func(p string) { endProgress(out); fmt.Fprintf(out, "== %s\n", p) },
 			})
-			paths, err := report.Write(r.ReportDir, r)
+			series, err := st.Series(cmd.Context(), r.ID)
+			if err != nil {
+				return err
+			}
+			paths, err := report.Write(r.ReportDir, r, series)
 			if err != nil {
 				return err
 			}

@@ -174,7 +174,11 @@ func reportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			paths, err := report.Write(filepath.Join(dir, r.ID), r)
+			series, err := st.Series(cmd.Context(), r.ID)
+			if err != nil {
+				return err
+			}
+			paths, err := report.Write(filepath.Join(dir, r.ID), r, series)
 			if err != nil {
 				return err
 			}

@@ -12,11 +12,13 @@ import (
 	"strings"
 
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
-// Write renders r into dir (created if missing) and returns the paths.
-func Write(dir string, r *results.Run) ([]string, error) {
+// Write renders r, with its node samples (may be nil), into dir (created
+// if missing) and returns the paths.
+func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report dir: %w", err)
 	}
@@ -31,6 +33,14 @@ func Write(dir string, r *results.Run) ([]string, error) {
 	var md strings.Builder
 	Markdown(&md, r)
 	if err := os.WriteFile(paths[1], []byte(md.String()), 0o644); err != nil {
+		return nil, err
+	}
+	var html strings.Builder
+	if err := HTML(&html, r, series); err != nil {
+		return nil, fmt.Errorf("report.html: %w", err)
+	}
+	paths = append(paths, filepath.Join(dir, "report.html"))
+	if err := os.WriteFile(paths[2], []byte(html.String()), 0o644); err != nil {
 		return nil, err
 	}
 	return paths, nil

@@ -1,0 +1,301 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// A Chart is one titled SVG of a report.
+type Chart struct {
+	Title string
+	SVG   string
+}
+
+// A band is a stretch of a run's timeline when a perturbation held, in
+// seconds since the phase start.
+type band struct {
+	from, to float64
+	label    string
+}
+
+// bandPlotter shades the bands across the whole height of a plot.
+type bandPlotter struct{ bands []band }
+
+func (b bandPlotter) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, _ := p.Transforms(&c)
+	for _, bd := range b.bands {
+		x0, x1 := tx(bd.from), tx(bd.to)
+		if x1-x0 < 1 {
+			x1 = x0 + 1
+		}
+		c.FillPolygon(color.RGBA{R: 255, G: 140, B: 0, A: 50}, []vg.Point{
+			{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y},
+		})
+	}
+}
+
+// bands pairs perturbation events (kill/stop/pause with the start or
+// continue of the same nodes) into stretches; an unpaired beginning lasts
+// to end.
+func bands(events []results.Event, origin time.Time, end float64) []band {
+	var out []band
+	open := map[string]int{}
+	for _, e := range events {
+		if e.Kind != "perturbation" {
+			continue
+		}
+		what, nodes, _ := strings.Cut(e.Detail, " ")
+		at := e.At.Sub(origin).Seconds()
+		switch what {
+		case "kill", "stop", "pause":
+			open[nodes] = len(out)
+			out = append(out, band{from: at, to: end, label: e.Detail})
+		case "start", "continue":
+			if i, ok := open[nodes]; ok {
+				out[i].to = at
+				delete(open, nodes)
+			}
+		}
+	}
+	return out
+}
+
+func newPlot(x, y string) *plot.Plot {
+	p := plot.New()
+	p.X.Label.Text, p.Y.Label.Text = x, y
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	return p
+}
+
+func render(title string, p *plot.Plot) Chart {
+	c := vgsvg.NewWith(vgsvg.UseWH(7*vg.Inch, 3*vg.Inch))
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return Chart{Title: title, SVG: fmt.Sprintf("<p>chart failed: %v</p>", err)}
+	}
+	svg := buf.String()
+	if i := strings.Index(svg, "<svg"); i > 0 { // drop the XML prolog: the SVG goes inline
+		svg = svg[i:]
+	}
+	return Chart{Title: title, SVG: svg}
+}
+
+func line(p *plot.Plot, name string, i int, pts plotter.XYs) {
+	if len(pts) == 0 {
+		return
+	}
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return
+	}
+	l.Color = plotutil.Color(i)
+	l.Width = vg.Points(1.2)
+	p.Add(l)
+	p.Legend.Add(name, l)
+}
+
+func scatter(p *plot.Plot, name string, i int, pts plotter.XYs) {
+	if len(pts) == 0 {
+		return
+	}
+	s, err := plotter.NewScatter(pts)
+	if err != nil {
+		return
+	}
+	s.Color = plotutil.Color(i)
+	s.Radius = vg.Points(1.8)
+	p.Add(s)
+	p.Legend.Add(name, s)
+}
+
+func hline(p *plot.Plot, name string, i int, y, x0, x1 float64) {
+	if x1 <= x0 {
+		return
+	}
+	line(p, name, i, plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
+}
+
+// PhaseCharts draws the charts of one load phase: throughput, latency,
+// and the chain's blocks; node series when there are any.
+func PhaseCharts(ph *results.Phase, events []results.Event, series []observe.Sample) []Chart {
+	origin := ph.Start
+	end := ph.End.Sub(origin).Seconds()
+	bs := bands(events, origin, end)
+	withBands := func(p *plot.Plot) *plot.Plot {
+		if len(bs) > 0 {
+			p.Add(bandPlotter{bs})
+		}
+		return p
+	}
+	var out []Chart
+
+	tp := withBands(newPlot("seconds since load start", "tx/s"))
+	var sent, committed plotter.XYs
+	for i, s := range ph.Ledger.PerSecond {
+		x := float64(i) + 0.5
+		sent = append(sent, plotter.XY{X: x, Y: float64(s.Sent)})
+		committed = append(committed, plotter.XY{X: x, Y: float64(s.Committed)})
+	}
+	line(tp, "sent (by send time)", 0, sent)
+	line(tp, "committed (by time seen)", 1, committed)
+	out = append(out, render("Sent vs committed tx/s", tp))
+
+	lat := withBands(newPlot("seconds since load start (block seen)", "latency ms"))
+	var mean, mx plotter.XYs
+	for _, b := range ph.Blocks {
+		if b.Ours == 0 {
+			continue
+		}
+		x := b.Seen.Sub(origin).Seconds()
+		mean = append(mean, plotter.XY{X: x, Y: b.LatencyMean})
+		mx = append(mx, plotter.XY{X: x, Y: b.LatencyMax})
+	}
+	scatter(lat, "block mean", 0, mean)
+	scatter(lat, "block max", 1, mx)
+	if len(mean) > 0 {
+		x0, x1 := mean[0].X, mean[len(mean)-1].X
+		hline(lat, fmt.Sprintf("p50 %.0f ms", ph.Ledger.Latency.P50), 2, ph.Ledger.Latency.P50, x0, x1)
+		hline(lat, fmt.Sprintf("p99 %.0f ms", ph.Ledger.Latency.P99), 3, ph.Ledger.Latency.P99, x0, x1)
+	}
+	out = append(out, render("Commit latency per block", lat))
+
+	if h := ph.Ledger.LatencyHist; len(h) > 0 {
+		hp := newPlot("latency up to (ms)", "txs")
+		vals := make(plotter.Values, len(h))
+		names := make([]string, len(h))
+		for i, b := range h {
+			vals[i], names[i] = float64(b.Count), fmt.Sprintf("%g", b.UpToMS)
+		}
+		if bars, err := plotter.NewBarChart(vals, vg.Points(18)); err == nil {
+			bars.Color = plotutil.Color(0)
+			hp.Add(bars)
+			hp.NominalX(names...)
+		}
+		out = append(out, render("Commit latency histogram", hp))
+	}
+
+	if len(ph.Blocks) > 1 {
+		interval, txs, size, rounds := newPlot("height", "seconds"), newPlot("height", "txs"), newPlot("height", "bytes"), newPlot("height", "round")
+		var iv, tx, sz, rd plotter.XYs
+		for i, b := range ph.Blocks {
+			x := float64(b.Height)
+			if i > 0 {
+				iv = append(iv, plotter.XY{X: x, Y: b.Time.Sub(ph.Blocks[i-1].Time).Seconds()})
+			}
+			tx = append(tx, plotter.XY{X: x, Y: float64(b.Txs)})
+			sz = append(sz, plotter.XY{X: x, Y: float64(b.Bytes)})
+			if b.Round >= 0 {
+				rd = append(rd, plotter.XY{X: x, Y: float64(b.Round)})
+			}
+		}
+		line(interval, "block interval (header times)", 0, iv)
+		line(txs, "txs per block", 0, tx)
+		line(size, "block size", 0, sz)
+		scatter(rounds, "commit round", 0, rd)
+		rounds.Y.Min, rounds.Y.Max = 0, math.Max(1, rounds.Y.Max)
+		out = append(out, render("Block interval", interval), render("Txs per block", txs), render("Block size", size), render("Rounds per height", rounds))
+	}
+	return append(out, nodeCharts(series, origin, withBands)...)
+}
+
+// nodeCharts draws the scraped and sampled node series: mempool size
+// (mean and max across nodes), peers, RSS and CPU per node, machine load.
+func nodeCharts(series []observe.Sample, origin time.Time, withBands func(*plot.Plot) *plot.Plot) []Chart {
+	if len(series) == 0 {
+		return nil
+	}
+	by := map[string]map[string]plotter.XYs{} // series -> node -> points
+	for _, s := range series {
+		if by[s.Series] == nil {
+			by[s.Series] = map[string]plotter.XYs{}
+		}
+		by[s.Series][s.Node] = append(by[s.Series][s.Node], plotter.XY{X: s.At.Sub(origin).Seconds(), Y: s.Value})
+	}
+	perNode := func(title, y, name string, scale float64, rate bool) *Chart {
+		nodes := by[name]
+		if len(nodes) == 0 {
+			return nil
+		}
+		p := withBands(newPlot("seconds since load start", y))
+		names := make([]string, 0, len(nodes))
+		for n := range nodes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for i, n := range names {
+			pts := nodes[n]
+			var out plotter.XYs
+			for j, pt := range pts {
+				switch {
+				case rate && j > 0 && pt.X > pts[j-1].X:
+					out = append(out, plotter.XY{X: pt.X, Y: (pt.Y - pts[j-1].Y) / (pt.X - pts[j-1].X) * scale})
+				case !rate:
+					out = append(out, plotter.XY{X: pt.X, Y: pt.Y * scale})
+				}
+			}
+			line(p, n, i, out)
+		}
+		c := render(title, p)
+		return &c
+	}
+	var out []Chart
+	if nodes := by["cometbft_mempool_size"]; len(nodes) > 0 {
+		// Mean and max across nodes, per scrape round (samples of one
+		// round share their time).
+		type agg struct{ sum, max, n float64 }
+		rounds := map[float64]*agg{}
+		for _, pts := range nodes {
+			for _, pt := range pts {
+				a := rounds[pt.X]
+				if a == nil {
+					a = &agg{}
+					rounds[pt.X] = a
+				}
+				a.sum, a.n, a.max = a.sum+pt.Y, a.n+1, math.Max(a.max, pt.Y)
+			}
+		}
+		xs := make([]float64, 0, len(rounds))
+		for x := range rounds {
+			xs = append(xs, x)
+		}
+		sort.Float64s(xs)
+		var mean, mx plotter.XYs
+		for _, x := range xs {
+			a := rounds[x]
+			mean = append(mean, plotter.XY{X: x, Y: a.sum / a.n})
+			mx = append(mx, plotter.XY{X: x, Y: a.max})
+		}
+		p := withBands(newPlot("seconds since load start", "txs"))
+		line(p, "mean across nodes", 0, mean)
+		line(p, "max across nodes", 1, mx)
+		out = append(out, render("Mempool size", p))
+	}
+	for _, c := range []*Chart{
+		perNode("Peers per node", "peers", "cometbft_p2p_peers", 1, false),
+		perNode("RSS per node", "MiB", observe.SeriesRSS, 1.0/(1<<20), false),
+		perNode("CPU per node", "% of one core", observe.SeriesCPU, 100, true),
+		perNode("Machine load", "load1", observe.SeriesLoad1, 1, false),
+	} {
+		if c != nil {
+			out = append(out, *c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// HTML writes report.html: one self-contained file (inline SVG charts and
+// styles, nothing fetched) with the summary tables and the charts of every
+// phase. series are the run's node samples (may be nil).
+func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
+	type phase struct {
+		Title  string
+		Rows   [][2]string
+		Fates  [][2]string
+		Charts []Chart
+	}
+	var phases []phase
+	for i, p := range r.Phases {
+		f, s := p.Figures, p.Ledger
+		ph := phase{Title: fmt.Sprintf("Phase %d: %s", i+1, p.Model)}
+		row := func(k, format string, v ...any) { ph.Rows = append(ph.Rows, [2]string{k, fmt.Sprintf(format, v...)}) }
+		row("offered tx/s", "%.1f", f.OfferedTPS)
+		row("sent tx/s (window)", "%.1f", f.SentTPS)
+		row("committed tx/s (window)", "%.1f", f.CommittedTPS)
+		row("latency p50 / p90 / p99 / p99.9 / max", "%.0f / %.0f / %.0f / %.0f / %.0f ms", s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.P999, s.Latency.Max)
+		row("QA inclusion latency p50 / p99", "%.0f / %.0f ms", s.Inclusion.P50, s.Inclusion.P99)
+		row("blocks, mean interval", "%d, %.2f s", f.Blocks, f.BlockInterval)
+		row("txs per block (mean)", "%.0f", f.TxsPerBlock)
+		row("max round", "%d", f.MaxRound)
+		row("generator lag p50 / p99", "%.2f / %.2f ms", s.Lag.P50, s.Lag.P99)
+		if p.Generator.Bound {
+			row("generator-bound", "%s", p.Generator.Why)
+		}
+		ph.Fates = append(ph.Fates, [2]string{"sent", fmt.Sprint(s.Sent)})
+		for _, fate := range load.Fates {
+			ph.Fates = append(ph.Fates, [2]string{string(fate), fmt.Sprint(s.Fates[fate])})
+		}
+		ph.Charts = PhaseCharts(p, r.Events, series)
+		phases = append(phases, ph)
+	}
+	verdict := "PASS"
+	if !r.Passed {
+		verdict = "FAIL"
+	}
+	if r.Status != results.StatusComplete {
+		verdict = strings.ToUpper(string(r.Status))
+	}
+	return page.Execute(w, map[string]any{
+		"Run": r, "Verdict": verdict, "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
+	})
+}
+
+// svg marks a chart's SVG, made here by gonum/plot, as safe to inline.
+func svg(s string) template.HTML { return template.HTML(s) } //nolint:gosec // our own output
+
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": svg, "mulf": func(f float64) float64 { return 100 * f }}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>chainperf run {{.Run.ID}}: {{.Verdict}}</title>
+<style>
+body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; }
+td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+.PASS { color: #0a0; } .FAIL, .FAILED, .INTERRUPTED { color: #c00; }
+figure { margin: 1em 0; } figcaption { font-weight: bold; }
+.band { background: rgba(255,140,0,0.2); padding: 0 4px; }
+code { background: #f4f4f4; }
+</style></head><body>
+<h1>chainperf run {{.Run.ID}}: <span class="{{.Verdict}}">{{.Verdict}}</span></h1>
+<p>Scenario <b>{{.Run.Scenario}}</b>, {{.Run.Start.Format "2006-01-02 15:04:05"}} UTC, {{.Duration}}.{{if .Run.Error}} Error: <code>{{.Run.Error}}</code>{{end}}</p>
+{{if .Run.Checks}}<h2>Criteria</h2><table><tr><th>criterion</th><th>limit</th><th>value</th><th>result</th></tr>
+{{range .Run.Checks}}<tr><td>{{.Name}}</td><td>{{.Op}} {{.Limit}}</td><td>{{printf "%.4g" .Value}}</td><td class="{{if .Pass}}PASS{{else}}FAIL{{end}}">{{if .Pass}}pass{{else}}FAIL{{end}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Run.Crashed}}<p class="FAIL">Crashed nodes: {{range .Run.Crashed}}{{.}} {{end}}</p>{{end}}
+{{if .Run.Events}}<h2>Perturbations</h2><p>Shaded <span class="band">bands</span> on the charts.</p><table><tr><th>at</th><th>event</th></tr>
+{{range .Run.Events}}<tr><td>{{.At.Format "15:04:05.000"}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
+{{range .Phases}}<h2>{{.Title}}</h2>
+<table>{{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</table>
+<table><tr><th>fate</th><th>txs</th></tr>{{range .Fates}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</table>
+{{range .Charts}}<figure><figcaption>{{.Title}}</figcaption>{{svg .SVG}}</figure>
+{{end}}{{end}}
+{{if .Run.Profiles}}<h2>Profiles</h2>{{range .Run.Profiles}}
+<h3>{{.Kind}} of {{.Node}} at {{.At.Format "15:04:05"}}, by {{.Value}}</h3><p><code>{{.File}}</code></p>
+<table><tr><th>function</th><th>flat</th><th>share</th></tr>{{range .Top}}<tr><td>{{.Func}}</td><td>{{.Flat}}</td><td>{{printf "%.1f %%" (mulf .Share)}}</td></tr>{{end}}</table>{{end}}{{end}}
+<h2>Environment</h2>
+<ul><li>host: {{.Run.Host.CPU}}, {{.Run.Host.Cores}} cores, {{.Run.Host.MemoryMB}} MiB, kernel {{.Run.Host.Kernel}}</li>
+<li>chainperf {{.Run.Versions.Chainperf}} {{.Run.Versions.Commit}} ({{.Run.Versions.Go}})</li>
+<li>node: {{.Run.Versions.Node}}</li>
+<li>testnet: {{range .Run.Nodes}}{{.Name}} ({{.Role}}) {{end}}</li>
+{{if .Run.Config}}<li>CometBFT config overrides: {{range $k, $v := .Run.Config}}<code>{{$k}} = {{$v}}</code> {{end}}</li>{{end}}
+{{range $k, $v := .Run.Labels}}<li>label <code>{{$k}}={{$v}}</code></li>{{end}}</ul>
+<h2>Scenario</h2><pre>{{.Run.Text}}</pre>
+</body></html>
+`))

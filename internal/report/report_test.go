@@ -1,0 +1,92 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// TestWriteRendersEveryChart renders a run with blocks, node series and a
+// perturbation, and checks the three files and the HTML's charts: inline
+// SVG only, nothing fetched from a network, the perturbation shaded.
+func TestWriteRendersEveryChart(t *testing.T) {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	ph := &results.Phase{Model: "constant 100 tx/s for 10s", Start: start, End: start.Add(12 * time.Second),
+		Ledger: load.Summary{Sent: 1000, Fates: map[load.Fate]int64{load.FateCommitted: 1000},
+			Latency:     load.Percentiles{Count: 1000, P50: 900, P99: 1800},
+			LatencyHist: []load.Bucket{{UpToMS: 500, Count: 100}, {UpToMS: 1000, Count: 800}, {UpToMS: 2000, Count: 100}}}}
+	for i := 0; i < 10; i++ {
+		ph.Ledger.PerSecond = append(ph.Ledger.PerSecond, load.Second{Sent: 100, Committed: 100})
+		at := start.Add(time.Duration(i+1) * time.Second)
+		ph.Blocks = append(ph.Blocks, observe.Block{Height: int64(10 + i), Time: at, Seen: at, Txs: 100, Ours: 100, Bytes: 30000, LatencyMean: 900, LatencyMax: 1500})
+	}
+	r := &results.Run{ID: "r1", Scenario: "t", Status: results.StatusComplete, Passed: true, Start: start, End: start.Add(20 * time.Second),
+		Phases: []*results.Phase{ph},
+		Events: []results.Event{{At: start.Add(3 * time.Second), Kind: "perturbation", Detail: "pause validator0"},
+			{At: start.Add(5 * time.Second), Kind: "perturbation", Detail: "continue validator0"}}}
+	var series []observe.Sample
+	for i := 0; i < 10; i++ {
+		at := start.Add(time.Duration(i) * time.Second)
+		for _, n := range []string{"validator0", "full0"} {
+			series = append(series,
+				observe.Sample{At: at, Node: n, Series: "cometbft_mempool_size", Value: float64(10 * i)},
+				observe.Sample{At: at, Node: n, Series: "cometbft_p2p_peers", Value: 4},
+				observe.Sample{At: at, Node: n, Series: observe.SeriesRSS, Value: 40 << 20},
+				observe.Sample{At: at, Node: n, Series: observe.SeriesCPU, Value: float64(i) * 0.3})
+		}
+		series = append(series, observe.Sample{At: at, Node: observe.Machine, Series: observe.SeriesLoad1, Value: 1.5})
+	}
+	dir := t.TempDir()
+	paths, err := Write(dir, r, series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 3 {
+		t.Fatalf("paths %v", paths)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(html)
+	for _, title := range []string{"Sent vs committed tx/s", "Commit latency per block", "Commit latency histogram", "Block interval",
+		"Txs per block", "Block size", "Rounds per height", "Mempool size", "Peers per node", "RSS per node", "CPU per node", "Machine load"} {
+		if !strings.Contains(doc, "<figcaption>"+title+"</figcaption><svg") {
+			t.Errorf("chart %q missing", title)
+		}
+	}
+	if n := strings.Count(doc, "<svg"); n != 12 {
+		t.Errorf("%d SVGs; want 12", n)
+	}
+	for _, remote := range []string{"<script src", "<link ", "http://", "https://"} {
+		if strings.Contains(strings.ReplaceAll(doc, "http://www.w3.org/", ""), remote) {
+			t.Errorf("report fetches something: %q", remote)
+		}
+	}
+	if !strings.Contains(doc, "pause validator0") || !strings.Contains(doc, `fill="#ff8c00"`) && !strings.Contains(doc, "rgba(255,140,0") {
+		t.Error("perturbation not listed or not shaded")
+	}
+}
+
+func TestBandsPairEvents(t *testing.T) {
+	o := time.Unix(0, 0)
+	ev := func(s float64, d string) results.Event {
+		return results.Event{At: o.Add(time.Duration(s * float64(time.Second))), Kind: "perturbation", Detail: d}
+	}
+	got := bands([]results.Event{ev(2, "kill validator3"), ev(4, "pause full0"), ev(6, "continue full0"), ev(9, "start validator3"), ev(10, "kill validator1")}, o, 20)
+	want := []band{{2, 9, "kill validator3"}, {4, 6, "pause full0"}, {10, 20, "kill validator1"}}
+	if len(got) != len(want) {
+		t.Fatalf("bands %v; want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("band %d = %v; want %v", i, got[i], want[i])
+		}
+	}
+}
