@@ -130,8 +130,15 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			follow = append(follow, n.Endpoint().RPC)
 		}
 	}
-	for i := 0; i < s.Experiment.Repeats; i++ {
-		o.Phase(fmt.Sprintf("steady %d/%d", i+1, s.Experiment.Repeats))
+	plans := planPhases(s)
+	for i, plan := range plans {
+		if i > 0 && plan.pause > 0 {
+			o.Phase(fmt.Sprintf("pause %s", plan.pause))
+			if !sleepUntil(ctx, time.Now().Add(plan.pause)) {
+				return ctx.Err()
+			}
+		}
+		o.Phase(plan.name)
 		phase := len(r.Phases)
 		var onBlock func(observe.Block)
 		if o.Store != nil {
@@ -153,8 +160,8 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		})
 		p, err := Drive(ctx, DriveOptions{
 			OnBlock: onBlock,
-			RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: targets, Follow: follow, Load: s.Load, Workload: s.Workload,
-			Warmup: s.Experiment.Warmup.D(), Cooldown: s.Experiment.Cooldown.D(), Drain: s.Experiment.DrainTimeout.D(),
+			RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: targets, Follow: follow, Load: plan.load, Workload: s.Workload,
+			Warmup: plan.warmup, Cooldown: plan.cooldown, Drain: s.Experiment.DrainTimeout.D(),
 			Progress: o.Progress, Log: o.Log,
 		})
 		perr := endPerturb()
@@ -162,6 +169,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			r.Profiles = append(r.Profiles, profiles()...)
 		}
 		if p != nil {
+			p.Name = plan.name
 			r.Phases = append(r.Phases, p)
 		}
 		for _, n := range t.Nodes {
@@ -179,5 +187,40 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			break
 		}
 	}
+	if s.Experiment.Kind == "sweep" {
+		r.Sweep = results.Saturation(r.Phases, s.Experiment.SaturationShare, s.Experiment.LatencyBlowup)
+	}
 	return nil
+}
+
+// A phasePlan is one load phase of an experiment.
+type phasePlan struct {
+	name             string
+	load             scenario.Load
+	warmup, cooldown time.Duration
+	pause            time.Duration // before it, after the previous phase drained
+}
+
+// planPhases lists an experiment's load phases: steady repeats, or the
+// cells of a sweep grid (c connections x r tx/s each, the whole cell
+// measured, as CometBFT's QA does).
+func planPhases(s *scenario.Scenario) []phasePlan {
+	e := s.Experiment
+	var out []phasePlan
+	switch e.Kind {
+	case "sweep":
+		for _, c := range e.Connections {
+			for _, rate := range e.Rates {
+				l := s.Load
+				l.Model, l.Connections, l.Rate, l.Duration = "connections", c, rate, e.CellDuration
+				out = append(out, phasePlan{name: fmt.Sprintf("sweep c=%d r=%g", c, rate), load: l, pause: e.Pause.D()})
+			}
+		}
+	default:
+		for i := 0; i < e.Repeats; i++ {
+			out = append(out, phasePlan{name: fmt.Sprintf("steady %d/%d", i+1, e.Repeats), load: s.Load,
+				warmup: e.Warmup.D(), cooldown: e.Cooldown.D()})
+		}
+	}
+	return out
 }

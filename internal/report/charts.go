@@ -122,7 +122,9 @@ func scatter(p *plot.Plot, name string, i int, pts plotter.XYs) {
 	s.Color = plotutil.Color(i)
 	s.Radius = vg.Points(1.8)
 	p.Add(s)
-	p.Legend.Add(name, s)
+	if name != "" {
+		p.Legend.Add(name, s)
+	}
 }
 
 func hline(p *plot.Plot, name string, i int, y, x0, x1 float64) {
@@ -298,4 +300,38 @@ func nodeCharts(series []observe.Sample, origin time.Time, withBands func(*plot.
 		}
 	}
 	return out
+}
+
+// SweepCharts draws a sweep's throughput against offered load and its
+// latency against throughput.
+func SweepCharts(sw *results.Sweep) []Chart {
+	if sw == nil || len(sw.Cells) == 0 {
+		return nil
+	}
+	cells := append([]results.Cell(nil), sw.Cells...)
+	sort.SliceStable(cells, func(i, j int) bool { return cells[i].Offered < cells[j].Offered })
+	tp, lat := newPlot("offered tx/s", "committed tx/s (committed / (T-1))"), newPlot("committed tx/s", "p99 latency ms")
+	var got, ideal, lp plotter.XYs
+	for _, c := range cells {
+		per := 0.0
+		if c.Offered > 0 && c.Share > 0 {
+			per = c.Share * c.Offered
+		}
+		got = append(got, plotter.XY{X: c.Offered, Y: per})
+		ideal = append(ideal, plotter.XY{X: c.Offered, Y: c.Offered})
+		lp = append(lp, plotter.XY{X: per, Y: c.P99})
+	}
+	line(tp, "offered", 1, ideal)
+	line(tp, "committed", 0, got)
+	scatter(tp, "", 0, got)
+	if sw.Saturation > 0 {
+		v, err := plotter.NewLine(plotter.XYs{{X: sw.Saturation, Y: 0}, {X: sw.Saturation, Y: cells[len(cells)-1].Offered}})
+		if err == nil {
+			v.Color, v.Dashes = plotutil.Color(2), []vg.Length{vg.Points(4), vg.Points(3)}
+			tp.Add(v)
+			tp.Legend.Add(fmt.Sprintf("saturation %.0f tx/s", sw.Saturation), v)
+		}
+	}
+	scatter(lat, "cells", 0, lp)
+	return []Chart{render("Throughput vs offered load", tp), render("Latency vs throughput", lat)}
 }

@@ -24,7 +24,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 	var phases []phase
 	for i, p := range r.Phases {
 		f, s := p.Figures, p.Ledger
-		ph := phase{Title: fmt.Sprintf("Phase %d: %s", i+1, p.Model)}
+		ph := phase{Title: fmt.Sprintf("Phase %d: %s (%s)", i+1, p.Name, p.Model)}
 		row := func(k, format string, v ...any) { ph.Rows = append(ph.Rows, [2]string{k, fmt.Sprintf(format, v...)}) }
 		row("offered tx/s", "%.1f", f.OfferedTPS)
 		row("sent tx/s (window)", "%.1f", f.SentTPS)
@@ -53,7 +53,8 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 		verdict = strings.ToUpper(string(r.Status))
 	}
 	return page.Execute(w, map[string]any{
-		"Run": r, "Verdict": verdict, "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
+		"SweepCharts": SweepCharts(r.Sweep),
+		"Run":         r, "Verdict": verdict, "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
 	})
 }
 
@@ -80,6 +81,12 @@ code { background: #f4f4f4; }
 {{if .Run.Crashed}}<p class="FAIL">Crashed nodes: {{range .Run.Crashed}}{{.}} {{end}}</p>{{end}}
 {{if .Run.Events}}<h2>Perturbations</h2><p>Shaded <span class="band">bands</span> on the charts.</p><table><tr><th>at</th><th>event</th></tr>
 {{range .Run.Events}}<tr><td>{{.At.Format "15:04:05.000"}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
+{{with .Run.Sweep}}<h2>Sweep</h2><p>Saturation point: <b>{{printf "%.0f" .Saturation}} tx/s</b>. {{.Evidence}}.</p>
+<table><tr><th>connections</th><th>tx/s each</th><th>offered tx/s</th><th>expected c*r*(T-1)</th><th>committed</th><th>share</th><th>p99 ms</th><th>rejected</th></tr>
+{{range .Cells}}<tr{{if .Saturated}} class="FAIL"{{end}}><td>{{.Connections}}</td><td>{{.Rate}}</td><td>{{printf "%.0f" .Offered}}</td><td>{{.Expected}}</td><td>{{.Committed}}</td><td>{{printf "%.1f %%" (mulf .Share)}}</td><td>{{printf "%.0f" .P99}}</td><td>{{.Rejected}}</td></tr>
+{{end}}</table>{{end}}
+{{range .SweepCharts}}<figure><figcaption>{{.Title}}</figcaption>{{svg .SVG}}</figure>
+{{end}}
 {{range .Phases}}<h2>{{.Title}}</h2>
 <table>{{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</table>
 <table><tr><th>fate</th><th>txs</th></tr>{{range .Fates}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</table>

@@ -61,7 +61,7 @@ func Markdown(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, "Error: `%s`\n\n", r.Error)
 	}
 	for i, p := range r.Phases {
-		fmt.Fprintf(w, "## Phase %d: %s\n\n", i+1, p.Model)
+		fmt.Fprintf(w, "## Phase %d: %s (%s)\n\n", i+1, p.Name, p.Model)
 		f, s := p.Figures, p.Ledger
 		fmt.Fprintf(w, "| figure | value |\n|---|---|\n")
 		row := func(k, format string, v ...any) { fmt.Fprintf(w, "| %s | %s |\n", k, fmt.Sprintf(format, v...)) }
@@ -92,6 +92,18 @@ func Markdown(w io.Writer, r *results.Run) {
 			}
 			fmt.Fprintln(w)
 		}
+	}
+	if sw := r.Sweep; sw != nil {
+		fmt.Fprintf(w, "## Sweep\n\nSaturation point: **%.0f tx/s**. %s.\n\n", sw.Saturation, sw.Evidence)
+		fmt.Fprintf(w, "| connections | tx/s each | offered tx/s | expected c*r*(T-1) | committed | share | p99 ms | rejected |\n|---|---|---|---|---|---|---|---|\n")
+		for _, c := range sw.Cells {
+			mark := ""
+			if c.Saturated {
+				mark = " (saturated)"
+			}
+			fmt.Fprintf(w, "| %d | %g | %.0f | %d | %d | %.1f %%%s | %.0f | %d |\n", c.Connections, c.Rate, c.Offered, c.Expected, c.Committed, 100*c.Share, mark, c.P99, c.Rejected)
+		}
+		fmt.Fprintln(w)
 	}
 	if len(r.Checks) > 0 {
 		fmt.Fprintf(w, "## Criteria\n\n| criterion | limit | value | result |\n|---|---|---|---|\n")

@@ -13,6 +13,7 @@ import (
 // A Phase is what one load phase produced: the ledger, the blocks, the
 // generator's report and the figures derived from them.
 type Phase struct {
+	Name      string          `json:"name"` // "steady 1/1", "sweep c=2 r=400"
 	RunID     string          `json:"run_id"`
 	Model     string          `json:"model"`
 	Workload  string          `json:"workload"`
@@ -58,6 +59,7 @@ type Run struct {
 	Crashed   []string          `json:"crashed_nodes,omitempty"`
 	Profiles  []observe.Profile `json:"profiles,omitempty"`
 	Events    []Event           `json:"events,omitempty"`
+	Sweep     *Sweep            `json:"sweep,omitempty"`
 	ReportDir string            `json:"report_dir,omitempty"`
 }
 

@@ -70,6 +70,14 @@ func decode(file string, data []byte, s *Scenario) error {
 				s.Testnet.Args = nil
 			}
 		}
+		if e, ok := probe["experiment"].(map[string]any); ok {
+			if _, ok := e["connections"]; ok {
+				s.Experiment.Connections = nil
+			}
+			if _, ok := e["rates"]; ok {
+				s.Experiment.Rates = nil
+			}
+		}
 		if _, ok := probe["perturbation"]; ok {
 			s.Perturbations = nil
 		}

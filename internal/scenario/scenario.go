@@ -108,6 +108,14 @@ type Experiment struct {
 	Cooldown     Duration `toml:"cooldown"`
 	DrainTimeout Duration `toml:"drain_timeout"`
 	Repeats      int      `toml:"repeats"`
+	// The sweep grid: every connections x rates cell for cell_duration,
+	// pause between cells.
+	Connections     []int     `toml:"connections"`
+	Rates           []float64 `toml:"rates"`
+	CellDuration    Duration  `toml:"cell_duration"`
+	Pause           Duration  `toml:"pause"`
+	SaturationShare float64   `toml:"saturation_share"`
+	LatencyBlowup   float64   `toml:"latency_blowup"`
 }
 
 // Criteria decide whether a run passes. Zero values mean "no criterion".

@@ -21,7 +21,7 @@ var (
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}
-	ExperimentKinds = []string{"steady"}
+	ExperimentKinds = []string{"steady", "sweep"}
 	// ProfileKinds are the pprof profiles a node serves.
 	ProfileKinds = []string{"heap", "allocs", "cpu", "goroutine", "mutex", "block"}
 	// PerturbationKinds the process provider can do; network faults
@@ -139,6 +139,33 @@ func (s *Scenario) validate(l lines) []error {
 	}
 	if e.Repeats < 1 {
 		c.fail("experiment.repeats", "%d: must be at least 1", e.Repeats)
+	}
+	if e.Kind == "sweep" {
+		if len(e.Connections) == 0 || len(e.Rates) == 0 {
+			c.fail("experiment.connections", "a sweep with no cells: give at least one of connections and one of rates")
+		}
+		for i, n := range e.Connections {
+			if n < 1 || n > 1000 {
+				c.fail(fmt.Sprintf("experiment.connections[%d]", i), "%d: must be from 1 to 1000", n)
+			}
+		}
+		for i, r := range e.Rates {
+			if !(r > 0) {
+				c.fail(fmt.Sprintf("experiment.rates[%d]", i), "%g: must be positive (tx/s per connection)", r)
+			}
+		}
+		if e.CellDuration < Duration(2*time.Second) {
+			c.fail("experiment.cell_duration", "%s: a cell lasts at least 2s (expected committed is c*r*(T-1))", e.CellDuration.D())
+		}
+		if e.Pause < 0 {
+			c.fail("experiment.pause", "cannot be negative")
+		}
+		if !(e.SaturationShare > 0 && e.SaturationShare <= 1) {
+			c.fail("experiment.saturation_share", "%g: a share is above 0 and at most 1", e.SaturationShare)
+		}
+		if !(e.LatencyBlowup > 1) {
+			c.fail("experiment.latency_blowup", "%g: must be above 1", e.LatencyBlowup)
+		}
 	}
 	if total := s.Load.Length(); total > 0 && e.Warmup+e.Cooldown >= Duration(total) {
 		c.fail("experiment.warmup", "warmup %s + cooldown %s leave nothing of the %s load phase to measure",

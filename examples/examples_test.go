@@ -1,0 +1,27 @@
+// Package examples holds scenario files a user can copy; this test keeps
+// every one of them valid.
+package examples
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+func TestExamplesParse(t *testing.T) {
+	files, err := filepath.Glob("*.toml")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("examples: %v, %v", files, err)
+	}
+	for _, f := range files {
+		s, err := scenario.Open(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if s.Name+".toml" != f {
+			t.Errorf("%s: name %q does not match the file", f, s.Name)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package results
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// A Cell is one load of a sweep grid and what the chain made of it.
+type Cell struct {
+	Connections int     `json:"connections"`
+	Rate        float64 `json:"rate"`    // tx/s per connection
+	Offered     float64 `json:"offered"` // c*r tx/s
+	Expected    int64   `json:"expected"`
+	Committed   int64   `json:"committed"`
+	Share       float64 `json:"share"` // committed / expected
+	P99         float64 `json:"latency_p99_ms"`
+	Rejected    int64   `json:"rejected"`
+	Saturated   bool    `json:"saturated"` // past the saturation point
+}
+
+// A Sweep is the table of a sweep run and its saturation point.
+type Sweep struct {
+	Cells []Cell `json:"cells"`
+	// Saturation is the largest offered load (tx/s) whose committed share
+	// held and whose latency had not blown up; 0 when not even the
+	// lightest cell held.
+	Saturation float64 `json:"saturation_tps"`
+	Evidence   string  `json:"evidence"`
+}
+
+// Saturation builds a sweep's table from its phases (one a cell, in grid
+// order) and finds the saturation point: the largest offered load whose
+// committed share is at least minShare and whose p99 latency is below
+// blowup times the lightest cell's, with every lighter load holding too.
+func Saturation(phases []*Phase, minShare, blowup float64) *Sweep {
+	sw := &Sweep{}
+	for _, p := range phases {
+		var c Cell
+		if _, err := fmt.Sscanf(p.Name, "sweep c=%d r=%g", &c.Connections, &c.Rate); err != nil {
+			continue
+		}
+		c.Offered = float64(c.Connections) * c.Rate
+		// CometBFT QA: the first second of a cell is not expected to land.
+		c.Expected = int64(c.Offered * (p.Length.Seconds() - 1))
+		c.Committed = p.Ledger.Fates[load.FateCommitted]
+		c.Rejected = p.Ledger.Fates[load.FateRejected]
+		c.P99 = p.Ledger.Latency.P99
+		if c.Expected > 0 {
+			c.Share = float64(c.Committed) / float64(c.Expected)
+		}
+		sw.Cells = append(sw.Cells, c)
+	}
+	if len(sw.Cells) == 0 {
+		return sw
+	}
+	order := make([]int, len(sw.Cells))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sw.Cells[order[a]].Offered < sw.Cells[order[b]].Offered })
+	base := sw.Cells[order[0]].P99
+	broken := false
+	for _, i := range order {
+		c := &sw.Cells[i]
+		holds := c.Share >= minShare && (base <= 0 || c.P99 < blowup*base)
+		if !holds && !broken {
+			broken = true
+			why := fmt.Sprintf("committed %.1f %% of expected (need %.0f %%)", 100*c.Share, 100*minShare)
+			if c.Share >= minShare {
+				why = fmt.Sprintf("p99 latency %.0f ms, over %.1fx the lightest cell's %.0f ms", c.P99, blowup, base)
+			}
+			sw.Evidence = fmt.Sprintf("first load that did not hold: %d x %g = %.0f tx/s, %s", c.Connections, c.Rate, c.Offered, why)
+		}
+		if broken {
+			c.Saturated = true
+			continue
+		}
+		sw.Saturation = c.Offered
+	}
+	if !broken {
+		sw.Evidence = fmt.Sprintf("every cell held (committed >= %.0f %% of expected): saturation is above the heaviest load, %.0f tx/s", 100*minShare, sw.Saturation)
+	} else if sw.Saturation > 0 {
+		sw.Evidence = fmt.Sprintf("%.0f tx/s held; %s", sw.Saturation, sw.Evidence)
+	}
+	return sw
+}

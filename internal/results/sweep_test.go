@@ -1,0 +1,46 @@
+package results
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+func cell(name string, length time.Duration, committed int64, p99 float64) *Phase {
+	return &Phase{Name: name, Length: length, Ledger: load.Summary{
+		Fates: map[load.Fate]int64{load.FateCommitted: committed}, Latency: load.Percentiles{P99: p99}}}
+}
+
+func TestSaturation(t *testing.T) {
+	T := 10 * time.Second // expected = c*r*9
+	phases := []*Phase{
+		cell("sweep c=1 r=200", T, 1800, 1000),  // 200 tx/s: all of it
+		cell("sweep c=1 r=400", T, 3600, 1200),  // 400
+		cell("sweep c=2 r=200", T, 3550, 1100),  // 400: 98.6 %
+		cell("sweep c=2 r=400", T, 7000, 2000),  // 800: 97.2 %
+		cell("sweep c=4 r=400", T, 9000, 2500),  // 1600: 62.5 %
+		cell("sweep c=1 r=1200", T, 1000, 9000), // 1200: 9 %, heavier than 800 but lighter than 1600
+	}
+	sw := Saturation(phases, 0.97, 3)
+	if len(sw.Cells) != 6 || sw.Cells[3].Expected != 7200 {
+		t.Fatalf("cells %+v", sw.Cells)
+	}
+	if sw.Saturation != 800 {
+		t.Errorf("saturation %g; want 800 (%s)", sw.Saturation, sw.Evidence)
+	}
+	if !strings.Contains(sw.Evidence, "1 x 1200 = 1200 tx/s") || !sw.Cells[5].Saturated || !sw.Cells[4].Saturated || sw.Cells[3].Saturated {
+		t.Errorf("evidence %q, cells %+v", sw.Evidence, sw.Cells)
+	}
+	// Latency that blows up ends the held range even at full share.
+	sw = Saturation([]*Phase{cell("sweep c=1 r=100", T, 900, 1000), cell("sweep c=1 r=200", T, 1800, 3500)}, 0.97, 3)
+	if sw.Saturation != 100 || !strings.Contains(sw.Evidence, "p99 latency 3500 ms") {
+		t.Errorf("latency blow-up: saturation %g, %q", sw.Saturation, sw.Evidence)
+	}
+	// Nothing held.
+	sw = Saturation([]*Phase{cell("sweep c=1 r=100", T, 10, 1000)}, 0.97, 3)
+	if sw.Saturation != 0 {
+		t.Errorf("saturation %g; want 0", sw.Saturation)
+	}
+}
