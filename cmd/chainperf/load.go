@@ -135,6 +135,9 @@ func describeLoad(s *scenario.Scenario) string {
 		return s.Load.Model
 	}
 	w, _ := load.WorkloadFrom(s.Workload, "")
+	if e := s.Experiment; e.Kind == "sweep" {
+		return fmt.Sprintf("sweep of connections %v x tx/s %v, %s a cell, %s", e.Connections, e.Rates, e.CellDuration.D(), w)
+	}
 	return fmt.Sprintf("%s, %s", m, w)
 }
 

@@ -133,5 +133,8 @@ func printRun(out io.Writer, r *results.Run, paths []string) {
 			fmt.Fprintf(out, "  failed:     %s = %.4g (limit %s %g)\n", c.Name, c.Value, c.Op, c.Limit)
 		}
 	}
+	if sw := r.Sweep; sw != nil {
+		fmt.Fprintf(out, "  sweep:      saturation point %.0f tx/s (%s)\n", sw.Saturation, sw.Evidence)
+	}
 	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
 }
