@@ -112,14 +112,7 @@ func checkWritable(dir string) error {
 // printRun prints the five-line summary of a run and where its report is.
 func printRun(out io.Writer, r *results.Run, paths []string) {
 	endProgress(out)
-	verdict := "PASS"
-	if !r.Passed {
-		verdict = "FAIL"
-	}
-	if r.Status != results.StatusComplete {
-		verdict = strings.ToUpper(string(r.Status))
-	}
-	fmt.Fprintf(out, "run %s: %s in %s\n", r.ID, verdict, r.End.Sub(r.Start).Round(1e9))
+	fmt.Fprintf(out, "run %s: %s in %s\n", r.ID, report.Verdict(r), r.End.Sub(r.Start).Round(1e9))
 	if p := r.Main(); p != nil {
 		f, s := p.Figures, p.Ledger
 		fmt.Fprintf(out, "  throughput: offered %.0f tx/s, sent %.0f tx/s, committed %.0f tx/s\n", f.OfferedTPS, f.SentTPS, f.CommittedTPS)

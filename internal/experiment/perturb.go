@@ -51,37 +51,39 @@ func perturb(ctx context.Context, net *Net, start time.Time, ps []scenario.Pertu
 	}
 }
 
-// doPerturbation does one perturbation. Its end (restart, continue) runs
-// even when the phase is cancelled, so that no node is left paused.
+// doPerturbation does one perturbation: its beginning, then after its
+// duration its end. The end (start again, continue) runs even when the
+// phase is cancelled, so that no node is left paused; a kill of duration 0
+// has no end.
 func doPerturbation(bg, ctx context.Context, net *Net, p scenario.Perturbation, nodes []*testnet.Node, event func(string)) error {
+	pv := net.Provider
+	restart := func() error { return pv.Start(bg, nodes...) }
+	var (
+		began, ended string
+		begin, end   func() error
+	)
 	switch p.Kind {
 	case "kill":
-		event("kill")
-		net.Provider.Kill(nodes...)
-		if p.Duration == 0 {
-			return nil
+		began, begin = "kill", func() error { pv.Kill(nodes...); return nil }
+		if p.Duration > 0 {
+			ended, end = "start", restart
 		}
-		sleepUntil(ctx, time.Now().Add(p.Duration.D()))
-		event("start")
-		return net.Provider.Start(bg, nodes...)
 	case "restart":
-		event("stop")
-		if err := net.Provider.Stop(bg, nodes...); err != nil {
-			return err
-		}
-		sleepUntil(ctx, time.Now().Add(p.Duration.D()))
-		event("start")
-		return net.Provider.Start(bg, nodes...)
+		began, begin = "stop", func() error { return pv.Stop(bg, nodes...) }
+		ended, end = "start", restart
 	case "pause":
-		event("pause")
-		if err := net.Provider.Pause(true, nodes...); err != nil {
-			return err
-		}
-		sleepUntil(ctx, time.Now().Add(p.Duration.D()))
-		event("continue")
-		return net.Provider.Pause(false, nodes...)
+		began, begin = "pause", func() error { return pv.Pause(true, nodes...) }
+		ended, end = "continue", func() error { return pv.Pause(false, nodes...) }
+	default:
+		return fmt.Errorf("unknown perturbation %q", p.Kind)
 	}
-	return fmt.Errorf("unknown perturbation %q", p.Kind)
+	event(began)
+	if err := begin(); err != nil || end == nil {
+		return err
+	}
+	sleepUntil(ctx, time.Now().Add(p.Duration.D()))
+	event(ended)
+	return end()
 }
 
 // sleepUntil waits until t or until ctx ends; it reports whether t came.

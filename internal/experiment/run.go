@@ -49,9 +49,7 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		r.ReportDir = filepath.Join(o.ReportDir, r.ID)
 	}
 	if o.Store != nil {
-		pid := os.Getpid()
-		start, _ := process.StartTime(pid)
-		if err := o.Store.Begin(ctx, r, store.Owner{PID: pid, Start: start, Host: r.Host.Hostname}); err != nil {
+		if err := o.Store.Begin(ctx, r, harness(r.Host.Hostname)); err != nil {
 			return r, err
 		}
 		phase := o.Phase
@@ -77,6 +75,14 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		}
 	}
 	return r, err
+}
+
+// harness identifies this process as the writer of a run, so that
+// Recover can tell a live run from one whose harness died.
+func harness(host string) store.Owner {
+	pid := os.Getpid()
+	start, _ := process.StartTime(pid)
+	return store.Owner{PID: pid, Start: start, Host: host}
 }
 
 // Recover marks runs whose harness died (SIGKILL, crash, power loss) as

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/procfs"
-
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -123,12 +121,12 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 	if err != nil {
 		return nil, err
 	}
-	r := &results.Run{ID: NewRunID(), Scenario: "watch", Status: results.StatusRunning, Start: time.Now().UTC()}
-	if err := st.Begin(ctx, r, store.Owner{PID: os.Getpid(), Host: results.ReadHost().Hostname}); err != nil {
+	r := &results.Run{ID: NewRunID(), Scenario: "watch", Status: results.StatusRunning, Start: time.Now().UTC(), Host: results.ReadHost()}
+	if err := st.Begin(ctx, r, harness(r.Host.Hostname)); err != nil {
 		return nil, err
 	}
 	rep := &WatchReport{Nodes: len(t.Nodes)}
-	cpu0, _ := selfCPU()
+	cpu0, _, _ := observe.ProcessStat(os.Getpid())
 	start := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -140,23 +138,11 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 	_ = f.Run(wctx)
 	rep.Samples = stop()
 	rep.Wall = time.Since(start)
-	cpu1, rss := selfCPU()
+	cpu1, rss, _ := observe.ProcessStat(os.Getpid())
 	rep.CPU, rep.RSS = cpu1-cpu0, rss
 	r.Status, r.End = results.StatusComplete, time.Now().UTC()
 	if ctx.Err() != nil {
 		r.Status = results.StatusInterrupted
 	}
 	return rep, st.Finish(context.WithoutCancel(ctx), r)
-}
-
-func selfCPU() (cpuSeconds, rss float64) {
-	p, err := procfs.Self()
-	if err != nil {
-		return 0, 0
-	}
-	s, err := p.Stat()
-	if err != nil {
-		return 0, 0
-	}
-	return s.CPUTime(), float64(s.ResidentMemory())
 }

@@ -254,23 +254,13 @@ func labels(m *dto.Metric) string {
 // chainperf itself, and the machine's load1, from /proc. A process that
 // has gone (a crashed or stopped node) is skipped.
 func sampleProcesses(targets []Target, at time.Time) []Sample {
-	fs, err := procfs.NewDefaultFS()
-	if err != nil {
-		return nil
-	}
 	var out []Sample
 	proc := func(node string, pid int) {
-		p, err := fs.Proc(pid)
-		if err != nil {
-			return
+		if cpu, rss, err := ProcessStat(pid); err == nil {
+			out = append(out,
+				Sample{At: at, Node: node, Series: SeriesCPU, Value: cpu},
+				Sample{At: at, Node: node, Series: SeriesRSS, Value: rss})
 		}
-		st, err := p.Stat()
-		if err != nil {
-			return
-		}
-		out = append(out,
-			Sample{At: at, Node: node, Series: SeriesCPU, Value: st.CPUTime()},
-			Sample{At: at, Node: node, Series: SeriesRSS, Value: float64(st.ResidentMemory())})
 	}
 	for _, t := range targets {
 		if t.PID == nil {
@@ -281,8 +271,24 @@ func sampleProcesses(targets []Target, at time.Time) []Sample {
 		}
 	}
 	proc(Self, os.Getpid())
-	if l, err := fs.LoadAvg(); err == nil {
-		out = append(out, Sample{At: at, Node: Machine, Series: SeriesLoad1, Value: l.Load1})
+	if fs, err := procfs.NewDefaultFS(); err == nil {
+		if l, err := fs.LoadAvg(); err == nil {
+			out = append(out, Sample{At: at, Node: Machine, Series: SeriesLoad1, Value: l.Load1})
+		}
 	}
 	return out
+}
+
+// ProcessStat reads a process's CPU time (user + system, seconds) and
+// resident memory (bytes) from /proc.
+func ProcessStat(pid int) (cpuSeconds, rssBytes float64, err error) {
+	p, err := procfs.NewProc(pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	st, err := p.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	return st.CPUTime(), float64(st.ResidentMemory()), nil
 }

@@ -5,6 +5,9 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	httppprof "net/http/pprof"
+	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -181,3 +184,45 @@ func TestTopOfAllocsProfile(t *testing.T) {
 
 //go:noinline
 func allocateForProfile() []byte { return make([]byte, 64<<10) }
+
+// CaptureProfile fetches real profiles from net/http/pprof handlers (what
+// CometBFT serves), cpu for its seconds included, keeps the file and ranks
+// the top functions.
+func TestCaptureProfile(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", httppprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", httppprof.Profile)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	stop := make(chan struct{})
+	go func() { // something for the cpu profile to see
+		x := 0
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				x++
+			}
+		}
+	}()
+	defer close(stop)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		kind, value string
+	}{{"allocs", "alloc_space (bytes)"}, {"cpu", "cpu (nanoseconds)"}} {
+		p, err := CaptureProfile(context.Background(), "validator0", srv.URL+"/debug/pprof", tc.kind, 1, dir)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.kind, err)
+		}
+		if p.Value != tc.value || len(p.Top) == 0 || p.Node != "validator0" || p.Kind != tc.kind {
+			t.Errorf("%s profile = %+v", tc.kind, p)
+		}
+		if st, err := os.Stat(p.File); err != nil || st.Size() == 0 || filepath.Dir(p.File) != dir {
+			t.Errorf("%s profile file %s: %v", tc.kind, p.File, err)
+		}
+	}
+	if _, err := CaptureProfile(context.Background(), "validator0", srv.URL+"/nothing", "heap", 0, dir); err == nil {
+		t.Error("a 404 was taken as a profile")
+	}
+}

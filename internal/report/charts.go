@@ -33,6 +33,10 @@ type band struct {
 	label    string
 }
 
+// bandColor is the translucent orange of perturbation bands (NRGBA: not
+// premultiplied, so the hue survives the low alpha).
+var bandColor = color.NRGBA{R: 255, G: 140, B: 0, A: 50}
+
 // bandPlotter shades the bands across the whole height of a plot.
 type bandPlotter struct{ bands []band }
 
@@ -43,7 +47,7 @@ func (b bandPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		if x1-x0 < 1 {
 			x1 = x0 + 1
 		}
-		c.FillPolygon(color.RGBA{R: 255, G: 140, B: 0, A: 50}, []vg.Point{
+		c.FillPolygon(bandColor, []vg.Point{
 			{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y},
 		})
 	}

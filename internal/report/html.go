@@ -1,12 +1,9 @@
 package report
 
 import (
-	"fmt"
 	"html/template"
 	"io"
-	"strings"
 
-	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 )
@@ -23,38 +20,13 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 	}
 	var phases []phase
 	for i, p := range r.Phases {
-		f, s := p.Figures, p.Ledger
-		ph := phase{Title: fmt.Sprintf("Phase %d: %s (%s)", i+1, p.Name, p.Model)}
-		row := func(k, format string, v ...any) { ph.Rows = append(ph.Rows, [2]string{k, fmt.Sprintf(format, v...)}) }
-		row("offered tx/s", "%.1f", f.OfferedTPS)
-		row("sent tx/s (window)", "%.1f", f.SentTPS)
-		row("committed tx/s (window)", "%.1f", f.CommittedTPS)
-		row("latency p50 / p90 / p99 / p99.9 / max", "%.0f / %.0f / %.0f / %.0f / %.0f ms", s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.P999, s.Latency.Max)
-		row("QA inclusion latency p50 / p99", "%.0f / %.0f ms", s.Inclusion.P50, s.Inclusion.P99)
-		row("blocks, mean interval", "%d, %.2f s", f.Blocks, f.BlockInterval)
-		row("txs per block (mean)", "%.0f", f.TxsPerBlock)
-		row("max round", "%d", f.MaxRound)
-		row("generator lag p50 / p99", "%.2f / %.2f ms", s.Lag.P50, s.Lag.P99)
-		if p.Generator.Bound {
-			row("generator-bound", "%s", p.Generator.Why)
-		}
-		ph.Fates = append(ph.Fates, [2]string{"sent", fmt.Sprint(s.Sent)})
-		for _, fate := range load.Fates {
-			ph.Fates = append(ph.Fates, [2]string{string(fate), fmt.Sprint(s.Fates[fate])})
-		}
+		ph := phase{Title: phaseTitle(i, p), Rows: figureRows(p), Fates: fateRows(p.Ledger)}
 		ph.Charts = PhaseCharts(p, r.Events, series)
 		phases = append(phases, ph)
 	}
-	verdict := "PASS"
-	if !r.Passed {
-		verdict = "FAIL"
-	}
-	if r.Status != results.StatusComplete {
-		verdict = strings.ToUpper(string(r.Status))
-	}
 	return page.Execute(w, map[string]any{
 		"SweepCharts": SweepCharts(r.Sweep),
-		"Run":         r, "Verdict": verdict, "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
+		"Run":         r, "Verdict": Verdict(r), "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
 	})
 }
 

@@ -46,40 +46,71 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 	return paths, nil
 }
 
+// Verdict is a run's one-word result: PASS or FAIL for a complete run,
+// else its status in capitals.
+func Verdict(r *results.Run) string {
+	switch {
+	case r.Status != results.StatusComplete:
+		return strings.ToUpper(string(r.Status))
+	case r.Passed:
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func phaseTitle(i int, p *results.Phase) string {
+	if p.Name == "" { // runs stored before phases had names
+		return fmt.Sprintf("Phase %d: %s", i+1, p.Model)
+	}
+	return fmt.Sprintf("Phase %d: %s (%s)", i+1, p.Name, p.Model)
+}
+
+// figureRows are a phase's headline figures as (name, value) rows, the
+// same in every report format.
+func figureRows(p *results.Phase) [][2]string {
+	f, s := p.Figures, p.Ledger
+	var rows [][2]string
+	row := func(k, format string, v ...any) { rows = append(rows, [2]string{k, fmt.Sprintf(format, v...)}) }
+	row("offered tx/s", "%.1f", f.OfferedTPS)
+	row("sent tx/s (window)", "%.1f", f.SentTPS)
+	row("committed tx/s (window)", "%.1f", f.CommittedTPS)
+	row("latency p50 / p90 / p99 / p99.9 / max", "%.0f / %.0f / %.0f / %.0f / %.0f ms", s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.P999, s.Latency.Max)
+	row("QA inclusion latency p50 / p99", "%.0f / %.0f ms", s.Inclusion.P50, s.Inclusion.P99)
+	row("blocks, mean interval", "%d, %.2f s", f.Blocks, f.BlockInterval)
+	row("txs per block (mean)", "%.0f", f.TxsPerBlock)
+	row("max round", "%d", f.MaxRound)
+	row("generator lag p50 / p99", "%.2f / %.2f ms", s.Lag.P50, s.Lag.P99)
+	if p.Generator.Bound {
+		row("generator-bound", "%s", p.Generator.Why)
+	}
+	return rows
+}
+
+// fateRows are sent and every fate's count as (name, count) rows.
+func fateRows(s load.Summary) [][2]string {
+	rows := [][2]string{{"sent", fmt.Sprint(s.Sent)}}
+	for _, fate := range load.Fates {
+		rows = append(rows, [2]string{string(fate), fmt.Sprint(s.Fates[fate])})
+	}
+	return rows
+}
+
 // Markdown writes the run's summary tables.
 func Markdown(w io.Writer, r *results.Run) {
-	verdict := "PASS"
-	if !r.Passed {
-		verdict = "FAIL"
-	}
-	if r.Status != results.StatusComplete {
-		verdict = strings.ToUpper(string(r.Status))
-	}
-	fmt.Fprintf(w, "# chainperf run %s: %s\n\n", r.ID, verdict)
+	fmt.Fprintf(w, "# chainperf run %s: %s\n\n", r.ID, Verdict(r))
 	fmt.Fprintf(w, "Scenario **%s**, %s to %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), r.End.Sub(r.Start).Round(1e9))
 	if r.Error != "" {
 		fmt.Fprintf(w, "Error: `%s`\n\n", r.Error)
 	}
 	for i, p := range r.Phases {
-		fmt.Fprintf(w, "## Phase %d: %s (%s)\n\n", i+1, p.Name, p.Model)
-		f, s := p.Figures, p.Ledger
-		fmt.Fprintf(w, "| figure | value |\n|---|---|\n")
-		row := func(k, format string, v ...any) { fmt.Fprintf(w, "| %s | %s |\n", k, fmt.Sprintf(format, v...)) }
-		row("offered tx/s", "%.1f", f.OfferedTPS)
-		row("sent tx/s (window)", "%.1f", f.SentTPS)
-		row("committed tx/s (window)", "%.1f", f.CommittedTPS)
-		row("latency p50 / p90 / p99 / max", "%.0f / %.0f / %.0f / %.0f ms", s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.Max)
-		row("QA inclusion latency p50 / p99", "%.0f / %.0f ms", s.Inclusion.P50, s.Inclusion.P99)
-		row("blocks, mean interval", "%d, %.2f s", f.Blocks, f.BlockInterval)
-		row("txs per block (mean)", "%.0f", f.TxsPerBlock)
-		row("max round", "%d", f.MaxRound)
-		row("generator lag p50 / p99", "%.2f / %.2f ms", s.Lag.P50, s.Lag.P99)
-		if p.Generator.Bound {
-			row("generator-bound", "%s", p.Generator.Why)
+		s := p.Ledger
+		fmt.Fprintf(w, "## %s\n\n| figure | value |\n|---|---|\n", phaseTitle(i, p))
+		for _, row := range figureRows(p) {
+			fmt.Fprintf(w, "| %s | %s |\n", row[0], row[1])
 		}
-		fmt.Fprintf(w, "\n| fate | txs |\n|---|---|\n| sent | %d |\n", s.Sent)
-		for _, fate := range load.Fates {
-			fmt.Fprintf(w, "| %s | %d |\n", fate, s.Fates[fate])
+		fmt.Fprintf(w, "\n| fate | txs |\n|---|---|\n")
+		for _, row := range fateRows(s) {
+			fmt.Fprintf(w, "| %s | %s |\n", row[0], row[1])
 		}
 		fmt.Fprintln(w)
 		if reasons := s.TopReasons(); len(reasons) > 0 {

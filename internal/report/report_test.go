@@ -69,8 +69,13 @@ func TestWriteRendersEveryChart(t *testing.T) {
 			t.Errorf("report fetches something: %q", remote)
 		}
 	}
-	if !strings.Contains(doc, "pause validator0") || !strings.Contains(doc, `fill="#ff8c00"`) && !strings.Contains(doc, "rgba(255,140,0") {
-		t.Error("perturbation not listed or not shaded")
+	if !strings.Contains(doc, "pause validator0") {
+		t.Error("perturbation not listed")
+	}
+	// One orange band on each of the 7 time charts (throughput, latency
+	// per block, mempool, peers, RSS, CPU, load).
+	if n := strings.Count(doc, `style="fill:#FE8B00;fill-opacity:0.19608"`); n != 7 {
+		t.Errorf("%d perturbation bands drawn; want 7", n)
 	}
 }
 

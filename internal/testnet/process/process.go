@@ -139,15 +139,22 @@ func (p *Provider) Exited(n *testnet.Node) (err error, ok bool) {
 	return pr.err, true
 }
 
+// take removes n's process from the provider's care (nil if it has none):
+// what ends it next is the harness's doing, not a crash.
+func (p *Provider) take(n *testnet.Node) *proc {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pr := p.procs[n.Name]
+	delete(p.procs, n.Name)
+	return pr
+}
+
 // Stop sends SIGTERM to each node's process group, then SIGKILL to those
 // still running after StopTimeout (or when ctx ends).
 func (p *Provider) Stop(ctx context.Context, nodes ...*testnet.Node) error {
 	var wg sync.WaitGroup
 	for _, n := range nodes {
-		p.mu.Lock()
-		pr := p.procs[n.Name]
-		delete(p.procs, n.Name)
-		p.mu.Unlock()
+		pr := p.take(n)
 		if pr == nil {
 			continue
 		}
@@ -168,10 +175,7 @@ func (p *Provider) Stop(ctx context.Context, nodes ...*testnet.Node) error {
 // Exited: the harness did it.
 func (p *Provider) Kill(nodes ...*testnet.Node) {
 	for _, n := range nodes {
-		p.mu.Lock()
-		pr := p.procs[n.Name]
-		delete(p.procs, n.Name)
-		p.mu.Unlock()
+		pr := p.take(n)
 		if pr == nil {
 			continue
 		}
