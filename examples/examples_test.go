@@ -11,7 +11,7 @@ import (
 
 func TestExamplesParse(t *testing.T) {
 	files, err := filepath.Glob("*.toml")
-	if err != nil || len(files) < 4 {
+	if err != nil || len(files) < 6 {
 		t.Fatalf("examples: %v, %v", files, err)
 	}
 	for _, f := range files {
@@ -22,6 +22,11 @@ func TestExamplesParse(t *testing.T) {
 		}
 		if s.Name+".toml" != f {
 			t.Errorf("%s: name %q does not match the file", f, s.Name)
+		}
+		// The examples the issue names each show their experiment.
+		want := map[string]string{"qa-saturation.toml": "sweep", "find-max.toml": "find-max", "rotate.toml": "rotate", "users.toml": "steady"}[f]
+		if want != "" && !s.Experiment.Kind.Has(want) {
+			t.Errorf("%s: experiment %v; want %s", f, s.Experiment.Kind, want)
 		}
 	}
 }

@@ -99,15 +99,16 @@ scenario (-f, or the built-in default) and the flags override them.`,
 			o := experiment.DriveOptions{
 				RunID: experiment.NewRunID(), Targets: rpcs, Load: s.Load, Workload: s.Workload,
 				Warmup: s.Experiment.Warmup.D(), Cooldown: s.Experiment.Cooldown.D(), Drain: drain,
-				Progress: progressPrinter(cmd.OutOrStdout()),
 			}
+			live := newLiveView(cmd.OutOrStdout())
+			o.Progress = live.Update
 			if !noFollow {
 				o.Follow = rpcs
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "run %s: %s, %s to %s\n", o.RunID, describeLoad(s), s.Load.Method, strings.Join(rpcs, ", "))
+			fmt.Fprintf(out, "run %s: %s, %s to %s\n", o.RunID, describeModel(s), s.Load.Method, strings.Join(rpcs, ", "))
 			r, err := experiment.Drive(cmd.Context(), o)
-			endProgress(out)
+			live.End()
 			if r != nil {
 				printDrive(out, r)
 				if jsonOut != "" {
@@ -129,16 +130,39 @@ scenario (-f, or the built-in default) and the flags override them.`,
 	return cmd
 }
 
+// describeModel says what [load] and [workload] send.
+func describeModel(s *scenario.Scenario) string {
+	m, err := load.ModelFrom(s.Load)
+	if err != nil {
+		return s.Load.Model
+	}
+	w, _ := load.WorkloadFrom(s.Workload, "")
+	return fmt.Sprintf("%s, %s", m, w)
+}
+
+// describeLoad says what a run's experiment does, kind after kind.
 func describeLoad(s *scenario.Scenario) string {
 	m, err := load.ModelFrom(s.Load)
 	if err != nil {
 		return s.Load.Model
 	}
 	w, _ := load.WorkloadFrom(s.Workload, "")
-	if e := s.Experiment; e.Kind == "sweep" {
-		return fmt.Sprintf("sweep of connections %v x tx/s %v, %s a cell, %s", e.Connections, e.Rates, e.CellDuration.D(), w)
+	e := s.Experiment
+	var parts []string
+	for _, k := range e.Kind {
+		switch k {
+		case "sweep":
+			parts = append(parts, fmt.Sprintf("sweep of connections %v x tx/s %v, %s a cell", e.Connections, e.Rates, e.CellDuration.D()))
+		case "find-max":
+			pid := s.Load.PID
+			parts = append(parts, fmt.Sprintf("find-max for %s (pid holding %s at %s)", e.FindMaxDuration.D(), pid.Hold, pid.Target.D()))
+		case "rotate":
+			parts = append(parts, fmt.Sprintf("%d rotating nodes during %s", e.Rotations, m))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %s", k, m))
+		}
 	}
-	return fmt.Sprintf("%s, %s", m, w)
+	return fmt.Sprintf("%s; %s", strings.Join(parts, ", then "), w)
 }
 
 // printDrive prints a load phase's result in a few lines.

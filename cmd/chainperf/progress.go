@@ -4,44 +4,100 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/load"
 )
 
-// progressPrinter shows a run's progress: one refreshing line on a
-// terminal, plain lines (every 5 s) when output goes to a file or CI log.
-func progressPrinter(out io.Writer) func(experiment.Progress) {
-	tty := false
-	if f, ok := out.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
+// A liveView shows a run's progress: on a terminal one status block
+// redrawn in place every second; otherwise (a file, a CI log) one plain
+// line every 5 s.
+type liveView struct {
+	out   io.Writer
+	tty   bool
+	drawn int // lines of the block on screen now
+	last  time.Time
+}
+
+func newLiveView(out io.Writer) *liveView {
+	return &liveView{out: out, tty: isTerminal(out)}
+}
+
+func isTerminal(out io.Writer) bool {
+	f, ok := out.(*os.File)
+	if !ok {
+		return false
 	}
-	var last time.Time
-	return func(p experiment.Progress) {
-		s := p.Ledger
-		line := fmt.Sprintf("%-5s %4.0fs/%.0fs  target %6.0f/s  sent %8d  accepted %8d  rejected %6d  errors %5d  committed %8d  unresolved %6d  lag p99 %6.2fms  height %d",
-			p.Phase, p.Elapsed.Seconds(), p.Length.Seconds(), p.Target, s.Sent, s.Accepted,
-			s.Rejected, s.SendErrors, s.Fates[load.FateCommitted], s.Accepted-s.Fates[load.FateCommitted]-s.Fates[load.FateCommittedFailed],
-			s.Lag.P99, p.Height)
-		if tty {
-			fmt.Fprintf(out, "\r\033[K%s", line)
-			return
-		}
-		if time.Since(last) >= 5*time.Second {
-			fmt.Fprintln(out, line)
-			last = time.Now()
-		}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// recent returns the mean sent and committed tx/s over the last n whole
+// seconds before elapsed (commits come a block at a time: one second says
+// little).
+func recent(s load.Summary, elapsed time.Duration, n int) (sent, committed float64) {
+	end := min(int(elapsed.Seconds()), len(s.PerSecond))
+	from := max(0, end-n)
+	if end <= from {
+		return 0, 0
+	}
+	for _, sec := range s.PerSecond[from:end] {
+		sent += float64(sec.Sent)
+		committed += float64(sec.Committed)
+	}
+	k := float64(end - from)
+	return sent / k, committed / k
+}
+
+func statusLines(p experiment.Progress) []string {
+	s := p.Ledger
+	sent, committed := recent(s, p.Elapsed, 5)
+	left := max(0, p.Length-p.Elapsed).Round(time.Second)
+	name := p.Name
+	if name == "" {
+		name = "load"
+	}
+	mempool := "?"
+	if p.MempoolMax >= 0 {
+		mempool = fmt.Sprintf("%.0f", p.MempoolMax)
+	}
+	waiting := s.Accepted - s.Fates[load.FateCommitted] - s.Fates[load.FateCommittedFailed]
+	return []string{
+		fmt.Sprintf("%-10s %s %.0fs of %.0fs, %s left", name, p.Phase, p.Elapsed.Seconds(), p.Length.Seconds(), left),
+		fmt.Sprintf("tx/s       target %.0f   sent %.0f   committed %.0f   (last 5 s)", p.Target, sent, committed),
+		fmt.Sprintf("chain      height %d   block interval %.2f s   mempool max %s txs", p.Height, p.Interval.Seconds(), mempool),
+		fmt.Sprintf("latency    p50 %.0f ms   p99 %.0f ms", s.Latency.P50, s.Latency.P99),
+		fmt.Sprintf("txs        sent %d   committed %d   rejected %d   send errors %d   waiting %d",
+			s.Sent, s.Fates[load.FateCommitted], s.Rejected, s.SendErrors, waiting),
+		fmt.Sprintf("generator  lag p99 %.2f ms", s.Lag.P99),
 	}
 }
 
-// endProgress ends a refreshing line.
-func endProgress(out io.Writer) {
-	if f, ok := out.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			fmt.Fprintln(out)
+// Update shows p.
+func (v *liveView) Update(p experiment.Progress) {
+	lines := statusLines(p)
+	if !v.tty {
+		if time.Since(v.last) >= 5*time.Second {
+			for i := range lines {
+				lines[i] = strings.Join(strings.Fields(lines[i]), " ")
+			}
+			fmt.Fprintln(v.out, strings.Join(lines, " | "))
+			v.last = time.Now()
 		}
+		return
 	}
+	var b strings.Builder
+	if v.drawn > 0 {
+		fmt.Fprintf(&b, "\033[%dA", v.drawn) // back to the block's first line
+	}
+	for _, l := range lines {
+		b.WriteString("\r\033[K" + l + "\n")
+	}
+	io.WriteString(v.out, b.String())
+	v.drawn = len(lines)
 }
+
+// End leaves the last block on screen; what is printed next goes below it.
+func (v *liveView) End() { v.drawn = 0 }

@@ -56,11 +56,12 @@ input or an error.`,
 			defer st.Close()
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "scenario %s: %d validators + %d full nodes, %s\n", s.Name, s.Testnet.Validators, s.Testnet.FullNodes, describeLoad(s))
-			progress := progressPrinter(out)
+			live := newLiveView(out)
 			r, runErr := experiment.Run(cmd.Context(), s, experiment.RunOptions{
-				Exe: exe, Labels: lbl, Progress: progress, Store: st, ReportDir: reportDir,
-				Phase: func(p string) { endProgress(out); fmt.Fprintf(out, "== %s\n", p) },
+				Exe: exe, Labels: lbl, Progress: live.Update, Store: st, ReportDir: reportDir,
+				Phase: func(p string) { live.End(); fmt.Fprintf(out, "== %s\n", p) },
 			})
+			live.End()
 			series, err := st.Series(cmd.Context(), r.ID)
 			if err != nil {
 				return err
@@ -111,7 +112,6 @@ func checkWritable(dir string) error {
 
 // printRun prints the five-line summary of a run and where its report is.
 func printRun(out io.Writer, r *results.Run, paths []string) {
-	endProgress(out)
 	fmt.Fprintf(out, "run %s: %s in %s\n", r.ID, report.Verdict(r), r.End.Sub(r.Start).Round(1e9))
 	if p := r.Main(); p != nil {
 		f, s := p.Figures, p.Ledger
@@ -128,6 +128,12 @@ func printRun(out io.Writer, r *results.Run, paths []string) {
 	}
 	if sw := r.Sweep; sw != nil {
 		fmt.Fprintf(out, "  sweep:      saturation point %.0f tx/s (%s)\n", sw.Saturation, sw.Evidence)
+	}
+	if fm := r.FindMax; fm != nil {
+		fmt.Fprintf(out, "  find-max:   %.0f tx/s sustainable (95 %% CI %.0f..%.0f over %d batches); %s\n", fm.MaxTPS, fm.Low, fm.High, fm.Batches, fm.Evidence)
+	}
+	if len(r.Rotations) > 0 {
+		fmt.Fprintf(out, "  rotate:     %s\n", report.RotationSummary(r.Rotations))
 	}
 	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
 }

@@ -24,6 +24,7 @@ full_nodes = 1
 rate = 200
 duration = "8s"
 [experiment]
+kind = "steady"
 warmup = "2s"
 cooldown = "1s"
 drain_timeout = "15s"

@@ -95,7 +95,7 @@ func follow(ctx context.Context, out io.Writer, net *experiment.Net) error {
 				return fmt.Errorf("%s exited (%v); see %s/%s.log", n.Name, err, net.Testnet.LogDir(), n.Name)
 			}
 		}
-		h := experiment.Heights(ctx, net.Testnet)
+		h := experiment.Heights(ctx, net.Testnet.Nodes)
 		parts := make([]string, 0, len(h))
 		for _, n := range net.Testnet.Nodes {
 			parts = append(parts, fmt.Sprintf("%s=%d", n.Name, h[n.Name]))
@@ -145,7 +145,7 @@ func testnetStatusCmd() *cobra.Command {
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "testnet %s, chain %s, %s, created %s\n", st.ID, st.ChainID, owner, st.Created.Format(time.RFC3339))
-			printNodes(cmd.OutOrStdout(), st.Testnet, experiment.Heights(cmd.Context(), st.Testnet))
+			printNodes(cmd.OutOrStdout(), st.Testnet, experiment.Heights(cmd.Context(), st.Testnet.Nodes))
 			return nil
 		},
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
@@ -50,6 +51,13 @@ type Progress struct {
 	Target  float64 // tx/s the model wants now
 	Ledger  load.Summary
 	Height  int64 // next height the follower reads - 1
+	// Interval is the last block's interval (header times); 0 before two.
+	Interval time.Duration
+	// Name is the experiment phase ("steady 1/1", "find-max"); MempoolMax
+	// the largest mempool of any node at the last scrape (-1: not known).
+	// Drive leaves both to the caller.
+	Name       string
+	MempoolMax float64
 }
 
 // Drive runs one load phase: the generator sends on schedule while the
@@ -97,12 +105,12 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	followCtx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopFollow()
 	var follower *observe.Follower
+	feed := &blockFeed{Ledger: ledger, start: start}
+	if feedback {
+		feed.pid = pid
+	}
 	if len(o.Follow) > 0 {
-		var sink observe.Ledger = ledger
-		if feedback {
-			sink = &pidFeed{Ledger: ledger, pid: pid, start: start}
-		}
-		follower = observe.NewFollower(o.Follow, from, sink, o.OnBlock, o.Log)
+		follower = observe.NewFollower(o.Follow, from, feed, o.OnBlock, o.Log)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -120,7 +128,8 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 			return
 		}
 		el := time.Since(start)
-		o.Progress(Progress{Phase: phase, Elapsed: el, Length: model.Length(), Target: model.Rate(el), Ledger: ledger.Summary(), Height: height()})
+		o.Progress(Progress{Phase: phase, Elapsed: el, Length: model.Length(), Target: model.Rate(el), Ledger: ledger.Summary(),
+			Height: height(), Interval: feed.interval(), MempoolMax: -1})
 	}
 
 	loadCtx, stopProgress := context.WithCancel(ctx)
@@ -176,19 +185,53 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	return r, nil
 }
 
-// pidFeed passes each block's interval to the pid rate model on its way to
-// the ledger.
-type pidFeed struct {
+// blockFeed stands between the follower and the ledger: it keeps the last
+// block interval for the live view and, for the pid rate model, passes
+// each block's interval or its slowest tx of the run to the controller.
+// The follower reports a block's txs, then its time, from one goroutine.
+type blockFeed struct {
 	*load.Ledger
-	pid   *load.PID
-	start time.Time
-	prev  time.Time
+	pid     *load.PID // nil: no feedback
+	start   time.Time
+	prev    time.Time
+	slowest time.Duration // of the block being reported
+	// sends and refusals counted at the previous block
+	sent, rejected int64
+	last           atomic.Int64 // last interval, ns
 }
 
-func (f *pidFeed) BlockTime(height int64, t time.Time) {
+func (f *blockFeed) interval() time.Duration { return time.Duration(f.last.Load()) }
+
+func (f *blockFeed) Committed(h load.Hash, height int64, code uint32, seen time.Time) (time.Duration, bool) {
+	lat, ours := f.Ledger.Committed(h, height, code, seen)
+	if ours {
+		f.slowest = max(f.slowest, lat)
+	}
+	return lat, ours
+}
+
+func (f *blockFeed) BlockTime(height int64, t time.Time) {
 	f.Ledger.BlockTime(height, t)
 	if !f.prev.IsZero() {
-		f.pid.Block(time.Since(f.start), t.Sub(f.prev))
+		f.last.Store(int64(t.Sub(f.prev)))
 	}
-	f.prev = t
+	if f.pid == nil {
+		f.prev = t
+		return
+	}
+	el := time.Since(f.start)
+	sent, rejected := f.Refusals()
+	var refused float64
+	if ds := sent - f.sent; ds > 0 {
+		refused = float64(rejected-f.rejected) / float64(ds)
+	}
+	switch {
+	case f.pid.HoldsLatency() && f.slowest > 0:
+		f.pid.Block(el, f.slowest, refused)
+	case !f.pid.HoldsLatency() && !f.prev.IsZero():
+		f.pid.Block(el, t.Sub(f.prev), refused)
+	default:
+		f.pid.Seen(el, refused)
+	}
+	f.prev, f.slowest, f.sent, f.rejected = t, 0, sent, rejected
 }

@@ -24,7 +24,10 @@ type UpOptions struct {
 	Dir    string // "" makes a temp dir that teardown removes
 	Detach bool   // nodes outlive the harness
 	Exe    string // chainperf binary for embedded nodes
-	Log    *slog.Logger
+	// Rotating full nodes are set up but not started (the rotate
+	// experiment starts them).
+	Rotating int
+	Log      *slog.Logger
 }
 
 // A Net is a testnet that runs, with the provider that runs it.
@@ -64,12 +67,14 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	}
 	id := testnet.NewID()
 	probe := testnet.New(spec, id, dir, process.Host, 0)
+	probe.AddRotating(o.Rotating)
 	base, err := testnet.AllocatePorts(process.Host, spec.BasePort, probe.PortCount())
 	if err != nil {
 		unlock()
 		return nil, err
 	}
 	t := testnet.New(spec, id, dir, process.Host, base)
+	t.AddRotating(o.Rotating)
 	st := &testnet.State{Testnet: t, Detached: o.Detach, TempDir: temp, Created: time.Now().UTC()}
 	if !o.Detach {
 		st.HarnessPID = os.Getpid()
@@ -97,7 +102,7 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 			n.Down(context.WithoutCancel(ctx))
 		}
 	}()
-	if err := n.Provider.Start(ctx, t.Nodes...); err != nil {
+	if err := n.Provider.Start(ctx, t.Standing()...); err != nil {
 		return nil, err
 	}
 	if err := st.Save(); err != nil { // now with PIDs
@@ -113,12 +118,12 @@ func (n *Net) Down(ctx context.Context) {
 	process.Remove(n.State)
 }
 
-// WaitHeight waits until every node has reached height h. It fails when a
+// WaitHeight waits until every standing node has reached height h. It fails when a
 // node process exits, or when no node's height rises for stall, naming the
 // height and the logs to read; never on a fixed deadline.
 func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) error {
 	clients := map[string]*rpchttp.HTTP{}
-	for _, nd := range n.Testnet.Nodes {
+	for _, nd := range n.Testnet.Standing() {
 		c, err := rpchttp.New(nd.Endpoint().RPC, "/websocket")
 		if err != nil {
 			return err
@@ -131,7 +136,7 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 	defer tick.Stop()
 	for {
 		done := true
-		for _, nd := range n.Testnet.Nodes {
+		for _, nd := range n.Testnet.Standing() {
 			if err, exited := n.Provider.Exited(nd); exited {
 				return fmt.Errorf("%s exited (%v): see %s", nd.Name, err, filepath.Join(n.Testnet.LogDir(), nd.Name+".log"))
 			}
@@ -162,9 +167,9 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 }
 
 // Heights returns each node's latest height (0 when it does not answer).
-func Heights(ctx context.Context, t *testnet.Testnet) map[string]int64 {
+func Heights(ctx context.Context, nodes []*testnet.Node) map[string]int64 {
 	out := map[string]int64{}
-	for _, nd := range t.Nodes {
+	for _, nd := range nodes {
 		c, err := rpchttp.New(nd.Endpoint().RPC, "/websocket")
 		if err != nil {
 			continue
@@ -179,8 +184,8 @@ func Heights(ctx context.Context, t *testnet.Testnet) map[string]int64 {
 }
 
 func formatHeights(t *testnet.Testnet, h map[string]int64) string {
-	parts := make([]string, 0, len(t.Nodes))
-	for _, nd := range t.Nodes {
+	var parts []string
+	for _, nd := range t.Standing() {
 		parts = append(parts, fmt.Sprintf("%s=%d", nd.Name, h[nd.Name]))
 	}
 	return strings.Join(parts, " ")

@@ -108,7 +108,11 @@ func Recover(ctx context.Context, st *store.Store) ([]string, error) {
 
 func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run) error {
 	o.Phase("testnet up")
-	net, err := Up(ctx, s.Testnet, UpOptions{Exe: o.Exe, Log: o.Log})
+	rotating := 0
+	if s.Experiment.Kind.Has("rotate") {
+		rotating = s.Experiment.Rotations
+	}
+	net, err := Up(ctx, s.Testnet, UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotating})
 	if err != nil {
 		return err
 	}
@@ -123,7 +127,8 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if err := net.WaitHeight(ctx, 2, 60*time.Second); err != nil {
 		return err
 	}
-	stopWatch := watchNodes(ctx, t, net.Provider.PID, s.Observe, o.Store, r.ID)
+	var pools mempools
+	stopWatch := watchNodes(ctx, t, net.Provider.PID, s.Observe, o.Store, r.ID, pools.tap)
 	defer stopWatch()
 	var targets, follow []string
 	for _, n := range t.RPCNodes() {
@@ -156,21 +161,39 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			profiles = captureProfiles(ctx, t, phaseStart, s.Observe.Profiles, r.ReportDir, o.Store, r.ID)
 		}
 		var eventsMu sync.Mutex
-		endPerturb := perturb(ctx, net, phaseStart, s.Perturbations, func(kind, detail string) {
+		event := func(kind, detail string) {
 			eventsMu.Lock()
 			defer eventsMu.Unlock()
 			r.Events = append(r.Events, results.Event{At: time.Now().UTC(), Kind: kind, Detail: detail})
 			if o.Store != nil {
 				_ = o.Store.Event(context.WithoutCancel(ctx), r.ID, kind, detail)
 			}
-		})
+		}
+		endPerturb := perturb(ctx, net, phaseStart, s.Perturbations, event)
+		rotations := make(chan []results.Rotation, 1)
+		if plan.rotate {
+			go func() { rotations <- rotate(ctx, net, phaseStart, plan.load.Length(), s.Experiment.CatchupTimeout.D(), event) }()
+		}
+		var progress func(Progress)
+		if o.Progress != nil {
+			progress = func(p Progress) {
+				p.Name, p.MempoolMax = plan.name, pools.max()
+				o.Progress(p)
+			}
+		}
 		p, err := Drive(ctx, DriveOptions{
 			OnBlock: onBlock,
 			RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: targets, Follow: follow, Load: plan.load, Workload: s.Workload,
 			Warmup: plan.warmup, Cooldown: plan.cooldown, Drain: s.Experiment.DrainTimeout.D(),
-			Progress: o.Progress, Log: o.Log,
+			Progress: progress, Log: o.Log,
 		})
 		perr := endPerturb()
+		if plan.rotate {
+			// The rotations may outlast the load; each is bounded by
+			// catchup_timeout.
+			o.Phase("rotations finishing")
+			r.Rotations = <-rotations
+		}
 		if profiles != nil {
 			r.Profiles = append(r.Profiles, profiles()...)
 		}
@@ -193,7 +216,17 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			break
 		}
 	}
-	if s.Experiment.Kind == "sweep" {
+	for i, plan := range plans {
+		if i >= len(r.Phases) {
+			break
+		}
+		if plan.findMax {
+			pid := s.Load.PID
+			r.FindMax = results.FindMaxOf(r.Phases[i], pid.Hold, pid.Target.D(), pid.MaxRate)
+		}
+	}
+	r.Steady = results.SteadyOf(r.Phases)
+	if s.Experiment.Kind.Has("sweep") {
 		r.Sweep = results.Saturation(r.Phases, s.Experiment.SaturationShare, s.Experiment.LatencyBlowup)
 	}
 	return nil
@@ -205,27 +238,41 @@ type phasePlan struct {
 	load             scenario.Load
 	warmup, cooldown time.Duration
 	pause            time.Duration // before it, after the previous phase drained
+	findMax          bool          // its result is the run's find-max
+	rotate           bool          // rotating nodes come and go during it
 }
 
-// planPhases lists an experiment's load phases: steady repeats, or the
-// cells of a sweep grid (c connections x r tx/s each, the whole cell
-// measured, as CometBFT's QA does).
+// planPhases lists an experiment's load phases, kind after kind: steady
+// repeats; the cells of a sweep grid (c connections x r tx/s each, the
+// whole cell measured, as CometBFT's QA does); one find-max phase (the pid
+// model, its search left out); one rotate phase (the scenario's load while
+// nodes rotate).
 func planPhases(s *scenario.Scenario) []phasePlan {
 	e := s.Experiment
 	var out []phasePlan
-	switch e.Kind {
-	case "sweep":
-		for _, c := range e.Connections {
-			for _, rate := range e.Rates {
-				l := s.Load
-				l.Model, l.Connections, l.Rate, l.Duration = "connections", c, rate, e.CellDuration
-				out = append(out, phasePlan{name: fmt.Sprintf("sweep c=%d r=%g", c, rate), load: l, pause: e.Pause.D()})
+	for _, kind := range e.Kind {
+		switch kind {
+		case "sweep":
+			for _, c := range e.Connections {
+				for _, rate := range e.Rates {
+					l := s.Load
+					l.Model, l.Connections, l.Rate, l.Duration = "connections", c, rate, e.CellDuration
+					out = append(out, phasePlan{name: fmt.Sprintf("sweep c=%d r=%g", c, rate), load: l, pause: e.Pause.D()})
+				}
 			}
-		}
-	default:
-		for i := 0; i < e.Repeats; i++ {
-			out = append(out, phasePlan{name: fmt.Sprintf("steady %d/%d", i+1, e.Repeats), load: s.Load,
-				warmup: e.Warmup.D(), cooldown: e.Cooldown.D()})
+		case "steady":
+			for i := 0; i < e.Repeats; i++ {
+				out = append(out, phasePlan{name: fmt.Sprintf("steady %d/%d", i+1, e.Repeats), load: s.Load,
+					warmup: e.Warmup.D(), cooldown: e.Cooldown.D(), pause: e.Pause.D()})
+			}
+		case "find-max":
+			l := s.Load
+			l.Model, l.Duration = "pid", e.FindMaxDuration
+			out = append(out, phasePlan{name: "find-max", load: l, warmup: e.FindMaxSettle.D(), cooldown: e.Cooldown.D(),
+				pause: e.Pause.D(), findMax: true})
+		case "rotate":
+			out = append(out, phasePlan{name: "rotate", load: s.Load, warmup: e.Warmup.D(), cooldown: e.Cooldown.D(),
+				pause: e.Pause.D(), rotate: true})
 		}
 	}
 	return out

@@ -16,12 +16,12 @@ import (
 )
 
 // watchNodes starts the metric scraper and process sampler over every node
-// of t (pidOf says a node's PID now); their samples go to the store as they
-// come. The returned func stops them, waits and says how many samples
-// were taken.
-func watchNodes(ctx context.Context, t *testnet.Testnet, pidOf func(*testnet.Node) int, o scenario.Observe, st *store.Store, runID string) func() int {
+// of t but the rotating ones (pidOf says a node's PID now); their samples go to the store as they
+// come, and to tap (may be nil). The returned func stops them, waits and
+// says how many samples were taken.
+func watchNodes(ctx context.Context, t *testnet.Testnet, pidOf func(*testnet.Node) int, o scenario.Observe, st *store.Store, runID string, tap func([]observe.Sample)) func() int {
 	var targets []observe.Target
-	for _, n := range t.Nodes {
+	for _, n := range t.Standing() {
 		targets = append(targets, observe.Target{Node: n.Name, Metrics: n.Endpoint().Metrics, PID: func() int { return pidOf(n) }})
 	}
 	bg := context.WithoutCancel(ctx)
@@ -30,6 +30,9 @@ func watchNodes(ctx context.Context, t *testnet.Testnet, pidOf func(*testnet.Nod
 		Targets: targets, Interval: o.Interval.D(), Keep: o.Metrics,
 		Sink: func(s []observe.Sample) {
 			count += len(s)
+			if tap != nil {
+				tap(s)
+			}
 			if st != nil {
 				_ = st.Samples(bg, runID, s)
 			}
@@ -130,7 +133,7 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 	start := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	stop := watchNodes(wctx, t, func(n *testnet.Node) int { return n.PID }, o, st, r.ID)
+	stop := watchNodes(wctx, t, func(n *testnet.Node) int { return n.PID }, o, st, r.ID, nil)
 	f := observe.NewFollower(follow, h+1, nil, func(b observe.Block) {
 		rep.Blocks++
 		_ = st.Block(context.WithoutCancel(ctx), r.ID, 0, b)
@@ -145,4 +148,35 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 		r.Status = results.StatusInterrupted
 	}
 	return rep, st.Finish(context.WithoutCancel(ctx), r)
+}
+
+// mempools keeps the latest mempool size of every node, from the samples
+// the watcher takes, for the live view.
+type mempools struct {
+	mu   sync.Mutex
+	size map[string]float64
+}
+
+func (m *mempools) tap(samples []observe.Sample) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range samples {
+		if s.Series == "cometbft_mempool_size" {
+			if m.size == nil {
+				m.size = map[string]float64{}
+			}
+			m.size[s.Node] = s.Value
+		}
+	}
+}
+
+// max is the largest mempool of any node, -1 when none was read.
+func (m *mempools) max() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := -1.0
+	for _, v := range m.size {
+		out = max(out, v)
+	}
+	return out
 }

@@ -31,15 +31,18 @@ func (u Users) String() string {
 	return fmt.Sprintf("%d users, think time %s (closed loop) for %s", u.N, u.Think, u.D)
 }
 
-// PID adjusts the rate to hold a target block interval (NEAR's method for
-// reproducible max-throughput runs). Each new block's interval, averaged
-// over the last Window blocks, is the measurement; with the relative error
-// e = (Target - interval) / Target the rate becomes
+// PID adjusts the rate to hold a target: a block interval (NEAR's method
+// for reproducible max-throughput runs) or a latency SLO (the slowest tx
+// of each block under Target). Each block's value, averaged over the last
+// Window blocks, is the measurement m; with the relative error
+// e = (Target - m) / Target the rate becomes
 //
 //	rate *= 1 + Kp*e + Ki*sum(e) + Kd*(e - e_prev)
 //
-// clamped to [Min, Max]. Blocks slower than the target (a loaded chain)
-// lower the rate. When no block arrives for Stall the rate drops to Min
+// clamped to [Min, Max]. Values above the target (a loaded chain) lower
+// the rate. Refusals (mempool full) say the chain cannot take the rate at
+// any latency, so while sends are refused e is at most minus the refused
+// share. When no block arrives for Stall the rate drops to Min
 // until blocks come again. The rate is piecewise constant between blocks,
 // and Due integrates it exactly, so the pacer schedules PID like any model.
 type PID struct {
@@ -47,7 +50,7 @@ type PID struct {
 
 	mu        sync.Mutex
 	segs      []segment // rate from each start on, in time order
-	intervals []time.Duration
+	values    []time.Duration
 	lastBlock time.Duration
 	integral  float64
 	prevErr   float64
@@ -55,6 +58,7 @@ type PID struct {
 
 // PIDConfig holds the PID model's settings.
 type PIDConfig struct {
+	Hold       string // "latency" or "block_interval"
 	Target     time.Duration
 	Window     int
 	Kp, Ki, Kd float64
@@ -74,22 +78,36 @@ func NewPID(c PIDConfig, start float64) *PID {
 	return &PID{PIDConfig: c, segs: []segment{{rate: math.Max(c.Min, math.Min(c.Max, start))}}}
 }
 
-// Block feeds the controller a block seen at elapsed whose interval since
-// the previous block (header times) was interval. It returns the new rate.
-func (p *PID) Block(elapsed, interval time.Duration) float64 {
+// HoldsLatency says whether the controller holds a latency SLO (else a
+// block interval).
+func (p *PID) HoldsLatency() bool { return p.Hold == "latency" }
+
+// Block feeds the controller a block seen at elapsed with the value it
+// holds (the interval since the previous block, header times, or the
+// block's slowest tx latency) and the share of sends refused since the
+// previous block. It returns the new rate.
+func (p *PID) Block(elapsed, value time.Duration, refused float64) float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lastBlock = elapsed
-	p.intervals = append(p.intervals, interval)
-	if len(p.intervals) > p.Window {
-		p.intervals = p.intervals[len(p.intervals)-p.Window:]
+	p.values = append(p.values, value)
+	if len(p.values) > p.Window {
+		p.values = p.values[len(p.values)-p.Window:]
 	}
 	var sum time.Duration
-	for _, iv := range p.intervals {
-		sum += iv
+	for _, v := range p.values {
+		sum += v
 	}
-	mean := sum / time.Duration(len(p.intervals))
+	mean := sum / time.Duration(len(p.values))
 	e := (p.Target - mean).Seconds() / p.Target.Seconds()
+	if refused > 0 {
+		e = min(e, -refused)
+	}
+	return p.step(elapsed, e)
+}
+
+// step applies the control law for error e at elapsed.
+func (p *PID) step(elapsed time.Duration, e float64) float64 {
 	p.integral += e
 	d := e - p.prevErr
 	p.prevErr = e
@@ -154,6 +172,23 @@ func (p *PID) Due(e time.Duration) float64 {
 }
 
 func (p *PID) Length() time.Duration { return p.D }
+
+// Seen notes that a block came without a value to hold (no tx of the run
+// in it, for a latency SLO): the chain is alive, the rate stays.
+// Refusals still count: they lower the rate.
+func (p *PID) Seen(elapsed time.Duration, refused float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lastBlock = elapsed
+	if refused > 0 {
+		p.step(elapsed, -refused)
+	}
+}
+
 func (p *PID) String() string {
-	return fmt.Sprintf("pid holding a %s block interval (%g..%g tx/s) for %s", p.Target, p.Min, p.Max, p.D)
+	what := fmt.Sprintf("a %s block interval", p.Target)
+	if p.HoldsLatency() {
+		what = fmt.Sprintf("block latency under %s", p.Target)
+	}
+	return fmt.Sprintf("pid holding %s (%g..%g tx/s) for %s", what, p.Min, p.Max, p.D)
 }

@@ -11,17 +11,17 @@ func TestPIDFollowsBlockInterval(t *testing.T) {
 	s := time.Second
 	p := NewPID(PIDConfig{Target: 1500 * time.Millisecond, Window: 1, Kp: 0.5, Min: 10, Max: 1000, Stall: 5 * s, D: 60 * s}, 100)
 	// Blocks faster than the target: the rate rises by Kp*e = 0.5*(1.5-1)/1.5.
-	if got, want := p.Block(1*s, 1000*time.Millisecond), 100*(1+0.5/3); math.Abs(got-want) > 1e-9 {
+	if got, want := p.Block(1*s, 1000*time.Millisecond, 0), 100*(1+0.5/3); math.Abs(got-want) > 1e-9 {
 		t.Errorf("after a 1s block: rate %g; want %g", got, want)
 	}
 	// Blocks slower than the target: it falls.
 	before := p.Rate(2 * s)
-	if got := p.Block(3*s, 3*s); got >= before {
+	if got := p.Block(3*s, 3*s, 0); got >= before {
 		t.Errorf("after a 3s block: rate %g; want below %g", got, before)
 	}
 	// Never past the bounds.
 	for i := 0; i < 50; i++ {
-		p.Block(time.Duration(4+i)*s, 100*time.Millisecond)
+		p.Block(time.Duration(4+i)*s, 100*time.Millisecond, 0)
 	}
 	if got := p.Rate(55 * s); got != 1000 {
 		t.Errorf("after many fast blocks: rate %g; want the max 1000", got)
@@ -36,7 +36,7 @@ func TestPIDFollowsBlockInterval(t *testing.T) {
 func TestPIDDueIntegratesHistory(t *testing.T) {
 	s := time.Second
 	p := NewPID(PIDConfig{Target: s, Window: 1, Kp: 1, Min: 1, Max: 1e6, D: 100 * s}, 100)
-	p.Block(10*s, 500*time.Millisecond) // e = 0.5: rate 150 from 10 s on
+	p.Block(10*s, 500*time.Millisecond, 0) // e = 0.5: rate 150 from 10 s on
 	if got := p.Due(10 * s); got != 1000 {
 		t.Errorf("Due(10s) = %g; want 1000 (100 tx/s for 10 s)", got)
 	}
@@ -72,5 +72,24 @@ func TestUsersClosedLoop(t *testing.T) {
 	}
 	if r := g.Report(l.Summary()); r.Bound {
 		t.Errorf("a closed loop was called generator-bound: %s", r.Why)
+	}
+}
+
+// TestPIDBacksOffOnRefusals: a latency under the target would raise the
+// rate, but refused sends (mempool full) lower it by at least Kp*share.
+func TestPIDBacksOffOnRefusals(t *testing.T) {
+	s := time.Second
+	p := NewPID(PIDConfig{Hold: "latency", Target: 3 * s, Window: 1, Kp: 0.5, Min: 1, Max: 1e6, D: 100 * s}, 1000)
+	if got, want := p.Block(1*s, 1500*time.Millisecond, 0.2), 1000*(1-0.5*0.2); math.Abs(got-want) > 1e-9 {
+		t.Errorf("latency 1.5s of 3s with 20%% refused: rate %g; want %g", got, want)
+	}
+	// A block with none of the run's txs: the rate holds unless sends were refused.
+	p.Seen(2*s, 0)
+	if got := p.Rate(2 * s); math.Abs(got-900) > 1e-9 {
+		t.Errorf("after an empty block: rate %g; want 900", got)
+	}
+	p.Seen(3*s, 0.5)
+	if got := p.Rate(3 * s); math.Abs(got-900*0.75) > 1e-9 {
+		t.Errorf("after an empty block with half refused: rate %g; want %g", got, 900*0.75)
 	}
 }

@@ -205,6 +205,14 @@ func (l *Ledger) BlockTime(height int64, t time.Time) {
 	delete(l.inBlock, height-1)
 }
 
+// Refusals returns how many txs were sent and how many of them the nodes
+// refused so far: cheap enough to ask once a block.
+func (l *Ledger) Refusals() (sent, rejected int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sent, l.rejected
+}
+
 // Unresolved is how many accepted txs wait for a block.
 func (l *Ledger) Unresolved() int {
 	l.mu.Lock()

@@ -170,7 +170,7 @@ func ModelFrom(l scenario.Load) (RateModel, error) {
 	case "pid":
 		p := l.PID
 		return NewPID(PIDConfig{
-			Target: p.Target.D(), Window: p.Window, Kp: p.Kp, Ki: p.Ki, Kd: p.Kd,
+			Hold: p.Hold, Target: p.Target.D(), Window: p.Window, Kp: p.Kp, Ki: p.Ki, Kd: p.Kd,
 			Min: p.MinRate, Max: p.MaxRate, Stall: p.Stall.D(), D: d,
 		}, p.StartRate), nil
 	}

@@ -25,7 +25,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 		phases = append(phases, ph)
 	}
 	return page.Execute(w, map[string]any{
-		"SweepCharts": SweepCharts(r.Sweep),
+		"SweepCharts": SweepCharts(r.Sweep), "Tables": experimentTables(r),
 		"Run":         r, "Verdict": Verdict(r), "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
 	})
 }
@@ -51,7 +51,9 @@ code { background: #f4f4f4; }
 {{range .Run.Checks}}<tr><td>{{.Name}}</td><td>{{.Op}} {{.Limit}}</td><td>{{printf "%.4g" .Value}}</td><td class="{{if .Pass}}PASS{{else}}FAIL{{end}}">{{if .Pass}}pass{{else}}FAIL{{end}}</td></tr>
 {{end}}</table>{{end}}
 {{if .Run.Crashed}}<p class="FAIL">Crashed nodes: {{range .Run.Crashed}}{{.}} {{end}}</p>{{end}}
-{{if .Run.Events}}<h2>Perturbations</h2><p>Shaded <span class="band">bands</span> on the charts.</p><table><tr><th>at</th><th>event</th></tr>
+{{range .Tables}}<h2>{{.Title}}</h2>{{if .Note}}<p>{{.Note}}</p>{{end}}<table>{{range $i, $row := .Rows}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>{{end}}</table>
+{{end}}
+{{if .Run.Events}}<h2>Events</h2><p>Perturbations are shaded <span class="band">bands</span> on the charts.</p><table><tr><th>at</th><th>event</th></tr>
 {{range .Run.Events}}<tr><td>{{.At.Format "15:04:05.000"}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
 {{with .Run.Sweep}}<h2>Sweep</h2><p>Saturation point: <b>{{printf "%.0f" .Saturation}} tx/s</b>. {{.Evidence}}.</p>
 <table><tr><th>connections</th><th>tx/s each</th><th>offered tx/s</th><th>expected c*r*(T-1)</th><th>committed</th><th>share</th><th>p99 ms</th><th>rejected</th></tr>

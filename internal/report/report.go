@@ -124,6 +124,19 @@ func Markdown(w io.Writer, r *results.Run) {
 			fmt.Fprintln(w)
 		}
 	}
+	for _, t := range experimentTables(r) {
+		fmt.Fprintf(w, "## %s\n\n", t.Title)
+		if t.Note != "" {
+			fmt.Fprintf(w, "%s\n\n", t.Note)
+		}
+		for i, row := range t.Rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+			if i == 0 {
+				fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(row)))
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	if sw := r.Sweep; sw != nil {
 		fmt.Fprintf(w, "## Sweep\n\nSaturation point: **%.0f tx/s**. %s.\n\n", sw.Saturation, sw.Evidence)
 		fmt.Fprintf(w, "| connections | tx/s each | offered tx/s | expected c*r*(T-1) | committed | share | p99 ms | rejected |\n|---|---|---|---|---|---|---|---|\n")

@@ -6,7 +6,8 @@ import (
 )
 
 // Evaluate applies the scenario's criteria to the run's main phase and
-// sets Checks and Passed. A crashed node always fails the run.
+// sets Checks and Passed. A crashed node, a phase whose txs do not add up
+// and a rotating node that never caught up always fail the run.
 func Evaluate(r *Run, c scenario.Criteria) {
 	r.Checks = nil
 	p := r.Main()
@@ -18,8 +19,23 @@ func Evaluate(r *Run, c scenario.Criteria) {
 		r.Checks = append(r.Checks, Check{Name: name, Op: op, Limit: limit, Value: value, Pass: pass})
 	}
 	add("node crashes", "<=", 0, float64(len(r.Crashed)))
+	broken := 0
+	for _, ph := range r.Phases {
+		if !ph.Ledger.Balanced() {
+			broken++
+		}
+	}
+	add("phases with the conservation law broken", "<=", 0, float64(broken))
+	if len(r.Rotations) > 0 {
+		late := 0
+		for _, rot := range r.Rotations {
+			if !rot.CaughtUp {
+				late++
+			}
+		}
+		add("rotating nodes that did not catch up", "<=", 0, float64(late))
+	}
 	if p != nil {
-		add("conservation law broken", "<=", 0, map[bool]float64{true: 0, false: 1}[p.Ledger.Balanced()])
 		if c.MinCommittedTPS > 0 {
 			add("committed tx/s", ">=", c.MinCommittedTPS, p.Figures.CommittedTPS)
 		}

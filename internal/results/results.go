@@ -4,6 +4,7 @@
 package results
 
 import (
+	"strings"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
@@ -60,6 +61,9 @@ type Run struct {
 	Profiles  []observe.Profile `json:"profiles,omitempty"`
 	Events    []Event           `json:"events,omitempty"`
 	Sweep     *Sweep            `json:"sweep,omitempty"`
+	Steady    *Steady           `json:"steady,omitempty"` // with repeats
+	FindMax   *FindMax          `json:"find_max,omitempty"`
+	Rotations []Rotation        `json:"rotations,omitempty"`
 	ReportDir string            `json:"report_dir,omitempty"`
 }
 
@@ -104,8 +108,16 @@ type Check struct {
 	Pass  bool    `json:"pass"`
 }
 
-// Main returns the phase the run's headline figures come from: the last.
+// Main returns the phase the run's headline figures and criteria come
+// from: the last steady or rotate phase, else the last phase (a sweep's
+// heaviest cell, a find-max). A find-max phase runs at the chain's limit
+// on purpose, so it is not where a steady criterion belongs.
 func (r *Run) Main() *Phase {
+	for i := len(r.Phases) - 1; i >= 0; i-- {
+		if n := r.Phases[i].Name; strings.HasPrefix(n, "steady") || n == "rotate" {
+			return r.Phases[i]
+		}
+	}
 	if len(r.Phases) == 0 {
 		return nil
 	}

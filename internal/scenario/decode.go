@@ -90,7 +90,7 @@ func decode(file string, data []byte, s *Scenario) error {
 			}
 		}
 	}
-	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().EnableUnmarshalerInterface()
 	err := dec.Decode(s)
 	if err == nil {
 		return nil
@@ -118,7 +118,10 @@ func decode(file string, data []byte, s *Scenario) error {
 		}
 		return &Error{Pos: fmt.Sprintf("%s:%d", file, row), Msg: msg}
 	}
-	return &Error{Pos: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+	// Errors of our own decoders (Kinds) start with the key they are about.
+	msg := strings.TrimPrefix(err.Error(), "toml: ")
+	key, _, _ := strings.Cut(msg, ": ")
+	return &Error{Pos: indexLines(data).at(file, key), Msg: msg}
 }
 
 // knownKeys lists every dotted key a scenario may set, from the struct tags.

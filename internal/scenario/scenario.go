@@ -8,7 +8,10 @@ package scenario
 import (
 	_ "embed"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // Default is the built-in default scenario, also the place where every
@@ -82,8 +85,12 @@ type Load struct {
 	PID         PID      `toml:"pid"`
 }
 
-// PID configures the rate model that holds a target block interval.
+// PID configures the rate model that holds a target block interval or a
+// latency SLO.
 type PID struct {
+	// Hold is what the controller holds at Target: "latency" (the slowest
+	// tx of each block) or "block_interval".
+	Hold      string   `toml:"hold"`
 	Target    Duration `toml:"target"`
 	Window    int      `toml:"window"`
 	Kp        float64  `toml:"kp"`
@@ -103,7 +110,8 @@ type Step struct {
 
 // Experiment describes what a run does with the testnet and the load.
 type Experiment struct {
-	Kind         string   `toml:"kind"`
+	// Kind lists the experiment's parts, run in order on one testnet.
+	Kind         Kinds    `toml:"kind"`
 	Warmup       Duration `toml:"warmup"`
 	Cooldown     Duration `toml:"cooldown"`
 	DrainTimeout Duration `toml:"drain_timeout"`
@@ -116,6 +124,52 @@ type Experiment struct {
 	Pause           Duration  `toml:"pause"`
 	SaturationShare float64   `toml:"saturation_share"`
 	LatencyBlowup   float64   `toml:"latency_blowup"`
+	// find-max: the pid model ([load.pid]) for find_max_duration; the
+	// first find_max_settle is left out while the controller finds the rate.
+	FindMaxDuration Duration `toml:"find_max_duration"`
+	FindMaxSettle   Duration `toml:"find_max_settle"`
+	// rotate: `rotations` times a fresh full node starts, block-syncs to
+	// the tip (at most catchup_timeout) and stops, while [load] runs.
+	Rotations      int      `toml:"rotations"`
+	CatchupTimeout Duration `toml:"catchup_timeout"`
+}
+
+// Kinds are the parts of an experiment, written as one name ("sweep") or
+// a list (["steady", "find-max"]).
+type Kinds []string
+
+// Has says whether k names kind.
+func (k Kinds) Has(kind string) bool {
+	for _, x := range k {
+		if x == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func (k Kinds) String() string { return strings.Join(k, "+") }
+
+// UnmarshalTOML takes a string or an array of strings.
+func (k *Kinds) UnmarshalTOML(v *unstable.Node) error {
+	switch v.Kind {
+	case unstable.String:
+		*k = Kinds{string(v.Data)}
+		return nil
+	case unstable.Array:
+		out := Kinds{}
+		it := v.Children()
+		for it.Next() {
+			n := it.Node()
+			if n.Kind != unstable.String {
+				return fmt.Errorf("experiment.kind: a list of names (strings), not %s", n.Kind)
+			}
+			out = append(out, string(n.Data))
+		}
+		*k = out
+		return nil
+	}
+	return fmt.Errorf("experiment.kind: a name (\"steady\") or a list of names ([\"steady\", \"find-max\"]), not %s", v.Kind)
 }
 
 // Criteria decide whether a run passes. Zero values mean "no criterion".

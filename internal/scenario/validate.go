@@ -21,7 +21,9 @@ var (
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}
-	ExperimentKinds = []string{"steady", "sweep"}
+	ExperimentKinds = []string{"steady", "sweep", "find-max", "rotate"}
+	// PIDHolds are what the pid rate model can hold at its target.
+	PIDHolds = []string{"latency", "block_interval"}
 	// ProfileKinds are the pprof profiles a node serves.
 	ProfileKinds = []string{"heap", "allocs", "cpu", "goroutine", "mutex", "block"}
 	// PerturbationKinds the process provider can do; network faults
@@ -133,14 +135,44 @@ func (s *Scenario) validate(l lines) []error {
 	s.validateLoad(c)
 
 	e := &s.Experiment
-	c.oneOf("experiment.kind", e.Kind, ExperimentKinds)
+	if len(e.Kind) == 0 {
+		c.fail("experiment.kind", "name at least one of %s", strings.Join(ExperimentKinds, ", "))
+	}
+	seenKind := map[string]bool{}
+	for _, k := range e.Kind {
+		c.oneOf("experiment.kind", k, ExperimentKinds)
+		if seenKind[k] {
+			c.fail("experiment.kind", "%q is named twice (use repeats for steady)", k)
+		}
+		seenKind[k] = true
+	}
 	if e.Warmup < 0 || e.Cooldown < 0 || e.DrainTimeout < 0 {
 		c.fail("experiment", "warmup, cooldown and drain_timeout cannot be negative")
 	}
 	if e.Repeats < 1 {
 		c.fail("experiment.repeats", "%d: must be at least 1", e.Repeats)
 	}
-	if e.Kind == "sweep" {
+	if e.Kind.Has("find-max") {
+		if e.FindMaxDuration < Duration(10*time.Second) {
+			c.fail("experiment.find_max_duration", "%s: find-max needs at least 10s", e.FindMaxDuration.D())
+		}
+		if e.FindMaxSettle < 0 || e.FindMaxSettle+e.Cooldown >= e.FindMaxDuration {
+			c.fail("experiment.find_max_settle", "settle %s + cooldown %s leave nothing of find_max_duration %s to measure",
+				e.FindMaxSettle.D(), e.Cooldown.D(), e.FindMaxDuration.D())
+		}
+		if s.Load.Model != "pid" {
+			s.checkPID(c, "load.pid")
+		}
+	}
+	if e.Kind.Has("rotate") {
+		if e.Rotations < 1 || e.Rotations > 100 {
+			c.fail("experiment.rotations", "%d: must be from 1 to 100", e.Rotations)
+		}
+		if e.CatchupTimeout < Duration(time.Second) {
+			c.fail("experiment.catchup_timeout", "%s: must be at least 1s", e.CatchupTimeout.D())
+		}
+	}
+	if e.Kind.Has("sweep") {
 		if len(e.Connections) == 0 || len(e.Rates) == 0 {
 			c.fail("experiment.connections", "a sweep with no cells: give at least one of connections and one of rates")
 		}
@@ -230,32 +262,7 @@ func (s *Scenario) validateLoad(c *checker) {
 			c.fail("load.think_time", "%s: must be positive", l.ThinkTime.D())
 		}
 	case "pid":
-		p := l.PID
-		if p.Target <= 0 {
-			c.fail("load.pid.target", "%s: must be positive", p.Target.D())
-		}
-		if p.Window < 1 {
-			c.fail("load.pid.window", "%d: must be at least 1 block", p.Window)
-		}
-		if !(p.MinRate > 0) || !(p.MaxRate >= p.MinRate) {
-			c.fail("load.pid.min_rate", "min_rate %g, max_rate %g: need 0 < min_rate <= max_rate", p.MinRate, p.MaxRate)
-		}
-		if p.StartRate < p.MinRate || p.StartRate > p.MaxRate {
-			c.fail("load.pid.start_rate", "%g: must be within [min_rate, max_rate]", p.StartRate)
-		}
-		if p.Stall < 0 {
-			c.fail("load.pid.stall", "cannot be negative")
-		}
-		if p.Kp < 0 || p.Ki < 0 || p.Kd < 0 {
-			c.fail("load.pid", "gains kp, ki, kd cannot be negative")
-		}
-		if tc, ok := s.Testnet.Config["consensus.timeout_commit"].(string); ok {
-			if d, err := time.ParseDuration(tc); err == nil && p.Target.D() <= d {
-				c.fail("load.pid.target", "%s cannot be met: blocks come at least timeout_commit = %s apart even with no load; set a target above it", p.Target.D(), d)
-			}
-		} else if p.Target.D() <= time.Second {
-			c.fail("load.pid.target", "%s cannot be met: blocks come at least timeout_commit = 1s (CometBFT's default) apart even with no load; set a target above it", p.Target.D())
-		}
+		s.checkPID(c, "load.pid")
 	case "steps":
 		if len(l.Steps) == 0 {
 			c.fail("load.steps", "the steps model needs at least one step")
@@ -269,6 +276,46 @@ func (s *Scenario) validateLoad(c *checker) {
 				c.fail(p+".duration", "%s: must be positive", st.Duration.D())
 			}
 		}
+	}
+}
+
+// checkPID checks [load.pid]: for the pid rate model and for find-max.
+func (s *Scenario) checkPID(c *checker, path string) {
+	p := s.Load.PID
+	c.oneOf(path+".hold", p.Hold, PIDHolds)
+	if p.Target <= 0 {
+		c.fail(path+".target", "%s: must be positive", p.Target.D())
+	}
+	if p.Window < 1 {
+		c.fail(path+".window", "%d: must be at least 1 block", p.Window)
+	}
+	if !(p.MinRate > 0) || !(p.MaxRate >= p.MinRate) {
+		c.fail(path+".min_rate", "min_rate %g, max_rate %g: need 0 < min_rate <= max_rate", p.MinRate, p.MaxRate)
+	}
+	if p.StartRate < p.MinRate || p.StartRate > p.MaxRate {
+		c.fail(path+".start_rate", "%g: must be within [min_rate, max_rate]", p.StartRate)
+	}
+	if p.Stall < 0 {
+		c.fail(path+".stall", "cannot be negative")
+	}
+	if p.Kp < 0 || p.Ki < 0 || p.Kd < 0 {
+		c.fail(path, "gains kp, ki, kd cannot be negative")
+	}
+	// Blocks come at least timeout_commit apart even with no load, and a
+	// tx waits for at least part of one: neither can be held below it.
+	what := "blocks come"
+	if p.Hold == "latency" {
+		what = "the slowest tx of a block waits"
+	}
+	tc, src := time.Second, "CometBFT's default"
+	if v, ok := s.Testnet.Config["consensus.timeout_commit"].(string); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			tc, src = d, "testnet.config"
+		}
+	}
+	if p.Target.D() <= tc {
+		c.fail(path+".target", "%s cannot be met: %s at least timeout_commit = %s (%s) even with no load; set a target above it",
+			p.Target.D(), what, tc, src)
 	}
 }
 

@@ -27,6 +27,10 @@ const (
 	RoleValidator Role = "validator"
 	RoleFull      Role = "full"
 	RoleSeed      Role = "seed"
+	// RoleRotating nodes are full nodes the testnet sets up but does not
+	// start: the rotate experiment starts each fresh, lets it block-sync
+	// to the tip and stops it.
+	RoleRotating Role = "rotating"
 )
 
 // PortsPerNode is how many ports one node listens on: p2p, rpc, metrics, pprof.
@@ -89,6 +93,7 @@ type Testnet struct {
 	Config  map[string]any   `json:"config,omitempty"`
 	Nodes   []*Node          `json:"nodes"`
 	spec    scenario.Testnet // what it was made from
+	base    int              // first port
 }
 
 // NewID returns a fresh testnet ID.
@@ -101,31 +106,54 @@ func NewID() string {
 // New resolves a scenario's testnet section into a model whose nodes listen
 // on host, ports from basePort up, with homes under dir.
 func New(spec scenario.Testnet, id, dir, host string, basePort int) *Testnet {
-	t := &Testnet{ID: id, ChainID: spec.ChainID, Dir: dir, Binary: spec.Binary, Args: spec.Args, Config: spec.Config, spec: spec}
-	add := func(role Role, prefix string, count int) {
-		for i := 0; i < count; i++ {
-			n := &Node{Name: fmt.Sprintf("%s%d", prefix, i), Role: role, Host: host}
-			if role == RoleValidator {
-				n.Power = 10
-				if len(spec.Powers) == count {
-					n.Power = spec.Powers[i]
-				}
-				n.valKey = ed25519.GenPrivKeyFromSecret([]byte(spec.ChainID + "/validator/" + n.Name))
+	t := &Testnet{ID: id, ChainID: spec.ChainID, Dir: dir, Binary: spec.Binary, Args: spec.Args, Config: spec.Config, spec: spec, base: basePort}
+	t.add(RoleSeed, "seed", spec.Seeds, host)
+	t.add(RoleValidator, "validator", spec.Validators, host)
+	t.add(RoleFull, "full", spec.FullNodes, host)
+	return t
+}
+
+// AddRotating adds n rotating full nodes (rotate0, ...) after the others.
+// Call it before ports are allocated and Setup: they count in PortCount.
+func (t *Testnet) AddRotating(n int) {
+	host := "127.0.0.1"
+	if len(t.Nodes) > 0 {
+		host = t.Nodes[0].Host
+	}
+	t.add(RoleRotating, "rotate", n, host)
+}
+
+// add appends count nodes of a role, with keys seeded by chain ID and name
+// and the next ports of the testnet's block.
+func (t *Testnet) add(role Role, prefix string, count int, host string) {
+	for i := 0; i < count; i++ {
+		n := &Node{Name: fmt.Sprintf("%s%d", prefix, i), Role: role, Host: host}
+		if role == RoleValidator {
+			n.Power = 10
+			if len(t.spec.Powers) == count {
+				n.Power = t.spec.Powers[i]
 			}
-			n.nodeKey = ed25519.GenPrivKeyFromSecret([]byte(spec.ChainID + "/node/" + n.Name))
-			n.ID = string(p2p.PubKeyToID(n.nodeKey.PubKey()))
-			t.Nodes = append(t.Nodes, n)
+			n.valKey = ed25519.GenPrivKeyFromSecret([]byte(t.ChainID + "/validator/" + n.Name))
+		}
+		n.nodeKey = ed25519.GenPrivKeyFromSecret([]byte(t.ChainID + "/node/" + n.Name))
+		n.ID = string(p2p.PubKeyToID(n.nodeKey.PubKey()))
+		p := t.base + len(t.Nodes)*PortsPerNode
+		n.Ports = Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3}
+		n.Home = fmt.Sprintf("%s/%s", strings.TrimRight(t.Dir, "/"), n.Name)
+		t.Nodes = append(t.Nodes, n)
+	}
+}
+
+// Standing returns the nodes that run for the testnet's whole life: every
+// node but the rotating ones.
+func (t *Testnet) Standing() []*Node {
+	var out []*Node
+	for _, n := range t.Nodes {
+		if n.Role != RoleRotating {
+			out = append(out, n)
 		}
 	}
-	add(RoleSeed, "seed", spec.Seeds)
-	add(RoleValidator, "validator", spec.Validators)
-	add(RoleFull, "full", spec.FullNodes)
-	for i, n := range t.Nodes {
-		p := basePort + i*PortsPerNode
-		n.Ports = Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3}
-		n.Home = fmt.Sprintf("%s/%s", strings.TrimRight(dir, "/"), n.Name)
-	}
-	return t
+	return out
 }
 
 // PortCount is how many consecutive ports the testnet needs.

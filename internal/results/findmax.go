@@ -1,0 +1,117 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// FindMax is the result of a find-max phase: the committed rate the chain
+// sustained while the pid controller held its target, over the stable
+// window (the controller's search left out).
+type FindMax struct {
+	Hold     string  `json:"hold"`      // "latency" or "block_interval"
+	TargetMS float64 `json:"target_ms"` // what the controller held
+	// MaxTPS is the committed tx/s of the run in the stable window's
+	// blocks: their txs over their header-time span.
+	MaxTPS float64 `json:"max_tps"`
+	// Low and High bound a 95 % confidence interval of MaxTPS by batch
+	// means (batches of BatchSeconds of block time, Student's t).
+	Low          float64 `json:"ci95_low"`
+	High         float64 `json:"ci95_high"`
+	Batches      int     `json:"batches"`
+	BatchSeconds float64 `json:"batch_s"`
+	// HeldMS is the mean of what was held over the window's blocks (the
+	// slowest tx of each block, or the block interval).
+	HeldMS   float64 `json:"held_ms"`
+	SentTPS  float64 `json:"sent_tps"`
+	Rejected int64   `json:"rejected"`
+	Evidence string  `json:"evidence"`
+}
+
+// findMaxBatch is the length of block time one batch of the confidence
+// interval spans: several blocks, so that a batch's rate is not one
+// block's luck.
+const findMaxBatch = 5 * time.Second
+
+// FindMaxOf computes the find-max result of phase p, run with the pid
+// model holding hold at target and capped at maxRate tx/s.
+func FindMaxOf(p *Phase, hold string, target time.Duration, maxRate float64) *FindMax {
+	fm := &FindMax{Hold: hold, TargetMS: ms(target), BatchSeconds: findMaxBatch.Seconds(),
+		SentTPS: p.Figures.SentTPS, Rejected: p.Ledger.Fates[load.FateRejected]}
+	// The window's blocks, by when chainperf saw them.
+	var in []int
+	for i, b := range p.Blocks {
+		at := b.Seen.Sub(p.Start).Seconds()
+		if at >= p.Window[0] && at < p.Window[1] {
+			in = append(in, i)
+		}
+	}
+	if len(in) > 0 && in[0] == 0 {
+		in = in[1:] // the phase's first block has no interval
+	}
+	if len(in) < 2 {
+		fm.Evidence = fmt.Sprintf("only %d blocks in the stable window: no result (lengthen find_max_duration)", len(in))
+		return fm
+	}
+	// Each block's txs count over the time since the block before it.
+	var ours int
+	var held float64
+	var batchRates []float64
+	batchTxs, batchFrom := 0, p.Blocks[in[0]-1].Time
+	for _, i := range in {
+		b, prev := p.Blocks[i], p.Blocks[i-1]
+		ours += b.Ours
+		batchTxs += b.Ours
+		if hold == "latency" {
+			held += b.LatencyMax
+		} else {
+			held += ms(b.Time.Sub(prev.Time))
+		}
+		if span := b.Time.Sub(batchFrom); span >= findMaxBatch {
+			batchRates = append(batchRates, float64(batchTxs)/span.Seconds())
+			batchTxs, batchFrom = 0, b.Time
+		}
+	}
+	span := p.Blocks[in[len(in)-1]].Time.Sub(p.Blocks[in[0]-1].Time).Seconds()
+	if span <= 0 {
+		fm.Evidence = "the stable window's blocks span no time: no result"
+		return fm
+	}
+	fm.MaxTPS = float64(ours) / span
+	fm.HeldMS = held / float64(len(in))
+	fm.Batches = len(batchRates)
+	fm.Low, fm.High = fm.MaxTPS, fm.MaxTPS
+	if n := len(batchRates); n >= 2 {
+		var mean, ss float64
+		for _, r := range batchRates {
+			mean += r
+		}
+		mean /= float64(n)
+		for _, r := range batchRates {
+			ss += (r - mean) * (r - mean)
+		}
+		sem := math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+		fm.Low, fm.High = fm.MaxTPS-t*sem, fm.MaxTPS+t*sem
+	}
+	what := "block latency"
+	if hold != "latency" {
+		what = "block interval"
+	}
+	fm.Evidence = fmt.Sprintf("%.0f tx/s committed over %d blocks (%.0f s) while the controller held %s at %.0f ms (target %.0f ms)",
+		fm.MaxTPS, len(in), span, what, fm.HeldMS, fm.TargetMS)
+	switch {
+	case maxRate > 0 && fm.SentTPS >= 0.95*maxRate:
+		fm.Evidence += fmt.Sprintf("; the rate reached max_rate %g tx/s: the chain may take more, raise [load.pid] max_rate", maxRate)
+	case fm.HeldMS > 1.5*fm.TargetMS:
+		fm.Evidence += "; the target was not held (the chain ran above it even at the lowest rates the controller tried)"
+	}
+	return fm
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
