@@ -172,7 +172,9 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		endPerturb := perturb(ctx, net, phaseStart, s.Perturbations, event)
 		rotations := make(chan []results.Rotation, 1)
 		if plan.rotate {
-			go func() { rotations <- rotate(ctx, net, phaseStart, plan.load.Length(), s.Experiment.CatchupTimeout.D(), event) }()
+			go func() {
+				rotations <- rotate(ctx, net, phaseStart, plan.load.Length(), s.Experiment.CatchupTimeout.D(), event)
+			}()
 		}
 		var progress func(Progress)
 		if o.Progress != nil {

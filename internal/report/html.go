@@ -26,7 +26,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 	}
 	return page.Execute(w, map[string]any{
 		"SweepCharts": SweepCharts(r.Sweep), "Tables": experimentTables(r),
-		"Run":         r, "Verdict": Verdict(r), "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
+		"Run": r, "Verdict": Verdict(r), "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
 	})
 }
 

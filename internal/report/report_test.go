@@ -16,32 +16,7 @@ import (
 // perturbation, and checks the three files and the HTML's charts: inline
 // SVG only, nothing fetched from a network, the perturbation shaded.
 func TestWriteRendersEveryChart(t *testing.T) {
-	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	ph := &results.Phase{Model: "constant 100 tx/s for 10s", Start: start, End: start.Add(12 * time.Second),
-		Ledger: load.Summary{Sent: 1000, Fates: map[load.Fate]int64{load.FateCommitted: 1000},
-			Latency:     load.Percentiles{Count: 1000, P50: 900, P99: 1800},
-			LatencyHist: []load.Bucket{{UpToMS: 500, Count: 100}, {UpToMS: 1000, Count: 800}, {UpToMS: 2000, Count: 100}}}}
-	for i := 0; i < 10; i++ {
-		ph.Ledger.PerSecond = append(ph.Ledger.PerSecond, load.Second{Sent: 100, Committed: 100})
-		at := start.Add(time.Duration(i+1) * time.Second)
-		ph.Blocks = append(ph.Blocks, observe.Block{Height: int64(10 + i), Time: at, Seen: at, Txs: 100, Ours: 100, Bytes: 30000, LatencyMean: 900, LatencyMax: 1500})
-	}
-	r := &results.Run{ID: "r1", Scenario: "t", Status: results.StatusComplete, Passed: true, Start: start, End: start.Add(20 * time.Second),
-		Phases: []*results.Phase{ph},
-		Events: []results.Event{{At: start.Add(3 * time.Second), Kind: "perturbation", Detail: "pause validator0"},
-			{At: start.Add(5 * time.Second), Kind: "perturbation", Detail: "continue validator0"}}}
-	var series []observe.Sample
-	for i := 0; i < 10; i++ {
-		at := start.Add(time.Duration(i) * time.Second)
-		for _, n := range []string{"validator0", "full0"} {
-			series = append(series,
-				observe.Sample{At: at, Node: n, Series: "cometbft_mempool_size", Value: float64(10 * i)},
-				observe.Sample{At: at, Node: n, Series: "cometbft_p2p_peers", Value: 4},
-				observe.Sample{At: at, Node: n, Series: observe.SeriesRSS, Value: 40 << 20},
-				observe.Sample{At: at, Node: n, Series: observe.SeriesCPU, Value: float64(i) * 0.3})
-		}
-		series = append(series, observe.Sample{At: at, Node: observe.Machine, Series: observe.SeriesLoad1, Value: 1.5})
-	}
+	r, series := fixture()
 	dir := t.TempDir()
 	paths, err := Write(dir, r, series)
 	if err != nil {
@@ -69,6 +44,16 @@ func TestWriteRendersEveryChart(t *testing.T) {
 			t.Errorf("report fetches something: %q", remote)
 		}
 	}
+	for _, want := range []string{"<h2>Steady: 3 repeats</h2>", "<h2>Find-max</h2>", "<td>max sustainable tx/s</td><td>2048</td>",
+		"<h2>Rotating nodes</h2>", "1 of 2 rotating nodes caught up", "FAILED: not caught up within 30s"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(md), "| max sustainable tx/s | 2048 |") || !strings.Contains(string(md), "| rotate1 |") {
+		t.Errorf("report.md lacks the find-max or rotation tables:\n%s", md)
+	}
 	if !strings.Contains(doc, "pause validator0") {
 		t.Error("perturbation not listed")
 	}
@@ -94,4 +79,40 @@ func TestBandsPairEvents(t *testing.T) {
 			t.Errorf("band %d = %v; want %v", i, got[i], want[i])
 		}
 	}
+}
+
+// fixture is a run with one phase of blocks, node series, a perturbation
+// and the experiment summaries (steady spread, find-max, rotations).
+func fixture() (*results.Run, []observe.Sample) {
+	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	ph := &results.Phase{Model: "constant 100 tx/s for 10s", Start: start, End: start.Add(12 * time.Second),
+		Ledger: load.Summary{Sent: 1000, Fates: map[load.Fate]int64{load.FateCommitted: 1000},
+			Latency:     load.Percentiles{Count: 1000, P50: 900, P99: 1800},
+			LatencyHist: []load.Bucket{{UpToMS: 500, Count: 100}, {UpToMS: 1000, Count: 800}, {UpToMS: 2000, Count: 100}}}}
+	for i := 0; i < 10; i++ {
+		ph.Ledger.PerSecond = append(ph.Ledger.PerSecond, load.Second{Sent: 100, Committed: 100})
+		at := start.Add(time.Duration(i+1) * time.Second)
+		ph.Blocks = append(ph.Blocks, observe.Block{Height: int64(10 + i), Time: at, Seen: at, Txs: 100, Ours: 100, Bytes: 30000, LatencyMean: 900, LatencyMax: 1500})
+	}
+	r := &results.Run{ID: "r1", Scenario: "t", Status: results.StatusComplete, Passed: true, Start: start, End: start.Add(20 * time.Second),
+		Phases: []*results.Phase{ph},
+		Events: []results.Event{{At: start.Add(3 * time.Second), Kind: "perturbation", Detail: "pause validator0"},
+			{At: start.Add(5 * time.Second), Kind: "perturbation", Detail: "continue validator0"}}}
+	var series []observe.Sample
+	for i := 0; i < 10; i++ {
+		at := start.Add(time.Duration(i) * time.Second)
+		for _, n := range []string{"validator0", "full0"} {
+			series = append(series,
+				observe.Sample{At: at, Node: n, Series: "cometbft_mempool_size", Value: float64(10 * i)},
+				observe.Sample{At: at, Node: n, Series: "cometbft_p2p_peers", Value: 4},
+				observe.Sample{At: at, Node: n, Series: observe.SeriesRSS, Value: 40 << 20},
+				observe.Sample{At: at, Node: n, Series: observe.SeriesCPU, Value: float64(i) * 0.3})
+		}
+		series = append(series, observe.Sample{At: at, Node: observe.Machine, Series: observe.SeriesLoad1, Value: 1.5})
+	}
+	r.Steady = &results.Steady{Repeats: 3, CommittedTPS: results.SpreadOf([]float64{99, 100, 101})}
+	r.FindMax = &results.FindMax{Hold: "latency", TargetMS: 3000, MaxTPS: 2048, Low: 1990, High: 2100, Batches: 6, BatchSeconds: 5, HeldMS: 2575, Evidence: "2048 tx/s committed"}
+	r.Rotations = []results.Rotation{{Node: "rotate0", Started: start, Tip: 40, Height: 41, CatchUp: 3.5, BlocksPer: 11.7, CaughtUp: true},
+		{Node: "rotate1", Started: start, Tip: 80, Height: 12, Error: "not caught up within 30s: height 12 of tip 80"}}
+	return r, series
 }

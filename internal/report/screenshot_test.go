@@ -1,0 +1,64 @@
+package report
+
+import (
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestHTMLRendersInChromium renders report.html in headless Chromium and
+// looks at the screenshot: a page of the expected size whose charts drew
+// (many colours, and the perturbation band's orange over white). CI
+// installs Debian's chromium; without it the test is skipped.
+func TestHTMLRendersInChromium(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed (apt-get install chromium)")
+	}
+	r, series := fixture()
+	dir := t.TempDir()
+	if _, err := Write(dir, r, series); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--window-size=1200,6000", "--screenshot="+shot, "file://"+filepath.Join(dir, "report.html"))
+	cmd.Env = append(os.Environ(), "HOME="+dir) // chromium writes a profile there
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	b := img.Bounds()
+	if b.Dx() != 1200 || b.Dy() != 6000 {
+		t.Fatalf("screenshot %v; want 1200x6000", b)
+	}
+	colours := map[[3]uint32]bool{}
+	band := 0
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+			// NRGBA(255,140,0,50) over white is about (255,235,204).
+			if r>>8 == 255 && g>>8 >= 225 && g>>8 <= 245 && bl>>8 >= 190 && bl>>8 <= 215 {
+				band++
+			}
+		}
+	}
+	t.Logf("%d colours, %d band pixels", len(colours), band)
+	if len(colours) < 50 {
+		t.Errorf("%d colours in the screenshot: the charts did not draw", len(colours))
+	}
+	if band < 1000 {
+		t.Errorf("%d band-orange pixels: the perturbation bands did not draw", band)
+	}
+}
