@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -211,4 +212,92 @@ func storedBlocks(t *testing.T, db string) int {
 	}
 	blocks, _ := st.Blocks(ctx, runs[0].ID)
 	return len(blocks[0])
+}
+
+// TestFindMaxAndRotate runs a find-max and a rotate phase on real nodes:
+// find-max gives a positive rate inside its confidence interval, every
+// rotating node catches up to a tip that grows from one to the next, and
+// the stored run holds both results.
+func TestFindMaxAndRotate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	tmp := t.TempDir()
+	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
+	scn := filepath.Join(tmp, "fmr.toml")
+	os.WriteFile(scn, []byte(`name = "fmr"
+[testnet]
+validators = 2
+full_nodes = 1
+[load]
+rate = 100
+duration = "16s"
+[load.pid]
+start_rate = 200
+[experiment]
+kind = ["find-max", "rotate"]
+find_max_duration = "24s"
+find_max_settle = "8s"
+rotations = 2
+catchup_timeout = "30s"
+pause = "1s"
+drain_timeout = "10s"
+`), 0o644)
+	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "find-max:") || !strings.Contains(out, "2 of 2 rotating nodes caught up") {
+		t.Errorf("summary lacks the find-max or rotate line:\n%s", out)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.List(ctx, store.Filter{})
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs %v, %v", runs, err)
+	}
+	r, err := st.Run(ctx, runs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm := r.FindMax
+	if fm == nil || fm.MaxTPS <= 0 || fm.Low > fm.MaxTPS || fm.High < fm.MaxTPS || fm.Batches < 1 || fm.Hold != "latency" {
+		t.Errorf("find-max result %+v; want a positive rate inside its interval", fm)
+	}
+	if len(r.Phases) != 2 || r.Phases[0].Name != "find-max" || r.Phases[1].Name != "rotate" {
+		t.Fatalf("phases %d; want find-max then rotate", len(r.Phases))
+	}
+	if !strings.HasPrefix(r.Phases[0].Model, "pid holding block latency under 3s") {
+		t.Errorf("find-max model %q", r.Phases[0].Model)
+	}
+	if len(r.Rotations) != 2 {
+		t.Fatalf("rotations %+v; want 2", r.Rotations)
+	}
+	for i, rot := range r.Rotations {
+		if !rot.CaughtUp || rot.Height < rot.Tip || rot.CatchUp <= 0 {
+			t.Errorf("rotation %d: %+v; want caught up", i, rot)
+		}
+	}
+	if r.Rotations[1].Tip <= r.Rotations[0].Tip {
+		t.Errorf("tips %d then %d: the second rotation should start higher", r.Rotations[0].Tip, r.Rotations[1].Tip)
+	}
+	// The rotating nodes were stopped: nothing answers at their RPC.
+	rotating := 0
+	for _, n := range r.Nodes {
+		if n.Role != "rotating" {
+			continue
+		}
+		rotating++
+		if resp, err := http.Get(n.RPC + "/status"); err == nil {
+			resp.Body.Close()
+			t.Errorf("%s still answers at %s", n.Name, n.RPC)
+		}
+	}
+	if rotating != 2 {
+		t.Errorf("%d rotating nodes in the run's node list; want 2", rotating)
+	}
 }
