@@ -127,7 +127,9 @@ type Filter struct {
 	Status   string
 	Since    time.Time
 	Labels   map[string]string // every one must match
-	Limit    int
+	// Commit matches runs labelled commit=C where C starts with it.
+	Commit string
+	Limit  int
 }
 
 // List returns runs matching f, newest first.
@@ -154,6 +156,10 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Listing, error) {
 	for _, k := range keys {
 		query += ` AND EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = runs.id AND l.key = ? AND l.value = ?)`
 		args = append(args, k, f.Labels[k])
+	}
+	if f.Commit != "" {
+		query += ` AND EXISTS (SELECT 1 FROM run_labels l WHERE l.run_id = runs.id AND l.key = 'commit' AND l.value LIKE ?)`
+		args = append(args, strings.ReplaceAll(strings.ReplaceAll(f.Commit, "%", ""), "_", "")+"%")
 	}
 	query += ` ORDER BY started_at DESC`
 	if f.Limit > 0 {

@@ -1,0 +1,77 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/chainperf/chainperf/internal/store"
+)
+
+// Resolve turns one side of a comparison into run IDs. A side is a run ID,
+// IDs joined by commas (repeats), or a query of space-separated terms:
+// label:KEY=VALUE, scenario:NAME, commit:PREFIX (runs labelled
+// commit=...), latest (the newest match) or latest:N (the N newest).
+// A query matches complete runs only, newest first.
+func Resolve(ctx context.Context, st *store.Store, side string) ([]string, error) {
+	side = strings.TrimSpace(side)
+	if side == "" {
+		return nil, fmt.Errorf("an empty side: give a run ID, IDs joined by commas, or a query such as \"label:branch=main latest\"")
+	}
+	if !strings.ContainsAny(side, ": ") && side != "latest" {
+		var ids []string
+		for _, id := range strings.Split(side, ",") {
+			if id = strings.TrimSpace(id); id == "" {
+				continue
+			}
+			if _, err := st.Run(ctx, id); err != nil {
+				return nil, fmt.Errorf("run %q: %w", id, err)
+			}
+			ids = append(ids, id)
+		}
+		return ids, nil
+	}
+	f := store.Filter{Status: "complete", Labels: map[string]string{}}
+	for _, term := range strings.Fields(side) {
+		key, val, _ := strings.Cut(term, ":")
+		switch key {
+		case "label":
+			k, v, ok := strings.Cut(val, "=")
+			if !ok || k == "" {
+				return nil, fmt.Errorf("query term %q: write label:KEY=VALUE", term)
+			}
+			f.Labels[k] = v
+		case "scenario":
+			f.Scenario = val
+		case "commit":
+			f.Commit = val
+		case "latest":
+			f.Limit = 1
+			if val != "" {
+				n, err := strconv.Atoi(val)
+				if err != nil || n < 1 {
+					return nil, fmt.Errorf("query term %q: write latest or latest:N with N >= 1", term)
+				}
+				f.Limit = n
+			}
+		default:
+			return nil, fmt.Errorf("query term %q: use label:KEY=VALUE, scenario:NAME, commit:PREFIX, latest or latest:N", term)
+		}
+		if val == "" && key != "latest" {
+			return nil, fmt.Errorf("query term %q has no value", term)
+		}
+	}
+	runs, err := st.List(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("query %q matches no complete run (`chainperf runs list` shows what is stored)", side)
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.ID
+	}
+	return ids, nil
+}

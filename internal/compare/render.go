@@ -1,0 +1,120 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+func (r Row) cells() []string {
+	change := "-"
+	if r.Verdict != Missing {
+		change = fmt.Sprintf("%+.1f %s", r.Change, r.ChangeIn)
+		if math.IsInf(r.Change, 0) {
+			change = "from 0"
+		}
+	}
+	p := "no test"
+	if r.Tested {
+		p = fmt.Sprintf("p=%.3f n=%d+%d", r.P, len(r.Base), len(r.Cand))
+	}
+	verdict := r.Verdict
+	if !r.Gated {
+		verdict += " (not gated)"
+	}
+	name := r.Figure
+	if r.Unit != "" && r.Unit != "share" {
+		name += " (" + r.Unit + ")"
+	}
+	return []string{name, side(r.Base, r.BaseMed), side(r.Cand, r.CandMed), change, p, verdict}
+}
+
+func side(xs []float64, med float64) string {
+	switch len(xs) {
+	case 0:
+		return "-"
+	case 1:
+		return num(med)
+	}
+	return fmt.Sprintf("%s (%d runs)", num(med), len(xs))
+}
+
+func num(x float64) string {
+	switch {
+	case x == 0:
+		return "0"
+	case math.Abs(x) >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case math.Abs(x) >= 1:
+		return fmt.Sprintf("%.2f", x)
+	}
+	return fmt.Sprintf("%.4f", x)
+}
+
+var header = []string{"figure", "baseline", "candidate", "change", "test", "verdict"}
+
+func (res *Result) summary() string {
+	if len(res.Regressed) > 0 {
+		return fmt.Sprintf("REGRESSED: %s", strings.Join(res.Regressed, ", "))
+	}
+	return "no gated figure regressed"
+}
+
+// Text writes the comparison as a terminal table.
+func (res *Result) Text(w io.Writer) {
+	fmt.Fprintf(w, "baseline:  %s\ncandidate: %s\n\n", strings.Join(res.Baseline, ", "), strings.Join(res.Candidate, ", "))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range res.Rows {
+		fmt.Fprintln(tw, strings.Join(r.cells(), "\t"))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintln(w, res.summary())
+}
+
+// Markdown writes the comparison for a pull-request comment.
+func (res *Result) Markdown(w io.Writer) {
+	fmt.Fprintf(w, "### chainperf compare: %s\n\nBaseline %s; candidate %s.\n\n", res.summary(),
+		code(res.Baseline), code(res.Candidate))
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+	for _, r := range res.Rows {
+		c := r.cells()
+		if r.Verdict == Regressed && r.Gated {
+			c[5] = "**" + c[5] + "**"
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "\n_Note: %s._\n", n)
+	}
+}
+
+func code(ids []string) string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = "`" + id + "`"
+	}
+	return strings.Join(out, ", ")
+}
+
+// JSON writes the comparison for machines (infinite changes as null).
+func (res *Result) JSON(w io.Writer) error {
+	out := *res
+	out.Rows = append([]Row(nil), res.Rows...)
+	for i := range out.Rows {
+		if math.IsInf(out.Rows[i].Change, 0) {
+			out.Rows[i].Change = 0
+			out.Rows[i].ChangeIn = "from 0"
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
