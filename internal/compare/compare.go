@@ -164,7 +164,7 @@ func figuresOf(sides ...[]Values) []Figure {
 	for _, side := range sides {
 		for _, v := range side {
 			for name := range v.Figures {
-				seen[name] = describe(name)
+				seen[name] = Describe(name)
 			}
 		}
 	}

@@ -40,10 +40,10 @@ func order(name string) int {
 	return len(headline)
 }
 
-// describe returns the Figure a name stands for: a headline figure, or a
+// Describe returns the Figure a name stands for: a headline figure, or a
 // per-node one ("cpu validator0", "rss validator0", "alloc validator0
 // FUNC"), which informs but does not gate.
-func describe(name string) Figure {
+func Describe(name string) Figure {
 	for _, f := range headline {
 		if f.Name == name {
 			return f

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -47,6 +49,24 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 	}
 	if o.ReportDir != "" {
 		r.ReportDir = filepath.Join(o.ReportDir, r.ID)
+	}
+	// A build that fails stops the run before anything is stored.
+	if b := s.Testnet.Build; b.Dir != "" {
+		o.Phase("build " + b.Ref)
+		bin, err := build.Build(ctx, build.Spec{Dir: b.Dir, Ref: b.Ref, Package: b.Package, Flags: b.Flags}, build.CacheDir())
+		if err != nil {
+			r.Status, r.Error = results.StatusFailed, err.Error()
+			return r, err
+		}
+		spec := *s
+		spec.Testnet.Binary = bin.Path
+		s = &spec
+		r.Labels = maps.Clone(r.Labels)
+		if r.Labels == nil {
+			r.Labels = map[string]string{}
+		}
+		r.Labels["commit"] = bin.Commit
+		r.Versions.Node = fmt.Sprintf("built from %s at %s (package %s)", b.Dir, bin.Commit, b.Package)
 	}
 	if o.Store != nil {
 		if err := o.Store.Begin(ctx, r, harness(r.Host.Hostname)); err != nil {

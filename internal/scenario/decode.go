@@ -69,6 +69,11 @@ func decode(file string, data []byte, s *Scenario) error {
 			if _, ok := t["args"]; ok {
 				s.Testnet.Args = nil
 			}
+			if b, ok := t["build"].(map[string]any); ok {
+				if _, ok := b["flags"]; ok {
+					s.Testnet.Build.Flags = nil
+				}
+			}
 		}
 		if e, ok := probe["experiment"].(map[string]any); ok {
 			if _, ok := e["connections"]; ok {

@@ -55,6 +55,17 @@ type Testnet struct {
 	// Config holds CometBFT config.toml overrides keyed "section.key"
 	// (nested tables are flattened to that form).
 	Config map[string]any `toml:"config"`
+	// Build, when its Dir is set, makes the node binary from a Go source
+	// tree at a git ref (instead of Binary).
+	Build Build `toml:"build"`
+}
+
+// Build says how to build the node binary from source.
+type Build struct {
+	Dir     string   `toml:"dir"`
+	Ref     string   `toml:"ref"`
+	Package string   `toml:"package"`
+	Flags   []string `toml:"flags"`
 }
 
 // Workload describes what one transaction is.

@@ -97,6 +97,20 @@ func (s *Scenario) validate(l lines) []error {
 			c.fail("testnet.args", "an external binary needs its start arguments")
 		}
 	}
+	if b := t.Build; b.Dir != "" {
+		if t.Binary != "" {
+			c.fail("testnet.build.dir", "give either testnet.binary or testnet.build, not both")
+		}
+		if st, err := os.Stat(b.Dir); err != nil || !st.IsDir() {
+			c.fail("testnet.build.dir", "%q is not a directory", b.Dir)
+		}
+		if b.Ref == "" {
+			c.fail("testnet.build.ref", "name a branch, tag or commit")
+		}
+		if len(t.Args) == 0 {
+			c.fail("testnet.args", "a built binary needs its start arguments")
+		}
+	}
 	cfg := config.DefaultConfig()
 	keys := make([]string, 0, len(t.Config))
 	for k := range t.Config {
