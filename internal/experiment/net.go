@@ -16,6 +16,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/netns"
 	"github.com/chainperf/chainperf/internal/testnet/process"
 )
 
@@ -60,6 +61,12 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	if err := testnet.CheckDir(dir); err != nil {
 		return nil, err
 	}
+	emulated := spec.Provider == "netns"
+	if emulated {
+		if err := netns.CheckRoot(); err != nil {
+			return nil, err
+		}
+	}
 
 	unlock, err := testnet.LockPorts()
 	if err != nil {
@@ -75,6 +82,17 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	}
 	t := testnet.New(spec, id, dir, process.Host, base)
 	t.AddRotating(o.Rotating)
+	if emulated {
+		nw, err := netns.Pick(id, spec.Subnet)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		t.Network = &nw
+		for i, n := range t.Nodes {
+			n.Host = nw.Address(i).String()
+		}
+	}
 	st := &testnet.State{Testnet: t, Detached: o.Detach, TempDir: temp, Created: time.Now().UTC()}
 	if !o.Detach {
 		st.HarnessPID = os.Getpid()
@@ -89,6 +107,14 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	if err != nil {
 		process.Remove(st)
 		return nil, err
+	}
+	if emulated {
+		// Recorded in the state first: `chainperf clean` finds it if the
+		// harness dies from here on.
+		if err := netns.Create(ctx, *t.Network, len(t.Nodes)); err != nil {
+			process.Remove(st)
+			return nil, fmt.Errorf("emulated network: %w", err)
+		}
 	}
 
 	var popts []process.Option

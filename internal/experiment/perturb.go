@@ -28,6 +28,13 @@ func perturb(ctx context.Context, net *Net, start time.Time, ps []scenario.Pertu
 			nodes = append(nodes, net.Testnet.Node(name))
 		}
 		names := strings.Join(p.Nodes, ",")
+		if p.Kind == "partition" {
+			sides := make([]string, len(p.Groups))
+			for i, g := range p.Groups {
+				sides[i] = strings.Join(g, ",")
+			}
+			names = strings.Join(sides, "|")
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -74,6 +81,35 @@ func doPerturbation(bg, ctx context.Context, net *Net, p scenario.Perturbation, 
 	case "pause":
 		began, begin = "pause", func() error { return pv.Pause(true, nodes...) }
 		ended, end = "continue", func() error { return pv.Pause(false, nodes...) }
+	case "disconnect", "partition":
+		t := net.Testnet
+		if t.Network == nil {
+			return fmt.Errorf("%s needs the netns provider", p.Kind)
+		}
+		if p.Kind == "disconnect" {
+			link := func(up bool) func() error {
+				return func() error {
+					for _, n := range nodes {
+						if err := t.Network.SetLink(bg, t.Index(n), up); err != nil {
+							return err
+						}
+					}
+					return nil
+				}
+			}
+			began, begin, ended, end = "disconnect", link(false), "reconnect", link(true)
+			break
+		}
+		var groups [][]int
+		for _, g := range p.Groups {
+			var idx []int
+			for _, name := range g {
+				idx = append(idx, t.Index(t.Node(name)))
+			}
+			groups = append(groups, idx)
+		}
+		began, begin = "partition", func() error { return t.Network.Split(bg, groups, false) }
+		ended, end = "heal", func() error { return t.Network.Split(bg, groups, true) }
 	default:
 		return fmt.Errorf("unknown perturbation %q", p.Kind)
 	}

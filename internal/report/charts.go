@@ -53,8 +53,8 @@ func (b bandPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// bands pairs perturbation events (kill/stop/pause with the start or
-// continue of the same nodes) into stretches; an unpaired beginning lasts
+// bands pairs perturbation events (kill/stop/pause/disconnect/partition
+// with the start/continue/reconnect/heal of the same nodes) into stretches; an unpaired beginning lasts
 // to end.
 func bands(events []results.Event, origin time.Time, end float64) []band {
 	var out []band
@@ -66,10 +66,10 @@ func bands(events []results.Event, origin time.Time, end float64) []band {
 		what, nodes, _ := strings.Cut(e.Detail, " ")
 		at := e.At.Sub(origin).Seconds()
 		switch what {
-		case "kill", "stop", "pause":
+		case "kill", "stop", "pause", "disconnect", "partition":
 			open[nodes] = len(out)
 			out = append(out, band{from: at, to: end, label: e.Detail})
-		case "start", "continue":
+		case "start", "continue", "reconnect", "heal":
 			if i, ok := open[nodes]; ok {
 				out[i].to = at
 				delete(open, nodes)

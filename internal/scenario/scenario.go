@@ -41,7 +41,9 @@ type Scenario struct {
 
 // Testnet describes the nodes of a testnet.
 type Testnet struct {
-	Provider   string  `toml:"provider"`
+	Provider string `toml:"provider"`
+	// Subnet is the address range the netns provider takes a /24 from.
+	Subnet     string  `toml:"subnet"`
 	Validators int     `toml:"validators"`
 	FullNodes  int     `toml:"full_nodes"`
 	Seeds      int     `toml:"seeds"`
@@ -213,10 +215,12 @@ type Profile struct {
 // duration 0 leaves it dead), pause (SIGSTOP, SIGCONT after duration),
 // restart (SIGTERM, started again after duration).
 type Perturbation struct {
-	Kind     string   `toml:"kind"`
-	Nodes    []string `toml:"nodes"`
-	At       Duration `toml:"at"`
-	Duration Duration `toml:"duration"`
+	Kind  string   `toml:"kind"`
+	Nodes []string `toml:"nodes"`
+	// Groups are the sides of a partition: no group reaches another.
+	Groups   [][]string `toml:"groups"`
+	At       Duration   `toml:"at"`
+	Duration Duration   `toml:"duration"`
 }
 
 // Report says where reports go.

@@ -2,8 +2,10 @@ package scenario
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,7 +18,7 @@ import (
 
 // Known values of the enumerated keys.
 var (
-	Providers       = []string{"process"}
+	Providers       = []string{"process", "netns"}
 	WorkloadKinds   = []string{"kvstore"}
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
@@ -26,9 +28,10 @@ var (
 	PIDHolds = []string{"latency", "block_interval"}
 	// ProfileKinds are the pprof profiles a node serves.
 	ProfileKinds = []string{"heap", "allocs", "cpu", "goroutine", "mutex", "block"}
-	// PerturbationKinds the process provider can do; network faults
-	// (disconnect, partition, latency) need emulated hosts.
+	// PerturbationKinds any provider can do; NetworkFaults need emulated
+	// hosts (the netns provider).
 	PerturbationKinds = []string{"kill", "pause", "restart"}
+	NetworkFaults     = []string{"disconnect", "partition"}
 )
 
 // MaxNodes bounds a testnet on one machine; past it ports and memory run out.
@@ -61,6 +64,14 @@ func (s *Scenario) validate(l lines) []error {
 	c := &checker{file: s.File, lines: l}
 	t := &s.Testnet
 	c.oneOf("testnet.provider", t.Provider, Providers)
+	if t.Provider == "netns" {
+		if p, err := netip.ParsePrefix(t.Subnet); err != nil || !p.Addr().Is4() || p.Bits() > 24 {
+			c.fail("testnet.subnet", "%q: give an IPv4 range of /24 or wider, e.g. \"198.18.0.0/15\"", t.Subnet)
+		}
+		if t.Validators+t.FullNodes+t.Seeds > 200 {
+			c.fail("testnet", "the netns provider gives each node an address of one /24: at most 200 nodes")
+		}
+	}
 	if t.Validators < 1 {
 		c.fail("testnet.validators", "%d: a testnet needs at least 1 validator", t.Validators)
 	}
@@ -368,13 +379,27 @@ func (s *Scenario) validatePerturbations(c *checker) {
 	total := s.Load.Length()
 	for i, p := range s.Perturbations {
 		path := fmt.Sprintf("perturbation[%d]", i)
-		switch p.Kind {
-		case "disconnect", "partition", "latency":
-			c.fail(path+".kind", "%q is a network fault: it needs nodes as emulated hosts (network namespaces), which the %q provider does not make", p.Kind, s.Testnet.Provider)
+		kinds := PerturbationKinds
+		switch {
+		case p.Kind == "latency":
+			c.fail(path+".kind", "a latency change is not built yet (zones and delays come with the delay backends)")
 			continue
+		case slices.Contains(NetworkFaults, p.Kind) && s.Testnet.Provider != "netns":
+			c.fail(path+".kind", "%q is a network fault: it needs nodes as emulated hosts; set [testnet] provider = \"netns\" (the %q provider makes none)", p.Kind, s.Testnet.Provider)
+			continue
+		case s.Testnet.Provider == "netns":
+			kinds = append(append([]string{}, PerturbationKinds...), NetworkFaults...)
 		}
-		c.oneOf(path+".kind", p.Kind, PerturbationKinds)
-		if len(p.Nodes) == 0 {
+		c.oneOf(path+".kind", p.Kind, kinds)
+		if p.Kind == "partition" {
+			s.checkGroups(c, path, p.Groups, nodes)
+			if len(p.Nodes) > 0 {
+				c.fail(path+".nodes", "a partition names its sides in groups, not nodes")
+			}
+		} else if len(p.Groups) > 0 {
+			c.fail(path+".groups", "only a partition has groups")
+		}
+		if len(p.Nodes) == 0 && p.Kind != "partition" {
 			c.fail(path+".nodes", "name at least one node")
 		}
 		seen := map[string]bool{}
@@ -393,6 +418,27 @@ func (s *Scenario) validatePerturbations(c *checker) {
 		}
 		if total > 0 && p.At.D()+p.Duration.D() >= total {
 			c.fail(path+".at", "at %s + duration %s ends after the %s load phase", p.At.D(), p.Duration.D(), total)
+		}
+	}
+}
+
+// checkGroups checks a partition's sides: two or more, each with nodes of
+// the testnet, none in two groups.
+func (s *Scenario) checkGroups(c *checker, path string, groups [][]string, nodes []string) {
+	if len(groups) < 2 {
+		c.fail(path+".groups", "a partition needs at least two groups, e.g. [[\"validator0\", \"validator1\"], [\"validator2\", \"validator3\"]]")
+	}
+	in := map[string]int{}
+	for gi, g := range groups {
+		if len(g) == 0 {
+			c.fail(fmt.Sprintf("%s.groups[%d]", path, gi), "an empty group")
+		}
+		for _, n := range g {
+			c.oneOf(fmt.Sprintf("%s.groups[%d]", path, gi), n, nodes)
+			if prev, ok := in[n]; ok {
+				c.fail(path+".groups", "%q is in groups %d and %d: groups cannot overlap", n, prev, gi)
+			}
+			in[n] = gi
 		}
 	}
 }

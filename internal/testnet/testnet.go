@@ -17,6 +17,7 @@ import (
 	"github.com/cometbft/cometbft/p2p"
 
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet/netns"
 )
 
 // Role is what a node does in the testnet; the values are also the JSON and
@@ -85,13 +86,16 @@ func (n *Node) Endpoint() Endpoint {
 // A Testnet is the resolved model of one testnet: deterministic names and
 // keys (seeded by chain ID and node name), addresses and ports.
 type Testnet struct {
-	ID      string           `json:"id"` // unique per testnet, e.g. "tn-3f9a1c"
-	ChainID string           `json:"chain_id"`
-	Dir     string           `json:"dir"`
-	Binary  string           `json:"binary,omitempty"` // "" for the embedded node
-	Args    []string         `json:"args,omitempty"`
-	Config  map[string]any   `json:"config,omitempty"`
-	Nodes   []*Node          `json:"nodes"`
+	ID      string         `json:"id"` // unique per testnet, e.g. "tn-3f9a1c"
+	ChainID string         `json:"chain_id"`
+	Dir     string         `json:"dir"`
+	Binary  string         `json:"binary,omitempty"` // "" for the embedded node
+	Args    []string       `json:"args,omitempty"`
+	Config  map[string]any `json:"config,omitempty"`
+	Nodes   []*Node        `json:"nodes"`
+	// Network is set when the nodes are emulated hosts in network
+	// namespaces (the netns provider); node i lives in Network.Namespace(i).
+	Network *netns.Net       `json:"network,omitempty"`
 	spec    scenario.Testnet // what it was made from
 	base    int              // first port
 }
@@ -142,6 +146,16 @@ func (t *Testnet) add(role Role, prefix string, count int, host string) {
 		n.Home = fmt.Sprintf("%s/%s", strings.TrimRight(t.Dir, "/"), n.Name)
 		t.Nodes = append(t.Nodes, n)
 	}
+}
+
+// Index returns n's place in t.Nodes (its namespace number), or -1.
+func (t *Testnet) Index(n *Node) int {
+	for i, x := range t.Nodes {
+		if x == n || x.Name == n.Name {
+			return i
+		}
+	}
+	return -1
 }
 
 // Standing returns the nodes that run for the testnet's whole life: every

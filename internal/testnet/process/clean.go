@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/netns"
 )
 
 // StopRecorded ends the node processes a state file records, for a testnet
@@ -72,6 +74,9 @@ func Down(ctx context.Context, dir string) error {
 // Remove deletes what a stopped testnet left on disk: the whole dir when
 // chainperf made it, else the node homes; then the state and registry entry.
 func Remove(st *testnet.State) {
+	if st.Network != nil {
+		_ = netns.Remove(context.Background(), st.Network.Tag)
+	}
 	if st.TempDir {
 		_ = os.RemoveAll(st.Dir)
 	} else {
@@ -105,6 +110,29 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 		}
 		out = append(out, Leftover{ID: st.ID, Dir: st.Dir, Stopped: StopRecorded(ctx, st)})
 		Remove(st)
+	}
+	// Namespaces of testnets no state file records any more (a harness
+	// killed before it saved one): nothing else can own them.
+	if os.Geteuid() == 0 {
+		known := map[string]bool{}
+		for _, st := range states {
+			known[netns.Tag(st.ID)] = true
+		}
+		nss, err := netns.Namespaces(ctx, "")
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, ns := range nss {
+			tag, _, _ := strings.Cut(ns, "-")
+			if known[tag] {
+				continue
+			}
+			known[tag] = true
+			if err := netns.Remove(ctx, tag); err != nil {
+				errs = append(errs, err)
+			}
+			out = append(out, Leftover{ID: "tn-" + strings.TrimPrefix(tag, "cp"), Dir: "(network namespaces " + tag + "-*)"})
+		}
 	}
 	return out, errs
 }

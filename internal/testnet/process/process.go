@@ -96,6 +96,14 @@ func (p *Provider) start(n *testnet.Node) error {
 		}
 		cmd = exec.Command(p.net.Binary, args...)
 	}
+	if nw := p.net.Network; nw != nil {
+		// An emulated host: the same command, exec'ed in the node's namespace.
+		wrap := append(nw.Exec(p.net.Index(n)), cmd.Args...)
+		cmd = exec.Command(wrap[0], wrap[1:]...)
+		if cmd.Err != nil {
+			return cmd.Err
+		}
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Dir = n.Home
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

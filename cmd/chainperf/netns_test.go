@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// netnsState lists what of chainperf's emulated networks exists now:
+// namespaces named cpXXXXXX-N and links named cpXXXXXX*.
+func netnsState(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	ns, _ := exec.Command("ip", "netns", "list").Output()
+	links, _ := exec.Command("ip", "-o", "link", "show").Output()
+	for _, line := range strings.Split(string(ns)+string(links), "\n") {
+		for _, f := range strings.Fields(line) {
+			f = strings.TrimSuffix(strings.Split(f, "@")[0], ":")
+			if len(f) >= 8 && strings.HasPrefix(f, "cp") && !strings.ContainsAny(f[:8], "/.") {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func needRoot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("network namespaces need root")
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		t.Skip("no iproute2")
+	}
+}
+
+// TestNetnsPartitionAndDisconnect: 4 validators as emulated hosts; a 2|2
+// partition stops the chain until it heals, a disconnected validator
+// (1 of 4) does not; every tx keeps its fate, and nothing of the network
+// is left after the run.
+func TestNetnsPartitionAndDisconnect(t *testing.T) {
+	needRoot(t)
+	before := netnsState(t)
+	tmp := t.TempDir()
+	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
+	scn := filepath.Join(tmp, "netns.toml")
+	os.WriteFile(scn, []byte(`name = "netns"
+[testnet]
+provider = "netns"
+validators = 4
+full_nodes = 0
+[load]
+rate = 100
+duration = "32s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+drain_timeout = "30s"
+[criteria]
+max_unresolved = 0
+[[perturbation]]
+kind = "partition"
+groups = [["validator0", "validator1"], ["validator2", "validator3"]]
+at = "6s"
+duration = "10s"
+[[perturbation]]
+kind = "disconnect"
+nodes = ["validator3"]
+at = "20s"
+duration = "5s"
+`), 0o644)
+	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "reports", "*", "summary.json"))
+	data, _ := os.ReadFile(dirs[0])
+	var r results.Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]time.Time{}
+	for _, e := range r.Events {
+		what, _, _ := strings.Cut(e.Detail, " ")
+		at[what] = e.At
+	}
+	if len(at) != 4 {
+		t.Fatalf("events %+v; want partition, heal, disconnect, reconnect", r.Events)
+	}
+	p := r.Main()
+	var inSplit, afterHeal, whileCut int
+	for _, b := range p.Blocks {
+		switch {
+		// A block already being read when the split came may still land.
+		case b.Seen.After(at["partition"].Add(2*time.Second)) && b.Seen.Before(at["heal"]):
+			inSplit++
+		case b.Seen.After(at["heal"]) && b.Seen.Before(at["disconnect"]):
+			afterHeal++
+		case b.Seen.After(at["disconnect"]) && b.Seen.Before(at["reconnect"]):
+			whileCut++
+		}
+	}
+	if inSplit != 0 || afterHeal == 0 || whileCut == 0 {
+		t.Errorf("blocks: %d during the 2|2 split (want 0), %d after heal, %d while 1 of 4 was cut (want some)", inSplit, afterHeal, whileCut)
+	}
+	if s := p.Ledger; !s.Balanced() || s.Sent != 3200 {
+		t.Errorf("ledger: sent %d, balanced %v", s.Sent, s.Balanced())
+	}
+	if now := netnsState(t); len(now) != len(before) {
+		t.Errorf("after the run: %v; before: %v", now, before)
+	}
+}
+
+// TestNetnsCleanup: Ctrl-C of a foreground netns testnet removes its
+// namespaces, links and processes; after a SIGKILL, `chainperf clean`
+// does.
+func TestNetnsCleanup(t *testing.T) {
+	needRoot(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			before := netnsState(t)
+			reg := t.TempDir()
+			scn := filepath.Join(t.TempDir(), "s.toml")
+			os.WriteFile(scn, []byte("[testnet]\nprovider = \"netns\"\nvalidators = 2\nfull_nodes = 0\n"), 0o644)
+			cmd := exec.Command(binary, "testnet", "up", "-f", scn)
+			cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
+			stdout, _ := cmd.StdoutPipe()
+			cmd.Stderr = cmd.Stdout
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+			var dir string
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				line := sc.Text()
+				if strings.HasPrefix(line, "testnet ") && strings.Contains(line, " in ") {
+					dir = strings.TrimSuffix(strings.Fields(line)[3], ",")
+				}
+				if strings.HasPrefix(line, "following heights") {
+					break
+				}
+			}
+			if dir == "" {
+				t.Fatal("harness never printed its testnet dir")
+			}
+			if now := netnsState(t); len(now) <= len(before) {
+				t.Fatalf("no namespaces while the testnet runs: %v", now)
+			}
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+			if sig == syscall.SIGKILL {
+				if out, code := cli(t, reg, "clean"); code != 0 || !strings.Contains(out, "removed testnet") {
+					t.Errorf("clean: exit %d\n%s", code, out)
+				}
+			}
+			waitNoProcs(t, dir)
+			now := netnsState(t)
+			for i := 0; i < 50 && len(now) != len(before); i++ {
+				time.Sleep(100 * time.Millisecond) // the kernel frees namespaces asynchronously
+				now = netnsState(t)
+			}
+			if len(now) != len(before) {
+				t.Errorf("left behind: %v (before: %v)", now, before)
+			}
+		})
+	}
+}
