@@ -114,6 +114,11 @@ duration = "5s"
 	if inSplit != 0 || afterHeal == 0 || whileCut == 0 {
 		t.Errorf("blocks: %d during the 2|2 split (want 0), %d after heal, %d while 1 of 4 was cut (want some)", inSplit, afterHeal, whileCut)
 	}
+	// The run's fault table says the same: the split stopped the chain
+	// for about its 10 s, and blocks came again after the heal.
+	if len(r.Faults) != 2 || r.Faults[0].What != "partition" || r.Faults[0].LongestGap < 9 || r.Faults[0].Recovery < 0 {
+		t.Errorf("faults %+v; want the partition with a gap of 9 s or more and a recovery", r.Faults)
+	}
 	if s := p.Ledger; !s.Balanced() || s.Sent != 3200 {
 		t.Errorf("ledger: sent %d, balanced %v", s.Sent, s.Balanced())
 	}

@@ -248,6 +248,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		}
 	}
 	r.Steady = results.SteadyOf(r.Phases)
+	r.Faults = results.Effects(results.FaultsOf(r.Events), r.Phases)
 	if s.Experiment.Kind.Has("sweep") {
 		r.Sweep = results.Saturation(r.Phases, s.Experiment.SaturationShare, s.Experiment.LatencyBlowup)
 	}

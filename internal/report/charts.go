@@ -53,28 +53,16 @@ func (b bandPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// bands pairs perturbation events (kill/stop/pause/disconnect/partition
-// with the start/continue/reconnect/heal of the same nodes) into stretches; an unpaired beginning lasts
-// to end.
+// bands are the run's faults in seconds since origin; one that did not
+// end lasts to end.
 func bands(events []results.Event, origin time.Time, end float64) []band {
 	var out []band
-	open := map[string]int{}
-	for _, e := range events {
-		if e.Kind != "perturbation" {
-			continue
+	for _, f := range results.FaultsOf(events) {
+		bd := band{from: f.Begin.Sub(origin).Seconds(), to: end, label: f.What + " " + f.Nodes}
+		if !f.End.IsZero() {
+			bd.to = f.End.Sub(origin).Seconds()
 		}
-		what, nodes, _ := strings.Cut(e.Detail, " ")
-		at := e.At.Sub(origin).Seconds()
-		switch what {
-		case "kill", "stop", "pause", "disconnect", "partition":
-			open[nodes] = len(out)
-			out = append(out, band{from: at, to: end, label: e.Detail})
-		case "start", "continue", "reconnect", "heal":
-			if i, ok := open[nodes]; ok {
-				out[i].to = at
-				delete(open, nodes)
-			}
-		}
+		out = append(out, bd)
 	}
 	return out
 }

@@ -70,6 +70,21 @@ func experimentTables(r *results.Run) []table {
 	if fm := r.FindMax; fm != nil {
 		out = append(out, table{Title: "Find-max", Note: fm.Evidence + ".", Rows: findMaxRows(fm)})
 	}
+	if len(r.Faults) > 0 {
+		rows := [][]string{{"fault", "nodes", "lasted", "blocks while it held", "longest gap s", "first block after its end"}}
+		for _, f := range r.Faults {
+			lasted, rec := "to the end", "-"
+			if !f.End.IsZero() {
+				lasted = fmt.Sprintf("%.1f s", f.End.Sub(f.Begin).Seconds())
+				rec = "none"
+				if f.Recovery >= 0 {
+					rec = fmt.Sprintf("%.1f s", f.Recovery)
+				}
+			}
+			rows = append(rows, []string{f.What, f.Nodes, lasted, fmt.Sprint(f.Blocks), fmt.Sprintf("%.1f", f.LongestGap), rec})
+		}
+		out = append(out, table{Title: "Faults", Note: "What the chain did while each perturbation held, by when chainperf saw each block.", Rows: rows})
+	}
 	if len(r.Rotations) > 0 {
 		out = append(out, table{Title: "Rotating nodes", Note: RotationSummary(r.Rotations) + ".", Rows: rotationRows(r.Rotations)})
 	}

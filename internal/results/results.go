@@ -64,6 +64,7 @@ type Run struct {
 	Steady    *Steady           `json:"steady,omitempty"` // with repeats
 	FindMax   *FindMax          `json:"find_max,omitempty"`
 	Rotations []Rotation        `json:"rotations,omitempty"`
+	Faults    []Fault           `json:"faults,omitempty"`
 	ReportDir string            `json:"report_dir,omitempty"`
 }
 

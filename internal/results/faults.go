@@ -1,0 +1,90 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// A Fault is one perturbation from its beginning to its end (zero End:
+// it lasted to the end of the run, a kill with no restart).
+type Fault struct {
+	What  string    `json:"what"` // "kill", "pause", "partition", ...
+	Nodes string    `json:"nodes"`
+	Begin time.Time `json:"begin"`
+	End   time.Time `json:"end,omitempty"`
+	// What the chain did: blocks seen while it held, the longest time
+	// without a block from its beginning until the first block after its
+	// end, and how long after its end that first block came.
+	Blocks     int     `json:"blocks"`
+	LongestGap float64 `json:"longest_gap_s"`
+	Recovery   float64 `json:"recovery_s"` // -1: no block came after it
+}
+
+// FaultsOf pairs perturbation events (kill/stop/pause/disconnect/partition
+// with the start/continue/reconnect/heal of the same nodes).
+func FaultsOf(events []Event) []Fault {
+	var out []Fault
+	open := map[string]int{}
+	for _, e := range events {
+		if e.Kind != "perturbation" {
+			continue
+		}
+		what, nodes, _ := strings.Cut(e.Detail, " ")
+		switch what {
+		case "kill", "stop", "pause", "disconnect", "partition":
+			open[nodes] = len(out)
+			out = append(out, Fault{What: what, Nodes: nodes, Begin: e.At})
+		case "start", "continue", "reconnect", "heal":
+			if i, ok := open[nodes]; ok {
+				out[i].End = e.At
+				delete(open, nodes)
+			}
+		}
+	}
+	return out
+}
+
+// Effects measures each fault against the blocks of the run's phases (by
+// when chainperf saw them).
+func Effects(faults []Fault, phases []*Phase) []Fault {
+	var seen []time.Time
+	for _, p := range phases {
+		for _, b := range p.Blocks {
+			seen = append(seen, b.Seen)
+		}
+	}
+	out := append([]Fault(nil), faults...)
+	for i := range out {
+		f := &out[i]
+		end := f.End
+		if end.IsZero() && len(seen) > 0 {
+			end = seen[len(seen)-1]
+		}
+		f.Recovery = -1
+		prev := f.Begin
+		for _, s := range seen {
+			if s.Before(f.Begin) {
+				continue
+			}
+			if s.Before(end) {
+				f.Blocks++
+			}
+			f.LongestGap = max(f.LongestGap, s.Sub(prev).Seconds())
+			prev = s
+			if !f.End.IsZero() && s.After(f.End) {
+				f.Recovery = s.Sub(f.End).Seconds()
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (f Fault) String() string {
+	rec := "no block after it"
+	if f.Recovery >= 0 {
+		rec = fmt.Sprintf("first block %.1f s after its end", f.Recovery)
+	}
+	return fmt.Sprintf("%s %s: %d blocks while it held, longest gap %.1f s, %s", f.What, f.Nodes, f.Blocks, f.LongestGap, rec)
+}
