@@ -1,0 +1,129 @@
+package netem
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/testnet/netns"
+)
+
+func TestBuiltinTable(t *testing.T) {
+	tb := Builtin()
+	if len(tb.Zones) != 13 || tb.Zones[0] != "n-virginia" {
+		t.Fatalf("zones %v", tb.Zones)
+	}
+	// From the shared reference table: London -> Frankfurt 8 ms.
+	l, f := tb.Zone("london"), tb.Zone("frankfurt")
+	if tb.Delay[l][f] != 8*time.Millisecond || tb.Delay[l][l] != 0 {
+		t.Errorf("london->frankfurt %s, london->london %s", tb.Delay[l][f], tb.Delay[l][l])
+	}
+}
+
+func TestParseCSVErrors(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"From/to,a,b\na,0,5\n", "2 zones"},
+		{"From/to,a,b\na,0,5\nb,5\n", "t.csv:3: 1 delays for 2 zones: the table must be square"},
+		{"From/to,a,b\na,0,-5\nb,5,0\n", "a -> b: -5 ms: a delay is from 0 to 10000 ms"},
+		{"From/to,a,b\na,0,x\nb,5,0\n", `t.csv:2: "x" is not a delay`},
+		{"From/to,a,b\nb,0,5\na,5,0\n", `row "b" where the header has "a"`},
+	} {
+		if _, err := ParseCSV("t.csv", []byte(tc.doc)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseCSV(%q) = %v; want %q", tc.doc, err, tc.want)
+		}
+	}
+	tb, err := ParseCSV("t.csv", []byte("From/to,a,b\na,0,5\nb,7,0\n"))
+	if err != nil || tb.Delay[1][0] != 7*time.Millisecond {
+		t.Fatalf("%+v, %v", tb, err)
+	}
+	if _, err := PlanFor(tb, []string{"a", "c"}, 0.05, 0); err == nil || !strings.Contains(err.Error(), `unknown zone "c"`) {
+		t.Errorf("unknown zone: %v", err)
+	}
+}
+
+func FuzzParseCSV(f *testing.F) {
+	f.Add([]byte("From/to,a,b\na,0,5\nb,7,0\n"))
+	f.Add([]byte("From/to,a\na,0\n"))
+	f.Add([]byte("x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tb, err := ParseCSV("f.csv", data)
+		if err != nil {
+			return
+		}
+		for i, row := range tb.Delay {
+			if len(row) != len(tb.Zones) {
+				t.Fatalf("row %d has %d delays for %d zones", i, len(row), len(tb.Zones))
+			}
+			for _, d := range row {
+				if d < 0 {
+					t.Fatalf("negative delay %s", d)
+				}
+			}
+		}
+	})
+}
+
+var rttRe = regexp.MustCompile(`= [\d.]+/([\d.]+)/`)
+
+// TestNFQueueDelayAccuracy: between two namespaces, ping's RTT is twice
+// the one-way delay within 5 % or 2 ms, for 10, 50 and 150 ms.
+func TestNFQueueDelayAccuracy(t *testing.T) {
+	if os.Geteuid() != 0 || testing.Short() {
+		t.Skip("needs root for network namespaces")
+	}
+	for _, tool := range []string{"ip", "ping"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	if _, err := iptables(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	nw, err := netns.Pick(fmt.Sprintf("tn-%06x", time.Now().UnixNano()&0xffffff), netns.DefaultRange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := netns.Create(ctx, nw, 2); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { netns.Remove(context.Background(), nw.Tag) })
+	for _, ms := range []int{10, 50, 150} {
+		d := time.Duration(ms) * time.Millisecond
+		plan, _ := PlanFor(Uniform(d, 2), []string{"node0", "node1"}, 0, 0)
+		dm, err := StartNFQueue(ctx, nw, 2, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command("ip", "netns", "exec", nw.Namespace(0), "ping", "-c", "6", "-i", "0.2", "-q", nw.Address(1).String()).CombinedOutput()
+		dm.Close()
+		clearRules(t, nw)
+		if err != nil {
+			t.Fatalf("ping: %v\n%s", err, out)
+		}
+		m := rttRe.FindSubmatch(out)
+		if m == nil {
+			t.Fatalf("no rtt in %s", out)
+		}
+		rtt, _ := strconv.ParseFloat(string(m[1]), 64)
+		want := 2 * float64(ms)
+		t.Logf("one-way %d ms: ping rtt avg %.2f ms", ms, rtt)
+		if math.Abs(rtt-want) > math.Max(0.05*want, 2) {
+			t.Errorf("one-way %d ms: rtt %.2f ms; want %.0f +- max(5 %%, 2 ms)", ms, rtt, want)
+		}
+	}
+}
+
+func clearRules(t *testing.T, nw netns.Net) {
+	ipt, _ := iptables()
+	for i := 0; i < 2; i++ {
+		exec.Command("ip", "netns", "exec", nw.Namespace(i), ipt, "-t", "mangle", "-F", "OUTPUT").Run()
+	}
+}

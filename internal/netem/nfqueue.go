@@ -1,0 +1,146 @@
+package netem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	nfqueue "github.com/florianl/go-nfqueue/v2"
+	"github.com/mdlayher/netlink"
+
+	"github.com/chainperf/chainperf/internal/testnet/netns"
+)
+
+// A Daemon delays the packets between emulated hosts in user space: in
+// each node's namespace an iptables rule sends the packets addressed to
+// other nodes to NFQUEUE, and the daemon (a netlink socket per namespace,
+// in chainperf) gives each its verdict after the link's delay (with
+// jitter), or drops it for loss. One-way delays are applied at the sender,
+// so a ping between two nodes takes both directions' delays. Traffic to
+// and from the harness (the bridge address) is not delayed.
+type Daemon struct {
+	plan   atomic.Pointer[Plan]
+	cancel context.CancelFunc
+	queues []*nfqueue.Nfqueue
+	errs   atomic.Int64 // verdicts the kernel refused
+}
+
+// The queue number used in every namespace (queues are per namespace).
+const queueNum = 7
+
+// iptables returns the legacy iptables binary when there is one: the
+// nft-based one may lack the NFQUEUE target on a kernel like this one.
+func iptables() (string, error) {
+	for _, name := range []string{"iptables-legacy", "iptables"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New(`the nfqueue delay backend needs iptables (apt-get install iptables)`)
+}
+
+// StartNFQueue starts the daemon for the n nodes of nw with plan.
+func StartNFQueue(ctx context.Context, nw netns.Net, n int, plan *Plan) (_ *Daemon, err error) {
+	ipt, err := iptables()
+	if err != nil {
+		return nil, err
+	}
+	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	d := &Daemon{cancel: cancel}
+	d.plan.Store(plan)
+	defer func() {
+		if err != nil {
+			d.Close()
+		}
+	}()
+	addrs := map[netip.Addr]int{}
+	for j := 0; j < n; j++ {
+		addrs[nw.Address(j)] = j
+	}
+	for i := 0; i < n; i++ {
+		ns := nw.Namespace(i)
+		for _, rule := range [][]string{
+			{"-t", "mangle", "-A", "OUTPUT", "-d", nw.Gateway().String(), "-j", "RETURN"},
+			{"-t", "mangle", "-A", "OUTPUT", "-d", nw.Subnet.String(), "-j", "NFQUEUE", "--queue-num", fmt.Sprint(queueNum)},
+		} {
+			cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, ipt}, rule...)...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("iptables in %s: %v: %s", ns, err, strings.TrimSpace(string(out)))
+			}
+		}
+		f, err := os.Open("/run/netns/" + ns)
+		if err != nil {
+			return nil, err
+		}
+		nf, err := nfqueue.Open(&nfqueue.Config{
+			NetNS: int(f.Fd()), NfQueue: queueNum, MaxQueueLen: 1 << 16,
+			// The IPv4 header is all the daemon reads.
+			Copymode: nfqueue.NfQnlCopyPacket, MaxPacketLen: 20, WriteTimeout: time.Second,
+		})
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("nfqueue in %s: %w", ns, err)
+		}
+		d.queues = append(d.queues, nf)
+		_ = nf.SetOption(netlink.NoENOBUFS, true)
+		from := i
+		hook := func(a nfqueue.Attribute) int {
+			if a.PacketID == nil {
+				return 0
+			}
+			id := *a.PacketID
+			link := Link{}
+			if a.Payload != nil && len(*a.Payload) >= 20 {
+				if j, ok := addrs[netip.AddrFrom4([4]byte((*a.Payload)[16:20]))]; ok {
+					link = d.plan.Load().Links[from][j]
+				}
+			}
+			if link.Loss > 0 && rand.Float64() < link.Loss {
+				d.verdict(nf, id, nfqueue.NfDrop)
+				return 0
+			}
+			delay := link.Delay
+			if link.Jitter > 0 {
+				delay += time.Duration(rand.NormFloat64() * float64(link.Jitter))
+			}
+			if delay <= 0 {
+				d.verdict(nf, id, nfqueue.NfAccept)
+				return 0
+			}
+			time.AfterFunc(delay, func() { d.verdict(nf, id, nfqueue.NfAccept) })
+			return 0
+		}
+		if err := nf.RegisterWithErrorFunc(dctx, hook, func(error) int { return 0 }); err != nil {
+			return nil, fmt.Errorf("nfqueue in %s: %w", ns, err)
+		}
+	}
+	return d, nil
+}
+
+func (d *Daemon) verdict(nf *nfqueue.Nfqueue, id uint32, v int) {
+	if err := nf.SetVerdict(id, v); err != nil {
+		d.errs.Add(1)
+	}
+}
+
+// SetPlan changes the delays from now on (a latency perturbation).
+func (d *Daemon) SetPlan(p *Plan) { d.plan.Store(p) }
+
+// Plan returns the plan in force.
+func (d *Daemon) Plan() *Plan { return d.plan.Load() }
+
+// Close stops the daemon. Packets still held are released by the kernel
+// when their namespace goes; the rules go with it too.
+func (d *Daemon) Close() {
+	d.cancel()
+	for _, q := range d.queues {
+		_ = q.Close()
+	}
+}
