@@ -186,3 +186,69 @@ func TestNetnsCleanup(t *testing.T) {
 		})
 	}
 }
+
+// TestNetnsWANSlowsBlocks: 4 validators in 4 regions of the built-in
+// table make blocks more slowly than the same testnet with the delays
+// scaled to 0 (a latency perturbation), in one run; the run records the
+// WAN and its backend.
+func TestNetnsWANSlowsBlocks(t *testing.T) {
+	needRoot(t)
+	tmp := t.TempDir()
+	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
+	scn := filepath.Join(tmp, "wan.toml")
+	os.WriteFile(scn, []byte(`name = "wan"
+[testnet]
+provider = "netns"
+validators = 4
+full_nodes = 0
+zones = ["n-virginia", "frankfurt", "tokyo", "sydney"]
+[load]
+rate = 50
+duration = "44s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+drain_timeout = "40s"
+[[perturbation]]
+kind = "latency"
+scale = 0.0
+at = "22s"
+duration = "20s"
+`), 0o644)
+	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "reports", "*", "summary.json"))
+	data, _ := os.ReadFile(dirs[0])
+	var r results.Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.WAN == nil || r.WAN.Backend == "" || r.WAN.Zones["validator2"] != "tokyo" {
+		t.Fatalf("run's WAN %+v", r.WAN)
+	}
+	if len(r.Faults) != 1 || !strings.HasPrefix(r.Faults[0].What, "latency x0") {
+		t.Fatalf("faults %+v", r.Faults)
+	}
+	f := r.Faults[0]
+	p := r.Main()
+	wan, lan := 0, 0
+	for _, b := range p.Blocks {
+		switch {
+		case b.Seen.Before(f.Begin) && b.Seen.After(p.Start):
+			wan++
+		case b.Seen.After(f.Begin) && b.Seen.Before(f.End):
+			lan++
+		}
+	}
+	wanRate := float64(wan) / f.Begin.Sub(p.Start).Seconds()
+	lanRate := float64(lan) / f.End.Sub(f.Begin).Seconds()
+	t.Logf("blocks/s with the WAN %.2f (%d blocks), without %.2f (%d blocks); backend %s", wanRate, wan, lanRate, lan, r.WAN.Backend)
+	if lan < 5 || wanRate > 0.75*lanRate {
+		t.Errorf("blocks/s with the WAN %.2f, without %.2f: want the WAN clearly slower", wanRate, lanRate)
+	}
+	if !p.Ledger.Balanced() {
+		t.Error("conservation law broken")
+	}
+}

@@ -17,7 +17,7 @@ import (
 
 func runCmd() *cobra.Command {
 	var labels []string
-	var reportDir string
+	var reportDir, backend string
 	cmd := &cobra.Command{
 		Use:   "run [scenario.toml]",
 		Short: "Run a scenario from nothing to a report (the built-in default without a file)",
@@ -31,7 +31,7 @@ input or an error.`,
 			if len(args) == 1 {
 				file = args[0]
 			}
-			s, err := scenario.Open(file)
+			s, err := openScenario(file, backend)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,24 @@ input or an error.`,
 	}
 	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable), e.g. --label branch=main")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
+	cmd.Flags().StringVar(&backend, "netem-backend", "", `force the emulated WAN's delay backend: "tc" or "nfqueue" (default: the scenario's, "auto")`)
 	return cmd
+}
+
+// openScenario reads a scenario ("" the default) and applies a forced
+// netem backend ("" keeps the scenario's).
+func openScenario(file, backend string) (*scenario.Scenario, error) {
+	s, err := scenario.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	if backend != "" {
+		s.Testnet.NetemBackend = backend
+		if err := s.Check(); err != nil {
+			return nil, fmt.Errorf("--netem-backend: %w", err)
+		}
+	}
+	return s, nil
 }
 
 func parseLabels(in []string) (map[string]string, error) {

@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -25,6 +28,23 @@ func scenarioCmd() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d validators, %d full nodes, %d seeds; %s load %s)\n",
 				args[0], s.Testnet.Validators, s.Testnet.FullNodes, s.Testnet.Seeds, s.Load.Model, s.Load.Length())
 			return nil
+		},
+	}, &cobra.Command{
+		Use:   "zones",
+		Short: "Print the built-in zone table: one-way delays in ms between 13 regions",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			t := netem.Builtin()
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 1, ' ', tabwriter.AlignRight)
+			fmt.Fprintf(w, "from \\ to\t%s\t\n", strings.Join(t.Zones, "\t"))
+			for i, z := range t.Zones {
+				row := []string{z}
+				for _, d := range t.Delay[i] {
+					row = append(row, fmt.Sprint(d.Milliseconds()))
+				}
+				fmt.Fprintf(w, "%s\t\n", strings.Join(row, "\t"))
+			}
+			return w.Flush()
 		},
 	}, &cobra.Command{
 		Use:   "default",

@@ -27,7 +27,7 @@ func testnetCmd() *cobra.Command {
 }
 
 func testnetUpCmd() *cobra.Command {
-	var file, dir string
+	var file, dir, backend string
 	var detach bool
 	cmd := &cobra.Command{
 		Use:   "up [-f scenario.toml] [--dir D] [--detach]",
@@ -41,7 +41,11 @@ follows block heights until Ctrl-C, then takes every node down. With
 			if detach && dir == "" {
 				return fmt.Errorf("--detach needs --dir: the dir is how status and down find the testnet")
 			}
-			sc, err := scenario.Open(file)
+			sc, err := openScenario(file, backend)
+			if err != nil {
+				return err
+			}
+			table, err := sc.LatencyTable()
 			if err != nil {
 				return err
 			}
@@ -52,12 +56,15 @@ follows block heights until Ctrl-C, then takes every node down. With
 			ctx := cmd.Context()
 			out := cmd.OutOrStdout()
 			start := time.Now()
-			net, err := experiment.Up(ctx, sc.Testnet, experiment.UpOptions{Dir: dir, Detach: detach, Exe: exe})
+			net, err := experiment.Up(ctx, sc.Testnet, experiment.UpOptions{Dir: dir, Detach: detach, Exe: exe, Table: table})
 			if err != nil {
 				return err
 			}
 			down := func() { net.Down(context.WithoutCancel(ctx)) }
 			printNodes(out, net.Testnet, nil)
+			if w := net.WAN; w != nil {
+				fmt.Fprintf(out, "emulated WAN: %s delays (%s backend), zones %v\n", w.Table, w.Backend, w.Zones)
+			}
 			fmt.Fprintf(out, "testnet %s in %s, logs in %s\n", net.Testnet.ID, net.Testnet.Dir, net.Testnet.LogDir())
 			if err := net.WaitHeight(ctx, 1, 60*time.Second); err != nil {
 				down()
@@ -76,6 +83,7 @@ follows block heights until Ctrl-C, then takes every node down. With
 	cmd.Flags().StringVarP(&file, "file", "f", "", "scenario file (default: the built-in default scenario)")
 	cmd.Flags().StringVar(&dir, "dir", "", "testnet dir for homes, logs and state (default: a temp dir removed at the end)")
 	cmd.Flags().BoolVar(&detach, "detach", false, "leave the testnet running and return")
+	cmd.Flags().StringVar(&backend, "netem-backend", "", `force the emulated WAN's delay backend: "tc" or "nfqueue"`)
 	return cmd
 }
 

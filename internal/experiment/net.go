@@ -14,6 +14,8 @@ import (
 
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 
+	"github.com/chainperf/chainperf/internal/netem"
+	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/netns"
@@ -28,7 +30,9 @@ type UpOptions struct {
 	// Rotating full nodes are set up but not started (the rotate
 	// experiment starts them).
 	Rotating int
-	Log      *slog.Logger
+	// Table is the zone table of an emulated WAN (nil: the built-in one).
+	Table *netem.Table
+	Log   *slog.Logger
 }
 
 // A Net is a testnet that runs, with the provider that runs it.
@@ -36,6 +40,9 @@ type Net struct {
 	Testnet  *testnet.Testnet
 	Provider *process.Provider
 	State    *testnet.State
+	// Shaper applies the emulated WAN's delays (nil: none); WAN says what.
+	Shaper netem.Shaper
+	WAN    *results.WAN
 }
 
 // Up plans, sets up and starts a testnet. On error nothing is left behind:
@@ -65,6 +72,9 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	if emulated {
 		if err := netns.CheckRoot(); err != nil {
 			return nil, err
+		}
+		if spec.Emulated() && o.Detach && spec.NetemBackend != "tc" {
+			return nil, fmt.Errorf("a detached testnet cannot keep an emulated WAN's delays: the nfqueue delay daemon lives in chainperf and ends with it; run it in the foreground")
 		}
 	}
 
@@ -128,6 +138,11 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 			n.Down(context.WithoutCancel(ctx))
 		}
 	}()
+	if spec.Emulated() {
+		if n.Shaper, n.WAN, err = shape(ctx, spec, t, o.Table); err != nil {
+			return nil, err
+		}
+	}
 	if err := n.Provider.Start(ctx, t.Standing()...); err != nil {
 		return nil, err
 	}
@@ -141,7 +156,47 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 // dir). Logs in a user-chosen dir stay.
 func (n *Net) Down(ctx context.Context) {
 	_ = n.Provider.Close(ctx)
+	if n.Shaper != nil {
+		n.Shaper.Close()
+	}
 	process.Remove(n.State)
+}
+
+// shape starts the emulated WAN's delays between t's nodes: zones from
+// spec (or one uniform delay) over table.
+func shape(ctx context.Context, spec scenario.Testnet, t *testnet.Testnet, table *netem.Table) (netem.Shaper, *results.WAN, error) {
+	if table == nil {
+		table = netem.Builtin()
+	}
+	wan := &results.WAN{Zones: map[string]string{}, Jitter: spec.Jitter, Loss: spec.Loss, Table: spec.LatencyTable}
+	zoneOf := spec.ZoneOf()
+	zones := make([]string, len(t.Nodes))
+	for i, n := range t.Nodes {
+		zones[i] = zoneOf[n.Name]
+		if spec.UniformDelay > 0 {
+			zones[i] = fmt.Sprintf("node%d", i)
+		}
+	}
+	if spec.UniformDelay > 0 {
+		table = netem.Uniform(spec.UniformDelay.D(), len(t.Nodes))
+		wan.Table, wan.UniformMS = "uniform", float64(spec.UniformDelay.D().Milliseconds())
+	} else {
+		for i, n := range t.Nodes {
+			if zones[i] != "" {
+				wan.Zones[n.Name] = zones[i]
+			}
+		}
+	}
+	plan, err := netem.PlanFor(table, zones, spec.Jitter, spec.Loss)
+	if err != nil {
+		return nil, nil, err
+	}
+	sh, err := netem.Start(ctx, spec.NetemBackend, *t.Network, len(t.Nodes), plan)
+	if err != nil {
+		return nil, nil, fmt.Errorf("emulated WAN: %w", err)
+	}
+	wan.Backend = sh.Backend()
+	return sh, wan, nil
 }
 
 // WaitHeight waits until every standing node has reached height h. It fails when a

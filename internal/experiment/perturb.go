@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
@@ -28,6 +29,9 @@ func perturb(ctx context.Context, net *Net, start time.Time, ps []scenario.Pertu
 			nodes = append(nodes, net.Testnet.Node(name))
 		}
 		names := strings.Join(p.Nodes, ",")
+		if names == "" {
+			names = "all"
+		}
 		if p.Kind == "partition" {
 			sides := make([]string, len(p.Groups))
 			for i, g := range p.Groups {
@@ -110,6 +114,22 @@ func doPerturbation(bg, ctx context.Context, net *Net, p scenario.Perturbation, 
 		}
 		began, begin = "partition", func() error { return t.Network.Split(bg, groups, false) }
 		ended, end = "heal", func() error { return t.Network.Split(bg, groups, true) }
+	case "latency":
+		rp, ok := net.Shaper.(netem.Replanner)
+		if !ok {
+			return fmt.Errorf("a latency change needs the nfqueue backend (the tc backend's delays are fixed for the run)")
+		}
+		var only map[int]bool
+		for _, n := range nodes {
+			if only == nil {
+				only = map[int]bool{}
+			}
+			only[net.Testnet.Index(n)] = true
+		}
+		base := rp.Plan()
+		began = fmt.Sprintf("latency x%g", p.Scale)
+		begin = func() error { rp.SetPlan(base.Scaled(p.Scale, only)); return nil }
+		ended, end = "latency-restore", func() error { rp.SetPlan(base); return nil }
 	default:
 		return fmt.Errorf("unknown perturbation %q", p.Kind)
 	}

@@ -132,10 +132,15 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if s.Experiment.Kind.Has("rotate") {
 		rotating = s.Experiment.Rotations
 	}
-	net, err := Up(ctx, s.Testnet, UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotating})
+	table, err := s.LatencyTable()
 	if err != nil {
 		return err
 	}
+	net, err := Up(ctx, s.Testnet, UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotating, Table: table})
+	if err != nil {
+		return err
+	}
+	r.WAN = net.WAN
 	defer func() {
 		o.Phase("testnet down")
 		net.Down(context.WithoutCancel(ctx))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/netip"
 	"os"
 	"os/exec"
 	"regexp"
@@ -125,5 +126,38 @@ func clearRules(t *testing.T, nw netns.Net) {
 	ipt, _ := iptables()
 	for i := 0; i < 2; i++ {
 		exec.Command("ip", "netns", "exec", nw.Namespace(i), ipt, "-t", "mangle", "-F", "OUTPUT").Run()
+	}
+}
+
+// The tc backend's commands for two nodes 10 ms apart with 5 % jitter and
+// 1 % loss: an htb root, a class, a netem qdisc and a filter a direction.
+// (This kernel has no sch_netem, so the commands are checked, not run.)
+func TestTCCommands(t *testing.T) {
+	nw := netns.Net{Tag: "cp000001", Subnet: netip.MustParsePrefix("198.18.5.0/24")}
+	plan, _ := PlanFor(Uniform(10*time.Millisecond, 2), []string{"node0", "node1"}, 0.05, 1)
+	var got []string
+	for _, c := range tcCommands(nw, 2, plan) {
+		got = append(got, strings.Join(c, " "))
+	}
+	want := []string{
+		"ip netns exec cp000001-0 tc qdisc add dev eth0 root handle 1: htb default ffff",
+		"ip netns exec cp000001-0 tc class add dev eth0 parent 1: classid 1:ffff htb rate 10gbit",
+		"ip netns exec cp000001-0 tc class add dev eth0 parent 1: classid 1:2 htb rate 10gbit",
+		"ip netns exec cp000001-0 tc qdisc add dev eth0 parent 1:2 handle 3: netem delay 10.000ms 0.500ms distribution normal loss 1%",
+		"ip netns exec cp000001-0 tc filter add dev eth0 protocol ip parent 1: prio 1 u32 match ip dst 198.18.5.3/32 flowid 1:2",
+	}
+	if len(got) != 10 || strings.Join(got[:5], "\n") != strings.Join(want, "\n") {
+		t.Errorf("commands:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// A node outside the WAN ("" zone) gets no delay to or from it.
+func TestPlanNodeOutsideTheWAN(t *testing.T) {
+	p, err := PlanFor(Builtin(), []string{"tokyo", "london", ""}, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Links[0][1].Delay == 0 || p.Links[0][2].Delay != 0 || p.Links[2][1].Delay != 0 {
+		t.Errorf("links %+v", p.Links)
 	}
 }

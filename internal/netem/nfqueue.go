@@ -24,7 +24,9 @@ import (
 // in chainperf) gives each its verdict after the link's delay (with
 // jitter), or drops it for loss. One-way delays are applied at the sender,
 // so a ping between two nodes takes both directions' delays. Traffic to
-// and from the harness (the bridge address) is not delayed.
+// and from the harness (the bridge address) is not delayed. When no daemon
+// listens (it ended with its harness), packets pass undelayed rather than
+// being dropped (--queue-bypass).
 type Daemon struct {
 	plan   atomic.Pointer[Plan]
 	cancel context.CancelFunc
@@ -68,7 +70,7 @@ func StartNFQueue(ctx context.Context, nw netns.Net, n int, plan *Plan) (_ *Daem
 		ns := nw.Namespace(i)
 		for _, rule := range [][]string{
 			{"-t", "mangle", "-A", "OUTPUT", "-d", nw.Gateway().String(), "-j", "RETURN"},
-			{"-t", "mangle", "-A", "OUTPUT", "-d", nw.Subnet.String(), "-j", "NFQUEUE", "--queue-num", fmt.Sprint(queueNum)},
+			{"-t", "mangle", "-A", "OUTPUT", "-d", nw.Subnet.String(), "-j", "NFQUEUE", "--queue-num", fmt.Sprint(queueNum), "--queue-bypass"},
 		} {
 			cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, ipt}, rule...)...)
 			if out, err := cmd.CombinedOutput(); err != nil {

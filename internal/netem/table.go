@@ -141,11 +141,16 @@ type Plan struct {
 	Links [][]Link
 }
 
-// PlanFor makes the plan for nodes in zones (one zone name per node) with
-// table t, jitter as a share of each delay and loss in percent.
+// PlanFor makes the plan for nodes in zones (one zone name per node; ""
+// for a node outside the WAN: no added delay to or from it) with table t,
+// jitter as a share of each delay and loss in percent.
 func PlanFor(t *Table, zones []string, jitter, lossPct float64) (*Plan, error) {
 	idx := make([]int, len(zones))
 	for i, z := range zones {
+		if z == "" {
+			idx[i] = -1
+			continue
+		}
 		if idx[i] = t.Zone(z); idx[i] < 0 {
 			return nil, fmt.Errorf("node %d: unknown zone %q (known: %s)", i, z, strings.Join(t.Zones, ", "))
 		}
@@ -154,7 +159,7 @@ func PlanFor(t *Table, zones []string, jitter, lossPct float64) (*Plan, error) {
 	for i := range zones {
 		p.Links[i] = make([]Link, len(zones))
 		for j := range zones {
-			if i == j {
+			if i == j || idx[i] < 0 || idx[j] < 0 {
 				continue
 			}
 			d := t.Delay[idx[i]][idx[j]]
@@ -179,4 +184,20 @@ func Uniform(d time.Duration, n int) *Table {
 		t.Delay = append(t.Delay, row)
 	}
 	return t
+}
+
+// Scaled returns a copy of p with the delays (and jitter) of the links
+// from or to the nodes in only (all nodes when only is nil) times k.
+func (p *Plan) Scaled(k float64, only map[int]bool) *Plan {
+	q := &Plan{Links: make([][]Link, len(p.Links))}
+	for i, row := range p.Links {
+		q.Links[i] = append([]Link(nil), row...)
+		for j := range row {
+			if only == nil || only[i] || only[j] {
+				q.Links[i][j].Delay = time.Duration(k * float64(row[j].Delay))
+				q.Links[i][j].Jitter = time.Duration(k * float64(row[j].Jitter))
+			}
+		}
+	}
+	return q
 }

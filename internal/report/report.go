@@ -170,4 +170,7 @@ func Markdown(w io.Writer, r *results.Run) {
 	if len(r.Config) > 0 {
 		fmt.Fprintf(w, "- CometBFT config overrides: %v\n", r.Config)
 	}
+	if wan := r.WAN; wan != nil {
+		fmt.Fprintf(w, "- emulated WAN: %s delays, %s backend, jitter %.0f %%, loss %g %%, zones %v\n", wan.Table, wan.Backend, 100*wan.Jitter, wan.Loss, wan.Zones)
+	}
 }

@@ -31,11 +31,15 @@ func FaultsOf(events []Event) []Fault {
 			continue
 		}
 		what, nodes, _ := strings.Cut(e.Detail, " ")
-		switch what {
-		case "kill", "stop", "pause", "disconnect", "partition":
+		if what == "latency" { // "latency x0.5 all"
+			scale, rest, _ := strings.Cut(nodes, " ")
+			what, nodes = what+" "+scale, rest
+		}
+		switch strings.Fields(what)[0] {
+		case "kill", "stop", "pause", "disconnect", "partition", "latency":
 			open[nodes] = len(out)
 			out = append(out, Fault{What: what, Nodes: nodes, Begin: e.At})
-		case "start", "continue", "reconnect", "heal":
+		case "start", "continue", "reconnect", "heal", "latency-restore":
 			if i, ok := open[nodes]; ok {
 				out[i].End = e.At
 				delete(open, nodes)

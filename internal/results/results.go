@@ -65,7 +65,18 @@ type Run struct {
 	FindMax   *FindMax          `json:"find_max,omitempty"`
 	Rotations []Rotation        `json:"rotations,omitempty"`
 	Faults    []Fault           `json:"faults,omitempty"`
+	WAN       *WAN              `json:"wan,omitempty"`
 	ReportDir string            `json:"report_dir,omitempty"`
+}
+
+// WAN describes the emulated wide-area network a run had.
+type WAN struct {
+	Backend   string            `json:"backend"` // "tc" or "nfqueue"
+	Table     string            `json:"table"`   // "builtin", a CSV path, "uniform"
+	UniformMS float64           `json:"uniform_ms,omitempty"`
+	Zones     map[string]string `json:"zones,omitempty"` // node -> zone
+	Jitter    float64           `json:"jitter"`          // share of the delay
+	Loss      float64           `json:"loss_pct"`
 }
 
 // An Event is something done to or seen in the testnet during a run (a

@@ -69,6 +69,9 @@ func decode(file string, data []byte, s *Scenario) error {
 			if _, ok := t["args"]; ok {
 				s.Testnet.Args = nil
 			}
+			if _, ok := t["zones"]; ok {
+				s.Testnet.Zones = nil
+			}
 			if b, ok := t["build"].(map[string]any); ok {
 				if _, ok := b["flags"]; ok {
 					s.Testnet.Build.Flags = nil

@@ -43,13 +43,26 @@ type Scenario struct {
 type Testnet struct {
 	Provider string `toml:"provider"`
 	// Subnet is the address range the netns provider takes a /24 from.
-	Subnet     string  `toml:"subnet"`
-	Validators int     `toml:"validators"`
-	FullNodes  int     `toml:"full_nodes"`
-	Seeds      int     `toml:"seeds"`
-	Powers     []int64 `toml:"powers"`
-	ChainID    string  `toml:"chain_id"`
-	BasePort   int     `toml:"base_port"`
+	Subnet string `toml:"subnet"`
+	// Emulated WAN (netns provider): zones assigned round-robin over the
+	// nodes (NodeNames order), NodeZones per node; delays from
+	// LatencyTable ("builtin" or a CSV path) or UniformDelay between every
+	// pair; jitter as a share of the delay, loss in percent.
+	Zones        []string          `toml:"zones"`
+	NodeZones    map[string]string `toml:"node_zones"`
+	LatencyTable string            `toml:"latency_table"`
+	UniformDelay Duration          `toml:"uniform_delay"`
+	Jitter       float64           `toml:"jitter"`
+	Loss         float64           `toml:"loss"`
+	// NetemBackend: "auto" (tc netem where the kernel has it, else
+	// nfqueue), "tc" or "nfqueue".
+	NetemBackend string  `toml:"netem_backend"`
+	Validators   int     `toml:"validators"`
+	FullNodes    int     `toml:"full_nodes"`
+	Seeds        int     `toml:"seeds"`
+	Powers       []int64 `toml:"powers"`
+	ChainID      string  `toml:"chain_id"`
+	BasePort     int     `toml:"base_port"`
 	// Binary is "" for the embedded node, else the path of a CometBFT
 	// compatible node binary started with Args ("{home}" is replaced).
 	Binary string   `toml:"binary"`
@@ -60,6 +73,25 @@ type Testnet struct {
 	// Build, when its Dir is set, makes the node binary from a Go source
 	// tree at a git ref (instead of Binary).
 	Build Build `toml:"build"`
+}
+
+// Emulated says whether the testnet emulates a WAN (zones or a delay).
+func (t Testnet) Emulated() bool {
+	return len(t.Zones) > 0 || len(t.NodeZones) > 0 || t.UniformDelay > 0
+}
+
+// ZoneOf returns the zone of each node by name: node_zones, else the
+// zones list round-robin.
+func (t Testnet) ZoneOf() map[string]string {
+	out := map[string]string{}
+	for i, n := range t.NodeNames() {
+		if z, ok := t.NodeZones[n]; ok {
+			out[n] = z
+		} else if len(t.Zones) > 0 {
+			out[n] = t.Zones[i%len(t.Zones)]
+		}
+	}
+	return out
 }
 
 // Build says how to build the node binary from source.
@@ -218,9 +250,12 @@ type Perturbation struct {
 	Kind  string   `toml:"kind"`
 	Nodes []string `toml:"nodes"`
 	// Groups are the sides of a partition: no group reaches another.
-	Groups   [][]string `toml:"groups"`
-	At       Duration   `toml:"at"`
-	Duration Duration   `toml:"duration"`
+	Groups [][]string `toml:"groups"`
+	// Scale multiplies the emulated WAN's delays to and from the nodes
+	// (all nodes when none are named) while a latency perturbation holds.
+	Scale    float64  `toml:"scale"`
+	At       Duration `toml:"at"`
+	Duration Duration `toml:"duration"`
 }
 
 // Report says where reports go.

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -51,6 +53,15 @@ func TestParseErrors(t *testing.T) {
 		{"kind empty", "[experiment]\nkind = []\n", "f.toml:2: experiment.kind: name at least one of"},
 		{"kind a number", "[experiment]\nkind = 3\n", "f.toml:2: experiment.kind: a name"},
 		{"sweep with no cells", "[experiment]\nkind = \"sweep\"\nrates = []\n", "a sweep with no cells"},
+		{"unknown zone", "[testnet]\nprovider = \"netns\"\nzones = [\"tokyo\", \"mars\"]\n", `f.toml:3: testnet.zones[1]: "mars" is not one of n-virginia`},
+		{"zones on processes", "[testnet]\nzones = [\"tokyo\"]\n", `testnet.provider: zones and delays need nodes as emulated hosts`},
+		{"node zone of no node", "[testnet]\nprovider = \"netns\"\n[testnet.node_zones]\nvalidator9 = \"tokyo\"\n", `"validator9" is not one of validator0`},
+		{"missing table", "[testnet]\nprovider = \"netns\"\nzones = [\"a\"]\nlatency_table = \"/nonexistent/t.csv\"\n", "f.toml:4: testnet.latency_table: latency table: open /nonexistent/t.csv"},
+		{"loss", "[testnet]\nloss = 120.0\n", "f.toml:2: testnet.loss: 120: a percentage"},
+		{"backend", "[testnet]\nnetem_backend = \"nfqeue\"\n", `did you mean "nfqueue"?`},
+		{"partition overlap", "[testnet]\nprovider = \"netns\"\n[[perturbation]]\nkind = \"partition\"\ngroups = [[\"validator0\", \"validator1\"], [\"validator1\", \"validator2\"]]\nat = \"5s\"\nduration = \"5s\"\n", `"validator1" is in groups 0 and 1: groups cannot overlap`},
+		{"partition one group", "[testnet]\nprovider = \"netns\"\n[[perturbation]]\nkind = \"partition\"\ngroups = [[\"validator0\"]]\nat = \"5s\"\nduration = \"5s\"\n", "a partition needs at least two groups"},
+		{"disconnect on processes", "[[perturbation]]\nkind = \"disconnect\"\nnodes = [\"full0\"]\nat = \"5s\"\nduration = \"5s\"\n", `set [testnet] provider = "netns"`},
 		{"no rotations", "[experiment]\nkind = \"rotate\"\nrotations = 0\n", "f.toml:3: experiment.rotations: 0: must be from 1 to 100"},
 		{"users without think time", "[load]\nmodel = \"users\"\nthink_time = \"0s\"\n", "f.toml:3: load.think_time"},
 		{"misspelled experiment", "[experiment]\nkind = \"stedy\"\n", `did you mean "steady"?`},
@@ -117,4 +128,24 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted %d validators", s.Testnet.Validators)
 		}
 	})
+}
+
+// A latency table of one's own: a CSV beside the scenario, checked when
+// the scenario is; a table that is not square names its line.
+func TestLatencyTableCSV(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "t.csv"), []byte("From/to,a,b\na,0,5\nb,5\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "s.toml"), []byte("[testnet]\nprovider = \"netns\"\nzones = [\"a\", \"b\"]\nlatency_table = \"t.csv\"\n"), 0o644)
+	_, err := Open(filepath.Join(dir, "s.toml"))
+	if err == nil || !strings.Contains(err.Error(), "t.csv:3: 1 delays for 2 zones: the table must be square") {
+		t.Errorf("err = %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "t.csv"), []byte("From/to,a,b\na,0,5\nb,5,0\n"), 0o644)
+	s, err := Open(filepath.Join(dir, "s.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z := s.Testnet.ZoneOf(); z["validator0"] != "a" || z["validator1"] != "b" || z["validator2"] != "a" || z["full0"] != "a" {
+		t.Errorf("zones round-robin: %v", z)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cometbft/cometbft/config"
 
 	"github.com/chainperf/chainperf/internal/cometcfg"
+	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/suggest"
 )
 
@@ -31,7 +32,7 @@ var (
 	// PerturbationKinds any provider can do; NetworkFaults need emulated
 	// hosts (the netns provider).
 	PerturbationKinds = []string{"kill", "pause", "restart"}
-	NetworkFaults     = []string{"disconnect", "partition"}
+	NetworkFaults     = []string{"disconnect", "partition", "latency"}
 )
 
 // MaxNodes bounds a testnet on one machine; past it ports and memory run out.
@@ -72,6 +73,7 @@ func (s *Scenario) validate(l lines) []error {
 			c.fail("testnet", "the netns provider gives each node an address of one /24: at most 200 nodes")
 		}
 	}
+	s.validateWAN(c)
 	if t.Validators < 1 {
 		c.fail("testnet.validators", "%d: a testnet needs at least 1 validator", t.Validators)
 	}
@@ -381,8 +383,8 @@ func (s *Scenario) validatePerturbations(c *checker) {
 		path := fmt.Sprintf("perturbation[%d]", i)
 		kinds := PerturbationKinds
 		switch {
-		case p.Kind == "latency":
-			c.fail(path+".kind", "a latency change is not built yet (zones and delays come with the delay backends)")
+		case p.Kind == "latency" && !s.Testnet.Emulated():
+			c.fail(path+".kind", "a latency change needs an emulated WAN: set [testnet] provider = \"netns\" and zones or uniform_delay")
 			continue
 		case slices.Contains(NetworkFaults, p.Kind) && s.Testnet.Provider != "netns":
 			c.fail(path+".kind", "%q is a network fault: it needs nodes as emulated hosts; set [testnet] provider = \"netns\" (the %q provider makes none)", p.Kind, s.Testnet.Provider)
@@ -399,7 +401,13 @@ func (s *Scenario) validatePerturbations(c *checker) {
 		} else if len(p.Groups) > 0 {
 			c.fail(path+".groups", "only a partition has groups")
 		}
-		if len(p.Nodes) == 0 && p.Kind != "partition" {
+		if p.Kind == "latency" && (p.Scale < 0 || p.Scale > 100) {
+			c.fail(path+".scale", "%g: a factor from 0 (no delay) to 100", p.Scale)
+		}
+		if p.Kind != "latency" && p.Scale != 0 {
+			c.fail(path+".scale", "only a latency perturbation has a scale")
+		}
+		if len(p.Nodes) == 0 && p.Kind != "partition" && p.Kind != "latency" {
 			c.fail(path+".nodes", "name at least one node")
 		}
 		seen := map[string]bool{}
@@ -419,6 +427,67 @@ func (s *Scenario) validatePerturbations(c *checker) {
 		if total > 0 && p.At.D()+p.Duration.D() >= total {
 			c.fail(path+".at", "at %s + duration %s ends after the %s load phase", p.At.D(), p.Duration.D(), total)
 		}
+	}
+}
+
+// NetemBackends are the delay backends of an emulated WAN.
+var NetemBackends = []string{"auto", "tc", "nfqueue"}
+
+// validateWAN checks the emulated WAN keys: zones known to the table, a
+// square table of non-negative delays, sane jitter and loss, and the netns
+// provider.
+func (s *Scenario) validateWAN(c *checker) {
+	t := &s.Testnet
+	c.oneOf("testnet.netem_backend", t.NetemBackend, NetemBackends)
+	if t.Jitter < 0 || t.Jitter > 1 {
+		c.fail("testnet.jitter", "%g: a share of the delay, from 0 to 1", t.Jitter)
+	}
+	if t.Loss < 0 || t.Loss > 100 {
+		c.fail("testnet.loss", "%g: a percentage, from 0 to 100", t.Loss)
+	}
+	if t.UniformDelay < 0 || t.UniformDelay > Duration(10*time.Second) {
+		c.fail("testnet.uniform_delay", "%s: from 0 to 10s", t.UniformDelay.D())
+	}
+	if !t.Emulated() {
+		return
+	}
+	if t.Provider != "netns" {
+		c.fail("testnet.provider", "zones and delays need nodes as emulated hosts: set provider = \"netns\"")
+	}
+	if t.UniformDelay > 0 && (len(t.Zones) > 0 || len(t.NodeZones) > 0) {
+		c.fail("testnet.uniform_delay", "give either a uniform delay or zones, not both")
+	}
+	table, err := s.LatencyTable()
+	if err != nil {
+		c.fail("testnet.latency_table", "%v", err)
+		return
+	}
+	for i, z := range t.Zones {
+		c.oneOf(fmt.Sprintf("testnet.zones[%d]", i), z, table.Zones)
+	}
+	nodes := t.NodeNames()
+	names := make([]string, 0, len(t.NodeZones))
+	for n := range t.NodeZones {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c.oneOf("testnet.node_zones", n, nodes)
+		c.oneOf("testnet.node_zones."+n, t.NodeZones[n], table.Zones)
+	}
+}
+
+// LatencyTable returns the zone table the scenario names: the built-in
+// one or a CSV file (relative to the scenario file).
+func (s *Scenario) LatencyTable() (*netem.Table, error) {
+	switch path := s.Testnet.LatencyTable; path {
+	case "", "builtin":
+		return netem.Builtin(), nil
+	default:
+		if !filepath.IsAbs(path) && s.File != "" && !strings.HasPrefix(s.File, "<") {
+			path = filepath.Join(filepath.Dir(s.File), path)
+		}
+		return netem.ReadCSV(path)
 	}
 }
 
