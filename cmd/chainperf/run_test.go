@@ -132,8 +132,12 @@ func TestRunStoresEverything(t *testing.T) {
 			perturbations = append(perturbations, e.Detail)
 		}
 	}
-	if strings.Join(perturbations, ";") != "stop validator0;start validator0" {
+	if len(perturbations) < 2 || strings.Join(perturbations[:2], ";") != "stop validator0;start validator0" {
 		t.Errorf("perturbation events %q; want stop then start of validator0", perturbations)
+	}
+	// The restarted validator was back at the tip while the phase lasted.
+	if len(r.Faults) != 1 || r.Faults[0].CatchUp <= 0 || r.Faults[0].Recovery < 0 {
+		t.Errorf("faults %+v; want the restart with its catch-up time and recovery", r.Faults)
 	}
 	// The report's summary.json says what the database says.
 	var sum results.Run

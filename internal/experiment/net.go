@@ -173,11 +173,12 @@ func shape(ctx context.Context, spec scenario.Testnet, t *testnet.Testnet, table
 	zones := make([]string, len(t.Nodes))
 	for i, n := range t.Nodes {
 		zones[i] = zoneOf[n.Name]
-		if spec.UniformDelay > 0 {
+	}
+	if spec.UniformDelay > 0 || len(spec.Zones) == 0 && len(spec.NodeZones) == 0 {
+		// One delay between every pair (0 with a bandwidth cap alone).
+		for i := range zones {
 			zones[i] = fmt.Sprintf("node%d", i)
 		}
-	}
-	if spec.UniformDelay > 0 {
 		table = netem.Uniform(spec.UniformDelay.D(), len(t.Nodes))
 		wan.Table, wan.UniformMS = "uniform", float64(spec.UniformDelay.D().Milliseconds())
 	} else {
@@ -191,6 +192,8 @@ func shape(ctx context.Context, spec scenario.Testnet, t *testnet.Testnet, table
 	if err != nil {
 		return nil, nil, err
 	}
+	plan.Bandwidth = spec.BandwidthMbit * 1e6
+	wan.BandwidthMbit = spec.BandwidthMbit
 	sh, err := netem.Start(ctx, spec.NetemBackend, *t.Network, len(t.Nodes), plan)
 	if err != nil {
 		return nil, nil, fmt.Errorf("emulated WAN: %w", err)

@@ -139,7 +139,22 @@ func doPerturbation(bg, ctx context.Context, net *Net, p scenario.Perturbation, 
 	}
 	sleepUntil(ctx, time.Now().Add(p.Duration.D()))
 	event(ended)
-	return end()
+	if err := end(); err != nil {
+		return err
+	}
+	// The nodes are back: how long until they are at the chain's tip
+	// again (only while the phase lasts)?
+	if p.Kind == "partition" || p.Kind == "latency" || ctx.Err() != nil {
+		return nil
+	}
+	back, top := time.Now(), tip(ctx, net)
+	for _, n := range nodes {
+		if _, err := waitCaughtUp(ctx, net, n, top, back.Add(2*time.Minute)); err != nil {
+			return nil // not caught up while the phase lasted: the fault table says so
+		}
+	}
+	event(fmt.Sprintf("caught-up %.1fs", time.Since(back).Seconds()))
+	return nil
 }
 
 // sleepUntil waits until t or until ctx ends; it reports whether t came.

@@ -30,10 +30,7 @@ func rotate(ctx context.Context, net *Net, start time.Time, length, timeout time
 }
 
 func rotateOne(ctx context.Context, net *Net, n *testnet.Node, timeout time.Duration, event func(kind, detail string)) results.Rotation {
-	rot := results.Rotation{Node: n.Name, Started: time.Now().UTC()}
-	for _, h := range Heights(ctx, net.Testnet.ByRole(testnet.RoleValidator)) {
-		rot.Tip = max(rot.Tip, h)
-	}
+	rot := results.Rotation{Node: n.Name, Started: time.Now().UTC(), Tip: tip(ctx, net)}
 	event("rotation", fmt.Sprintf("start %s (tip %d)", n.Name, rot.Tip))
 	start := time.Now()
 	if err := net.Provider.Start(ctx, n); err != nil {
@@ -44,39 +41,56 @@ func rotateOne(ctx context.Context, net *Net, n *testnet.Node, timeout time.Dura
 		_ = net.Provider.Stop(context.WithoutCancel(ctx), n)
 		event("rotation", fmt.Sprintf("stop %s", n.Name))
 	}()
-	c, err := rpchttp.New(n.Endpoint().RPC, "/websocket")
-	if err != nil {
+	var err error
+	if rot.Height, err = waitCaughtUp(ctx, net, n, rot.Tip, start.Add(timeout)); err != nil {
 		rot.Error = err.Error()
 		return rot
 	}
-	deadline := start.Add(timeout)
+	rot.CaughtUp = true
+	rot.CatchUp = time.Since(start).Seconds()
+	rot.BlocksPer = float64(rot.Height) / rot.CatchUp
+	return rot
+}
+
+// tip is the highest height any validator answers with.
+func tip(ctx context.Context, net *Net) int64 {
+	var h int64
+	for _, x := range Heights(ctx, net.Testnet.ByRole(testnet.RoleValidator)) {
+		h = max(h, x)
+	}
+	return h
+}
+
+// waitCaughtUp waits until node n has left block sync at height tip or
+// above, and returns its height; it fails when n exits, at deadline or
+// when ctx ends.
+func waitCaughtUp(ctx context.Context, net *Net, n *testnet.Node, tip int64, deadline time.Time) (int64, error) {
+	c, err := rpchttp.New(n.Endpoint().RPC, "/websocket")
+	if err != nil {
+		return 0, err
+	}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	var height int64
 	for {
 		if err, exited := net.Provider.Exited(n); exited {
-			rot.Error = fmt.Sprintf("exited during catch-up (%v)", err)
-			return rot
+			return height, fmt.Errorf("exited during catch-up (%v)", err)
 		}
 		qctx, cancel := context.WithTimeout(ctx, time.Second)
 		st, err := c.Status(qctx)
 		cancel()
 		if err == nil {
-			rot.Height = st.SyncInfo.LatestBlockHeight
-			if !st.SyncInfo.CatchingUp && rot.Height >= rot.Tip {
-				rot.CaughtUp = true
-				rot.CatchUp = time.Since(start).Seconds()
-				rot.BlocksPer = float64(rot.Height) / rot.CatchUp
-				return rot
+			height = st.SyncInfo.LatestBlockHeight
+			if !st.SyncInfo.CatchingUp && height >= tip {
+				return height, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			rot.Error = fmt.Sprintf("not caught up within %s: height %d of tip %d", timeout, rot.Height, rot.Tip)
-			return rot
+			return height, fmt.Errorf("not caught up by the deadline: height %d of tip %d", height, tip)
 		}
 		select {
 		case <-ctx.Done():
-			rot.Error = "interrupted"
-			return rot
+			return height, fmt.Errorf("interrupted")
 		case <-tick.C:
 		}
 	}

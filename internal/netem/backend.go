@@ -61,9 +61,10 @@ func TCAvailable(ctx context.Context, ns string) bool {
 }
 
 // tcShaper is the kernel backend: in each namespace an htb root on eth0,
-// one class a destination node with a netem qdisc holding that link's
-// delay, jitter and loss, and a u32 filter on the destination address
-// (CometBFT's e2e method); other traffic takes the default class.
+// a class 1:1 capped at the node's bandwidth, under it one class a
+// destination node with a netem qdisc holding that link's delay, jitter
+// and loss, and a u32 filter on the destination address (CometBFT's e2e
+// method); other traffic (the harness's) takes the uncapped default class.
 type tcShaper struct{}
 
 func (tcShaper) Backend() string { return "tc" }
@@ -85,16 +86,21 @@ func tcCommands(nw netns.Net, n int, plan *Plan) [][]string {
 		tc := func(args ...string) {
 			out = append(out, append([]string{"ip", "netns", "exec", nw.Namespace(i), "tc"}, args...))
 		}
+		rate := "10gbit"
+		if plan.Bandwidth > 0 {
+			rate = fmt.Sprintf("%.0fbit", plan.Bandwidth)
+		}
 		tc("qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb", "default", "ffff")
 		tc("class", "add", "dev", "eth0", "parent", "1:", "classid", "1:ffff", "htb", "rate", "10gbit")
+		tc("class", "add", "dev", "eth0", "parent", "1:", "classid", "1:1", "htb", "rate", rate, "ceil", rate)
 		for j := 0; j < n; j++ {
 			l := plan.Links[i][j]
-			if i == j || l.Delay == 0 && l.Loss == 0 {
+			if i == j {
 				continue
 			}
-			class := fmt.Sprintf("1:%x", j+1)
-			tc("class", "add", "dev", "eth0", "parent", "1:", "classid", class, "htb", "rate", "10gbit")
-			netem := []string{"qdisc", "add", "dev", "eth0", "parent", class, "handle", fmt.Sprintf("%x:", j+2), "netem", "delay", ms(l.Delay)}
+			class := fmt.Sprintf("1:%x", j+2)
+			tc("class", "add", "dev", "eth0", "parent", "1:1", "classid", class, "htb", "rate", "1mbit", "ceil", rate)
+			netem := []string{"qdisc", "add", "dev", "eth0", "parent", class, "handle", fmt.Sprintf("%x:", j+10), "netem", "delay", ms(l.Delay)}
 			if l.Jitter > 0 {
 				netem = append(netem, ms(l.Jitter), "distribution", "normal")
 			}

@@ -122,6 +122,57 @@ func TestNFQueueDelayAccuracy(t *testing.T) {
 	}
 }
 
+// TestNFQueueBandwidth: at 1 Mbit/s a 1428-byte ping and its answer each
+// take 11.4 ms on the wire: the RTT grows by 22.8 ms (within 5 % or 2 ms)
+// over the same ping through the daemon with no cap.
+func TestNFQueueBandwidth(t *testing.T) {
+	if os.Geteuid() != 0 || testing.Short() {
+		t.Skip("needs root for network namespaces")
+	}
+	for _, tool := range []string{"ip", "ping"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	if _, err := iptables(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	nw, err := netns.Pick(fmt.Sprintf("tn-%06x", time.Now().UnixNano()&0xffffff), netns.DefaultRange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := netns.Create(ctx, nw, 2); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { netns.Remove(context.Background(), nw.Tag) })
+	rtt := func(bandwidth float64) float64 {
+		plan, _ := PlanFor(Uniform(0, 2), []string{"node0", "node1"}, 0, 0)
+		plan.Bandwidth = bandwidth
+		dm, err := StartNFQueue(ctx, nw, 2, plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer clearRules(t, nw)
+		defer dm.Close()
+		out, err := exec.Command("ip", "netns", "exec", nw.Namespace(0), "ping", "-c", "6", "-i", "0.2", "-s", "1400", "-q", nw.Address(1).String()).CombinedOutput()
+		if err != nil {
+			t.Fatalf("ping: %v\n%s", err, out)
+		}
+		m := rttRe.FindSubmatch(out)
+		if m == nil {
+			t.Fatalf("no rtt in %s", out)
+		}
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		return v
+	}
+	base, capped := rtt(0), rtt(1e6)
+	t.Logf("1428-byte ping through the daemon: rtt %.2f ms uncapped, %.2f ms at 1 Mbit/s", base, capped)
+	if want, got := 2*1428*8/1e3, capped-base; math.Abs(got-want) > math.Max(0.05*want, 2) {
+		t.Errorf("the cap added %.2f ms; want %.1f", got, want)
+	}
+}
+
 func clearRules(t *testing.T, nw netns.Net) {
 	ipt, _ := iptables()
 	for i := 0; i < 2; i++ {
@@ -129,12 +180,14 @@ func clearRules(t *testing.T, nw netns.Net) {
 	}
 }
 
-// The tc backend's commands for two nodes 10 ms apart with 5 % jitter and
-// 1 % loss: an htb root, a class, a netem qdisc and a filter a direction.
+// The tc backend's commands for two nodes 10 ms apart with 5 % jitter, 1 %
+// loss and 100 Mbit/s each: an htb root, the harness's class, the capped
+// class, and a class, a netem qdisc and a filter a destination.
 // (This kernel has no sch_netem, so the commands are checked, not run.)
 func TestTCCommands(t *testing.T) {
 	nw := netns.Net{Tag: "cp000001", Subnet: netip.MustParsePrefix("198.18.5.0/24")}
 	plan, _ := PlanFor(Uniform(10*time.Millisecond, 2), []string{"node0", "node1"}, 0.05, 1)
+	plan.Bandwidth = 100e6
 	var got []string
 	for _, c := range tcCommands(nw, 2, plan) {
 		got = append(got, strings.Join(c, " "))
@@ -142,11 +195,12 @@ func TestTCCommands(t *testing.T) {
 	want := []string{
 		"ip netns exec cp000001-0 tc qdisc add dev eth0 root handle 1: htb default ffff",
 		"ip netns exec cp000001-0 tc class add dev eth0 parent 1: classid 1:ffff htb rate 10gbit",
-		"ip netns exec cp000001-0 tc class add dev eth0 parent 1: classid 1:2 htb rate 10gbit",
-		"ip netns exec cp000001-0 tc qdisc add dev eth0 parent 1:2 handle 3: netem delay 10.000ms 0.500ms distribution normal loss 1%",
-		"ip netns exec cp000001-0 tc filter add dev eth0 protocol ip parent 1: prio 1 u32 match ip dst 198.18.5.3/32 flowid 1:2",
+		"ip netns exec cp000001-0 tc class add dev eth0 parent 1: classid 1:1 htb rate 100000000bit ceil 100000000bit",
+		"ip netns exec cp000001-0 tc class add dev eth0 parent 1:1 classid 1:3 htb rate 1mbit ceil 100000000bit",
+		"ip netns exec cp000001-0 tc qdisc add dev eth0 parent 1:3 handle b: netem delay 10.000ms 0.500ms distribution normal loss 1%",
+		"ip netns exec cp000001-0 tc filter add dev eth0 protocol ip parent 1: prio 1 u32 match ip dst 198.18.5.3/32 flowid 1:3",
 	}
-	if len(got) != 10 || strings.Join(got[:5], "\n") != strings.Join(want, "\n") {
+	if len(got) != 12 || strings.Join(got[:6], "\n") != strings.Join(want, "\n") {
 		t.Errorf("commands:\n%s", strings.Join(got, "\n"))
 	}
 }

@@ -2,6 +2,7 @@ package netem
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -93,6 +94,7 @@ func StartNFQueue(ctx context.Context, nw netns.Net, n int, plan *Plan) (_ *Daem
 		d.queues = append(d.queues, nf)
 		_ = nf.SetOption(netlink.NoENOBUFS, true)
 		from := i
+		var free time.Time // when node i's link is free again (bandwidth cap); the hook runs on one goroutine
 		hook := func(a nfqueue.Attribute) int {
 			if a.PacketID == nil {
 				return 0
@@ -112,6 +114,14 @@ func StartNFQueue(ctx context.Context, nw netns.Net, n int, plan *Plan) (_ *Daem
 			if link.Jitter > 0 {
 				delay += time.Duration(rand.NormFloat64() * float64(link.Jitter))
 			}
+			// A capped link sends one packet after the other: each waits
+			// for those before it, then takes size/bandwidth.
+			if bw := d.plan.Load().Bandwidth; bw > 0 && a.Payload != nil && len(*a.Payload) >= 4 {
+				size := float64(binary.BigEndian.Uint16((*a.Payload)[2:4]))
+				now := time.Now()
+				free = maxTime(free, now).Add(time.Duration(size * 8 / bw * float64(time.Second)))
+				delay += free.Sub(now)
+			}
 			if delay <= 0 {
 				d.verdict(nf, id, nfqueue.NfAccept)
 				return 0
@@ -124,6 +134,13 @@ func StartNFQueue(ctx context.Context, nw netns.Net, n int, plan *Plan) (_ *Daem
 		}
 	}
 	return d, nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func (d *Daemon) verdict(nf *nfqueue.Nfqueue, id uint32, v int) {

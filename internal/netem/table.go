@@ -136,9 +136,11 @@ type Link struct {
 }
 
 // A Plan is the emulated network of one testnet: Links[i][j] from node i
-// to node j (index in the testnet's node list).
+// to node j (index in the testnet's node list), and a cap on what each
+// node sends to the others (bits/s; 0: none).
 type Plan struct {
-	Links [][]Link
+	Links     [][]Link
+	Bandwidth float64
 }
 
 // PlanFor makes the plan for nodes in zones (one zone name per node; ""
@@ -189,7 +191,7 @@ func Uniform(d time.Duration, n int) *Table {
 // Scaled returns a copy of p with the delays (and jitter) of the links
 // from or to the nodes in only (all nodes when only is nil) times k.
 func (p *Plan) Scaled(k float64, only map[int]bool) *Plan {
-	q := &Plan{Links: make([][]Link, len(p.Links))}
+	q := &Plan{Links: make([][]Link, len(p.Links)), Bandwidth: p.Bandwidth}
 	for i, row := range p.Links {
 		q.Links[i] = append([]Link(nil), row...)
 		for j := range row {

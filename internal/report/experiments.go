@@ -71,7 +71,7 @@ func experimentTables(r *results.Run) []table {
 		out = append(out, table{Title: "Find-max", Note: fm.Evidence + ".", Rows: findMaxRows(fm)})
 	}
 	if len(r.Faults) > 0 {
-		rows := [][]string{{"fault", "nodes", "lasted", "blocks while it held", "longest gap s", "first block after its end"}}
+		rows := [][]string{{"fault", "nodes", "lasted", "blocks while it held", "longest gap s", "first block after its end", "nodes at the tip again"}}
 		for _, f := range r.Faults {
 			lasted, rec := "to the end", "-"
 			if !f.End.IsZero() {
@@ -81,7 +81,14 @@ func experimentTables(r *results.Run) []table {
 					rec = fmt.Sprintf("%.1f s", f.Recovery)
 				}
 			}
-			rows = append(rows, []string{f.What, f.Nodes, lasted, fmt.Sprint(f.Blocks), fmt.Sprintf("%.1f", f.LongestGap), rec})
+			catch := "-"
+			switch {
+			case f.CatchUp > 0:
+				catch = fmt.Sprintf("%.1f s after its end", f.CatchUp)
+			case f.CatchUp < 0 && !f.End.IsZero():
+				catch = "not seen"
+			}
+			rows = append(rows, []string{f.What, f.Nodes, lasted, fmt.Sprint(f.Blocks), fmt.Sprintf("%.1f", f.LongestGap), rec, catch})
 		}
 		out = append(out, table{Title: "Faults", Note: "What the chain did while each perturbation held, by when chainperf saw each block.", Rows: rows})
 	}

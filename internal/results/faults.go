@@ -19,6 +19,10 @@ type Fault struct {
 	Blocks     int     `json:"blocks"`
 	LongestGap float64 `json:"longest_gap_s"`
 	Recovery   float64 `json:"recovery_s"` // -1: no block came after it
+	// CatchUp is how long after its end the nodes it hit were at the
+	// chain's tip again (-1: not seen while the phase lasted; 0 for a
+	// partition or a latency change, which stop no node).
+	CatchUp float64 `json:"catch_up_s"`
 }
 
 // FaultsOf pairs perturbation events (kill/stop/pause/disconnect/partition
@@ -31,14 +35,27 @@ func FaultsOf(events []Event) []Fault {
 			continue
 		}
 		what, nodes, _ := strings.Cut(e.Detail, " ")
-		if what == "latency" { // "latency x0.5 all"
-			scale, rest, _ := strings.Cut(nodes, " ")
-			what, nodes = what+" "+scale, rest
+		var arg string
+		if what == "latency" || what == "caught-up" { // "latency x0.5 all", "caught-up 4.2s validator3"
+			arg, nodes, _ = strings.Cut(nodes, " ")
+			if what == "latency" {
+				what += " " + arg
+			}
 		}
 		switch strings.Fields(what)[0] {
-		case "kill", "stop", "pause", "disconnect", "partition", "latency":
+		case "kill", "stop", "pause", "disconnect":
+			open[nodes] = len(out)
+			out = append(out, Fault{What: what, Nodes: nodes, Begin: e.At, CatchUp: -1})
+		case "partition", "latency":
 			open[nodes] = len(out)
 			out = append(out, Fault{What: what, Nodes: nodes, Begin: e.At})
+		case "caught-up":
+			for i := len(out) - 1; i >= 0; i-- {
+				if out[i].Nodes == nodes && !out[i].End.IsZero() {
+					fmt.Sscanf(arg, "%gs", &out[i].CatchUp)
+					break
+				}
+			}
 		case "start", "continue", "reconnect", "heal", "latency-restore":
 			if i, ok := open[nodes]; ok {
 				out[i].End = e.At

@@ -36,3 +36,17 @@ func TestEffects(t *testing.T) {
 		t.Errorf("kill: %d blocks, gap %.1f, recovery %.1f; want 9, 1, -1 (never ended)", k.Blocks, k.LongestGap, k.Recovery)
 	}
 }
+
+// A restarted node's catch-up, reported after its fault ended, is kept
+// with the fault; a pause with no catch-up event says not seen (-1).
+func TestFaultCatchUp(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	ev := func(s int, d string) Event {
+		return Event{At: t0.Add(time.Duration(s) * time.Second), Kind: "perturbation", Detail: d}
+	}
+	got := FaultsOf([]Event{ev(1, "kill validator3"), ev(5, "start validator3"), ev(9, "caught-up 4.2s validator3"),
+		ev(10, "pause full0"), ev(12, "continue full0"), ev(13, "latency x2 all"), ev(15, "latency-restore all")})
+	if len(got) != 3 || got[0].CatchUp != 4.2 || got[1].CatchUp != -1 || got[2].What != "latency x2" || got[2].CatchUp != 0 || got[2].End.IsZero() {
+		t.Errorf("faults %+v", got)
+	}
+}

@@ -77,6 +77,8 @@ type WAN struct {
 	Zones     map[string]string `json:"zones,omitempty"` // node -> zone
 	Jitter    float64           `json:"jitter"`          // share of the delay
 	Loss      float64           `json:"loss_pct"`
+	// BandwidthMbit caps each node's sending to the others (0: none).
+	BandwidthMbit float64 `json:"bandwidth_mbit,omitempty"`
 }
 
 // An Event is something done to or seen in the testnet during a run (a

@@ -54,6 +54,8 @@ type Testnet struct {
 	UniformDelay Duration          `toml:"uniform_delay"`
 	Jitter       float64           `toml:"jitter"`
 	Loss         float64           `toml:"loss"`
+	// BandwidthMbit caps what each node sends to the other nodes (0: no cap).
+	BandwidthMbit float64 `toml:"bandwidth_mbit"`
 	// NetemBackend: "auto" (tc netem where the kernel has it, else
 	// nfqueue), "tc" or "nfqueue".
 	NetemBackend string  `toml:"netem_backend"`
@@ -77,7 +79,7 @@ type Testnet struct {
 
 // Emulated says whether the testnet emulates a WAN (zones or a delay).
 func (t Testnet) Emulated() bool {
-	return len(t.Zones) > 0 || len(t.NodeZones) > 0 || t.UniformDelay > 0
+	return len(t.Zones) > 0 || len(t.NodeZones) > 0 || t.UniformDelay > 0 || t.BandwidthMbit > 0
 }
 
 // ZoneOf returns the zone of each node by name: node_zones, else the

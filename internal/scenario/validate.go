@@ -445,6 +445,9 @@ func (s *Scenario) validateWAN(c *checker) {
 	if t.Loss < 0 || t.Loss > 100 {
 		c.fail("testnet.loss", "%g: a percentage, from 0 to 100", t.Loss)
 	}
+	if t.BandwidthMbit < 0 || t.BandwidthMbit > 100_000 {
+		c.fail("testnet.bandwidth_mbit", "%g: from 0 (no cap) to 100000", t.BandwidthMbit)
+	}
 	if t.UniformDelay < 0 || t.UniformDelay > Duration(10*time.Second) {
 		c.fail("testnet.uniform_delay", "%s: from 0 to 10s", t.UniformDelay.D())
 	}
@@ -456,6 +459,9 @@ func (s *Scenario) validateWAN(c *checker) {
 	}
 	if t.UniformDelay > 0 && (len(t.Zones) > 0 || len(t.NodeZones) > 0) {
 		c.fail("testnet.uniform_delay", "give either a uniform delay or zones, not both")
+	}
+	if !(len(t.Zones) > 0 || len(t.NodeZones) > 0) {
+		return // a uniform delay or a bandwidth cap: no table
 	}
 	table, err := s.LatencyTable()
 	if err != nil {
