@@ -252,3 +252,27 @@ duration = "20s"
 		t.Error("conservation law broken")
 	}
 }
+
+// TestNetnsNeedsRoot: as an unprivileged user the netns provider stops
+// with a message that says what to do, and leaves nothing.
+func TestNetnsNeedsRoot(t *testing.T) {
+	needRoot(t)
+	dir, err := os.MkdirTemp("", "chainperf-noroot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	exe := filepath.Join(dir, "chainperf")
+	data, _ := os.ReadFile(binary)
+	os.WriteFile(exe, data, 0o755)
+	scn := filepath.Join(dir, "s.toml")
+	os.WriteFile(scn, []byte("[testnet]\nprovider = \"netns\"\nvalidators = 1\nfull_nodes = 0\n"), 0o644)
+	cmd := exec.Command(exe, "testnet", "up", "-f", scn)
+	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+filepath.Join(dir, "reg"), "HOME="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "needs root: run chainperf as root, or use [testnet] provider = \"process\"") {
+		t.Errorf("as nobody: exit %d, %v\n%s", code, err, out)
+	}
+}
