@@ -129,9 +129,21 @@ duration = "5s"
 
 // TestNetnsCleanup: Ctrl-C of a foreground netns testnet removes its
 // namespaces, links and processes; after a SIGKILL, `chainperf clean`
-// does.
+// does; a testnet whose nodes die at start (a failure) leaves nothing.
 func TestNetnsCleanup(t *testing.T) {
 	needRoot(t)
+	t.Run("failure", func(t *testing.T) {
+		before := netnsState(t)
+		scn := filepath.Join(t.TempDir(), "s.toml")
+		os.WriteFile(scn, []byte("[testnet]\nprovider = \"netns\"\nvalidators = 2\nfull_nodes = 0\nbinary = \"/bin/false\"\n"), 0o644)
+		out, code := cli(t, t.TempDir(), "testnet", "up", "-f", scn)
+		if code != 2 || !strings.Contains(out, "exited") {
+			t.Errorf("nodes that die: exit %d\n%s", code, out)
+		}
+		if now := netnsState(t); len(now) != len(before) {
+			t.Errorf("left behind: %v (before: %v)", now, before)
+		}
+	})
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			before := netnsState(t)
