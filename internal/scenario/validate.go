@@ -364,8 +364,8 @@ func (s *Scenario) validateObserve(c *checker) {
 		if p.At < 0 {
 			c.fail(path+".at", "cannot be negative")
 		}
-		if total := s.Load.Length(); total > 0 && p.At.D() >= total {
-			c.fail(path+".at", "%s is past the end of the %s load phase", p.At.D(), total)
+		if total, phase := s.ShortestPhase(); total > 0 && p.At.D() >= total {
+			c.fail(path+".at", "%s is past the end of the %s %s phase (profiles are taken in every phase)", p.At.D(), total, phase)
 		}
 		if p.Kind == "cpu" && (p.Seconds < 1 || p.Seconds > 300) {
 			c.fail(path+".seconds", "%d: a cpu profile lasts 1 to 300 seconds", p.Seconds)
@@ -378,7 +378,7 @@ func (s *Scenario) validateObserve(c *checker) {
 
 func (s *Scenario) validatePerturbations(c *checker) {
 	nodes := s.Testnet.NodeNames()
-	total := s.Load.Length()
+	total, phase := s.ShortestPhase()
 	for i, p := range s.Perturbations {
 		path := fmt.Sprintf("perturbation[%d]", i)
 		kinds := PerturbationKinds
@@ -425,7 +425,7 @@ func (s *Scenario) validatePerturbations(c *checker) {
 			c.fail(path+".duration", "a %s lasts some time: give a positive duration", p.Kind)
 		}
 		if total > 0 && p.At.D()+p.Duration.D() >= total {
-			c.fail(path+".at", "at %s + duration %s ends after the %s load phase", p.At.D(), p.Duration.D(), total)
+			c.fail(path+".at", "at %s + duration %s ends after the %s %s phase (perturbations happen in every phase)", p.At.D(), p.Duration.D(), total, phase)
 		}
 	}
 }
@@ -516,6 +516,30 @@ func (s *Scenario) checkGroups(c *checker, path string, groups [][]string, nodes
 			in[n] = gi
 		}
 	}
+}
+
+// ShortestPhase returns the length of the experiment's shortest load
+// phase and its kind: perturbations and profiles happen in every phase,
+// so they must fit in that one.
+func (s *Scenario) ShortestPhase() (time.Duration, string) {
+	var best time.Duration
+	var kind string
+	for _, k := range s.Experiment.Kind {
+		d := s.Load.Length()
+		switch k {
+		case "sweep":
+			d = s.Experiment.CellDuration.D()
+		case "find-max":
+			d = s.Experiment.FindMaxDuration.D()
+		}
+		if kind == "" || d < best {
+			best, kind = d, k
+		}
+	}
+	if kind == "" {
+		return s.Load.Length(), "load"
+	}
+	return best, kind
 }
 
 // NodeNames returns the names the testnet's nodes will have.
