@@ -118,7 +118,7 @@ drain_timeout = "10s"
 		t.Errorf("bisect from a missing ref: exit %d\n%s", code, out)
 	}
 	out, code = cli(t, reg, "run", scenarioFor("broken"), "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
-	if code != 2 || !strings.Contains(out, "go build . at") || !strings.Contains(out, "undefined: nosuchthing") {
+	if code != 2 || !strings.Contains(out, "go build . at") || !strings.Contains(out, "undefined: nosuchthing") || strings.Contains(out, "stored in") {
 		t.Errorf("run of a commit that does not build: exit %d; want 2 with the compiler's output\n%s", code, out)
 	}
 	if out, _ := cli(t, reg, "runs", "list", "--db", db); strings.Count(out, "\n") != stored {

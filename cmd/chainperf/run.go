@@ -62,6 +62,9 @@ input or an error.`,
 				Phase: func(p string) { live.End(); fmt.Fprintf(out, "== %s\n", p) },
 			})
 			live.End()
+			if _, err := st.Run(cmd.Context(), r.ID); err != nil && runErr != nil {
+				return runErr // it stopped before it began (a failed build): nothing to report
+			}
 			series, err := st.Series(cmd.Context(), r.ID)
 			if err != nil {
 				return err
