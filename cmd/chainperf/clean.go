@@ -17,7 +17,9 @@ func cleanCmd() *cobra.Command {
 gone (a SIGKILL, a crash), removes the temp dirs chainperf made for them and
 their registry entries. Only processes recorded in state files are
 signalled, and only when their PID and start time both match the record.
-Detached testnets that still run are kept unless --all is given.`,
+Detached testnets that still run are kept unless --all is given; --all also
+removes chainperf network namespaces (cpXXXXXX-N) that no state file of this
+registry knows and in which no process runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			left, errs := process.Clean(cmd.Context(), all)
@@ -34,6 +36,6 @@ Detached testnets that still run are kept unless --all is given.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&all, "all", false, "also take down detached testnets that still run")
+	cmd.Flags().BoolVar(&all, "all", false, "also take down detached testnets that still run, and unknown idle chainperf namespaces")
 	return cmd
 }

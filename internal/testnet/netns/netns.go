@@ -213,6 +213,17 @@ func Namespaces(ctx context.Context, tag string) ([]string, error) {
 	return nss, nil
 }
 
+// Busy says whether a process runs in any namespace tagged tag.
+func Busy(ctx context.Context, tag string) bool {
+	nss, _ := Namespaces(ctx, tag)
+	for _, ns := range nss {
+		if out, err := ip(ctx, "netns", "pids", ns); err != nil || strings.TrimSpace(out) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // SetLink cuts (up false) or restores node i's link to the bridge.
 func (n Net) SetLink(ctx context.Context, i int, up bool) error {
 	state := "down"

@@ -111,9 +111,11 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 		out = append(out, Leftover{ID: st.ID, Dir: st.Dir, Stopped: StopRecorded(ctx, st)})
 		Remove(st)
 	}
-	// Namespaces of testnets no state file records any more (a harness
-	// killed before it saved one): nothing else can own them.
-	if os.Geteuid() == 0 {
+	// With all: namespaces no state file of this registry records and in
+	// which no process runs (every testnet saves its state before making
+	// its namespaces, so these come from another registry or an older
+	// chainperf; without all they are left alone).
+	if all && os.Geteuid() == 0 {
 		known := map[string]bool{}
 		for _, st := range states {
 			known[netns.Tag(st.ID)] = true
@@ -124,7 +126,7 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 		}
 		for _, ns := range nss {
 			tag, _, _ := strings.Cut(ns, "-")
-			if known[tag] {
+			if known[tag] || netns.Busy(ctx, tag) {
 				continue
 			}
 			known[tag] = true
