@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -31,6 +30,21 @@ func netnsState(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// readSummary reads the summary.json of the one run under reports.
+func readSummary(t *testing.T, reports string) results.Run {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(reports, "*", "summary.json"))
+	if len(dirs) != 1 {
+		t.Fatalf("%d summaries under %s; want 1", len(dirs), reports)
+	}
+	data, _ := os.ReadFile(dirs[0])
+	var r results.Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func needRoot(t *testing.T) {
@@ -84,12 +98,7 @@ duration = "5s"
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(tmp, "reports", "*", "summary.json"))
-	data, _ := os.ReadFile(dirs[0])
-	var r results.Run
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readSummary(t, filepath.Join(tmp, "reports"))
 	at := map[string]time.Time{}
 	for _, e := range r.Events {
 		what, _, _ := strings.Cut(e.Detail, " ")
@@ -154,37 +163,10 @@ func TestNetnsCleanup(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			before := netnsState(t)
 			reg := t.TempDir()
-			scn := filepath.Join(t.TempDir(), "s.toml")
-			os.WriteFile(scn, []byte("[testnet]\nprovider = \"netns\"\nvalidators = 2\nfull_nodes = 0\n"), 0o644)
-			cmd := exec.Command(binary, "testnet", "up", "-f", scn)
-			cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
-			stdout, _ := cmd.StdoutPipe()
-			cmd.Stderr = cmd.Stdout
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-			var dir string
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				line := sc.Text()
-				if strings.HasPrefix(line, "testnet ") && strings.Contains(line, " in ") {
-					dir = strings.TrimSuffix(strings.Fields(line)[3], ",")
-				}
-				if strings.HasPrefix(line, "following heights") {
-					break
-				}
-			}
-			if dir == "" {
-				t.Fatal("harness never printed its testnet dir")
-			}
+			cmd, dir := upForeground(t, reg, "[testnet]\nprovider = \"netns\"\nvalidators = 2\nfull_nodes = 0\n")
 			if now := netnsState(t); len(now) <= len(before) {
 				t.Fatalf("no namespaces while the testnet runs: %v", now)
 			}
-			go func() {
-				for sc.Scan() {
-				}
-			}()
 			cmd.Process.Signal(sig)
 			cmd.Wait()
 			if sig == syscall.SIGKILL {
@@ -237,12 +219,7 @@ duration = "20s"
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(tmp, "reports", "*", "summary.json"))
-	data, _ := os.ReadFile(dirs[0])
-	var r results.Run
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readSummary(t, filepath.Join(tmp, "reports"))
 	if r.WAN == nil || r.WAN.Backend == "" || r.WAN.Zones["validator2"] != "tokyo" {
 		t.Fatalf("run's WAN %+v", r.WAN)
 	}

@@ -55,6 +55,43 @@ func cli(t *testing.T, registry string, args ...string) (string, int) {
 	return string(out), code
 }
 
+// upForeground starts `chainperf testnet up` on the scenario text with
+// registry reg, waits until it follows heights and returns it with its
+// testnet dir; its output is drained from then on, and it is killed when
+// the test ends.
+func upForeground(t *testing.T, reg, scenarioText string) (*exec.Cmd, string) {
+	t.Helper()
+	scn := filepath.Join(t.TempDir(), "s.toml")
+	os.WriteFile(scn, []byte(scenarioText), 0o644)
+	cmd := exec.Command(binary, "testnet", "up", "-f", scn)
+	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var dir string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "testnet ") && strings.Contains(line, " in ") {
+			dir = strings.TrimSuffix(strings.Fields(line)[3], ",")
+		}
+		if strings.HasPrefix(line, "following heights") {
+			break
+		}
+	}
+	if dir == "" {
+		t.Fatal("harness never printed its testnet dir")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return cmd, dir
+}
+
 // nodeProcs lists the live processes whose command line mentions dir.
 func nodeProcs(t *testing.T, dir string) []int {
 	t.Helper()
@@ -167,38 +204,10 @@ func TestForegroundInterruptAndKill(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			reg := t.TempDir()
-			scn := filepath.Join(t.TempDir(), "s.toml")
-			os.WriteFile(scn, []byte("[testnet]\nvalidators = 2\nfull_nodes = 0\n"), 0o644)
-			cmd := exec.Command(binary, "testnet", "up", "-f", scn)
-			cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
-			stdout, _ := cmd.StdoutPipe()
-			cmd.Stderr = cmd.Stdout
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-			var dir string
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				line := sc.Text()
-				if strings.HasPrefix(line, "testnet ") && strings.Contains(line, " in ") {
-					dir = strings.Fields(line)[3]
-					dir = strings.TrimSuffix(dir, ",")
-				}
-				if strings.HasPrefix(line, "following heights") {
-					break
-				}
-			}
-			if dir == "" {
-				t.Fatal("harness never printed its testnet dir")
-			}
+			cmd, dir := upForeground(t, reg, "[testnet]\nvalidators = 2\nfull_nodes = 0\n")
 			if n := len(nodeProcs(t, dir)); n != 2 {
 				t.Fatalf("%d node processes running; want 2", n)
 			}
-			go func() {
-				for sc.Scan() {
-				}
-			}()
 			cmd.Process.Signal(sig)
 			cmd.Wait()
 			if sig == syscall.SIGKILL {

@@ -28,7 +28,6 @@ type Spec struct {
 type Binary struct {
 	Path   string
 	Commit string // full commit hash
-	Cached bool   // reused from an earlier build
 }
 
 // CacheDir is where binaries are kept: $CHAINPERF_BUILD_CACHE, else the
@@ -62,7 +61,7 @@ func Build(ctx context.Context, s Spec, cache string) (*Binary, error) {
 	key := sha256.Sum256([]byte(s.Package + "\x00" + strings.Join(s.Flags, "\x00")))
 	out := filepath.Join(cache, commit+"-"+hex.EncodeToString(key[:4]), "node")
 	if st, err := os.Stat(out); err == nil && st.Mode().IsRegular() {
-		return &Binary{Path: out, Commit: commit, Cached: true}, nil
+		return &Binary{Path: out, Commit: commit}, nil
 	}
 	root, err := git(ctx, s.Dir, "rev-parse", "--show-toplevel")
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/aclements/go-moremath/stats"
+
+	"github.com/chainperf/chainperf/internal/results"
 )
 
 // Verdicts.
@@ -74,7 +76,7 @@ func Judge(f Figure, base, cand []float64, threshold float64) Row {
 		r.Verdict = Missing
 		return r
 	}
-	r.BaseMed, r.CandMed = median(base), median(cand)
+	r.BaseMed, r.CandMed = results.SpreadOf(base).Median, results.SpreadOf(cand).Median
 	switch {
 	case f.Points:
 		r.Change, r.ChangeIn = 100*(r.CandMed-r.BaseMed), "pp"
@@ -99,15 +101,6 @@ func Judge(f Figure, base, cand []float64, threshold float64) Row {
 		r.Verdict = Regressed
 	}
 	return r
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // A Result is a whole comparison.

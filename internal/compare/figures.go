@@ -67,7 +67,7 @@ func Describe(name string) Figure {
 func FromRun(r *results.Run, series []observe.Sample) Values {
 	v := Values{Run: r.ID, Scenario: r.Scenario, Figures: map[string]float64{}}
 	if p := r.Main(); p != nil {
-		v.Kind, _, _ = strings.Cut(p.Name, " ")
+		v.Kind = p.KindOf()
 		v.Model, v.Workload = p.Model, p.Workload
 		f := p.Figures
 		v.Figures["committed tx/s"] = f.CommittedTPS

@@ -55,7 +55,8 @@ type Progress struct {
 	Interval time.Duration
 	// Name is the experiment phase ("steady 1/1", "find-max"); MempoolMax
 	// the largest mempool of any node at the last scrape (-1: not known).
-	// Drive leaves both to the caller.
+	// Drive knows neither: it leaves Name empty and MempoolMax -1 for the
+	// caller to fill.
 	Name       string
 	MempoolMax float64
 }

@@ -196,7 +196,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		}
 		endPerturb := perturb(ctx, net, phaseStart, s.Perturbations, event)
 		rotations := make(chan []results.Rotation, 1)
-		if plan.rotate {
+		if plan.kind == "rotate" {
 			go func() {
 				rotations <- rotate(ctx, net, phaseStart, plan.load.Length(), s.Experiment.CatchupTimeout.D(), event)
 			}()
@@ -215,7 +215,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			Progress: progress, Log: o.Log,
 		})
 		perr := endPerturb()
-		if plan.rotate {
+		if plan.kind == "rotate" {
 			// The rotations may outlast the load; each is bounded by
 			// catchup_timeout.
 			o.Phase("rotations finishing")
@@ -225,7 +225,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			r.Profiles = append(r.Profiles, profiles()...)
 		}
 		if p != nil {
-			p.Name = plan.name
+			p.Name, p.Kind = plan.name, plan.kind
 			r.Phases = append(r.Phases, p)
 		}
 		for _, n := range t.Nodes {
@@ -247,7 +247,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		if i >= len(r.Phases) {
 			break
 		}
-		if plan.findMax {
+		if plan.kind == "find-max" {
 			pid := s.Load.PID
 			r.FindMax = results.FindMaxOf(r.Phases[i], pid.Hold, pid.Target.D(), pid.MaxRate)
 		}
@@ -265,9 +265,8 @@ type phasePlan struct {
 	name             string
 	load             scenario.Load
 	warmup, cooldown time.Duration
+	kind             string        // steady, sweep, find-max, rotate
 	pause            time.Duration // before it, after the previous phase drained
-	findMax          bool          // its result is the run's find-max
-	rotate           bool          // rotating nodes come and go during it
 }
 
 // planPhases lists an experiment's load phases, kind after kind: steady
@@ -285,22 +284,22 @@ func planPhases(s *scenario.Scenario) []phasePlan {
 				for _, rate := range e.Rates {
 					l := s.Load
 					l.Model, l.Connections, l.Rate, l.Duration = "connections", c, rate, e.CellDuration
-					out = append(out, phasePlan{name: fmt.Sprintf("sweep c=%d r=%g", c, rate), load: l, pause: e.Pause.D()})
+					out = append(out, phasePlan{name: fmt.Sprintf("sweep c=%d r=%g", c, rate), kind: kind, load: l, pause: e.Pause.D()})
 				}
 			}
 		case "steady":
 			for i := 0; i < e.Repeats; i++ {
-				out = append(out, phasePlan{name: fmt.Sprintf("steady %d/%d", i+1, e.Repeats), load: s.Load,
+				out = append(out, phasePlan{name: fmt.Sprintf("steady %d/%d", i+1, e.Repeats), kind: kind, load: s.Load,
 					warmup: e.Warmup.D(), cooldown: e.Cooldown.D(), pause: e.Pause.D()})
 			}
 		case "find-max":
 			l := s.Load
 			l.Model, l.Duration = "pid", e.FindMaxDuration
-			out = append(out, phasePlan{name: "find-max", load: l, warmup: e.FindMaxSettle.D(), cooldown: e.Cooldown.D(),
-				pause: e.Pause.D(), findMax: true})
+			out = append(out, phasePlan{name: "find-max", kind: kind, load: l, warmup: e.FindMaxSettle.D(), cooldown: e.Cooldown.D(),
+				pause: e.Pause.D()})
 		case "rotate":
-			out = append(out, phasePlan{name: "rotate", load: s.Load, warmup: e.Warmup.D(), cooldown: e.Cooldown.D(),
-				pause: e.Pause.D(), rotate: true})
+			out = append(out, phasePlan{name: "rotate", kind: kind, load: s.Load, warmup: e.Warmup.D(), cooldown: e.Cooldown.D(),
+				pause: e.Pause.D()})
 		}
 	}
 	return out

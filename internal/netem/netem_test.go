@@ -76,26 +76,7 @@ var rttRe = regexp.MustCompile(`= [\d.]+/([\d.]+)/`)
 // TestNFQueueDelayAccuracy: between two namespaces, ping's RTT is twice
 // the one-way delay within 5 % or 2 ms, for 10, 50 and 150 ms.
 func TestNFQueueDelayAccuracy(t *testing.T) {
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root for network namespaces")
-	}
-	for _, tool := range []string{"ip", "ping"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s", tool)
-		}
-	}
-	if _, err := iptables(); err != nil {
-		t.Skip(err)
-	}
-	ctx := context.Background()
-	nw, err := netns.Pick(fmt.Sprintf("tn-%06x", time.Now().UnixNano()&0xffffff), netns.DefaultRange)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := netns.Create(ctx, nw, 2); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { netns.Remove(context.Background(), nw.Tag) })
+	ctx, nw := twoHosts(t)
 	for _, ms := range []int{10, 50, 150} {
 		d := time.Duration(ms) * time.Millisecond
 		plan, _ := PlanFor(Uniform(d, 2), []string{"node0", "node1"}, 0, 0)
@@ -126,26 +107,7 @@ func TestNFQueueDelayAccuracy(t *testing.T) {
 // take 11.4 ms on the wire: the RTT grows by 22.8 ms (within 5 % or 2 ms)
 // over the same ping through the daemon with no cap.
 func TestNFQueueBandwidth(t *testing.T) {
-	if os.Geteuid() != 0 || testing.Short() {
-		t.Skip("needs root for network namespaces")
-	}
-	for _, tool := range []string{"ip", "ping"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("no %s", tool)
-		}
-	}
-	if _, err := iptables(); err != nil {
-		t.Skip(err)
-	}
-	ctx := context.Background()
-	nw, err := netns.Pick(fmt.Sprintf("tn-%06x", time.Now().UnixNano()&0xffffff), netns.DefaultRange)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := netns.Create(ctx, nw, 2); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { netns.Remove(context.Background(), nw.Tag) })
+	ctx, nw := twoHosts(t)
 	rtt := func(bandwidth float64) float64 {
 		plan, _ := PlanFor(Uniform(0, 2), []string{"node0", "node1"}, 0, 0)
 		plan.Bandwidth = bandwidth
@@ -171,6 +133,33 @@ func TestNFQueueBandwidth(t *testing.T) {
 	if want, got := 2*1428*8/1e3, capped-base; math.Abs(got-want) > math.Max(0.05*want, 2) {
 		t.Errorf("the cap added %.2f ms; want %.1f", got, want)
 	}
+}
+
+// twoHosts makes two emulated hosts for the test (skipping it without
+// root, ip, ping or iptables) and removes them when it ends.
+func twoHosts(t *testing.T) (context.Context, netns.Net) {
+	t.Helper()
+	if os.Geteuid() != 0 || testing.Short() {
+		t.Skip("needs root for network namespaces")
+	}
+	for _, tool := range []string{"ip", "ping"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	if _, err := iptables(); err != nil {
+		t.Skip(err)
+	}
+	ctx := context.Background()
+	nw, err := netns.Pick(fmt.Sprintf("tn-%06x", time.Now().UnixNano()&0xffffff), netns.DefaultRange)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := netns.Create(ctx, nw, 2); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { netns.Remove(context.Background(), nw.Tag) })
+	return ctx, nw
 }
 
 func clearRules(t *testing.T, nw netns.Net) {

@@ -32,7 +32,6 @@ type Daemon struct {
 	plan   atomic.Pointer[Plan]
 	cancel context.CancelFunc
 	queues []*nfqueue.Nfqueue
-	errs   atomic.Int64 // verdicts the kernel refused
 }
 
 // The queue number used in every namespace (queues are per namespace).
@@ -100,10 +99,10 @@ func StartNFQueue(ctx context.Context, nw netns.Net, n int, plan *Plan) (_ *Daem
 				return 0
 			}
 			id := *a.PacketID
-			link := Link{}
+			plan, link := d.plan.Load(), Link{}
 			if a.Payload != nil && len(*a.Payload) >= 20 {
 				if j, ok := addrs[netip.AddrFrom4([4]byte((*a.Payload)[16:20]))]; ok {
-					link = d.plan.Load().Links[from][j]
+					link = plan.Links[from][j]
 				}
 			}
 			if link.Loss > 0 && rand.Float64() < link.Loss {
@@ -116,7 +115,7 @@ func StartNFQueue(ctx context.Context, nw netns.Net, n int, plan *Plan) (_ *Daem
 			}
 			// A capped link sends one packet after the other: each waits
 			// for those before it, then takes size/bandwidth.
-			if bw := d.plan.Load().Bandwidth; bw > 0 && a.Payload != nil && len(*a.Payload) >= 4 {
+			if bw := plan.Bandwidth; bw > 0 && a.Payload != nil && len(*a.Payload) >= 4 {
 				size := float64(binary.BigEndian.Uint16((*a.Payload)[2:4]))
 				now := time.Now()
 				free = maxTime(free, now).Add(time.Duration(size * 8 / bw * float64(time.Second)))
@@ -143,10 +142,10 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
+// verdict tells the kernel what to do with packet id. An error means the
+// packet is gone (its namespace or the daemon closed): nothing to do.
 func (d *Daemon) verdict(nf *nfqueue.Nfqueue, id uint32, v int) {
-	if err := nf.SetVerdict(id, v); err != nil {
-		d.errs.Add(1)
-	}
+	_ = nf.SetVerdict(id, v)
 }
 
 // SetPlan changes the delays from now on (a latency perturbation).

@@ -101,11 +101,3 @@ func Effects(faults []Fault, phases []*Phase) []Fault {
 	}
 	return out
 }
-
-func (f Fault) String() string {
-	rec := "no block after it"
-	if f.Recovery >= 0 {
-		rec = fmt.Sprintf("first block %.1f s after its end", f.Recovery)
-	}
-	return fmt.Sprintf("%s %s: %d blocks while it held, longest gap %.1f s, %s", f.What, f.Nodes, f.Blocks, f.LongestGap, rec)
-}

@@ -15,6 +15,7 @@ import (
 // generator's report and the figures derived from them.
 type Phase struct {
 	Name      string          `json:"name"` // "steady 1/1", "sweep c=2 r=400"
+	Kind      string          `json:"kind"` // the experiment kind that ran it: steady, sweep, find-max, rotate
 	RunID     string          `json:"run_id"`
 	Model     string          `json:"model"`
 	Workload  string          `json:"workload"`
@@ -28,6 +29,16 @@ type Phase struct {
 	Blocks    []observe.Block `json:"blocks,omitempty"`
 	Followed  bool            `json:"followed"`
 	Figures   Figures         `json:"figures"`
+}
+
+// KindOf returns the phase's experiment kind (for runs stored before
+// phases recorded it: the first word of its name).
+func (p *Phase) KindOf() string {
+	if p.Kind != "" {
+		return p.Kind
+	}
+	k, _, _ := strings.Cut(p.Name, " ")
+	return k
 }
 
 // Status is where a run stands; the values are also the database values.
@@ -128,7 +139,7 @@ type Check struct {
 // on purpose, so it is not where a steady criterion belongs.
 func (r *Run) Main() *Phase {
 	for i := len(r.Phases) - 1; i >= 0; i-- {
-		if n := r.Phases[i].Name; strings.HasPrefix(n, "steady") || n == "rotate" {
+		if k := r.Phases[i].KindOf(); k == "steady" || k == "rotate" {
 			return r.Phases[i]
 		}
 	}

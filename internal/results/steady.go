@@ -3,7 +3,6 @@ package results
 import (
 	"math"
 	"sort"
-	"strings"
 )
 
 // A Spread is the median of a figure over repeats, with its range and
@@ -53,7 +52,7 @@ type Steady struct {
 func SteadyOf(phases []*Phase) *Steady {
 	var tps, p50, p99 []float64
 	for _, p := range phases {
-		if !strings.HasPrefix(p.Name, "steady") {
+		if p.KindOf() != "steady" {
 			continue
 		}
 		tps = append(tps, p.Figures.CommittedTPS)

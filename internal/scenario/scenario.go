@@ -8,7 +8,6 @@ package scenario
 import (
 	_ "embed"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -194,8 +193,6 @@ func (k Kinds) Has(kind string) bool {
 	}
 	return false
 }
-
-func (k Kinds) String() string { return strings.Join(k, "+") }
 
 // UnmarshalTOML takes a string or an array of strings.
 func (k *Kinds) UnmarshalTOML(v *unstable.Node) error {
