@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.1.2
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
+	github.com/btcsuite/btcd/btcutil v1.1.6
 	github.com/cometbft/cometbft v0.38.19
 	github.com/florianl/go-nfqueue/v2 v2.0.1
 	github.com/google/pprof v0.0.0-20240409012703-83162a5b38cd
@@ -20,6 +21,7 @@ require (
 	github.com/valyala/fasthttp v1.58.0
 	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.15.2
+	google.golang.org/protobuf v1.36.5
 	modernc.org/sqlite v1.34.5
 )
 
@@ -115,7 +117,6 @@ require (
 	golang.org/x/text v0.22.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20241202173237-19429a94021a // indirect
 	google.golang.org/grpc v1.70.0 // indirect
-	google.golang.org/protobuf v1.36.5 // indirect
 	gopkg.in/ini.v1 v1.67.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	modernc.org/libc v1.55.3 // indirect
