@@ -13,7 +13,17 @@ require (
 	github.com/spf13/cobra v1.9.1
 )
 
-require github.com/btcsuite/btcd/btcutil v1.1.6 // indirect
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.1.2 // indirect
+	github.com/andybalholm/brotli v1.1.1 // indirect
+	github.com/btcsuite/btcd/btcutil v1.1.6 // indirect
+	github.com/florianl/go-nfqueue/v2 v2.0.1 // indirect
+	github.com/josharian/native v1.1.0 // indirect
+	github.com/mdlayher/netlink v1.7.2 // indirect
+	github.com/mdlayher/socket v0.4.1 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	github.com/valyala/fasthttp v1.58.0 // indirect
+)
 
 require (
 	cosmossdk.io/collections v1.2.1 // indirect

@@ -136,8 +136,19 @@ func describeModel(s *scenario.Scenario) string {
 	if err != nil {
 		return s.Load.Model
 	}
-	w, _ := load.WorkloadFrom(s.Workload, "")
-	return fmt.Sprintf("%s, %s", m, w)
+	return fmt.Sprintf("%s, %s", m, describeWorkload(s))
+}
+
+// describeWorkload says what one tx is.
+func describeWorkload(s *scenario.Scenario) string {
+	if w := s.Workload; w.IsCosmos() {
+		return fmt.Sprintf("%s (%s) from %d wallets", w.Kind, w.Mode, s.Testnet.Cosmos.Wallets)
+	}
+	w, err := load.WorkloadFrom(s.Workload, "")
+	if err != nil {
+		return err.Error()
+	}
+	return w.String()
 }
 
 // describeLoad says what a run's experiment does, kind after kind.
@@ -146,7 +157,7 @@ func describeLoad(s *scenario.Scenario) string {
 	if err != nil {
 		return s.Load.Model
 	}
-	w, _ := load.WorkloadFrom(s.Workload, "")
+	w := describeWorkload(s)
 	e := s.Experiment
 	var parts []string
 	for _, k := range e.Kind {

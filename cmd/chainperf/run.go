@@ -155,5 +155,8 @@ func printRun(out io.Writer, r *results.Run, paths []string) {
 	if len(r.Rotations) > 0 {
 		fmt.Fprintf(out, "  rotate:     %s\n", report.RotationSummary(r.Rotations))
 	}
+	if c := r.Cosmos; c != nil && c.Balances != nil {
+		fmt.Fprintf(out, "  balances:   %s\n", report.BalanceSummary(c.Balances))
+	}
 	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,9 +32,14 @@ type DriveOptions struct {
 	Follow   []string // RPC URLs to read blocks from, in order of preference; nil: no block follower
 	Load     scenario.Load
 	Workload scenario.Workload
-	Warmup   time.Duration // left out of the window figures at the start
-	Cooldown time.Duration // left out at the end
-	Drain    time.Duration // wait at most this long for accepted txs to land
+	// Made, if set, is the workload to send (one that keeps state from
+	// phase to phase, as a Cosmos workload's sequences); else Workload's
+	// section is built into a fresh one.
+	Made     load.Workload
+	OnCommit func(h load.Hash, code uint32) // our txs as blocks show them
+	Warmup   time.Duration                  // left out of the window figures at the start
+	Cooldown time.Duration                  // left out at the end
+	Drain    time.Duration                  // wait at most this long for accepted txs to land
 	// Progress, if set, is called about once a second while load runs and
 	// while the run drains.
 	Progress func(Progress)
@@ -73,9 +79,16 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	if err != nil {
 		return nil, err
 	}
-	wl, err := load.WorkloadFrom(o.Workload, o.RunID)
-	if err != nil {
-		return nil, err
+	wl := o.Made
+	if wl == nil {
+		if wl, err = load.WorkloadFrom(o.Workload, o.RunID); err != nil {
+			return nil, err
+		}
+	}
+	if p, ok := wl.(load.Preparer); ok {
+		if err := p.Prepare(ctx, phaseBound(model)); err != nil {
+			return nil, err
+		}
 	}
 	pid, feedback := model.(*load.PID)
 	if feedback && len(o.Follow) == 0 {
@@ -106,7 +119,7 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	followCtx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopFollow()
 	var follower *observe.Follower
-	feed := &blockFeed{Ledger: ledger, start: start}
+	feed := &blockFeed{Ledger: ledger, start: start, onCommit: o.OnCommit}
 	if feedback {
 		feed.pid = pid
 	}
@@ -199,6 +212,30 @@ type blockFeed struct {
 	// sends and refusals counted at the previous block
 	sent, rejected int64
 	last           atomic.Int64 // last interval, ns
+	onCommit       func(load.Hash, uint32)
+}
+
+// MaxPrepared bounds the txs a workload readies for one phase.
+const MaxPrepared = 5_000_000
+
+// phaseBound is how many txs a phase of model sends at most, for a
+// workload that readies them before: what a schedule asks for, the pid
+// model's cap x length; 0 when there is no bound (closed loop).
+func phaseBound(m load.RateModel) int {
+	due := m.Due(m.Length())
+	if pid, ok := m.(*load.PID); ok {
+		due = pid.Max * m.Length().Seconds()
+	}
+	if _, ok := m.(load.Max); ok {
+		due = 0
+	}
+	if _, ok := m.(load.Users); ok {
+		due = 0
+	}
+	if math.IsNaN(due) || due <= 0 {
+		return 0
+	}
+	return int(min(math.Ceil(due)+1, MaxPrepared))
 }
 
 func (f *blockFeed) interval() time.Duration { return time.Duration(f.last.Load()) }
@@ -207,6 +244,9 @@ func (f *blockFeed) Committed(h load.Hash, height int64, code uint32, seen time.
 	lat, ours := f.Ledger.Committed(h, height, code, seen)
 	if ours {
 		f.slowest = max(f.slowest, lat)
+		if f.onCommit != nil {
+			f.onCommit(h, code)
+		}
 	}
 	return lat, ours
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/sdkchain"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/netns"
 	"github.com/chainperf/chainperf/internal/testnet/process"
@@ -43,6 +44,8 @@ type Net struct {
 	// Shaper applies the emulated WAN's delays (nil: none); WAN says what.
 	Shaper netem.Shaper
 	WAN    *results.WAN
+	// Chain is the Cosmos SDK chain's setup (nil for kvstore).
+	Chain *sdkchain.Chain
 }
 
 // Up plans, sets up and starts a testnet. On error nothing is left behind:
@@ -78,6 +81,14 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 		}
 	}
 
+	var sdkd string
+	if spec.Chain == "cosmos" {
+		logf := func(format string, args ...any) { o.Log.Info(fmt.Sprintf(format, args...)) }
+		if sdkd, err = sdkchain.Find(ctx, spec.Cosmos.Binary, logf); err != nil {
+			return nil, err
+		}
+	}
+
 	unlock, err := testnet.LockPorts()
 	if err != nil {
 		return nil, err
@@ -92,6 +103,9 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	}
 	t := testnet.New(spec, id, dir, process.Host, base)
 	t.AddRotating(o.Rotating)
+	if sdkd != "" {
+		t.Binary, t.Args = sdkd, spec.Cosmos.StartArgs
+	}
 	if emulated {
 		nw, err := netns.Pick(id, spec.Subnet)
 		if err != nil {
@@ -118,6 +132,13 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 		process.Remove(st)
 		return nil, err
 	}
+	var chain *sdkchain.Chain
+	if sdkd != "" {
+		if chain, err = sdkchain.Setup(ctx, t, sdkd, spec.Cosmos); err != nil {
+			process.Remove(st)
+			return nil, err
+		}
+	}
 	if emulated {
 		// Recorded in the state first: `chainperf clean` finds it if the
 		// harness dies from here on.
@@ -132,7 +153,7 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	if o.Detach {
 		popts = append(popts, process.Detached())
 	}
-	n := &Net{Testnet: t, Provider: process.New(t, o.Exe, popts...), State: st}
+	n := &Net{Testnet: t, Provider: process.New(t, o.Exe, popts...), State: st, Chain: chain}
 	defer func() {
 		if err != nil {
 			n.Down(context.WithoutCancel(ctx))

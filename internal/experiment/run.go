@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/build"
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -41,6 +44,9 @@ type RunOptions struct {
 func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run, error) {
 	if o.Phase == nil {
 		o.Phase = func(string) {}
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
 	}
 	r := &results.Run{
 		ID: NewRunID(), Scenario: s.Name, Text: string(s.Text), Labels: o.Labels, Status: results.StatusRunning,
@@ -166,6 +172,15 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			follow = append(follow, n.Endpoint().RPC)
 		}
 	}
+	var cw *cosmos.Workload
+	if net.Chain != nil {
+		if cw, err = cosmosWorkload(s, net, targets, o.Log); err != nil {
+			return err
+		}
+		r.Versions.Node = net.Chain.Binary
+		r.Cosmos = &results.Cosmos{Binary: net.Chain.Binary, Wallets: net.Chain.Funding.Wallets, GenesisBytes: net.Chain.Funding.Bytes,
+			GenesisSecs: net.Chain.GenesisTime.Seconds(), Workload: cw.String()}
+	}
 	plans := planPhases(s)
 	for i, plan := range plans {
 		if i > 0 && plan.pause > 0 {
@@ -208,12 +223,16 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 				o.Progress(p)
 			}
 		}
-		p, err := Drive(ctx, DriveOptions{
+		do := DriveOptions{
 			OnBlock: onBlock,
 			RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: targets, Follow: follow, Load: plan.load, Workload: s.Workload,
 			Warmup: plan.warmup, Cooldown: plan.cooldown, Drain: s.Experiment.DrainTimeout.D(),
 			Progress: progress, Log: o.Log,
-		})
+		}
+		if cw != nil {
+			do.Made, do.OnCommit = cw, cw.Committed
+		}
+		p, err := Drive(ctx, do)
 		perr := endPerturb()
 		if plan.kind == "rotate" {
 			// The rotations may outlast the load; each is bounded by
@@ -252,12 +271,59 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 			r.FindMax = results.FindMaxOf(r.Phases[i], pid.Hold, pid.Target.D(), pid.MaxRate)
 		}
 	}
+	if cw != nil && len(r.Crashed) == 0 {
+		o.Phase("balance check")
+		b, err := cw.Verify(ctx, follow, s.Testnet.Cosmos.Bech32Prefix, s.Experiment.DrainTimeout.D())
+		if err != nil {
+			return fmt.Errorf("balance check: %w", err)
+		}
+		r.Cosmos.Balances, r.Cosmos.Stats = b, cw.Stats()
+		o.Log.Info("balance check", "result", b.String())
+	}
 	r.Steady = results.SteadyOf(r.Phases)
 	r.Faults = results.Effects(results.FaultsOf(r.Events), r.Phases)
 	if s.Experiment.Kind.Has("sweep") {
 		r.Sweep = results.Saturation(r.Phases, s.Experiment.SaturationShare, s.Experiment.LatencyBlowup)
 	}
 	return nil
+}
+
+// cosmosWorkload makes the run's Cosmos workload over the funded wallets:
+// one for all phases, since sequences carry over.
+func cosmosWorkload(s *scenario.Scenario, net *Net, targets []string, log *slog.Logger) (*cosmos.Workload, error) {
+	w, cs := s.Workload, s.Testnet.Cosmos
+	wallets := net.Chain.Wallets
+	if w.Accounts > 0 {
+		wallets = wallets[:w.Accounts]
+	}
+	pick := func(seed uint64) (load.Selector, error) {
+		if w.Selection == "zipf" {
+			return load.NewZipf(len(wallets), w.ZipfShift, w.ZipfExponent, seed)
+		}
+		return load.Uniform{N: len(wallets), Seed: seed}, nil
+	}
+	senders, err := pick(w.Seed)
+	if err != nil {
+		return nil, err
+	}
+	receivers, err := pick(w.Seed ^ 0x9e3779b97f4a7c15)
+	if err != nil {
+		return nil, err
+	}
+	chainID := net.Testnet.ChainID
+	if w.ChainID != "" {
+		chainID = w.ChainID
+	}
+	fee := uint64(w.Fee)
+	if w.Fee < 0 {
+		fee = uint64(math.Ceil(float64(w.GasLimit) * cs.GasPrice))
+	}
+	return cosmos.NewWorkload(cosmos.WorkloadConfig{
+		Kind: w.Kind, Live: w.Mode == "live", ChainID: chainID, Denom: cs.Denom,
+		Amount: uint64(w.Amount), Outputs: w.Outputs, GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance),
+		Senders: senders, Receivers: receivers, Targets: len(targets), RPCs: targets,
+		Logf: func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) },
+	}, wallets)
 }
 
 // A phasePlan is one load phase of an experiment.

@@ -261,7 +261,11 @@ func (g *Generator) sender(client *fasthttp.Client, jobs <-chan job) {
 		if j.n > 1 {
 			body = append(body, ']')
 		}
-		target := g.cfg.Targets[(j.seq/uint64(g.cfg.Batch))%uint64(len(g.cfg.Targets))]
+		pick := j.seq / uint64(g.cfg.Batch)
+		if r, ok := g.cfg.Workload.(Router); ok {
+			pick = uint64(r.Route(j.seq))
+		}
+		target := g.cfg.Targets[pick%uint64(len(g.cfg.Targets))]
 		req.SetRequestURI(target)
 		req.SetBodyRaw(body)
 		started := time.Now()
@@ -277,9 +281,13 @@ func (g *Generator) sender(client *fasthttp.Client, jobs <-chan job) {
 				errMsg = "unreadable answer: " + err.Error()
 			}
 		}
+		observer, _ := g.cfg.Workload.(Observer)
 		for i, h := range hashes {
 			if errMsg != "" {
 				g.ledger.Sent(h, intended[i], started, SendError, errMsg)
+				if observer != nil {
+					observer.Sent(j.seq+uint64(i), SendError, errMsg)
+				}
 				continue
 			}
 			o, why := SendError, "no answer for this tx in the batch"
@@ -291,6 +299,9 @@ func (g *Generator) sender(client *fasthttp.Client, jobs <-chan job) {
 				}
 			}
 			g.ledger.Sent(h, intended[i], started, o, why)
+			if observer != nil {
+				observer.Sent(seq, o, why)
+			}
 		}
 		if j.done != nil {
 			j.done <- struct{}{}

@@ -250,7 +250,22 @@ func (l *Ledger) Close() {
 
 // reasonKey shortens an error message to its kind, so that "mempool is
 // full: number of txs 5000 (max: 5000)" counts with its peers.
+// A CheckTx refusal keeps its code and the last part of its log, where the
+// Cosmos SDK writes the error's kind ("...: insufficient funds").
 func reasonKey(s string) string {
+	if rest, ok := strings.CutPrefix(s, "CheckTx code "); ok {
+		code, log, _ := strings.Cut(rest, ": ")
+		if i := strings.LastIndex(log, ": "); i >= 0 {
+			log = log[i+2:]
+		}
+		if log = strings.TrimSpace(log); len(log) > 60 || strings.ContainsAny(log, "0123456789") {
+			log = "" // a detail, not a kind
+		}
+		if log == "" {
+			return "CheckTx code " + code
+		}
+		return "CheckTx code " + code + ": " + log
+	}
 	if i := strings.IndexAny(s, ":("); i > 0 {
 		s = s[:i]
 	}

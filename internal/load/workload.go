@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -13,6 +14,23 @@ type Workload interface {
 	// must be safe for concurrent use and, in steady state, not allocate.
 	Append(buf []byte, seq uint64) []byte
 	String() string
+}
+
+// A Preparer readies a workload for a phase of at most n txs before it
+// starts (a Cosmos workload signs them all then).
+type Preparer interface {
+	Prepare(ctx context.Context, n int) error
+}
+
+// An Observer hears how the send of each tx ended.
+type Observer interface {
+	Sent(seq uint64, o Outcome, why string)
+}
+
+// A Router pins each tx to one of the targets (a wallet's txs to one node,
+// so that its sequence numbers never race across mempools).
+type Router interface {
+	Route(seq uint64) int
 }
 
 // KVStore makes txs for CometBFT's kvstore app: "KEY=VALUE". Without
@@ -73,6 +91,9 @@ func WorkloadFrom(w scenario.Workload, runID string) (Workload, error) {
 			}
 		}
 		return k, nil
+	}
+	if w.IsCosmos() {
+		return nil, fmt.Errorf("workload %q sends from wallets funded in a genesis chainperf writes: use `chainperf run` with testnet.chain = \"cosmos\"", w.Kind)
 	}
 	return nil, fmt.Errorf("unknown workload %q", w.Kind)
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/chainperf/chainperf/internal/cosmos"
 
 	"github.com/chainperf/chainperf/internal/results"
 )
@@ -92,6 +93,9 @@ func experimentTables(r *results.Run) []table {
 		}
 		out = append(out, table{Title: "Faults", Note: "What the chain did while each perturbation held, by when chainperf saw each block.", Rows: rows})
 	}
+	if c := r.Cosmos; c != nil {
+		out = append(out, table{Title: "Cosmos SDK chain", Note: c.Workload + ".", Rows: cosmosRows(c)})
+	}
 	if len(r.Rotations) > 0 {
 		out = append(out, table{Title: "Rotating nodes", Note: RotationSummary(r.Rotations) + ".", Rows: rotationRows(r.Rotations)})
 	}
@@ -103,4 +107,35 @@ type table struct {
 	Title string
 	Note  string
 	Rows  [][]string
+}
+
+// BalanceSummary says in one line whether the wallets' funds add up.
+func BalanceSummary(b *cosmos.Balances) string {
+	verdict := "conserved"
+	if !b.Conserved {
+		verdict = "NOT conserved"
+	}
+	return fmt.Sprintf("%s: %d wallets hold %d + %d fees paid = %d funded? %d %s; %d of %d checked wallets match the committed txs",
+		verdict, b.Wallets, b.Held, b.FeesPaid, b.Funded, b.Held+b.FeesPaid, b.Denom, b.Checked-b.Mismatched, b.Checked)
+}
+
+func cosmosRows(c *results.Cosmos) [][]string {
+	rows := [][]string{{"what", "value"},
+		{"chain binary", c.Binary},
+		{"wallets funded in genesis", fmt.Sprint(c.Wallets)},
+		{"genesis: derive and fund wallets", fmt.Sprintf("%.2f s, genesis file %.1f MB", c.GenesisSecs, float64(c.GenesisBytes)/1e6)},
+		{"txs signed", fmt.Sprintf("%d (pregeneration %.2f s; %d signed live past it)", c.Stats.Signed, c.Stats.PregenSecs, c.Stats.SignedLive)},
+		{"sequence repairs", fmt.Sprint(c.Stats.Repairs)},
+		{"senders passed over for want of funds", fmt.Sprint(c.Stats.SkippedPoor)},
+	}
+	if b := c.Balances; b != nil {
+		rows = append(rows,
+			[]string{"balances", BalanceSummary(b)},
+			[]string{"fee collector holds", fmt.Sprintf("%d %s", b.FeeCollector, b.Denom)},
+			[]string{"txs committed / failed in a block", fmt.Sprintf("%d / %d", b.Committed, b.Failed)})
+		for _, e := range b.Examples {
+			rows = append(rows, []string{"mismatch", e})
+		}
+	}
+	return rows
 }

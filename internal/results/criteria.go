@@ -35,6 +35,15 @@ func Evaluate(r *Run, c scenario.Criteria) {
 		}
 		add("rotating nodes that did not catch up", "<=", 0, float64(late))
 	}
+	if r.Cosmos != nil && r.Cosmos.Balances != nil {
+		b := r.Cosmos.Balances
+		lost := 0.0
+		if !b.Conserved {
+			lost = 1
+		}
+		add("wallet funds not conserved (held + fees != funded)", "<=", 0, lost)
+		add("wallets whose balance disagrees with the committed txs", "<=", 0, float64(b.Mismatched))
+	}
 	if p != nil {
 		if c.MinCommittedTPS > 0 {
 			add("committed tx/s", ">=", c.MinCommittedTPS, p.Figures.CommittedTPS)

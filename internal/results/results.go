@@ -77,6 +77,7 @@ type Run struct {
 	Rotations []Rotation        `json:"rotations,omitempty"`
 	Faults    []Fault           `json:"faults,omitempty"`
 	WAN       *WAN              `json:"wan,omitempty"`
+	Cosmos    *Cosmos           `json:"cosmos,omitempty"`
 	ReportDir string            `json:"report_dir,omitempty"`
 }
 

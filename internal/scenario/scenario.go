@@ -8,6 +8,7 @@ package scenario
 import (
 	_ "embed"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -74,6 +75,28 @@ type Testnet struct {
 	// Build, when its Dir is set, makes the node binary from a Go source
 	// tree at a git ref (instead of Binary).
 	Build Build `toml:"build"`
+	// Chain is what the nodes run: "kvstore" (CometBFT's kvstore app) or
+	// "cosmos" (a Cosmos SDK chain, described by Cosmos).
+	Chain  string `toml:"chain"`
+	Cosmos Cosmos `toml:"cosmos"`
+}
+
+// Cosmos describes a Cosmos SDK chain and the wallets funded in its genesis.
+type Cosmos struct {
+	// Binary is "" for chainperf's test chain (chainperf-sdkd, found or
+	// built), else the path of an SDK chain binary (gaiad, simd, ...).
+	Binary       string   `toml:"binary"`
+	StartArgs    []string `toml:"start_args"`
+	Denom        string   `toml:"denom"`
+	Bech32Prefix string   `toml:"bech32_prefix"`
+	// GasPrice is every node's minimum gas price, in denom per unit of gas.
+	GasPrice float64 `toml:"gas_price"`
+	// Stake is each validator's self-delegation per unit of voting power.
+	Stake int64 `toml:"stake"`
+	// Wallets are derived from Seed and funded with WalletBalance each.
+	Wallets       int    `toml:"wallets"`
+	WalletBalance int64  `toml:"wallet_balance"`
+	Seed          string `toml:"seed"`
 }
 
 // Emulated says whether the testnet emulates a WAN (zones or a delay).
@@ -112,7 +135,22 @@ type Workload struct {
 	ZipfShift    float64 `toml:"zipf_shift"`
 	ZipfExponent float64 `toml:"zipf_exponent"`
 	Seed         uint64  `toml:"seed"`
+	// Cosmos workloads: Mode "pregenerate" (every tx signed before its
+	// phase) or "live" (signed when due, sequences repaired); Amount sent
+	// to each receiver, Outputs receivers of a multisend, gas limit and fee
+	// (-1: gas_limit x testnet.cosmos.gas_price, rounded up).
+	Mode     string `toml:"mode"`
+	Amount   int64  `toml:"amount"`
+	Outputs  int    `toml:"outputs"`
+	GasLimit int64  `toml:"gas_limit"`
+	Fee      int64  `toml:"fee"`
+	// ChainID signs for another chain ID than the testnet's ("": its own),
+	// to see how the chain refuses such txs.
+	ChainID string `toml:"chain_id"`
 }
+
+// IsCosmos says whether the workload sends Cosmos SDK transactions.
+func (w Workload) IsCosmos() bool { return strings.HasPrefix(w.Kind, "cosmos-") }
 
 // Load describes the load shape: the rate model and how txs are sent.
 type Load struct {

@@ -75,6 +75,17 @@ func TestParseErrors(t *testing.T) {
 		{"perturb after the run", "[[perturbation]]\nkind = \"pause\"\nnodes = [\"full0\"]\nat = \"25s\"\nduration = \"10s\"\n", "ends after the 30s steady phase"},
 		{"partition on processes", "[[perturbation]]\nkind = \"partition\"\nnodes = [\"full0\"]\n", "network fault"},
 		{"pause without duration", "[[perturbation]]\nkind = \"pause\"\nnodes = [\"full0\"]\nat = \"5s\"\n", "give a positive duration"},
+		{"cosmos workload on kvstore", "[workload]\nkind = \"cosmos-send\"\n", `f.toml:2: workload.kind: "cosmos-send" needs a Cosmos SDK chain: set testnet.chain = "cosmos"`},
+		{"kvstore workload on cosmos", "[testnet]\nchain = \"cosmos\"\n", `workload.kind: "kvstore" sends kvstore txs, which a Cosmos SDK chain rejects`},
+		{"chain misspelled", "[testnet]\nchain = \"cosmoss\"\n", `f.toml:2: testnet.chain: "cosmoss" is not one of kvstore, cosmos (did you mean "cosmos"?)`},
+		{"one wallet", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nwallets = 1\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.wallets: 1: must be from 2"},
+		{"bad denom", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\ndenom = \"1x\"\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.denom"},
+		{"missing sdk binary", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nbinary = \"/nonexistent/gaiad\"\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.binary: node binary /nonexistent/gaiad not found"},
+		{"cosmos mode", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\nmode = \"pregen\"\n", `f.toml:5: workload.mode: "pregen" is not one of pregenerate, live`},
+		{"cosmos batch", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\n[load]\nbatch = 10\n", "f.toml:6: load.batch: 10: Cosmos workloads send one tx per request"},
+		{"cosmos accounts past wallets", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nwallets = 10\n[workload]\nkind = \"cosmos-multisend\"\naccounts = 20\n", "f.toml:7: workload.accounts: 20"},
+		{"multisend outputs", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-multisend\"\noutputs = 0\n", "f.toml:5: workload.outputs: 0: must be from 1 to 1000"},
+		{"negative gas", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\ngas_limit = -5\n", "f.toml:5: workload.gas_limit"},
 		{"tiny observe interval", "[observe]\ninterval = \"1ms\"\n", "f.toml:2: observe.interval: 1ms: must be from 100ms to 1m"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

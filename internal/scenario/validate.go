@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -20,7 +21,9 @@ import (
 // Known values of the enumerated keys.
 var (
 	Providers       = []string{"process", "netns"}
-	WorkloadKinds   = []string{"kvstore"}
+	WorkloadKinds   = []string{"kvstore", "cosmos-send", "cosmos-multisend"}
+	Chains          = []string{"kvstore", "cosmos"}
+	CosmosModes     = []string{"pregenerate", "live"}
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}
@@ -141,8 +144,18 @@ func (s *Scenario) validate(l lines) []error {
 		}
 	}
 
+	c.oneOf("testnet.chain", t.Chain, Chains)
+	if t.Chain == "cosmos" {
+		s.validateCosmos(c)
+	}
+
 	w := &s.Workload
 	c.oneOf("workload.kind", w.Kind, WorkloadKinds)
+	if w.IsCosmos() {
+		s.validateCosmosWorkload(c)
+	} else if t.Chain == "cosmos" {
+		c.fail("workload.kind", "%q sends kvstore txs, which a Cosmos SDK chain rejects: use cosmos-send or cosmos-multisend", w.Kind)
+	}
 	if w.TxSize < 64 || w.TxSize > 1<<20 {
 		c.fail("workload.tx_size", "%d: must be from 64 to 1048576 bytes", w.TxSize)
 	}
@@ -554,6 +567,80 @@ func (t Testnet) NodeNames() []string {
 		}
 	}
 	return out
+}
+
+// MaxWallets bounds the wallets funded in genesis.
+const MaxWallets = 10_000_000
+
+var (
+	denomRE  = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$`)
+	prefixRE = regexp.MustCompile(`^[a-z]{1,40}$`)
+)
+
+func (s *Scenario) validateCosmos(c *checker) {
+	t, cs := &s.Testnet, &s.Testnet.Cosmos
+	if t.Binary != "" || t.Build.Dir != "" {
+		c.fail("testnet.binary", "a Cosmos SDK chain names its binary in testnet.cosmos.binary")
+	}
+	if cs.Binary != "" {
+		if err := checkBinary(cs.Binary); err != nil {
+			c.fail("testnet.cosmos.binary", "%v", err)
+		}
+	}
+	if len(cs.StartArgs) == 0 {
+		c.fail("testnet.cosmos.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
+	}
+	if !denomRE.MatchString(cs.Denom) {
+		c.fail("testnet.cosmos.denom", "%q: 3 to 128 characters, a letter first, then letters, digits, '/', ':', '.', '_' or '-'", cs.Denom)
+	}
+	if !prefixRE.MatchString(cs.Bech32Prefix) {
+		c.fail("testnet.cosmos.bech32_prefix", "%q: 1 to 40 lowercase letters", cs.Bech32Prefix)
+	}
+	if !(cs.GasPrice >= 0) || cs.GasPrice > 1e9 {
+		c.fail("testnet.cosmos.gas_price", "%g: must be from 0 to 1e9", cs.GasPrice)
+	}
+	if cs.Stake < 1 {
+		c.fail("testnet.cosmos.stake", "%d: must be at least 1", cs.Stake)
+	}
+	if cs.Wallets < 2 || cs.Wallets > MaxWallets {
+		c.fail("testnet.cosmos.wallets", "%d: must be from 2 (a sender and a receiver) to %d", cs.Wallets, MaxWallets)
+	}
+	if cs.WalletBalance < 1 {
+		c.fail("testnet.cosmos.wallet_balance", "%d: must be at least 1", cs.WalletBalance)
+	}
+	if cs.Seed == "" {
+		c.fail("testnet.cosmos.seed", "give a seed: the wallets are derived from it")
+	}
+}
+
+func (s *Scenario) validateCosmosWorkload(c *checker) {
+	w, cs := &s.Workload, &s.Testnet.Cosmos
+	if s.Testnet.Chain != "cosmos" {
+		c.fail("workload.kind", "%q needs a Cosmos SDK chain: set testnet.chain = \"cosmos\"", w.Kind)
+		return
+	}
+	c.oneOf("workload.mode", w.Mode, CosmosModes)
+	if w.Amount < 1 {
+		c.fail("workload.amount", "%d: must be at least 1", w.Amount)
+	}
+	if w.Kind == "cosmos-multisend" && (w.Outputs < 1 || w.Outputs > 1000) {
+		c.fail("workload.outputs", "%d: must be from 1 to 1000", w.Outputs)
+	}
+	if w.GasLimit < 1 {
+		c.fail("workload.gas_limit", "%d: must be at least 1", w.GasLimit)
+	}
+	if w.Fee < -1 {
+		c.fail("workload.fee", "%d: -1 (gas_limit x gas_price) or an amount of %s", w.Fee, cs.Denom)
+	}
+	if w.Accounts == 1 || w.Accounts > cs.Wallets {
+		c.fail("workload.accounts", "%d: 0 (all %d wallets) or from 2 to testnet.cosmos.wallets", w.Accounts, cs.Wallets)
+	}
+	if len(w.ChainID) > 50 {
+		c.fail("workload.chain_id", "%q: at most 50 characters", w.ChainID)
+	}
+	if s.Load.Batch > 1 {
+		c.fail("load.batch", "%d: Cosmos workloads send one tx per request, so that each wallet's txs reach its one node in order", s.Load.Batch)
+	}
 }
 
 func checkBinary(path string) error {

@@ -119,6 +119,16 @@ func (t *Testnet) writeHome(n *Node, g *types.GenesisDoc) error {
 	return writeFile(func() { config.WriteConfigFile(filepath.Join(n.Home, "config", "config.toml"), cfg) })
 }
 
+// WriteConfig writes n's config.toml again, over what a chain's own init
+// command wrote.
+func (t *Testnet) WriteConfig(n *Node) error {
+	cfg, err := t.NodeConfig(n)
+	if err != nil {
+		return err
+	}
+	return writeFile(func() { config.WriteConfigFile(filepath.Join(n.Home, "config", "config.toml"), cfg) })
+}
+
 // validatorKey is the validator key, or for other nodes a key of their own
 // (CometBFT loads one on every node).
 func (n *Node) validatorKey() ed25519.PrivKey {

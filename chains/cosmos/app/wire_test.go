@@ -14,6 +14,7 @@ import (
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	"github.com/cosmos/cosmos-sdk/types/tx"
 	"github.com/cosmos/cosmos-sdk/types/tx/signing"
+	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
 
 	"github.com/chainperf/chainperf/chains/cosmos/app"
@@ -34,6 +35,12 @@ func TestWireFormatIsTheSDKs(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Number = 300
+	if want := sdk.AccAddress((&sdksecp.PubKey{Key: w.PubKey}).Address()).String(); w.Address != want {
+		t.Fatalf("address %s, the SDK says %s", w.Address, want)
+	}
+	if want := authtypes.NewModuleAddress("fee_collector").String(); cosmos.ModuleAddress("cosmos", "fee_collector") != want {
+		t.Fatalf("fee collector %s, the SDK says %s", cosmos.ModuleAddress("cosmos", "fee_collector"), want)
+	}
 	to, _ := cosmos.Derive("wire", 8, "cosmos")
 	to2, _ := cosmos.Derive("wire", 9, "cosmos")
 	coin := cosmos.Coin{Denom: "stake", Amount: 12345}

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// cosmosRun runs a scenario on chainperf's Cosmos SDK test chain (built
+// from chains/cosmos the first time) and returns its exit code, output and
+// summary.
+func cosmosRun(t *testing.T, scenarioText string) (int, string, results.Run) {
+	t.Helper()
+	tmp := t.TempDir()
+	scn := filepath.Join(tmp, "cosmos.toml")
+	if err := os.WriteFile(scn, []byte(scenarioText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reports := filepath.Join(tmp, "reports")
+	out, code := cli(t, t.TempDir(), "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", reports)
+	if code != 0 && code != 1 {
+		t.Fatalf("chainperf run: exit %d\n%s", code, out)
+	}
+	return code, out, readSummary(t, reports)
+}
+
+// TestCosmosSendConservesBalances sends signed bank txs on a real SDK
+// chain in two phases (sequences carry over from one to the next) and
+// checks that every tx committed and every wallet's balance is what the
+// committed txs say.
+func TestCosmosSendConservesBalances(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a Cosmos SDK chain")
+	}
+	for _, kind := range []string{"cosmos-send", "cosmos-multisend"} {
+		t.Run(kind, func(t *testing.T) {
+			mode := map[string]string{"cosmos-send": "pregenerate", "cosmos-multisend": "live"}[kind]
+			code, out, r := cosmosRun(t, fmt.Sprintf(`name = "conserve"
+[testnet]
+validators = 2
+full_nodes = 1
+chain = "cosmos"
+[testnet.cosmos]
+wallets = 300
+gas_price = 0.001
+[workload]
+kind = %q
+mode = %q
+gas_limit = 150000
+[load]
+rate = 80
+duration = "6s"
+[experiment]
+kind = "steady"
+repeats = 2
+warmup = "1s"
+cooldown = "1s"
+pause = "1s"
+drain_timeout = "20s"
+[criteria]
+max_unresolved = 0
+max_rejected_share = 0.001
+`, kind, mode))
+			if code != 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			b := r.Cosmos.Balances
+			sent := 0
+			for _, p := range r.Phases {
+				sent += int(p.Ledger.Sent)
+				if p.Ledger.Fates[load.FateCommitted] != p.Ledger.Sent {
+					t.Errorf("phase %s: %d of %d txs committed: %v", p.Name, p.Ledger.Fates[load.FateCommitted], p.Ledger.Sent, p.Ledger.Reasons)
+				}
+			}
+			if len(r.Phases) != 2 || sent < 800 || b.Committed != sent || b.Failed != 0 {
+				t.Fatalf("%d phases, %d sent, balances %s", len(r.Phases), sent, b)
+			}
+			if !b.OK() || b.Checked != 300 || b.FeesPaid != uint64(sent)*150 || b.FeeCollector != b.FeesPaid {
+				t.Fatalf("balances: %s\n%v", b, b.Examples)
+			}
+			if !strings.Contains(out, "balances:   conserved") {
+				t.Fatalf("the summary does not show the balance check:\n%s", out)
+			}
+		})
+	}
+}
+
+const badCosmos = `name = "bad"
+[testnet]
+validators = 1
+full_nodes = 0
+chain = "cosmos"
+[testnet.cosmos]
+wallets = 20
+%s
+[workload]
+kind = "cosmos-send"
+%s
+[load]
+rate = 50
+duration = "4s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+cooldown = "0s"
+drain_timeout = "10s"
+`
+
+// TestCosmosBadInput: txs the chain refuses are counted, not a crash, and
+// funds stay conserved; a binary that is not an SDK chain and a genesis
+// too big for the machine are clear errors before anything starts.
+func TestCosmosBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a Cosmos SDK chain")
+	}
+	for _, tc := range []struct {
+		name, chain, workload string
+		reason                string // in the rejections ("": they fail in their block)
+		all                   bool   // every tx refused
+	}{
+		// CheckTx runs only the ante handler (fee, signature, sequence):
+		// a send the balance cannot cover fails in its block, code 5.
+		{"insufficient funds", "wallet_balance = 150", "amount = 100", "", false},
+		{"wrong chain id", "", `chain_id = "another-chain"`, "CheckTx code 4: unauthorized", true},
+		{"gas too low", "", "gas_limit = 1000", "CheckTx code 11: out of gas", true},
+		{"fee below the minimum gas price", "gas_price = 0.01", "fee = 1", "CheckTx code 13: insufficient fee", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, out, r := cosmosRun(t, fmt.Sprintf(badCosmos, tc.chain, tc.workload))
+			if r.Status != results.StatusComplete || len(r.Phases) != 1 || r.Cosmos == nil || r.Cosmos.Balances == nil {
+				t.Fatalf("status %s: %s\n%s", r.Status, r.Error, out)
+			}
+			l := r.Phases[0].Ledger
+			if tc.reason == "" {
+				if l.Fates[load.FateCommittedFailed] == 0 || l.Fates[load.FateCommitted] == 0 || r.Cosmos.Balances.Failed == 0 {
+					t.Fatalf("fates %v; want some committed and some failed in their block", l.Fates)
+				}
+				if b := r.Cosmos.Balances; !b.OK() || b.Checked == 20 {
+					t.Fatalf("balances: %s %v", b, b.Examples)
+				}
+				return
+			}
+			rejected := l.Fates[load.FateRejected]
+			if rejected == 0 || (tc.all && rejected != l.Sent) || !l.Balanced() {
+				t.Fatalf("%d of %d rejected: %v", rejected, l.Sent, l.Reasons)
+			}
+			found := false
+			for reason := range l.Reasons {
+				found = found || strings.Contains(reason, tc.reason)
+			}
+			if !found {
+				t.Fatalf("no rejection says %q: %v", tc.reason, l.Reasons)
+			}
+			if b := r.Cosmos.Balances; !b.OK() {
+				t.Fatalf("balances: %s %v", b, b.Examples)
+			}
+		})
+	}
+	t.Run("not an SDK chain", func(t *testing.T) {
+		tmp := t.TempDir()
+		scn := filepath.Join(tmp, "s.toml")
+		os.WriteFile(scn, []byte(fmt.Sprintf(badCosmos, fmt.Sprintf("binary = %q", binary), "")), 0o644)
+		out, code := cli(t, t.TempDir(), "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "r"))
+		if code != 2 || !strings.Contains(out, "is not a Cosmos SDK chain binary chainperf can set up") {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+	})
+	t.Run("genesis too big", func(t *testing.T) {
+		tmp := t.TempDir()
+		scn := filepath.Join(tmp, "s.toml")
+		os.WriteFile(scn, []byte(fmt.Sprintf(strings.Replace(badCosmos, "wallets = 20", "wallets = 10000000", 1), "", "")), 0o644)
+		out, code := cli(t, t.TempDir(), "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "r"))
+		if code != 2 || !strings.Contains(out, "each of 1 nodes loads the whole genesis") {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+	})
+}

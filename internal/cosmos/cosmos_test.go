@@ -1,0 +1,235 @@
+package cosmos
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// genesisOf is an SDK genesis with one validator account already funded.
+const genesisOf = `{"chain_id":"c","app_state":{"auth":{"params":{},"accounts":[
+ {"@type":"/cosmos.auth.v1beta1.BaseAccount","address":"cosmos1v","pub_key":null,"account_number":"0","sequence":"0"},
+ {"@type":"/cosmos.auth.v1beta1.BaseAccount","address":"cosmos1w","pub_key":null,"account_number":"0","sequence":"0"}]},
+ "bank":{"params":{},"balances":[{"address":"cosmos1v","coins":[{"denom":"stake","amount":"100"}]},{"address":"cosmos1w","coins":[{"denom":"stake","amount":"100"}]}],
+ "supply":[{"denom":"stake","amount":"200"}],"denom_metadata":[],"send_enabled":[]},"staking":{"x":1}}}`
+
+func TestFundGenesis(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "genesis.json")
+	if err := os.WriteFile(path, []byte(genesisOf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Wallets("s", 3, "cosmos", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := FundGenesis(path, ws, "stake", 1_000_000_000_000_000_000) // past int64 x 3: the supply is a big number
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Wallets != 3 || f.Bytes == 0 {
+		t.Fatalf("funding = %+v", f)
+	}
+	var g struct {
+		ChainID  string `json:"chain_id"`
+		AppState struct {
+			Auth struct {
+				Accounts []map[string]any `json:"accounts"`
+			} `json:"auth"`
+			Bank struct {
+				Balances []struct {
+					Address string `json:"address"`
+				} `json:"balances"`
+				Supply []struct{ Denom, Amount string } `json:"supply"`
+			} `json:"bank"`
+			Staking map[string]int `json:"staking"`
+		} `json:"app_state"`
+	}
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	a := g.AppState.Auth.Accounts
+	if len(a) != 5 || a[0]["account_number"] != "0" || a[1]["account_number"] != "1" || a[4]["account_number"] != "4" || a[4]["address"] != ws[2].Address {
+		t.Fatalf("accounts = %v", a)
+	}
+	if ws[0].Number != 2 || ws[2].Number != 4 {
+		t.Fatalf("wallet numbers %d, %d; want 2, 4", ws[0].Number, ws[2].Number)
+	}
+	if len(g.AppState.Bank.Balances) != 5 || g.AppState.Bank.Supply[0].Amount != "3000000000000000200" {
+		t.Fatalf("bank = %+v", g.AppState.Bank)
+	}
+	if g.ChainID != "c" || g.AppState.Staking["x"] != 1 {
+		t.Fatal("other genesis fields were not kept")
+	}
+	if err := os.WriteFile(path, []byte(`{"app_state":{"kvstore":{}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FundGenesis(path, ws, "stake", 1); err == nil || !strings.Contains(err.Error(), "is this a Cosmos SDK chain's genesis?") {
+		t.Fatalf("a genesis without auth: %v", err)
+	}
+}
+
+func TestWalletsAreDeterministic(t *testing.T) {
+	a, _ := Wallets("seed", 50, "cosmos", 10)
+	b, _ := Derive("seed", 37, "cosmos")
+	if a[37].Address != b.Address || a[37].Number != 47 || !strings.HasPrefix(b.Address, "cosmos1") {
+		t.Fatalf("wallet 37: %s #%d vs %s", a[37].Address, a[37].Number, b.Address)
+	}
+	if c, _ := Derive("other", 37, "cosmos"); c.Address == b.Address {
+		t.Fatal("another seed gives the same wallet")
+	}
+}
+
+func testWorkload(t testing.TB, n int, live bool) *Workload {
+	ws, err := Wallets("w", n, "cosmos", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorkload(WorkloadConfig{Kind: KindSend, Live: live, ChainID: "c", Denom: "stake", Amount: 1, GasLimit: 100000, Fee: 10,
+		Funded: 1000, Senders: load.Uniform{N: n, Seed: 1}, Receivers: load.Uniform{N: n, Seed: 2}, Targets: 3}, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestSequencesCarryOver checks that each wallet's txs get consecutive
+// sequences, that unsent txs give theirs back at the next phase, and that
+// a refused last tx does too.
+func TestSequencesCarryOver(t *testing.T) {
+	w := testWorkload(t, 5, false)
+	if err := w.Prepare(context.Background(), 100); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int32]uint64{}
+	for seq := uint64(0); seq < 60; seq++ {
+		tx := w.Append(nil, seq)
+		ref := w.seqs[seq]
+		if len(tx) == 0 || ref.nonce != seen[ref.from] {
+			t.Fatalf("tx %d of wallet %d has sequence %d, want %d", seq, ref.from, ref.nonce, seen[ref.from])
+		}
+		seen[ref.from]++
+		if got := w.Route(seq); got != int(ref.from)%3 {
+			t.Fatalf("tx %d routed to %d, its wallet %d to %d", seq, got, ref.from, ref.from%3)
+		}
+		w.Sent(seq, load.Accepted, "")
+	}
+	// The next phase starts where the 60 sent txs left each wallet.
+	if err := w.Prepare(context.Background(), 10); err != nil {
+		t.Fatal(err)
+	}
+	for i := range w.state {
+		if w.state[i].next != seen[int32(i)]+countFrom(w.seqs, int32(i)) {
+			t.Fatalf("wallet %d: next %d after the first phase's %d txs and %d new", i, w.state[i].next, seen[int32(i)], countFrom(w.seqs, int32(i)))
+		}
+	}
+	// A refused tx that was its wallet's last gives its sequence back.
+	last := w.seqs[9]
+	before := w.state[last.from].next
+	w.Append(nil, 9)
+	w.Sent(9, load.Rejected, "mempool is full")
+	if isLast := before == last.nonce+1; isLast && w.state[last.from].next != last.nonce {
+		t.Fatalf("refused last tx: next %d, want %d", w.state[last.from].next, last.nonce)
+	}
+	if w.Stats().Signed != 110 {
+		t.Fatalf("signed %d, want 110", w.Stats().Signed)
+	}
+}
+
+func countFrom(refs []txRef, from int32) uint64 {
+	n := uint64(0)
+	for _, r := range refs {
+		if r.from == from {
+			n++
+		}
+	}
+	return n
+}
+
+// TestLiveRepairsFromTheNodesWord checks that live mode takes the
+// sequence a node says it expected.
+func TestLiveRepairsFromTheNodesWord(t *testing.T) {
+	w := testWorkload(t, 4, true)
+	if err := w.Prepare(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	w.Append(nil, 0)
+	from := w.seqs[0].from
+	w.Sent(0, load.Rejected, "CheckTx code 32: account sequence mismatch, expected 7, got 0: incorrect account sequence")
+	if got := w.state[from].next; got != 7 {
+		t.Fatalf("next = %d after the node expected 7", got)
+	}
+	if w.Stats().Repairs != 1 {
+		t.Fatalf("repairs = %d", w.Stats().Repairs)
+	}
+}
+
+// TestLiveSkipsPoorSenders: a sender whose counted balance cannot pay is
+// passed over.
+func TestLiveSkipsPoorSenders(t *testing.T) {
+	w := testWorkload(t, 4, true)
+	for i := range w.state {
+		w.state[i].spent = 995 // 1000 funded, a tx costs 11
+	}
+	w.state[2].spent = 0
+	for seq := uint64(0); seq < 20; seq++ {
+		w.Append(nil, seq)
+		if f := w.seqs[seq].from; f != 2 && w.state[f].spent > 1000 {
+			t.Fatalf("tx %d sent from wallet %d, which cannot pay", seq, f)
+		}
+		w.Sent(seq, load.Accepted, "")
+	}
+	if w.Stats().SkippedPoor == 0 {
+		t.Fatal("no sender was passed over")
+	}
+}
+
+func BenchmarkSign(b *testing.B) {
+	ws, _ := Wallets("b", 2, "cosmos", 0)
+	spec := TxSpec{ChainID: "c", MsgURL: URLMsgSend, Msg: MsgSend(nil, ws[0].Address, ws[1].Address, Coin{"stake", 1}), Fee: Coin{"stake", 200}, GasLimit: 100000}
+	var x Builder
+	var out []byte
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		out, _ = x.Append(out[:0], &spec, &ws[0], uint64(i))
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tx/s")
+}
+
+// BenchmarkPregenerate100k signs 100,000 txs the way a phase does, on
+// every core.
+func BenchmarkPregenerate100k(b *testing.B) {
+	w := testWorkload(b, 10_000, false)
+	for b.Loop() {
+		if err := w.Prepare(context.Background(), 100_000); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(100_000*float64(b.N)/b.Elapsed().Seconds(), "tx/s")
+}
+
+// BenchmarkGenesis100k derives and funds 100,000 wallets in a genesis.
+func BenchmarkGenesis100k(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "genesis.json")
+	var size int64
+	for b.Loop() {
+		if err := os.WriteFile(path, []byte(genesisOf), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		ws, err := Wallets("g", 100_000, "cosmos", 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := FundGenesis(path, ws, "stake", 1_000_000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = f.Bytes
+	}
+	b.ReportMetric(float64(size)/1e6, "MB")
+}

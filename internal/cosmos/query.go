@@ -1,0 +1,170 @@
+package cosmos
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Query runs a gRPC query of the app through CometBFT's abci_query on the
+// node at rpc ("http://host:port") and returns the response message.
+func Query(ctx context.Context, c *http.Client, rpc, path string, req []byte) ([]byte, error) {
+	u := fmt.Sprintf("%s/abci_query?path=%s&data=0x%s", rpc, url.QueryEscape(strconv.Quote(path)), hex.EncodeToString(req))
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(r)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Result *struct {
+			Response struct {
+				Code  uint32 `json:"code"`
+				Log   string `json:"log"`
+				Value []byte `json:"value"`
+			} `json:"response"`
+		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+			Data    string `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", rpc, path, err)
+	}
+	switch {
+	case out.Error != nil:
+		return nil, fmt.Errorf("%s %s: %s %s", rpc, path, out.Error.Message, out.Error.Data)
+	case out.Result == nil:
+		return nil, fmt.Errorf("%s %s: answer without result", rpc, path)
+	case out.Result.Response.Code != 0:
+		return nil, fmt.Errorf("%s %s: code %d: %s", rpc, path, out.Result.Response.Code, out.Result.Response.Log)
+	}
+	return out.Result.Response.Value, nil
+}
+
+// fields reads the top-level fields of a message: varints as numbers,
+// length-delimited ones as bytes, the last of each field number winning
+// (repeated fields are read with each).
+func fields(b []byte, each func(num protowire.Number, v uint64, bs []byte)) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		switch typ {
+		case protowire.VarintType:
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			each(num, v, nil)
+			b = b[n:]
+		case protowire.BytesType:
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			each(num, 0, v)
+			b = b[n:]
+		default:
+			n := protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return protowire.ParseError(n)
+			}
+			b = b[n:]
+		}
+	}
+	return nil
+}
+
+// An Account is what the chain holds of an account's auth state.
+type Account struct {
+	Number, Sequence uint64
+}
+
+// QueryAccount reads an account's number and sequence (committed state).
+func QueryAccount(ctx context.Context, c *http.Client, rpc, address string) (Account, error) {
+	resp, err := Query(ctx, c, rpc, "/cosmos.auth.v1beta1.Query/Account", appendString(nil, 1, address))
+	if err != nil {
+		return Account{}, err
+	}
+	var anyMsg []byte
+	if err := fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+		if num == 1 {
+			anyMsg = b
+		}
+	}); err != nil {
+		return Account{}, err
+	}
+	var base []byte
+	if err := fields(anyMsg, func(num protowire.Number, _ uint64, b []byte) {
+		if num == 2 {
+			base = b
+		}
+	}); err != nil {
+		return Account{}, err
+	}
+	var a Account
+	err = fields(base, func(num protowire.Number, v uint64, _ []byte) {
+		switch num {
+		case 3:
+			a.Number = v
+		case 4:
+			a.Sequence = v
+		}
+	})
+	return a, err
+}
+
+// QueryBalance reads an address's balance of denom.
+func QueryBalance(ctx context.Context, c *http.Client, rpc, address, denom string) (uint64, error) {
+	resp, err := Query(ctx, c, rpc, "/cosmos.bank.v1beta1.Query/Balance", appendString(appendString(nil, 1, address), 2, denom))
+	if err != nil {
+		return 0, err
+	}
+	return coinIn(resp)
+}
+
+// QuerySupply reads the total supply of denom.
+func QuerySupply(ctx context.Context, c *http.Client, rpc, denom string) (uint64, error) {
+	resp, err := Query(ctx, c, rpc, "/cosmos.bank.v1beta1.Query/SupplyOf", appendString(nil, 1, denom))
+	if err != nil {
+		return 0, err
+	}
+	return coinIn(resp)
+}
+
+// coinIn reads the Coin in field 1 of a response.
+func coinIn(resp []byte) (uint64, error) {
+	var coin []byte
+	if err := fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+		if num == 1 {
+			coin = b
+		}
+	}); err != nil {
+		return 0, err
+	}
+	var amount string
+	if err := fields(coin, func(num protowire.Number, _ uint64, b []byte) {
+		if num == 2 {
+			amount = string(b)
+		}
+	}); err != nil {
+		return 0, err
+	}
+	if amount == "" {
+		return 0, nil
+	}
+	return strconv.ParseUint(amount, 10, 64)
+}

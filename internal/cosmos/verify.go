@@ -1,0 +1,196 @@
+package cosmos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// Balances is the balance check after a run: every wallet's balance read
+// from the chain against what the funded amounts and the committed txs
+// say it must be.
+type Balances struct {
+	Denom   string `json:"denom"`
+	Wallets int    `json:"wallets"`
+	Funded  uint64 `json:"funded"` // sum of the genesis balances
+	Held    uint64 `json:"held"`   // sum of the balances now
+	// FeesPaid is the fees of the committed txs (code 0); FeeCollector
+	// what the fee collector holds (chains without distribution keep
+	// every fee there).
+	FeesPaid     uint64 `json:"fees_paid"`
+	FeeCollector uint64 `json:"fee_collector"`
+	Committed    int    `json:"committed"` // txs with code 0
+	Failed       int    `json:"failed"`    // committed with code != 0
+	// Checked wallets had every tx that touched them commit with code 0 or
+	// not at all; Mismatched of those differ from the expected balance.
+	Checked    int      `json:"checked"`
+	Mismatched int      `json:"mismatched"`
+	Examples   []string `json:"examples,omitempty"`
+	// Conserved: held + fees paid = funded (exact; with failed txs their
+	// fees are unknown and the fee collector stands in for the fees).
+	Conserved bool `json:"conserved"`
+}
+
+// OK says whether nothing was lost.
+func (b *Balances) OK() bool { return b.Conserved && b.Mismatched == 0 }
+
+func (b *Balances) String() string {
+	return fmt.Sprintf("%d wallets: funded %d%s, held %d + fees %d (fee collector %d); %d committed, %d failed; %d of %d checked wallets mismatched",
+		b.Wallets, b.Funded, b.Denom, b.Held, b.FeesPaid, b.FeeCollector, b.Committed, b.Failed, b.Mismatched, b.Checked)
+}
+
+// Verify reads every wallet's balance from rpcs and checks it. Txs a node
+// accepted whose block the run did not see (the drain timed out) are first
+// waited for (empty mempools, up to wait) and looked up by hash.
+func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wait time.Duration) (*Balances, error) {
+	if err := w.settle(ctx, rpcs, wait); err != nil {
+		return nil, err
+	}
+	n := len(w.wallets)
+	expected := make([]int64, n) // change from the funded balance
+	touched := make([]bool, n)   // by a failed tx: not checked
+	b := &Balances{Denom: w.cfg.Denom, Wallets: n, Funded: w.cfg.Funded * uint64(n)}
+	w.mu.Lock()
+	for _, e := range w.effects {
+		switch {
+		case e.code == 0:
+			b.Committed++
+			b.FeesPaid += w.cfg.Fee
+			expected[e.from] -= int64(w.cost())
+			for _, r := range e.to {
+				expected[r] += int64(w.cfg.Amount)
+			}
+		case e.code > 0:
+			b.Failed++
+			touched[e.from] = true
+			for _, r := range e.to {
+				touched[r] = true
+			}
+		}
+	}
+	w.mu.Unlock()
+	held := make([]uint64, n)
+	errs := make(chan error, 16)
+	var wg sync.WaitGroup
+	for k := 0; k < 16; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := k; i < n; i += 16 {
+				v, err := QueryBalance(ctx, w.http, rpcs[i%len(rpcs)], w.wallets[i].Address, w.cfg.Denom)
+				if err != nil {
+					errs <- fmt.Errorf("balance of wallet %d: %w", i, err)
+					return
+				}
+				held[i] = v
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return nil, err
+	}
+	fc, err := QueryBalance(ctx, w.http, rpcs[0], ModuleAddress(prefix, "fee_collector"), w.cfg.Denom)
+	if err != nil {
+		return nil, err
+	}
+	b.FeeCollector = fc
+	for i := range held {
+		b.Held += held[i]
+		if touched[i] {
+			continue
+		}
+		b.Checked++
+		if want := int64(w.cfg.Funded) + expected[i]; int64(held[i]) != want {
+			b.Mismatched++
+			if len(b.Examples) < 5 {
+				b.Examples = append(b.Examples, fmt.Sprintf("wallet %d (%s): holds %d, committed txs say %d", i, w.wallets[i].Address, held[i], want))
+			}
+		}
+	}
+	if b.Failed == 0 {
+		b.Conserved = b.Held+b.FeesPaid == b.Funded
+	} else {
+		b.Conserved = b.Held+b.FeeCollector == b.Funded
+	}
+	return b, nil
+}
+
+// settle resolves accepted txs that no block showed: it waits until every
+// node's mempool is empty, then asks the tx index about each.
+func (w *Workload) settle(ctx context.Context, rpcs []string, wait time.Duration) error {
+	w.mu.Lock()
+	open := map[load.Hash]*effect{}
+	for h, e := range w.effects {
+		if e.accepted && e.code < 0 {
+			open[h] = e
+		}
+	}
+	w.mu.Unlock()
+	if len(open) == 0 {
+		return nil
+	}
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		busy := false
+		for _, rpc := range rpcs {
+			var r struct {
+				Result struct {
+					Total string `json:"total"`
+				} `json:"result"`
+			}
+			if err := getJSON(ctx, w.http, rpc+"/num_unconfirmed_txs", &r); err != nil || r.Result.Total != "0" {
+				busy = true
+			}
+		}
+		if !busy {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	for h, e := range open {
+		var r struct {
+			Result *struct {
+				TxResult struct {
+					Code uint32 `json:"code"`
+				} `json:"tx_result"`
+			} `json:"result"`
+		}
+		if err := getJSON(ctx, w.http, fmt.Sprintf("%s/tx?hash=0x%X", rpcs[0], h[:]), &r); err != nil {
+			return err
+		}
+		if r.Result != nil {
+			w.mu.Lock()
+			e.code = int64(r.Result.TxResult.Code)
+			w.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+func getJSON(ctx context.Context, c *http.Client, url string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", strings.SplitN(url, "?", 2)[0], err)
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package sdkchain
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// A Chain is what Setup made: the funded wallets and how long genesis took.
+type Chain struct {
+	Binary  string
+	Spec    scenario.Cosmos
+	Wallets []cosmos.Wallet
+	Funding cosmos.Funding
+	// GenesisTime is how long deriving and funding the wallets took.
+	GenesisTime time.Duration
+}
+
+// bytesPerWallet is about what one funded wallet costs a node in memory
+// while it loads genesis (JSON, decoded accounts and balances, the store).
+const bytesPerWallet = 3 << 10
+
+// CheckMemory refuses a genesis the machine cannot load on every node.
+func CheckMemory(wallets, nodes int) error {
+	avail, err := memAvailable()
+	if err != nil {
+		return nil // not Linux: no check
+	}
+	need := uint64(wallets) * uint64(nodes) * bytesPerWallet
+	if need > avail/2 {
+		return fmt.Errorf("testnet.cosmos.wallets = %d: each of %d nodes loads the whole genesis, about %.1f GiB in all, and this machine has %.1f GiB available; lower wallets or run fewer nodes",
+			wallets, nodes, float64(need)/(1<<30), float64(avail)/(1<<30))
+	}
+	return nil
+}
+
+func memAvailable() (uint64, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no MemAvailable in /proc/meminfo")
+}
+
+// Setup turns the CometBFT homes t.Setup wrote into homes of the SDK chain
+// at binary: `init` in each (keeping chainperf's node and validator keys
+// and config.toml), app.toml's minimum gas price with the API and gRPC
+// servers off, a key, genesis account and gentx per validator,
+// collect-gentxs, then the wallets funded in genesis, which every node gets.
+func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario.Cosmos) (*Chain, error) {
+	if err := CheckMemory(spec.Wallets, len(t.Nodes)); err != nil {
+		return nil, err
+	}
+	if err := checkSDK(ctx, binary); err != nil {
+		return nil, err
+	}
+	run := func(args ...string) ([]byte, error) { return cli(ctx, binary, args...) }
+	vals := t.ByRole(testnet.RoleValidator)
+	if len(vals) == 0 {
+		return nil, fmt.Errorf("a Cosmos SDK chain needs at least one validator")
+	}
+	first := vals[0]
+	for _, n := range t.Nodes {
+		args := []string{"init", n.Name, "--chain-id", t.ChainID, "--home", n.Home, "--overwrite"}
+		if spec.Denom != "stake" {
+			args = append(args, "--default-denom", spec.Denom)
+		}
+		if _, err := run(args...); err != nil {
+			return nil, err
+		}
+		if err := t.WriteConfig(n); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
+		if err := editAppToml(filepath.Join(n.Home, "config", "app.toml"), spec); err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
+	}
+	addrs := make([]string, len(vals))
+	for i, v := range vals {
+		out, err := run("keys", "add", "operator", "--keyring-backend", "test", "--home", v.Home, "--output", "json")
+		if err != nil {
+			return nil, err
+		}
+		var key struct {
+			Address string `json:"address"`
+		}
+		// Some versions print the mnemonic warning before the JSON.
+		if j := bytes.IndexByte(out, '{'); j >= 0 {
+			_ = json.Unmarshal(out[j:], &key)
+		}
+		if key.Address == "" {
+			return nil, fmt.Errorf("%s keys add: no address in %q", binary, out)
+		}
+		addrs[i] = key.Address
+		stake := fmt.Sprintf("%d%s", v.Power*spec.Stake, spec.Denom)
+		if _, err := run("genesis", "add-genesis-account", key.Address, stake, "--home", first.Home); err != nil {
+			return nil, err
+		}
+	}
+	genesis := func(n *testnet.Node) string { return filepath.Join(n.Home, "config", "genesis.json") }
+	gentxDir := filepath.Join(first.Home, "config", "gentx")
+	if err := os.MkdirAll(gentxDir, 0o755); err != nil {
+		return nil, err
+	}
+	for _, v := range vals {
+		if v != first {
+			if err := copyFile(genesis(first), genesis(v)); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := run("genesis", "gentx", "operator", fmt.Sprintf("%d%s", v.Power*spec.Stake, spec.Denom),
+			"--chain-id", t.ChainID, "--home", v.Home, "--keyring-backend", "test",
+			"--moniker", v.Name, "--output-document", filepath.Join(gentxDir, v.Name+".json")); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := run("genesis", "collect-gentxs", "--home", first.Home, "--gentx-dir", gentxDir); err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	wallets, err := cosmos.Wallets(spec.Seed, spec.Wallets, spec.Bech32Prefix, 0)
+	if err != nil {
+		return nil, err
+	}
+	funding, err := cosmos.FundGenesis(genesis(first), wallets, spec.Denom, uint64(spec.WalletBalance))
+	if err != nil {
+		return nil, err
+	}
+	took := time.Since(began)
+	for _, n := range t.Nodes {
+		if n != first {
+			if err := copyFile(genesis(first), genesis(n)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &Chain{Binary: binary, Spec: spec, Wallets: wallets, Funding: funding, GenesisTime: took}, nil
+}
+
+// checkSDK makes sure binary runs and has the SDK's genesis commands.
+func checkSDK(ctx context.Context, binary string) error {
+	out, err := exec.CommandContext(ctx, binary, "genesis", "--help").CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("gentx")) || !bytes.Contains(out, []byte("collect-gentxs")) {
+		msg := strings.TrimSpace(string(out))
+		if len(msg) > 300 {
+			msg = msg[:300] + "..."
+		}
+		if err != nil && msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("%s is not a Cosmos SDK chain binary chainperf can set up: `%s genesis --help` does not offer gentx and collect-gentxs (SDK v0.47 or later has them): %s", binary, filepath.Base(binary), msg)
+	}
+	return nil
+}
+
+func cli(ctx context.Context, binary string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v: %s", filepath.Base(binary), strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	// keys add writes its JSON to stderr in some SDK versions.
+	return append(out, stderr.Bytes()...), nil
+}
+
+var (
+	sectionRE = regexp.MustCompile(`^\s*\[([^\]]+)\]\s*$`)
+	keyRE     = regexp.MustCompile(`^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$`)
+)
+
+// editAppToml sets the minimum gas price and turns off the API, gRPC and
+// gRPC-web servers, whose fixed default ports would clash between nodes.
+func editAppToml(path string, spec scenario.Cosmos) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("no app.toml after init: %w", err)
+	}
+	set := map[string]string{
+		".minimum-gas-prices": strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + spec.Denom),
+		"api.enable":          "false",
+		"grpc.enable":         "false",
+		"grpc-web.enable":     "false",
+	}
+	section := ""
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if m := sectionRE.FindStringSubmatch(l); m != nil {
+			section = m[1]
+			continue
+		}
+		if m := keyRE.FindStringSubmatch(l); m != nil {
+			if v, ok := set[section+"."+m[2]]; ok {
+				lines[i] = m[1] + m[2] + m[3] + v
+				delete(set, section+"."+m[2])
+			}
+		}
+	}
+	if _, ok := set[".minimum-gas-prices"]; ok {
+		return fmt.Errorf("%s has no minimum-gas-prices: not a Cosmos SDK app.toml", path)
+	}
+	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}
