@@ -24,7 +24,8 @@ func TestExamplesParse(t *testing.T) {
 			t.Errorf("%s: name %q does not match the file", f, s.Name)
 		}
 		// The examples the issue names each show their experiment.
-		want := map[string]string{"qa-saturation.toml": "sweep", "find-max.toml": "find-max", "rotate.toml": "rotate", "users.toml": "steady"}[f]
+		want := map[string]string{"qa-saturation.toml": "sweep", "find-max.toml": "find-max", "rotate.toml": "rotate", "users.toml": "steady",
+			"cosmos-send.toml": "steady", "cosmos-find-max.toml": "find-max"}[f]
 		if want != "" && !s.Experiment.Kind.Has(want) {
 			t.Errorf("%s: experiment %v; want %s", f, s.Experiment.Kind, want)
 		}

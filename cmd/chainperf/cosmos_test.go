@@ -109,6 +109,7 @@ kind = "steady"
 warmup = "1s"
 cooldown = "0s"
 drain_timeout = "10s"
+%s
 `
 
 // TestCosmosBadInput: txs the chain refuses are counted, not a crash, and
@@ -120,19 +121,22 @@ func TestCosmosBadInput(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, chain, workload string
+		experiment            string
 		reason                string // in the rejections ("": they fail in their block)
 		all                   bool   // every tx refused
 	}{
 		// CheckTx runs only the ante handler (fee, signature, sequence):
 		// a send the balance cannot cover fails in its block, code 5.
-		{"insufficient funds", "wallet_balance = 150", "amount = 100", "", false},
-		{"wrong chain id", "", `chain_id = "another-chain"`, "CheckTx code 4: unauthorized", true},
-		{"gas too low", "", "gas_limit = 1000", "CheckTx code 11: out of gas", true},
-		{"fee below the minimum gas price", "gas_price = 0.01", "fee = 1", "CheckTx code 13: insufficient fee", true},
+		{"insufficient funds", "wallet_balance = 150", "amount = 100", "", "", false},
+		// Two phases: the refused txs' sequences are read back from the
+		// chain before the second.
+		{"wrong chain id", "", `chain_id = "another-chain"`, "repeats = 2\npause = \"0s\"", "CheckTx code 4: unauthorized", true},
+		{"gas too low", "", "gas_limit = 1000", "", "CheckTx code 11: out of gas", true},
+		{"fee below the minimum gas price", "gas_price = 0.01", "fee = 1", "", "CheckTx code 13: insufficient fee", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, out, r := cosmosRun(t, fmt.Sprintf(badCosmos, tc.chain, tc.workload))
-			if r.Status != results.StatusComplete || len(r.Phases) != 1 || r.Cosmos == nil || r.Cosmos.Balances == nil {
+			_, out, r := cosmosRun(t, fmt.Sprintf(badCosmos, tc.chain, tc.workload, tc.experiment))
+			if r.Status != results.StatusComplete || len(r.Phases) == 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
 				t.Fatalf("status %s: %s\n%s", r.Status, r.Error, out)
 			}
 			l := r.Phases[0].Ledger
@@ -159,12 +163,15 @@ func TestCosmosBadInput(t *testing.T) {
 			if b := r.Cosmos.Balances; !b.OK() {
 				t.Fatalf("balances: %s %v", b, b.Examples)
 			}
+			if len(r.Phases) == 2 && r.Cosmos.Stats.Repairs == 0 {
+				t.Fatal("no sequence was read back after a phase of refused txs")
+			}
 		})
 	}
 	t.Run("not an SDK chain", func(t *testing.T) {
 		tmp := t.TempDir()
 		scn := filepath.Join(tmp, "s.toml")
-		os.WriteFile(scn, []byte(fmt.Sprintf(badCosmos, fmt.Sprintf("binary = %q", binary), "")), 0o644)
+		os.WriteFile(scn, []byte(fmt.Sprintf(badCosmos, fmt.Sprintf("binary = %q", binary), "", "")), 0o644)
 		out, code := cli(t, t.TempDir(), "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "r"))
 		if code != 2 || !strings.Contains(out, "is not a Cosmos SDK chain binary chainperf can set up") {
 			t.Fatalf("exit %d:\n%s", code, out)
@@ -173,7 +180,7 @@ func TestCosmosBadInput(t *testing.T) {
 	t.Run("genesis too big", func(t *testing.T) {
 		tmp := t.TempDir()
 		scn := filepath.Join(tmp, "s.toml")
-		os.WriteFile(scn, []byte(fmt.Sprintf(strings.Replace(badCosmos, "wallets = 20", "wallets = 10000000", 1), "", "")), 0o644)
+		os.WriteFile(scn, []byte(fmt.Sprintf(strings.Replace(badCosmos, "wallets = 20", "wallets = 10000000", 1), "", "", "")), 0o644)
 		out, code := cli(t, t.TempDir(), "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "r"))
 		if code != 2 || !strings.Contains(out, "each of 1 nodes loads the whole genesis") {
 			t.Fatalf("exit %d:\n%s", code, out)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"github.com/chainperf/chainperf/internal/load"
 )
 
@@ -232,4 +234,34 @@ func BenchmarkGenesis100k(b *testing.B) {
 		size = f.Bytes
 	}
 	b.ReportMetric(float64(size)/1e6, "MB")
+}
+
+// FuzzQueryAnswers feeds the protobuf readers of query answers whatever a
+// node might send: they must return an error or a value, never panic.
+func FuzzQueryAnswers(f *testing.F) {
+	coin := appendCoin(nil, 1, Coin{Denom: "stake", Amount: 42})
+	f.Add(coin)
+	base := appendUint(appendUint(appendString(nil, 1, "cosmos1x"), 3, 7), 4, 9)
+	acct := appendMessage(nil, 1, func(b []byte) []byte {
+		b = appendString(b, 1, "/cosmos.auth.v1beta1.BaseAccount")
+		return appendMessage(b, 2, func(b []byte) []byte { return append(b, base...) })
+	})
+	f.Add(acct)
+	f.Add([]byte{0x0a, 0xff})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = coinIn(b)
+		_ = fields(b, func(num protowire.Number, v uint64, bs []byte) {
+			_ = fields(bs, func(protowire.Number, uint64, []byte) {})
+		})
+	})
+}
+
+func TestQueryAnswersDecode(t *testing.T) {
+	if v, err := coinIn(appendCoin(nil, 1, Coin{Denom: "stake", Amount: 42})); err != nil || v != 42 {
+		t.Fatalf("coin = %d, %v", v, err)
+	}
+	if _, err := coinIn([]byte{0x0a, 0xff}); err == nil {
+		t.Fatal("a truncated answer decoded")
+	}
 }

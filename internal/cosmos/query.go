@@ -13,9 +13,13 @@ import (
 )
 
 // Query runs a gRPC query of the app through CometBFT's abci_query on the
-// node at rpc ("http://host:port") and returns the response message.
-func Query(ctx context.Context, c *http.Client, rpc, path string, req []byte) ([]byte, error) {
+// node at rpc ("http://host:port") and returns the response message. Height
+// 0 asks for the latest state.
+func Query(ctx context.Context, c *http.Client, rpc, path string, req []byte, height int64) ([]byte, error) {
 	u := fmt.Sprintf("%s/abci_query?path=%s&data=0x%s", rpc, url.QueryEscape(strconv.Quote(path)), hex.EncodeToString(req))
+	if height > 0 {
+		u += fmt.Sprintf("&height=%d", height)
+	}
 	r, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
@@ -95,7 +99,7 @@ type Account struct {
 
 // QueryAccount reads an account's number and sequence (committed state).
 func QueryAccount(ctx context.Context, c *http.Client, rpc, address string) (Account, error) {
-	resp, err := Query(ctx, c, rpc, "/cosmos.auth.v1beta1.Query/Account", appendString(nil, 1, address))
+	resp, err := Query(ctx, c, rpc, "/cosmos.auth.v1beta1.Query/Account", appendString(nil, 1, address), 0)
 	if err != nil {
 		return Account{}, err
 	}
@@ -127,9 +131,9 @@ func QueryAccount(ctx context.Context, c *http.Client, rpc, address string) (Acc
 	return a, err
 }
 
-// QueryBalance reads an address's balance of denom.
-func QueryBalance(ctx context.Context, c *http.Client, rpc, address, denom string) (uint64, error) {
-	resp, err := Query(ctx, c, rpc, "/cosmos.bank.v1beta1.Query/Balance", appendString(appendString(nil, 1, address), 2, denom))
+// QueryBalance reads an address's balance of denom at height (0: latest).
+func QueryBalance(ctx context.Context, c *http.Client, rpc, address, denom string, height int64) (uint64, error) {
+	resp, err := Query(ctx, c, rpc, "/cosmos.bank.v1beta1.Query/Balance", appendString(appendString(nil, 1, address), 2, denom), height)
 	if err != nil {
 		return 0, err
 	}
@@ -138,7 +142,7 @@ func QueryBalance(ctx context.Context, c *http.Client, rpc, address, denom strin
 
 // QuerySupply reads the total supply of denom.
 func QuerySupply(ctx context.Context, c *http.Client, rpc, denom string) (uint64, error) {
-	resp, err := Query(ctx, c, rpc, "/cosmos.bank.v1beta1.Query/SupplyOf", appendString(nil, 1, denom))
+	resp, err := Query(ctx, c, rpc, "/cosmos.bank.v1beta1.Query/SupplyOf", appendString(nil, 1, denom), 0)
 	if err != nil {
 		return 0, err
 	}

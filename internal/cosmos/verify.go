@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 type Balances struct {
 	Denom   string `json:"denom"`
 	Wallets int    `json:"wallets"`
+	Height  int64  `json:"height"` // the state read, on the first node
 	Funded  uint64 `json:"funded"` // sum of the genesis balances
 	Held    uint64 `json:"held"`   // sum of the balances now
 	// FeesPaid is the fees of the committed txs (code 0); FeeCollector
@@ -52,10 +54,20 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	if err := w.settle(ctx, rpcs, wait); err != nil {
 		return nil, err
 	}
+	// Every balance is read from one node at one height that holds every
+	// committed tx: nodes a block apart would show half-applied blocks.
+	rpc := rpcs[0]
+	w.mu.Lock()
+	need := w.height
+	w.mu.Unlock()
+	at, err := waitHeight(ctx, w.http, rpc, need, wait)
+	if err != nil {
+		return nil, err
+	}
 	n := len(w.wallets)
 	expected := make([]int64, n) // change from the funded balance
 	touched := make([]bool, n)   // by a failed tx: not checked
-	b := &Balances{Denom: w.cfg.Denom, Wallets: n, Funded: w.cfg.Funded * uint64(n)}
+	b := &Balances{Denom: w.cfg.Denom, Wallets: n, Funded: w.cfg.Funded * uint64(n), Height: at}
 	w.mu.Lock()
 	for _, e := range w.effects {
 		switch {
@@ -83,7 +95,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 		go func() {
 			defer wg.Done()
 			for i := k; i < n; i += 16 {
-				v, err := QueryBalance(ctx, w.http, rpcs[i%len(rpcs)], w.wallets[i].Address, w.cfg.Denom)
+				v, err := QueryBalance(ctx, w.http, rpc, w.wallets[i].Address, w.cfg.Denom, at)
 				if err != nil {
 					errs <- fmt.Errorf("balance of wallet %d: %w", i, err)
 					return
@@ -97,7 +109,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	if err := <-errs; err != nil {
 		return nil, err
 	}
-	fc, err := QueryBalance(ctx, w.http, rpcs[0], ModuleAddress(prefix, "fee_collector"), w.cfg.Denom)
+	fc, err := QueryBalance(ctx, w.http, rpc, ModuleAddress(prefix, "fee_collector"), w.cfg.Denom, at)
 	if err != nil {
 		return nil, err
 	}
@@ -162,6 +174,7 @@ func (w *Workload) settle(ctx context.Context, rpcs []string, wait time.Duration
 	for h, e := range open {
 		var r struct {
 			Result *struct {
+				Height   string `json:"height"`
 				TxResult struct {
 					Code uint32 `json:"code"`
 				} `json:"tx_result"`
@@ -171,12 +184,42 @@ func (w *Workload) settle(ctx context.Context, rpcs []string, wait time.Duration
 			return err
 		}
 		if r.Result != nil {
+			h, _ := strconv.ParseInt(r.Result.Height, 10, 64)
 			w.mu.Lock()
 			e.code = int64(r.Result.TxResult.Code)
+			w.height = max(w.height, h)
 			w.mu.Unlock()
 		}
 	}
 	return nil
+}
+
+// waitHeight waits until the node at rpc has committed height need and
+// returns its latest height.
+func waitHeight(ctx context.Context, c *http.Client, rpc string, need int64, wait time.Duration) (int64, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		var r struct {
+			Result struct {
+				SyncInfo struct {
+					Height string `json:"latest_block_height"`
+				} `json:"sync_info"`
+			} `json:"result"`
+		}
+		err := getJSON(ctx, c, rpc+"/status", &r)
+		h, _ := strconv.ParseInt(r.Result.SyncInfo.Height, 10, 64)
+		switch {
+		case err == nil && h >= need && h > 0:
+			return h, nil
+		case time.Now().After(deadline):
+			return 0, fmt.Errorf("%s is at height %d, short of %d where the run's last tx committed (%v)", rpc, h, need, err)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 func getJSON(ctx context.Context, c *http.Client, url string, v any) error {

@@ -56,6 +56,7 @@ type Workload struct {
 	seqs     []txRef  // this phase's txs, by seq (live txs too)
 	used     atomic.Int64
 	effects  map[load.Hash]*effect // every tx made, for the balance check
+	height   int64                 // highest block holding one of them
 	signed   atomic.Int64
 	live     atomic.Int64  // txs signed live past the pregenerated ones
 	repaired atomic.Int64  // sequence repairs
@@ -255,7 +256,11 @@ func (w *Workload) sign(b *Builder, seq uint64, ref txRef) ([]byte, *effect, err
 	from := &w.wallets[ref.from]
 	to := w.receivers(seq, int(ref.from), make([]int32, 0, w.cfg.Outputs))
 	coin := Coin{Denom: w.cfg.Denom, Amount: w.cfg.Amount}
-	spec := TxSpec{ChainID: w.cfg.ChainID, Fee: Coin{Denom: w.cfg.Denom, Amount: w.cfg.Fee}, GasLimit: w.cfg.GasLimit}
+	// The memo numbers every tx the workload signs: no two are the same
+	// bytes (and hash) even when a repaired sequence is used again.
+	var memo [24]byte
+	spec := TxSpec{ChainID: w.cfg.ChainID, Fee: Coin{Denom: w.cfg.Denom, Amount: w.cfg.Fee}, GasLimit: w.cfg.GasLimit,
+		Memo: string(strconv.AppendInt(append(memo[:0], "cp"...), w.signed.Add(1), 10))}
 	if w.cfg.Kind == KindSend {
 		spec.MsgURL, spec.Msg = URLMsgSend, MsgSend(nil, from.Address, w.wallets[to[0]].Address, coin)
 	} else {
@@ -266,7 +271,6 @@ func (w *Workload) sign(b *Builder, seq uint64, ref txRef) ([]byte, *effect, err
 		spec.MsgURL, spec.Msg = URLMsgMultiSend, MsgMultiSend(nil, from.Address, addrs, coin)
 	}
 	tx, err := b.Append(nil, &spec, from, ref.nonce)
-	w.signed.Add(1)
 	return tx, &effect{from: ref.from, to: to, code: -1}, err
 }
 
@@ -293,9 +297,8 @@ func (w *Workload) Append(buf []byte, seq uint64) []byte {
 	if !w.cfg.Live {
 		w.live.Add(1)
 	}
-	from := w.pickFunded(seq)
+	from := w.pickFree(seq)
 	st := &w.state[from]
-	st.gate.Lock()
 	st.mu.Lock()
 	if st.stale {
 		if a, err := QueryAccount(context.Background(), w.http, w.cfg.RPCs[0], w.wallets[from].Address); err == nil {
@@ -323,25 +326,30 @@ func (w *Workload) Append(buf []byte, seq uint64) []byte {
 	return append(buf, tx...)
 }
 
-// pickFunded picks seq's sender; in live mode it passes over senders whose
-// local balance cannot pay (up to 16 picks, then sends anyway and lets the
-// chain refuse it).
-func (w *Workload) pickFunded(seq uint64) int {
+// pickFree picks seq's sender and takes its gate. In live mode it passes
+// over senders whose local balance cannot pay and senders whose previous tx
+// still waits for its answer (up to 16 picks; then it waits for the last
+// one and lets the chain judge the balance): a busy wallet does not hold
+// up the schedule.
+func (w *Workload) pickFree(seq uint64) int {
 	from := w.cfg.Senders.Pick(seq)
 	if !w.cfg.Live {
+		w.state[from].gate.Lock()
 		return from
 	}
 	for k := uint64(1); k <= 16; k++ {
 		st := &w.state[from]
 		st.mu.Lock()
-		ok := st.spent+w.cost() <= w.cfg.Funded
+		funded := st.spent+w.cost() <= w.cfg.Funded
 		st.mu.Unlock()
-		if ok {
+		if !funded {
+			w.skipped.Add(1)
+		} else if st.gate.TryLock() {
 			return from
 		}
-		w.skipped.Add(1)
 		from = w.cfg.Senders.Pick(seq + k<<40)
 	}
+	w.state[from].gate.Lock()
 	return from
 }
 
@@ -390,10 +398,11 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, why string) {
 }
 
 // Committed records the result code of one of our txs in a block.
-func (w *Workload) Committed(h load.Hash, code uint32) {
+func (w *Workload) Committed(h load.Hash, height int64, code uint32) {
 	w.mu.Lock()
 	if e := w.effects[h]; e != nil {
 		e.code = int64(code)
+		w.height = max(w.height, height)
 	}
 	w.mu.Unlock()
 }

@@ -131,11 +131,20 @@ func parseReplies(body []byte, into []reply) ([]reply, error) {
 
 // newClient returns an HTTP client with keep-alive connections, up to
 // conns per node.
+// MaxConnsPerNode caps the connections to one RPC node below CometBFT's
+// default rpc.max_open_connections (900), past which the node closes new
+// ones: more requests in flight than that wait for a free connection (and
+// show as schedule lag) instead of failing.
+const MaxConnsPerNode = 850
+
 func newClient(conns int, timeout time.Duration) *fasthttp.Client {
 	return &fasthttp.Client{
-		Name:                "chainperf",
-		MaxConnsPerHost:     conns,
-		MaxIdleConnDuration: 30 * time.Second,
+		Name:            "chainperf",
+		MaxConnsPerHost: min(conns, MaxConnsPerNode),
+		// Under CometBFT's idle timeout (its read timeout, 10 s): a node
+		// that closes an idle connection just as a request goes out on it
+		// makes a send error of a tx it never saw.
+		MaxIdleConnDuration: 5 * time.Second,
 		ReadTimeout:         timeout,
 		WriteTimeout:        timeout,
 		MaxConnWaitTimeout:  timeout,
