@@ -55,15 +55,18 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 		return nil, err
 	}
 	// Every balance is read from one node at one height that holds every
-	// committed tx: nodes a block apart would show half-applied blocks.
+	// committed tx: nodes a block apart would show half-applied blocks. A
+	// node stores block H before its app commits it, so the state read is
+	// that of H-1, once H-1 is at least the last block with one of our txs.
 	rpc := rpcs[0]
 	w.mu.Lock()
 	need := w.height
 	w.mu.Unlock()
-	at, err := waitHeight(ctx, w.http, rpc, need, wait)
+	tip, err := waitHeight(ctx, w.http, rpc, need+1, wait)
 	if err != nil {
 		return nil, err
 	}
+	at := tip - 1
 	n := len(w.wallets)
 	expected := make([]int64, n) // change from the funded balance
 	touched := make([]bool, n)   // by a failed tx: not checked
