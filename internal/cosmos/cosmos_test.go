@@ -1,10 +1,13 @@
 package cosmos
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -263,5 +266,33 @@ func TestQueryAnswersDecode(t *testing.T) {
 	}
 	if _, err := coinIn([]byte{0x0a, 0xff}); err == nil {
 		t.Fatal("a truncated answer decoded")
+	}
+}
+
+// TestPregeneratedCache: a second workload of the same config reads the
+// first one's txs back instead of signing them, byte for byte the same; a
+// different sender seed misses the cache.
+func TestPregeneratedCache(t *testing.T) {
+	dir := t.TempDir()
+	var logs []string
+	mk := func(seed uint64) *Workload {
+		w := testWorkload(t, 20, false)
+		w.cfg.CacheDir, w.cfg.Senders = dir, load.Uniform{N: 20, Seed: seed}
+		w.cfg.Logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
+		if err := w.Prepare(context.Background(), 500); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	a, b := mk(1), mk(1)
+	if !slices.EqualFunc(a.pre, b.pre, bytes.Equal) || !strings.Contains(strings.Join(logs, "\n"), "read 500 pregenerated txs") {
+		t.Fatalf("second workload did not read the cache: %v", logs)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "txs-*.bin")); len(files) != 1 {
+		t.Fatalf("cache files %v", files)
+	}
+	mk(2)
+	if files, _ := filepath.Glob(filepath.Join(dir, "txs-*.bin")); len(files) != 2 {
+		t.Fatalf("another seed should write its own cache: %v", files)
 	}
 }

@@ -37,7 +37,10 @@ type WorkloadConfig struct {
 	Senders, Receivers load.Selector
 	Targets            int      // RPC nodes; wallet i sends to node i % Targets
 	RPCs               []string // to read sequences from (live repair, phase starts)
-	Logf               func(string, ...any)
+	// CacheDir, if set, keeps each phase's pregenerated txs in a file named
+	// by a hash of all that makes them: a repeated run reads them back.
+	CacheDir string
+	Logf     func(string, ...any)
 }
 
 // A Workload sends bank txs from the funded wallets, keeping each wallet's
@@ -57,11 +60,12 @@ type Workload struct {
 	used     atomic.Int64
 	effects  map[load.Hash]*effect // every tx made, for the balance check
 	height   int64                 // highest block holding one of them
-	signed   atomic.Int64
-	live     atomic.Int64  // txs signed live past the pregenerated ones
-	repaired atomic.Int64  // sequence repairs
-	skipped  atomic.Int64  // senders skipped for want of funds (live)
-	signTime time.Duration // pregeneration, all phases
+	signed   atomic.Int64          // memo numbers handed out
+	cached   atomic.Int64          // txs read from the cache, not signed
+	live     atomic.Int64          // txs signed live past the pregenerated ones
+	repaired atomic.Int64          // sequence repairs
+	skipped  atomic.Int64          // senders skipped for want of funds (live)
+	signTime time.Duration         // pregeneration, all phases
 }
 
 type wstate struct {
@@ -183,8 +187,44 @@ func (w *Workload) Prepare(ctx context.Context, n int) error {
 		st.next++
 		st.spent += w.cost()
 	}
-	pre := make([][]byte, n)
+	memo := w.signed.Load() + 1 // tx seq gets memo+seq: the same txs every time
+	w.signed.Add(int64(n))
 	effects := make([]*effect, n)
+	for seq := range refs {
+		effects[seq] = &effect{from: refs[seq].from, to: w.receivers(uint64(seq), int(refs[seq].from), nil), code: -1}
+	}
+	cache := w.cachePath(refs, effects, memo)
+	pre, err := readCache(cache, n)
+	if err != nil {
+		w.cfg.Logf("pregenerated txs: %v; signing them again", err)
+	}
+	if pre == nil {
+		if pre, err = w.signAll(ctx, refs, memo); err != nil {
+			return err
+		}
+		if err := writeCache(cache, pre); err != nil {
+			w.cfg.Logf("pregenerated txs not cached: %v", err)
+		}
+	} else {
+		w.cached.Add(int64(n))
+		w.cfg.Logf("read %d pregenerated txs from %s", n, cache)
+	}
+	w.mu.Lock()
+	w.pre, w.seqs = pre, refs
+	for i, tx := range pre {
+		w.effects[sha256.Sum256(tx)] = effects[i]
+		refs[i].eff = effects[i]
+	}
+	w.signTime += time.Since(began)
+	w.mu.Unlock()
+	w.cfg.Logf("%d txs ready in %s (%.0f tx/s)", n, time.Since(began).Round(time.Millisecond), float64(n)/time.Since(began).Seconds())
+	return nil
+}
+
+// signAll signs refs on every core; tx seq gets memo number memo+seq.
+func (w *Workload) signAll(ctx context.Context, refs []txRef, memo int64) ([][]byte, error) {
+	n := len(refs)
+	pre := make([][]byte, n)
 	workers := runtime.GOMAXPROCS(0)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -198,31 +238,22 @@ func (w *Workload) Prepare(ctx context.Context, n int) error {
 					errs[k] = ctx.Err()
 					return
 				}
-				tx, eff, err := w.sign(&b, uint64(seq), refs[seq])
+				tx, _, err := w.sign(&b, uint64(seq), refs[seq], memo+int64(seq))
 				if err != nil {
 					errs[k] = err
 					return
 				}
-				pre[seq], effects[seq] = tx, eff
+				pre[seq] = tx
 			}
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	w.mu.Lock()
-	w.pre, w.seqs = pre, refs
-	for i, tx := range pre {
-		w.effects[sha256.Sum256(tx)] = effects[i]
-		refs[i].eff = effects[i]
-	}
-	w.signTime += time.Since(began)
-	w.mu.Unlock()
-	w.cfg.Logf("signed %d txs in %s (%.0f tx/s)", n, time.Since(began).Round(time.Millisecond), float64(n)/time.Since(began).Seconds())
-	return nil
+	return pre, nil
 }
 
 // resync re-reads the sequences of stale wallets from the first node.
@@ -251,16 +282,16 @@ func (w *Workload) resync(ctx context.Context) error {
 	return nil
 }
 
-// sign builds and signs tx seq as ref says.
-func (w *Workload) sign(b *Builder, seq uint64, ref txRef) ([]byte, *effect, error) {
+// sign builds and signs tx seq as ref says; memo numbers it.
+func (w *Workload) sign(b *Builder, seq uint64, ref txRef, memo int64) ([]byte, *effect, error) {
 	from := &w.wallets[ref.from]
 	to := w.receivers(seq, int(ref.from), make([]int32, 0, w.cfg.Outputs))
 	coin := Coin{Denom: w.cfg.Denom, Amount: w.cfg.Amount}
 	// The memo numbers every tx the workload signs: no two are the same
 	// bytes (and hash) even when a repaired sequence is used again.
-	var memo [24]byte
+	var m [24]byte
 	spec := TxSpec{ChainID: w.cfg.ChainID, Fee: Coin{Denom: w.cfg.Denom, Amount: w.cfg.Fee}, GasLimit: w.cfg.GasLimit,
-		Memo: string(strconv.AppendInt(append(memo[:0], "cp"...), w.signed.Add(1), 10))}
+		Memo: string(strconv.AppendInt(append(m[:0], "cp"...), memo, 10))}
 	if w.cfg.Kind == KindSend {
 		spec.MsgURL, spec.Msg = URLMsgSend, MsgSend(nil, from.Address, w.wallets[to[0]].Address, coin)
 	} else {
@@ -310,7 +341,7 @@ func (w *Workload) Append(buf []byte, seq uint64) []byte {
 	st.spent += w.cost()
 	st.mu.Unlock()
 	b := builders.Get().(*Builder)
-	tx, eff, err := w.sign(b, seq, ref)
+	tx, eff, err := w.sign(b, seq, ref, w.signed.Add(1))
 	builders.Put(b)
 	if err != nil {
 		panic(fmt.Sprintf("sign tx %d: %v", seq, err)) // a key that cannot sign is a bug
@@ -410,6 +441,7 @@ func (w *Workload) Committed(h load.Hash, height int64, code uint32) {
 // Stats are what the workload did besides sending.
 type Stats struct {
 	Signed      int     `json:"signed"`
+	Cached      int64   `json:"read_from_cache,omitempty"`
 	PregenSecs  float64 `json:"pregenerate_s"`
 	SignedLive  int64   `json:"signed_live"` // past the pregenerated txs
 	Repairs     int64   `json:"sequence_repairs"`
@@ -420,5 +452,5 @@ type Stats struct {
 func (w *Workload) Stats() Stats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return Stats{Signed: int(w.signed.Load()), PregenSecs: w.signTime.Seconds(), SignedLive: w.live.Load(), Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load()}
+	return Stats{Signed: int(w.signed.Load() - w.cached.Load()), Cached: w.cached.Load(), PregenSecs: w.signTime.Seconds(), SignedLive: w.live.Load(), Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load()}
 }

@@ -321,7 +321,7 @@ func cosmosWorkload(s *scenario.Scenario, net *Net, targets []string, log *slog.
 	return cosmos.NewWorkload(cosmos.WorkloadConfig{
 		Kind: w.Kind, Live: w.Mode == "live", ChainID: chainID, Denom: cs.Denom,
 		Amount: uint64(w.Amount), Outputs: w.Outputs, GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance),
-		Senders: senders, Receivers: receivers, Targets: len(targets), RPCs: targets,
+		Senders: senders, Receivers: receivers, Targets: len(targets), RPCs: targets, CacheDir: w.CacheDir,
 		Logf: func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) },
 	}, wallets)
 }

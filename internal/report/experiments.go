@@ -124,7 +124,7 @@ func cosmosRows(c *results.Cosmos) [][]string {
 		{"chain binary", c.Binary},
 		{"wallets funded in genesis", fmt.Sprint(c.Wallets)},
 		{"genesis: derive and fund wallets", fmt.Sprintf("%.2f s, genesis file %.1f MB", c.GenesisSecs, float64(c.GenesisBytes)/1e6)},
-		{"txs signed", fmt.Sprintf("%d (pregeneration %.2f s; %d signed live past it)", c.Stats.Signed, c.Stats.PregenSecs, c.Stats.SignedLive)},
+		{"txs signed", fmt.Sprintf("%d (pregeneration %.2f s; %d read from the cache; %d signed live past the pregenerated)", c.Stats.Signed, c.Stats.PregenSecs, c.Stats.Cached, c.Stats.SignedLive)},
 		{"sequence repairs", fmt.Sprint(c.Stats.Repairs)},
 		{"senders passed over for want of funds", fmt.Sprint(c.Stats.SkippedPoor)},
 	}

@@ -147,6 +147,8 @@ type Workload struct {
 	// ChainID signs for another chain ID than the testnet's ("": its own),
 	// to see how the chain refuses such txs.
 	ChainID string `toml:"chain_id"`
+	// CacheDir keeps pregenerated txs on disk for the next run ("": off).
+	CacheDir string `toml:"cache_dir"`
 }
 
 // IsCosmos says whether the workload sends Cosmos SDK transactions.
