@@ -115,8 +115,8 @@ func BalanceSummary(b *cosmos.Balances) string {
 	if !b.Conserved {
 		verdict = "NOT conserved"
 	}
-	return fmt.Sprintf("%s: %d wallets hold %d + %d fees paid = %d funded? %d %s; %d of %d checked wallets match the committed txs",
-		verdict, b.Wallets, b.Held, b.FeesPaid, b.Funded, b.Held+b.FeesPaid, b.Denom, b.Checked-b.Mismatched, b.Checked)
+	return fmt.Sprintf("%s: %d wallets hold %d + %d paid in fees = %d %s, funded %d; %d of %d checked wallets match the committed txs",
+		verdict, b.Wallets, b.Held, b.FeesPaid, b.Held+b.FeesPaid, b.Denom, b.Funded, b.Checked-b.Mismatched, b.Checked)
 }
 
 func cosmosRows(c *results.Cosmos) [][]string {
