@@ -172,3 +172,26 @@ func coinIn(resp []byte) (uint64, error) {
 	}
 	return strconv.ParseUint(amount, 10, 64)
 }
+
+// Simulate runs tx through the app's simulation (the ante handler without
+// the signature check, then the message) on the node at rpc and returns the
+// gas it used.
+func Simulate(ctx context.Context, c *http.Client, rpc string, tx []byte) (uint64, error) {
+	resp, err := Query(ctx, c, rpc, "/app/simulate", tx, 0)
+	if err != nil {
+		return 0, err
+	}
+	var r struct {
+		GasInfo struct {
+			GasUsed string `json:"gas_used"`
+		} `json:"gas_info"`
+	}
+	if err := json.Unmarshal(resp, &r); err != nil {
+		return 0, fmt.Errorf("simulate: %w", err)
+	}
+	used, err := strconv.ParseUint(r.GasInfo.GasUsed, 10, 64)
+	if err != nil || used == 0 {
+		return 0, fmt.Errorf("simulate: no gas used in %q", resp)
+	}
+	return used, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"math"
 	"net/http"
 	"regexp"
 	"runtime"
@@ -32,6 +33,10 @@ type WorkloadConfig struct {
 	GasLimit uint64
 	Fee      uint64
 	Funded   uint64 // each wallet's genesis balance
+	// GasPrice prices the fee when FeeFromGas is set: fee = ceil(gas x
+	// price), after a simulation sets the gas limit.
+	GasPrice   float64
+	FeeFromGas bool
 	// Senders and Receivers pick wallet indexes (over the same wallets,
 	// with different seeds).
 	Senders, Receivers load.Selector
@@ -124,6 +129,36 @@ func (w *Workload) String() string {
 		what = fmt.Sprintf("MsgMultiSend to %d", w.cfg.Outputs)
 	}
 	return fmt.Sprintf("%s (%s, %s), %d wallets, %s, gas %d, fee %d%s", w.cfg.Kind, what, mode, len(w.wallets), w.cfg.Senders, w.cfg.GasLimit, w.cfg.Fee, w.cfg.Denom)
+}
+
+// GasAdjustment multiplies the simulated gas, as the SDK CLI's
+// --gas-adjustment does: a tx's gas varies a little with the state.
+const GasAdjustment = 1.3
+
+// SimulateGas sets the gas limit (and a fee priced from it) from a
+// simulation of one tx of this workload on the first node. Call it before
+// any tx is sent: the simulated tx uses its sender's next sequence.
+func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
+	if len(w.cfg.RPCs) == 0 {
+		return 0, fmt.Errorf("simulate: no RPC node")
+	}
+	from := w.cfg.Senders.Pick(0)
+	keep := w.cfg
+	w.cfg.GasLimit, w.cfg.Fee = 50_000_000, 0
+	var b Builder
+	tx, _, err := w.sign(&b, 0, txRef{from: int32(from), nonce: w.state[from].next, ok: true}, 0)
+	w.cfg = keep
+	if err != nil {
+		return 0, err
+	}
+	if used, err = Simulate(ctx, w.http, w.cfg.RPCs[0], tx); err != nil {
+		return 0, err
+	}
+	w.cfg.GasLimit = uint64(math.Ceil(float64(used) * GasAdjustment))
+	if w.cfg.FeeFromGas {
+		w.cfg.Fee = uint64(math.Ceil(float64(w.cfg.GasLimit) * w.cfg.GasPrice))
+	}
+	return used, nil
 }
 
 // cost is what one tx takes from its sender's balance.

@@ -174,7 +174,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	}
 	var cw *cosmos.Workload
 	if net.Chain != nil {
-		if cw, err = cosmosWorkload(s, net, targets, o.Log); err != nil {
+		if cw, err = cosmosWorkload(ctx, s, net, targets, o.Log); err != nil {
 			return err
 		}
 		r.Versions.Node = net.Chain.Binary
@@ -290,7 +290,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 
 // cosmosWorkload makes the run's Cosmos workload over the funded wallets:
 // one for all phases, since sequences carry over.
-func cosmosWorkload(s *scenario.Scenario, net *Net, targets []string, log *slog.Logger) (*cosmos.Workload, error) {
+func cosmosWorkload(ctx context.Context, s *scenario.Scenario, net *Net, targets []string, log *slog.Logger) (*cosmos.Workload, error) {
 	w, cs := s.Workload, s.Testnet.Cosmos
 	wallets := net.Chain.Wallets
 	if w.Accounts > 0 {
@@ -318,12 +318,22 @@ func cosmosWorkload(s *scenario.Scenario, net *Net, targets []string, log *slog.
 	if w.Fee < 0 {
 		fee = uint64(math.Ceil(float64(w.GasLimit) * cs.GasPrice))
 	}
-	return cosmos.NewWorkload(cosmos.WorkloadConfig{
+	cw, err := cosmos.NewWorkload(cosmos.WorkloadConfig{
 		Kind: w.Kind, Live: w.Mode == "live", ChainID: chainID, Denom: cs.Denom,
 		Amount: uint64(w.Amount), Outputs: w.Outputs, GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance),
 		Senders: senders, Receivers: receivers, Targets: len(targets), RPCs: targets, CacheDir: w.CacheDir,
+		GasPrice: cs.GasPrice, FeeFromGas: w.Fee < 0,
 		Logf: func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) },
 	}, wallets)
+	if err != nil || w.GasLimit > 0 {
+		return cw, err
+	}
+	used, err := cw.SimulateGas(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("workload.gas_limit = 0 asks for a simulation, which failed: %w", err)
+	}
+	log.Info("simulated gas", "used", used, "workload", cw.String())
+	return cw, nil
 }
 
 // A phasePlan is one load phase of an experiment.

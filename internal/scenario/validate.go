@@ -626,8 +626,8 @@ func (s *Scenario) validateCosmosWorkload(c *checker) {
 	if w.Kind == "cosmos-multisend" && (w.Outputs < 1 || w.Outputs > 1000) {
 		c.fail("workload.outputs", "%d: must be from 1 to 1000", w.Outputs)
 	}
-	if w.GasLimit < 1 {
-		c.fail("workload.gas_limit", "%d: must be at least 1", w.GasLimit)
+	if w.GasLimit < 0 {
+		c.fail("workload.gas_limit", "%d: 0 (simulate one tx) or a gas limit", w.GasLimit)
 	}
 	if w.Fee < -1 {
 		c.fail("workload.fee", "%d: -1 (gas_limit x gas_price) or an amount of %s", w.Fee, cs.Denom)
