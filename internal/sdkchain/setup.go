@@ -96,8 +96,7 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario
 			return nil, fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
-	addrs := make([]string, len(vals))
-	for i, v := range vals {
+	for _, v := range vals {
 		out, err := run("keys", "add", "operator", "--keyring-backend", "test", "--home", v.Home, "--output", "json")
 		if err != nil {
 			return nil, err
@@ -105,14 +104,14 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario
 		var key struct {
 			Address string `json:"address"`
 		}
-		// Some versions print the mnemonic warning before the JSON.
+		// Some versions print a warning before the JSON, and the mnemonic
+		// may follow it on stderr.
 		if j := bytes.IndexByte(out, '{'); j >= 0 {
-			_ = json.Unmarshal(out[j:], &key)
+			_ = json.NewDecoder(bytes.NewReader(out[j:])).Decode(&key)
 		}
 		if key.Address == "" {
 			return nil, fmt.Errorf("%s keys add: no address in %q", binary, out)
 		}
-		addrs[i] = key.Address
 		stake := fmt.Sprintf("%d%s", v.Power*spec.Stake, spec.Denom)
 		if _, err := run("genesis", "add-genesis-account", key.Address, stake, "--home", first.Home); err != nil {
 			return nil, err
