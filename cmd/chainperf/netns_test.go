@@ -76,7 +76,7 @@ validators = 4
 full_nodes = 0
 [load]
 rate = 100
-duration = "32s"
+duration = "34s"
 [experiment]
 kind = "steady"
 warmup = "1s"
@@ -91,8 +91,8 @@ duration = "10s"
 [[perturbation]]
 kind = "disconnect"
 nodes = ["validator3"]
-at = "20s"
-duration = "5s"
+at = "22s"
+duration = "6s"
 `), 0o644)
 	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
 	if code != 0 {
@@ -134,7 +134,7 @@ duration = "5s"
 	if c := r.Faults[1].CatchUp; c <= 0 {
 		t.Errorf("disconnect's catch-up %.1f s; want it measured", c)
 	}
-	if s := p.Ledger; !s.Balanced() || s.Sent != 3200 {
+	if s := p.Ledger; !s.Balanced() || s.Sent != 3400 {
 		t.Errorf("ledger: sent %d, balanced %v", s.Sent, s.Balanced())
 	}
 	if now := netnsState(t); len(now) != len(before) {
