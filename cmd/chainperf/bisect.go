@@ -36,6 +36,9 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 			if err != nil {
 				return err
 			}
+			if err := experiment.Check(s); err != nil {
+				return err
+			}
 			dir := s.Testnet.Build.Dir
 			if dir == "" {
 				return fmt.Errorf("scenario %s builds no node from source: bisect needs [testnet.build] dir", file)

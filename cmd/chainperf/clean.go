@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/chainperf/chainperf/internal/testnet/process"
+	"github.com/chainperf/chainperf/internal/testnet/clean"
 )
 
 func cleanCmd() *cobra.Command {
@@ -22,7 +22,7 @@ removes chainperf network namespaces (cpXXXXXX-N) that no state file of this
 registry knows and in which no process runs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			left, errs := process.Clean(cmd.Context(), all)
+			left, errs := clean.Clean(cmd.Context(), all)
 			out := cmd.OutOrStdout()
 			for _, l := range left {
 				fmt.Fprintf(out, "removed testnet %s (%s): %d node processes ended\n", l.ID, l.Dir, l.Stopped)

@@ -157,23 +157,7 @@ func describeLoad(s *scenario.Scenario) string {
 	if err != nil {
 		return s.Load.Model
 	}
-	w := describeWorkload(s)
-	e := s.Experiment
-	var parts []string
-	for _, k := range e.Kind {
-		switch k {
-		case "sweep":
-			parts = append(parts, fmt.Sprintf("sweep of connections %v x tx/s %v, %s a cell", e.Connections, e.Rates, e.CellDuration.D()))
-		case "find-max":
-			pid := s.Load.PID
-			parts = append(parts, fmt.Sprintf("find-max for %s (pid holding %s at %s)", e.FindMaxDuration.D(), pid.Hold, pid.Target.D()))
-		case "rotate":
-			parts = append(parts, fmt.Sprintf("%d rotating nodes during %s", e.Rotations, m))
-		default:
-			parts = append(parts, fmt.Sprintf("%s %s", k, m))
-		}
-	}
-	return fmt.Sprintf("%s; %s", strings.Join(parts, ", then "), w)
+	return fmt.Sprintf("%s; %s", experiment.Describe(s, m.String()), describeWorkload(s))
 }
 
 // printDrive prints a load phase's result in a few lines.

@@ -97,6 +97,9 @@ func openScenario(file, backend string) (*scenario.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := experiment.Check(s); err != nil {
+		return nil, err
+	}
 	if backend != "" {
 		s.Testnet.NetemBackend = backend
 		if err := s.Check(); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
@@ -23,6 +24,9 @@ func scenarioCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := scenario.Open(args[0])
 			if err != nil {
+				return err
+			}
+			if err := experiment.Check(s); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d validators, %d full nodes, %d seeds; %s load %s)\n",

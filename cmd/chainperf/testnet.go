@@ -11,9 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/clean"
 	"github.com/chainperf/chainperf/internal/testnet/process"
 )
 
@@ -56,13 +58,17 @@ follows block heights until Ctrl-C, then takes every node down. With
 			ctx := cmd.Context()
 			out := cmd.OutOrStdout()
 			start := time.Now()
-			net, err := experiment.Up(ctx, sc.Testnet, experiment.UpOptions{Dir: dir, Detach: detach, Exe: exe, Table: table})
+			adapter, err := chain.New(ctx, sc, nil)
+			if err != nil {
+				return err
+			}
+			net, err := experiment.Up(ctx, sc.Testnet, experiment.UpOptions{Dir: dir, Detach: detach, Exe: exe, Table: table, Chain: adapter})
 			if err != nil {
 				return err
 			}
 			down := func() { net.Down(context.WithoutCancel(ctx)) }
 			printNodes(out, net.Testnet, nil)
-			if w := net.WAN; w != nil {
+			if w := net.WAN(); w != nil {
 				fmt.Fprintf(out, "emulated WAN: %s delays (%s backend), zones %v\n", w.Table, w.Backend, w.Zones)
 			}
 			fmt.Fprintf(out, "testnet %s in %s, logs in %s\n", net.Testnet.ID, net.Testnet.Dir, net.Testnet.LogDir())
@@ -103,7 +109,7 @@ func follow(ctx context.Context, out io.Writer, net *experiment.Net) error {
 				return fmt.Errorf("%s exited (%v); see %s/%s.log", n.Name, err, net.Testnet.LogDir(), n.Name)
 			}
 		}
-		h := experiment.Heights(ctx, net.Testnet.Nodes)
+		h := net.Heights(ctx, net.Testnet.Nodes)
 		parts := make([]string, 0, len(h))
 		for _, n := range net.Testnet.Nodes {
 			parts = append(parts, fmt.Sprintf("%s=%d", n.Name, h[n.Name]))
@@ -153,7 +159,7 @@ func testnetStatusCmd() *cobra.Command {
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "testnet %s, chain %s, %s, created %s\n", st.ID, st.ChainID, owner, st.Created.Format(time.RFC3339))
-			printNodes(cmd.OutOrStdout(), st.Testnet, experiment.Heights(cmd.Context(), st.Testnet.Nodes))
+			printNodes(cmd.OutOrStdout(), st.Testnet, experiment.Heights(cmd.Context(), st.Testnet.Nodes, (*testnet.Node).Endpoint))
 			return nil
 		},
 	}
@@ -169,7 +175,7 @@ func testnetDownCmd() *cobra.Command {
 		Short: "End every node of the testnet in D and remove its homes and state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := process.Down(cmd.Context(), dir); err != nil {
+			if err := clean.Down(cmd.Context(), dir); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "testnet in %s is down\n", dir)

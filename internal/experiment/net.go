@@ -1,6 +1,11 @@
 // Package experiment composes the pieces into what a user runs: bringing a
 // testnet up and down, and the experiments that drive load at it and
 // observe it. It is the only package that wires them all.
+//
+// Where things go: a kind of experiment is one file here (steady.go,
+// sweep.go, findmax.go, rotate.go) registered in kinds.go; a provider is a
+// package under testnet/ listed in testnet/providers; a chain is a file
+// in chain/ listed in chain.All.
 package experiment
 
 import (
@@ -14,14 +19,18 @@ import (
 
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 
+	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/netem"
-	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
-	"github.com/chainperf/chainperf/internal/sdkchain"
 	"github.com/chainperf/chainperf/internal/testnet"
-	"github.com/chainperf/chainperf/internal/testnet/netns"
+	"github.com/chainperf/chainperf/internal/testnet/clean"
 	"github.com/chainperf/chainperf/internal/testnet/process"
+	"github.com/chainperf/chainperf/internal/testnet/providers"
 )
+
+// NewProvider makes the provider of a testnet: the table entry the
+// scenario names, or in tests an in-memory twin.
+type NewProvider func(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error)
 
 // UpOptions say where and how a testnet comes up.
 type UpOptions struct {
@@ -33,26 +42,56 @@ type UpOptions struct {
 	Rotating int
 	// Table is the zone table of an emulated WAN (nil: the built-in one).
 	Table *netem.Table
-	Log   *slog.Logger
+	// Chain sets the chain up on the homes (nil: kvstore, nothing to do).
+	Chain chain.Adapter
+	// Provider, if set, replaces the scenario's provider (tests).
+	Provider NewProvider
+	Log      *slog.Logger
 }
 
 // A Net is a testnet that runs, with the provider that runs it.
 type Net struct {
 	Testnet  *testnet.Testnet
-	Provider *process.Provider
+	Provider testnet.Provider
 	State    *testnet.State
-	// Shaper applies the emulated WAN's delays (nil: none); WAN says what.
-	Shaper netem.Shaper
-	WAN    *results.WAN
-	// Chain is the Cosmos SDK chain's setup (nil for kvstore).
-	Chain *sdkchain.Chain
+}
+
+// WAN describes the emulated WAN the provider made (nil: none).
+func (n *Net) WAN() *netem.WAN {
+	if w, ok := n.Provider.(interface{ WAN() *netem.WAN }); ok {
+		return w.WAN()
+	}
+	return nil
+}
+
+// Endpoint is where the harness reaches node nd.
+func (n *Net) Endpoint(nd *testnet.Node) testnet.Endpoint { return n.Provider.Endpoint(nd) }
+
+// RPCs returns the RPC URLs of nodes.
+func (n *Net) RPCs(nodes []*testnet.Node) []string {
+	out := make([]string, len(nodes))
+	for i, nd := range nodes {
+		out[i] = n.Endpoint(nd).RPC
+	}
+	return out
 }
 
 // Up plans, sets up and starts a testnet. On error nothing is left behind:
-// no process, no state, no temp dir.
+// no process, no namespace, no state, no temp dir.
 func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Chain == nil {
+		o.Chain = chain.KVStore{}
+	}
+	newProvider := o.Provider
+	if newProvider == nil {
+		e, err := providers.Find(spec.Provider)
+		if err != nil {
+			return nil, err
+		}
+		newProvider = e.New
 	}
 	temp := o.Dir == ""
 	dir := o.Dir
@@ -71,23 +110,6 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	if err := testnet.CheckDir(dir); err != nil {
 		return nil, err
 	}
-	emulated := spec.Provider == "netns"
-	if emulated {
-		if err := netns.CheckRoot(); err != nil {
-			return nil, err
-		}
-		if spec.Emulated() && o.Detach && spec.NetemBackend != "tc" {
-			return nil, fmt.Errorf("a detached testnet cannot keep an emulated WAN's delays: the nfqueue delay daemon lives in chainperf and ends with it; run it in the foreground")
-		}
-	}
-
-	var sdkd string
-	if spec.Chain == "cosmos" {
-		logf := func(format string, args ...any) { o.Log.Info(fmt.Sprintf(format, args...)) }
-		if sdkd, err = sdkchain.Find(ctx, spec.Cosmos.Binary, logf); err != nil {
-			return nil, err
-		}
-	}
 
 	unlock, err := testnet.LockPorts()
 	if err != nil {
@@ -103,19 +125,10 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	}
 	t := testnet.New(spec, id, dir, process.Host, base)
 	t.AddRotating(o.Rotating)
-	if sdkd != "" {
-		t.Binary, t.Args = sdkd, spec.Cosmos.StartArgs
-	}
-	if emulated {
-		nw, err := netns.Pick(id, spec.Subnet)
-		if err != nil {
-			unlock()
-			return nil, err
-		}
-		t.Network = &nw
-		for i, n := range t.Nodes {
-			n.Host = nw.Address(i).String()
-		}
+	prov, err := newProvider(t, spec, o.Table, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log})
+	if err != nil {
+		unlock()
+		return nil, err
 	}
 	st := &testnet.State{Testnet: t, Detached: o.Detach, TempDir: temp, Created: time.Now().UTC()}
 	if !o.Detach {
@@ -129,42 +142,26 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	err = st.Save() // holds the ports from here on
 	unlock()
 	if err != nil {
-		process.Remove(st)
+		clean.Remove(st)
 		return nil, err
 	}
-	var chain *sdkchain.Chain
-	if sdkd != "" {
-		if chain, err = sdkchain.Setup(ctx, t, sdkd, spec.Cosmos); err != nil {
-			process.Remove(st)
-			return nil, err
-		}
+	if err := o.Chain.Prepare(ctx, t); err != nil {
+		clean.Remove(st)
+		return nil, err
 	}
-	if emulated {
-		// Recorded in the state first: `chainperf clean` finds it if the
-		// harness dies from here on.
-		if err := netns.Create(ctx, *t.Network, len(t.Nodes)); err != nil {
-			process.Remove(st)
-			return nil, fmt.Errorf("emulated network: %w", err)
-		}
+	// Recorded in the state first: `chainperf clean` finds what Open
+	// makes if the harness dies from here on.
+	if err := prov.Open(ctx); err != nil {
+		clean.Remove(st)
+		return nil, err
 	}
-
-	var popts []process.Option
-	popts = append(popts, process.WithLogger(o.Log))
-	if o.Detach {
-		popts = append(popts, process.Detached())
-	}
-	n := &Net{Testnet: t, Provider: process.New(t, o.Exe, popts...), State: st, Chain: chain}
+	n := &Net{Testnet: t, Provider: prov, State: st}
 	defer func() {
 		if err != nil {
 			n.Down(context.WithoutCancel(ctx))
 		}
 	}()
-	if spec.Emulated() {
-		if n.Shaper, n.WAN, err = shape(ctx, spec, t, o.Table); err != nil {
-			return nil, err
-		}
-	}
-	if err := n.Provider.Start(ctx, t.Standing()...); err != nil {
+	if err := prov.Start(ctx, t.Standing()...); err != nil {
 		return nil, err
 	}
 	if err := st.Save(); err != nil { // now with PIDs
@@ -173,54 +170,22 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	return n, nil
 }
 
-// Down ends every node and removes the state (and the dir if it was a temp
-// dir). Logs in a user-chosen dir stay.
+// Down ends every node, removes what the provider made and the state (and
+// the dir if it was a temp dir). Logs in a user-chosen dir stay.
 func (n *Net) Down(ctx context.Context) {
 	_ = n.Provider.Close(ctx)
-	if n.Shaper != nil {
-		n.Shaper.Close()
-	}
-	process.Remove(n.State)
+	clean.Remove(n.State)
 }
 
-// shape starts the emulated WAN's delays between t's nodes: zones from
-// spec (or one uniform delay) over table.
-func shape(ctx context.Context, spec scenario.Testnet, t *testnet.Testnet, table *netem.Table) (netem.Shaper, *results.WAN, error) {
-	if table == nil {
-		table = netem.Builtin()
+// Exited says whether n ended by itself and with what error.
+func (n *Net) Exited(nd *testnet.Node) (error, bool) { return n.Provider.Exited(nd) }
+
+// PID is nd's process ID when the provider knows it, else 0.
+func (n *Net) PID(nd *testnet.Node) int {
+	if pl, ok := n.Provider.(testnet.ProcessLister); ok {
+		return pl.PID(nd)
 	}
-	wan := &results.WAN{Zones: map[string]string{}, Jitter: spec.Jitter, Loss: spec.Loss, Table: spec.LatencyTable}
-	zoneOf := spec.ZoneOf()
-	zones := make([]string, len(t.Nodes))
-	for i, n := range t.Nodes {
-		zones[i] = zoneOf[n.Name]
-	}
-	if spec.UniformDelay > 0 || len(spec.Zones) == 0 && len(spec.NodeZones) == 0 {
-		// One delay between every pair (0 with a bandwidth cap alone).
-		for i := range zones {
-			zones[i] = fmt.Sprintf("node%d", i)
-		}
-		table = netem.Uniform(spec.UniformDelay.D(), len(t.Nodes))
-		wan.Table, wan.UniformMS = "uniform", float64(spec.UniformDelay.D().Milliseconds())
-	} else {
-		for i, n := range t.Nodes {
-			if zones[i] != "" {
-				wan.Zones[n.Name] = zones[i]
-			}
-		}
-	}
-	plan, err := netem.PlanFor(table, zones, spec.Jitter, spec.Loss)
-	if err != nil {
-		return nil, nil, err
-	}
-	plan.Bandwidth = spec.BandwidthMbit * 1e6
-	wan.BandwidthMbit = spec.BandwidthMbit
-	sh, err := netem.Start(ctx, spec.NetemBackend, *t.Network, len(t.Nodes), plan)
-	if err != nil {
-		return nil, nil, fmt.Errorf("emulated WAN: %w", err)
-	}
-	wan.Backend = sh.Backend()
-	return sh, wan, nil
+	return 0
 }
 
 // WaitHeight waits until every standing node has reached height h. It fails when a
@@ -229,7 +194,7 @@ func shape(ctx context.Context, spec scenario.Testnet, t *testnet.Testnet, table
 func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) error {
 	clients := map[string]*rpchttp.HTTP{}
 	for _, nd := range n.Testnet.Standing() {
-		c, err := rpchttp.New(nd.Endpoint().RPC, "/websocket")
+		c, err := rpchttp.New(n.Endpoint(nd).RPC, "/websocket")
 		if err != nil {
 			return err
 		}
@@ -237,7 +202,7 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 	}
 	heights := map[string]int64{}
 	lastRise := time.Now()
-	tick := time.NewTicker(200 * time.Millisecond)
+	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		done := true
@@ -272,10 +237,16 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 }
 
 // Heights returns each node's latest height (0 when it does not answer).
-func Heights(ctx context.Context, nodes []*testnet.Node) map[string]int64 {
+func (n *Net) Heights(ctx context.Context, nodes []*testnet.Node) map[string]int64 {
+	return Heights(ctx, nodes, n.Endpoint)
+}
+
+// Heights returns each node's latest height (0 when it does not answer);
+// endpoint says where a node is.
+func Heights(ctx context.Context, nodes []*testnet.Node, endpoint func(*testnet.Node) testnet.Endpoint) map[string]int64 {
 	out := map[string]int64{}
 	for _, nd := range nodes {
-		c, err := rpchttp.New(nd.Endpoint().RPC, "/websocket")
+		c, err := rpchttp.New(endpoint(nd).RPC, "/websocket")
 		if err != nil {
 			continue
 		}

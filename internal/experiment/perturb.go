@@ -7,16 +7,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
 
 // perturb does the scenario's perturbations to net, each `at` after start,
-// telling event about each beginning and end ("kill validator3", "restart
-// validator3"). The returned func waits for them all to end (cancelling
-// what has not begun) and returns the first error.
-func perturb(ctx context.Context, net *Net, start time.Time, ps []scenario.Perturbation, event func(kind, detail string)) func() error {
+// recording each as a fault. The returned func waits for them all to end
+// (cancelling what has not begun) and returns the first error.
+func perturb(ctx context.Context, net *Net, start time.Time, ps []scenario.Perturbation, rec *recorder) func() error {
 	pctx, cancel := context.WithCancel(ctx)
 	var (
 		wg    sync.WaitGroup
@@ -24,20 +22,10 @@ func perturb(ctx context.Context, net *Net, start time.Time, ps []scenario.Pertu
 		first error
 	)
 	for _, p := range ps {
-		var nodes []*testnet.Node
-		for _, name := range p.Nodes {
-			nodes = append(nodes, net.Testnet.Node(name))
-		}
-		names := strings.Join(p.Nodes, ",")
-		if names == "" {
-			names = "all"
-		}
-		if p.Kind == "partition" {
-			sides := make([]string, len(p.Groups))
-			for i, g := range p.Groups {
-				sides[i] = strings.Join(g, ",")
-			}
-			names = strings.Join(sides, "|")
+		f, err := faultOf(net, p)
+		if err != nil {
+			first = err
+			continue
 		}
 		wg.Add(1)
 		go func() {
@@ -45,11 +33,10 @@ func perturb(ctx context.Context, net *Net, start time.Time, ps []scenario.Pertu
 			if !sleepUntil(pctx, start.Add(p.At.D())) {
 				return
 			}
-			err := doPerturbation(context.WithoutCancel(pctx), pctx, net, p, nodes, func(what string) { event("perturbation", what+" "+names) })
-			if err != nil {
+			if err := f.do(context.WithoutCancel(pctx), pctx, net, p.Duration.D(), rec); err != nil {
 				mu.Lock()
 				if first == nil {
-					first = fmt.Errorf("perturbation %s %s: %w", p.Kind, names, err)
+					first = fmt.Errorf("perturbation %s %s: %w", p.Kind, f.names, err)
 				}
 				mu.Unlock()
 			}
@@ -62,100 +49,102 @@ func perturb(ctx context.Context, net *Net, start time.Time, ps []scenario.Pertu
 	}
 }
 
-// doPerturbation does one perturbation: its beginning, then after its
-// duration its end. The end (start again, continue) runs even when the
-// phase is cancelled, so that no node is left paused; a kill of duration 0
-// has no end.
-func doPerturbation(bg, ctx context.Context, net *Net, p scenario.Perturbation, nodes []*testnet.Node, event func(string)) error {
-	pv := net.Provider
-	restart := func() error { return pv.Start(bg, nodes...) }
-	var (
-		began, ended string
-		begin, end   func() error
-	)
-	switch p.Kind {
-	case "kill":
-		began, begin = "kill", func() error { pv.Kill(nodes...); return nil }
+// A fault is one perturbation made concrete for a provider: what its
+// beginning and its end are called in the record, and what they do.
+type fault struct {
+	names        string // "validator3", "validator0,validator1|validator2,validator3", "all"
+	nodes        []*testnet.Node
+	began, ended string
+	begin, end   func(context.Context) error // end nil: nothing undoes it
+	stopsNodes   bool                        // the nodes must catch up after it
+}
+
+// faultOf finds in net's provider the capability that does p. A
+// scenario check refuses what the provider cannot do; this says so too.
+func faultOf(net *Net, p scenario.Perturbation) (*fault, error) {
+	t, pv := net.Testnet, net.Provider
+	f := &fault{names: strings.Join(p.Nodes, ","), stopsNodes: true}
+	for _, name := range p.Nodes {
+		f.nodes = append(f.nodes, t.Node(name))
+	}
+	if f.names == "" {
+		f.names = "all"
+	}
+	if !testnet.Can(pv, testnet.Fault(p.Kind)) {
+		return nil, fmt.Errorf("the %q provider cannot do a %s", pv.Name(), p.Kind)
+	}
+	restart := func(ctx context.Context) error { return pv.Start(ctx, f.nodes...) }
+	switch testnet.Fault(p.Kind) {
+	case testnet.FaultKill:
+		k := pv.(testnet.Killer)
+		f.began, f.begin = "kill", func(ctx context.Context) error { return k.Kill(ctx, f.nodes...) }
 		if p.Duration > 0 {
-			ended, end = "start", restart
+			f.ended, f.end = "start", restart
 		}
-	case "restart":
-		began, begin = "stop", func() error { return pv.Stop(bg, nodes...) }
-		ended, end = "start", restart
-	case "pause":
-		began, begin = "pause", func() error { return pv.Pause(true, nodes...) }
-		ended, end = "continue", func() error { return pv.Pause(false, nodes...) }
-	case "disconnect", "partition":
-		t := net.Testnet
-		if t.Network == nil {
-			return fmt.Errorf("%s needs the netns provider", p.Kind)
-		}
-		if p.Kind == "disconnect" {
-			link := func(up bool) func() error {
-				return func() error {
-					for _, n := range nodes {
-						if err := t.Network.SetLink(bg, t.Index(n), up); err != nil {
-							return err
-						}
-					}
-					return nil
-				}
-			}
-			began, begin, ended, end = "disconnect", link(false), "reconnect", link(true)
-			break
-		}
-		var groups [][]int
-		for _, g := range p.Groups {
-			var idx []int
+	case testnet.FaultRestart:
+		f.began, f.begin = "stop", func(ctx context.Context) error { return pv.Stop(ctx, f.nodes...) }
+		f.ended, f.end = "start", restart
+	case testnet.FaultPause:
+		pz := pv.(testnet.Pauser)
+		f.began, f.begin = "pause", func(ctx context.Context) error { return pz.Pause(ctx, f.nodes...) }
+		f.ended, f.end = "continue", func(ctx context.Context) error { return pz.Resume(ctx, f.nodes...) }
+	case testnet.FaultDisconnect:
+		d := pv.(testnet.Disconnecter)
+		f.began, f.begin = "disconnect", func(ctx context.Context) error { return d.Disconnect(ctx, f.nodes...) }
+		f.ended, f.end = "reconnect", func(ctx context.Context) error { return d.Reconnect(ctx, f.nodes...) }
+	case testnet.FaultPartition:
+		pt := pv.(testnet.Partitioner)
+		groups := make([][]*testnet.Node, len(p.Groups))
+		sides := make([]string, len(p.Groups))
+		for i, g := range p.Groups {
 			for _, name := range g {
-				idx = append(idx, t.Index(t.Node(name)))
+				groups[i] = append(groups[i], t.Node(name))
 			}
-			groups = append(groups, idx)
+			sides[i] = strings.Join(g, ",")
 		}
-		began, begin = "partition", func() error { return t.Network.Split(bg, groups, false) }
-		ended, end = "heal", func() error { return t.Network.Split(bg, groups, true) }
-	case "latency":
-		rp, ok := net.Shaper.(netem.Replanner)
-		if !ok {
-			return fmt.Errorf("a latency change needs the nfqueue backend (the tc backend's delays are fixed for the run)")
-		}
-		var only map[int]bool
-		for _, n := range nodes {
-			if only == nil {
-				only = map[int]bool{}
-			}
-			only[net.Testnet.Index(n)] = true
-		}
-		base := rp.Plan()
-		began = fmt.Sprintf("latency x%g", p.Scale)
-		begin = func() error { rp.SetPlan(base.Scaled(p.Scale, only)); return nil }
-		ended, end = "latency-restore", func() error { rp.SetPlan(base); return nil }
-	default:
-		return fmt.Errorf("unknown perturbation %q", p.Kind)
+		f.names, f.stopsNodes = strings.Join(sides, "|"), false
+		f.began, f.begin = "partition", func(ctx context.Context) error { return pt.Partition(ctx, groups) }
+		f.ended, f.end = "heal", func(ctx context.Context) error { return pt.Heal(ctx, groups) }
+	case testnet.FaultLatency:
+		ls := pv.(testnet.LatencyShaper)
+		f.stopsNodes = false
+		f.began = fmt.Sprintf("latency x%g", p.Scale)
+		f.begin = func(ctx context.Context) error { return ls.ScaleLatency(ctx, p.Scale, f.nodes...) }
+		f.ended, f.end = "latency-restore", ls.RestoreLatency
 	}
-	event(began)
-	if err := begin(); err != nil || end == nil {
+	return f, nil
+}
+
+// do does the fault: its beginning, then after d its end. The end (start
+// again, continue, heal) runs even when the phase is cancelled (bg is not),
+// so that no node is left paused; a kill of duration 0 has no end. After
+// the end, it waits (while the phase lasts) for the nodes to be at the
+// chain's tip again and records how long that took.
+func (f *fault) do(bg, ctx context.Context, net *Net, d time.Duration, rec *recorder) error {
+	i := rec.began(f.began, f.names, f.stopsNodes)
+	if err := f.begin(bg); err != nil || f.end == nil {
 		return err
 	}
-	sleepUntil(ctx, time.Now().Add(p.Duration.D()))
-	event(ended)
-	if err := end(); err != nil {
+	sleepUntil(ctx, time.Now().Add(d))
+	rec.ended(i, f.ended)
+	if err := f.end(bg); err != nil {
 		return err
 	}
-	// The nodes are back: how long until they are at the chain's tip
-	// again (only while the phase lasts)?
-	if p.Kind == "partition" || p.Kind == "latency" || ctx.Err() != nil {
+	if !f.stopsNodes || ctx.Err() != nil {
 		return nil
 	}
 	back, top := time.Now(), tip(ctx, net)
-	for _, n := range nodes {
+	for _, n := range f.nodes {
 		if _, err := waitCaughtUp(ctx, net, n, top, back.Add(2*time.Minute)); err != nil {
 			return nil // not caught up while the phase lasted: the fault table says so
 		}
 	}
-	event(fmt.Sprintf("caught-up %.1fs", time.Since(back).Seconds()))
+	rec.caughtUp(i, time.Since(back))
 	return nil
 }
+
+// formatSeconds is d as "4.2s".
+func formatSeconds(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 
 // sleepUntil waits until t or until ctx ends; it reports whether t came.
 func sleepUntil(ctx context.Context, t time.Time) bool {

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/build"
-	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
@@ -20,6 +18,7 @@ import (
 	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/process"
+	"github.com/chainperf/chainperf/internal/testnet/providers"
 )
 
 // RunOptions configure a run of a scenario.
@@ -36,7 +35,14 @@ type RunOptions struct {
 	// named by the run ID below it.
 	ReportDir string
 	Log       *slog.Logger
+	// Provider, if set, replaces the scenario's provider (tests run
+	// experiments on an in-memory twin).
+	Provider NewProvider
 }
+
+// Check refuses what a valid scenario still cannot do here: faults its
+// provider cannot do (each with its file:line and the provider that can).
+func Check(s *scenario.Scenario) error { return providers.Check(s) }
 
 // Run runs a scenario from nothing: testnet up, load phases, drain,
 // testnet down, criteria. The run record is returned even when an error
@@ -74,6 +80,11 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		r.Labels["commit"] = bin.Commit
 		r.Versions.Node = fmt.Sprintf("built from %s at %s (package %s)", b.Dir, bin.Commit, b.Package)
 	}
+	if err := Check(s); err != nil {
+		r.Status, r.Error = results.StatusFailed, err.Error()
+		return r, err
+	}
+	rec := newRecorder(ctx, o.Store, r.ID, o.Log)
 	if o.Store != nil {
 		if err := o.Store.Begin(ctx, r, harness(r.Host.Hostname)); err != nil {
 			return r, err
@@ -81,10 +92,11 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		phase := o.Phase
 		o.Phase = func(p string) {
 			phase(p)
-			_ = o.Store.Event(context.WithoutCancel(ctx), r.ID, "phase", p)
+			rec.storeOnly("phase", p)
 		}
 	}
-	err := run(ctx, s, o, r)
+	err := run(ctx, s, o, r, rec)
+	rec.into(r)
 	r.End = time.Now().UTC()
 	switch {
 	case err == nil:
@@ -132,251 +144,138 @@ func Recover(ctx context.Context, st *store.Store) ([]string, error) {
 	return ids, nil
 }
 
-func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run) error {
+func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run, rec *recorder) error {
 	o.Phase("testnet up")
-	rotating := 0
-	if s.Experiment.Kind.Has("rotate") {
-		rotating = s.Experiment.Rotations
-	}
 	table, err := s.LatencyTable()
 	if err != nil {
 		return err
 	}
-	net, err := Up(ctx, s.Testnet, UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotating, Table: table})
+	adapter, err := chain.New(ctx, s, o.Log)
 	if err != nil {
 		return err
 	}
-	r.WAN = net.WAN
+	net, err := Up(ctx, s.Testnet, UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotatingNodes(s), Table: table, Chain: adapter, Provider: o.Provider})
+	if err != nil {
+		return err
+	}
+	r.WAN = net.WAN()
 	defer func() {
 		o.Phase("testnet down")
 		net.Down(context.WithoutCancel(ctx))
 	}()
 	t := net.Testnet
 	for _, n := range t.Nodes {
-		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: n.Endpoint().RPC})
+		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: net.Endpoint(n).RPC})
 	}
 	if err := net.WaitHeight(ctx, 2, 60*time.Second); err != nil {
 		return err
 	}
 	var pools mempools
-	stopWatch := watchNodes(ctx, t, net.Provider.PID, s.Observe, o.Store, r.ID, pools.tap)
+	stopWatch := watchNodes(ctx, net, s.Observe, rec, pools.tap)
 	defer stopWatch()
-	var targets, follow []string
-	for _, n := range t.RPCNodes() {
-		targets = append(targets, n.Endpoint().RPC)
-	}
+	targets := net.RPCs(t.RPCNodes())
 	// Blocks are read from validators first, so that reading them does not
 	// add to the load on the nodes that take the txs.
-	for _, role := range []testnet.Role{testnet.RoleValidator, testnet.RoleFull} {
-		for _, n := range t.ByRole(role) {
-			follow = append(follow, n.Endpoint().RPC)
-		}
+	follow := net.RPCs(append(t.ByRole(testnet.RoleValidator), t.ByRole(testnet.RoleFull)...))
+	made, err := adapter.Workload(ctx, targets, r)
+	if err != nil {
+		return err
 	}
-	var cw *cosmos.Workload
-	if net.Chain != nil {
-		if cw, err = cosmosWorkload(ctx, s, net, targets, o.Log); err != nil {
-			return err
-		}
-		r.Versions.Node = net.Chain.Binary
-		r.Cosmos = &results.Cosmos{Binary: net.Chain.Binary, Wallets: net.Chain.Funding.Wallets, GenesisBytes: net.Chain.Funding.Bytes,
-			GenesisSecs: net.Chain.GenesisTime.Seconds(), Workload: cw.String()}
-	}
-	plans := planPhases(s)
-	for i, plan := range plans {
+	ph := &phaseRunner{s: s, o: o, r: r, net: net, rec: rec, pools: &pools, targets: targets, follow: follow, made: made}
+	for i, plan := range planPhases(s) {
 		if i > 0 && plan.pause > 0 {
 			o.Phase(fmt.Sprintf("pause %s", plan.pause))
 			if !sleepUntil(ctx, time.Now().Add(plan.pause)) {
 				return ctx.Err()
 			}
 		}
-		o.Phase(plan.name)
-		phase := len(r.Phases)
-		var onBlock func(observe.Block)
-		if o.Store != nil {
-			onBlock = func(b observe.Block) { _ = o.Store.Block(context.WithoutCancel(ctx), r.ID, phase, b) }
-		}
-		phaseStart := time.Now()
-		var profiles func() []observe.Profile
-		if len(s.Observe.Profiles) > 0 && r.ReportDir != "" {
-			profiles = captureProfiles(ctx, t, phaseStart, s.Observe.Profiles, r.ReportDir, o.Store, r.ID)
-		}
-		var eventsMu sync.Mutex
-		event := func(kind, detail string) {
-			eventsMu.Lock()
-			defer eventsMu.Unlock()
-			r.Events = append(r.Events, results.Event{At: time.Now().UTC(), Kind: kind, Detail: detail})
-			if o.Store != nil {
-				_ = o.Store.Event(context.WithoutCancel(ctx), r.ID, kind, detail)
-			}
-		}
-		endPerturb := perturb(ctx, net, phaseStart, s.Perturbations, event)
-		rotations := make(chan []results.Rotation, 1)
-		if plan.kind == "rotate" {
-			go func() {
-				rotations <- rotate(ctx, net, phaseStart, plan.load.Length(), s.Experiment.CatchupTimeout.D(), event)
-			}()
-		}
-		var progress func(Progress)
-		if o.Progress != nil {
-			progress = func(p Progress) {
-				p.Name, p.MempoolMax = plan.name, pools.max()
-				o.Progress(p)
-			}
-		}
-		do := DriveOptions{
-			OnBlock: onBlock,
-			RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: targets, Follow: follow, Load: plan.load, Workload: s.Workload,
-			Warmup: plan.warmup, Cooldown: plan.cooldown, Drain: s.Experiment.DrainTimeout.D(),
-			Progress: progress, Log: o.Log,
-		}
-		if cw != nil {
-			do.Made, do.OnCommit = cw, cw.Committed
-		}
-		p, err := Drive(ctx, do)
-		perr := endPerturb()
-		if plan.kind == "rotate" {
-			// The rotations may outlast the load; each is bounded by
-			// catchup_timeout.
-			o.Phase("rotations finishing")
-			r.Rotations = <-rotations
-		}
-		if profiles != nil {
-			r.Profiles = append(r.Profiles, profiles()...)
-		}
-		if p != nil {
-			p.Name, p.Kind = plan.name, plan.kind
-			r.Phases = append(r.Phases, p)
-		}
-		for _, n := range t.Nodes {
-			if err, exited := net.Provider.Exited(n); exited {
-				r.Crashed = append(r.Crashed, fmt.Sprintf("%s (%v)", n.Name, err))
-			}
-		}
-		if err == nil {
-			err = perr
-		}
-		if err != nil {
+		if err := ph.run(ctx, i, plan); err != nil {
 			return err
 		}
 		if len(r.Crashed) > 0 {
 			break
 		}
 	}
-	for i, plan := range plans {
-		if i >= len(r.Phases) {
-			break
+	finishKinds(s, r)
+	if len(r.Crashed) == 0 {
+		o.Phase("after the run")
+		if err := adapter.Finish(ctx, follow, r); err != nil {
+			return err
 		}
-		if plan.kind == "find-max" {
-			pid := s.Load.PID
-			r.FindMax = results.FindMaxOf(r.Phases[i], pid.Hold, pid.Target.D(), pid.MaxRate)
-		}
-	}
-	if cw != nil && len(r.Crashed) == 0 {
-		o.Phase("balance check")
-		b, err := cw.Verify(ctx, follow, s.Testnet.Cosmos.Bech32Prefix, s.Experiment.DrainTimeout.D())
-		if err != nil {
-			return fmt.Errorf("balance check: %w", err)
-		}
-		r.Cosmos.Balances, r.Cosmos.Stats = b, cw.Stats()
-		o.Log.Info("balance check", "result", b.String())
-	}
-	r.Steady = results.SteadyOf(r.Phases)
-	r.Faults = results.Effects(results.FaultsOf(r.Events), r.Phases)
-	if s.Experiment.Kind.Has("sweep") {
-		r.Sweep = results.Saturation(r.Phases, s.Experiment.SaturationShare, s.Experiment.LatencyBlowup)
 	}
 	return nil
 }
 
-// cosmosWorkload makes the run's Cosmos workload over the funded wallets:
-// one for all phases, since sequences carry over.
-func cosmosWorkload(ctx context.Context, s *scenario.Scenario, net *Net, targets []string, log *slog.Logger) (*cosmos.Workload, error) {
-	w, cs := s.Workload, s.Testnet.Cosmos
-	wallets := net.Chain.Wallets
-	if w.Accounts > 0 {
-		wallets = wallets[:w.Accounts]
-	}
-	pick := func(seed uint64) (load.Selector, error) {
-		if w.Selection == "zipf" {
-			return load.NewZipf(len(wallets), w.ZipfShift, w.ZipfExponent, seed)
-		}
-		return load.Uniform{N: len(wallets), Seed: seed}, nil
-	}
-	senders, err := pick(w.Seed)
-	if err != nil {
-		return nil, err
-	}
-	receivers, err := pick(w.Seed ^ 0x9e3779b97f4a7c15)
-	if err != nil {
-		return nil, err
-	}
-	chainID := net.Testnet.ChainID
-	if w.ChainID != "" {
-		chainID = w.ChainID
-	}
-	fee := uint64(w.Fee)
-	if w.Fee < 0 {
-		fee = uint64(math.Ceil(float64(w.GasLimit) * cs.GasPrice))
-	}
-	cw, err := cosmos.NewWorkload(cosmos.WorkloadConfig{
-		Kind: w.Kind, Live: w.Mode == "live", ChainID: chainID, Denom: cs.Denom,
-		Amount: uint64(w.Amount), Outputs: w.Outputs, GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance),
-		Senders: senders, Receivers: receivers, Targets: len(targets), RPCs: targets, CacheDir: w.CacheDir,
-		GasPrice: cs.GasPrice, FeeFromGas: w.Fee < 0,
-		Logf: func(f string, a ...any) { log.Info(fmt.Sprintf(f, a...)) },
-	}, wallets)
-	if err != nil || w.GasLimit > 0 {
-		return cw, err
-	}
-	used, err := cw.SimulateGas(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("workload.gas_limit = 0 asks for a simulation, which failed: %w", err)
-	}
-	log.Info("simulated gas", "used", used, "workload", cw.String())
-	return cw, nil
+// phaseRunner runs the load phases of one run on its testnet.
+type phaseRunner struct {
+	s               *scenario.Scenario
+	o               RunOptions
+	r               *results.Run
+	net             *Net
+	rec             *recorder
+	pools           *mempools
+	targets, follow []string
+	made            load.Workload // the chain's workload for every phase; nil: one from [workload] per phase
 }
 
-// A phasePlan is one load phase of an experiment.
-type phasePlan struct {
-	name             string
-	load             scenario.Load
-	warmup, cooldown time.Duration
-	kind             string        // steady, sweep, find-max, rotate
-	pause            time.Duration // before it, after the previous phase drained
-}
-
-// planPhases lists an experiment's load phases, kind after kind: steady
-// repeats; the cells of a sweep grid (c connections x r tx/s each, the
-// whole cell measured, as CometBFT's QA does); one find-max phase (the pid
-// model, its search left out); one rotate phase (the scenario's load while
-// nodes rotate).
-func planPhases(s *scenario.Scenario) []phasePlan {
-	e := s.Experiment
-	var out []phasePlan
-	for _, kind := range e.Kind {
-		switch kind {
-		case "sweep":
-			for _, c := range e.Connections {
-				for _, rate := range e.Rates {
-					l := s.Load
-					l.Model, l.Connections, l.Rate, l.Duration = "connections", c, rate, e.CellDuration
-					out = append(out, phasePlan{name: fmt.Sprintf("sweep c=%d r=%g", c, rate), kind: kind, load: l, pause: e.Pause.D()})
-				}
-			}
-		case "steady":
-			for i := 0; i < e.Repeats; i++ {
-				out = append(out, phasePlan{name: fmt.Sprintf("steady %d/%d", i+1, e.Repeats), kind: kind, load: s.Load,
-					warmup: e.Warmup.D(), cooldown: e.Cooldown.D(), pause: e.Pause.D()})
-			}
-		case "find-max":
-			l := s.Load
-			l.Model, l.Duration = "pid", e.FindMaxDuration
-			out = append(out, phasePlan{name: "find-max", kind: kind, load: l, warmup: e.FindMaxSettle.D(), cooldown: e.Cooldown.D(),
-				pause: e.Pause.D()})
-		case "rotate":
-			out = append(out, phasePlan{name: "rotate", kind: kind, load: s.Load, warmup: e.Warmup.D(), cooldown: e.Cooldown.D(),
-				pause: e.Pause.D()})
+// run runs one phase: load (with the perturbations, profiles and the
+// kind's companion beside it), drain, and the nodes that crashed.
+func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
+	o, r, net := ph.o, ph.r, ph.net
+	o.Phase(plan.name)
+	phase := len(r.Phases)
+	var onBlock func(observe.Block)
+	if o.Store != nil {
+		onBlock = func(b observe.Block) {
+			ph.rec.write(func(st *store.Store) error { return st.Block(context.WithoutCancel(ctx), r.ID, phase, b) })
 		}
 	}
-	return out
+	phaseStart := time.Now()
+	var profiles func() []observe.Profile
+	if len(ph.s.Observe.Profiles) > 0 && r.ReportDir != "" {
+		profiles = captureProfiles(ctx, net, phaseStart, ph.s.Observe.Profiles, r.ReportDir, ph.rec)
+	}
+	endPerturb := perturb(ctx, net, phaseStart, ph.s.Perturbations, ph.rec)
+	var endCompanion func(*results.Run)
+	if c, ok := kinds[plan.kind].(companion); ok {
+		endCompanion = c.alongside(ctx, &phaseEnv{net: net, s: ph.s, start: phaseStart, rec: ph.rec}, plan)
+	}
+	var progress func(Progress)
+	if o.Progress != nil {
+		progress = func(p Progress) {
+			p.Name, p.MempoolMax = plan.name, ph.pools.max()
+			o.Progress(p)
+		}
+	}
+	do := DriveOptions{
+		OnBlock: onBlock,
+		RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: ph.targets, Follow: ph.follow, Load: plan.load, Workload: ph.s.Workload,
+		Warmup: plan.warmup, Cooldown: plan.cooldown, Drain: ph.s.Experiment.DrainTimeout.D(),
+		Progress: progress, Log: o.Log, Made: ph.made,
+	}
+	if c, ok := ph.made.(chain.Committer); ok {
+		do.OnCommit = c.Committed
+	}
+	p, err := Drive(ctx, do)
+	perr := endPerturb()
+	if endCompanion != nil {
+		o.Phase(plan.kind + " finishing")
+		endCompanion(r)
+	}
+	if profiles != nil {
+		r.Profiles = append(r.Profiles, profiles()...)
+	}
+	if p != nil {
+		p.Name, p.Kind = plan.name, plan.kind
+		r.Phases = append(r.Phases, p)
+	}
+	for _, n := range net.Testnet.Nodes {
+		if err, exited := net.Exited(n); exited {
+			r.Crashed = append(r.Crashed, fmt.Sprintf("%s (%v)", n.Name, err))
+		}
+	}
+	if err == nil {
+		err = perr
+	}
+	return err
 }

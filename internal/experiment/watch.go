@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,13 +17,20 @@ import (
 )
 
 // watchNodes starts the metric scraper and process sampler over every node
-// of t but the rotating ones (pidOf says a node's PID now); their samples go to the store as they
+// of net but the rotating ones; their samples go to the store as they
 // come, and to tap (may be nil). The returned func stops them, waits and
 // says how many samples were taken.
-func watchNodes(ctx context.Context, t *testnet.Testnet, pidOf func(*testnet.Node) int, o scenario.Observe, st *store.Store, runID string, tap func([]observe.Sample)) func() int {
+func watchNodes(ctx context.Context, net *Net, o scenario.Observe, rec *recorder, tap func([]observe.Sample)) func() int {
+	return watchTargets(ctx, net.Testnet.Standing(), net.Endpoint, net.PID, o, rec, tap)
+}
+
+// watchTargets is watchNodes over nodes, reached at endpoint, with their
+// PIDs from pidOf (0: not known).
+func watchTargets(ctx context.Context, nodes []*testnet.Node, endpoint func(*testnet.Node) testnet.Endpoint, pidOf func(*testnet.Node) int,
+	o scenario.Observe, rec *recorder, tap func([]observe.Sample)) func() int {
 	var targets []observe.Target
-	for _, n := range t.Standing() {
-		targets = append(targets, observe.Target{Node: n.Name, Metrics: n.Endpoint().Metrics, PID: func() int { return pidOf(n) }})
+	for _, n := range nodes {
+		targets = append(targets, observe.Target{Node: n.Name, Metrics: endpoint(n).Metrics, PID: func() int { return pidOf(n) }})
 	}
 	bg := context.WithoutCancel(ctx)
 	count := 0
@@ -33,18 +41,13 @@ func watchNodes(ctx context.Context, t *testnet.Testnet, pidOf func(*testnet.Nod
 			if tap != nil {
 				tap(s)
 			}
-			if st != nil {
-				_ = st.Samples(bg, runID, s)
-			}
+			rec.write(func(st *store.Store) error { return st.Samples(bg, rec.runID, s) })
 		},
 		OnError: func(node string, err error) {
-			if st == nil {
-				return
-			}
 			if err != nil {
-				_ = st.Event(bg, runID, "scrape_error", fmt.Sprintf("%s: %v", node, err))
+				rec.storeOnly("scrape_error", fmt.Sprintf("%s: %v", node, err))
 			} else {
-				_ = st.Event(bg, runID, "scrape_ok", node)
+				rec.storeOnly("scrape_ok", node)
 			}
 		},
 	}
@@ -57,7 +60,7 @@ func watchNodes(ctx context.Context, t *testnet.Testnet, pidOf func(*testnet.Nod
 // captureProfiles takes the scenario's profiles, each `at` after start,
 // into dir. A failed capture is an event, not the end of the run. The
 // returned func cancels what has not run yet and returns what was taken.
-func captureProfiles(ctx context.Context, t *testnet.Testnet, start time.Time, specs []scenario.Profile, dir string, st *store.Store, runID string) func() []observe.Profile {
+func captureProfiles(ctx context.Context, net *Net, start time.Time, specs []scenario.Profile, dir string, rec *recorder) func() []observe.Profile {
 	pctx, cancel := context.WithCancel(ctx)
 	var (
 		mu  sync.Mutex
@@ -65,7 +68,7 @@ func captureProfiles(ctx context.Context, t *testnet.Testnet, start time.Time, s
 		wg  sync.WaitGroup
 	)
 	for _, p := range specs {
-		n := t.Node(p.Node)
+		n := net.Testnet.Node(p.Node)
 		if n == nil {
 			continue
 		}
@@ -77,17 +80,14 @@ func captureProfiles(ctx context.Context, t *testnet.Testnet, start time.Time, s
 				return
 			case <-time.After(time.Until(start.Add(p.At.D()))):
 			}
-			prof, err := observe.CaptureProfile(pctx, n.Name, n.Endpoint().Pprof, p.Kind, p.Seconds, filepath.Join(dir, "profiles"))
-			bg := context.WithoutCancel(ctx)
+			prof, err := observe.CaptureProfile(pctx, n.Name, net.Endpoint(n).Pprof, p.Kind, p.Seconds, filepath.Join(dir, "profiles"))
 			if err != nil {
-				if st != nil && pctx.Err() == nil {
-					_ = st.Event(bg, runID, "profile_error", err.Error())
+				if pctx.Err() == nil {
+					rec.storeOnly("profile_error", err.Error())
 				}
 				return
 			}
-			if st != nil {
-				_ = st.Profile(bg, runID, prof)
-			}
+			rec.write(func(st *store.Store) error { return st.Profile(context.WithoutCancel(ctx), rec.runID, prof) })
 			mu.Lock()
 			out = append(out, *prof)
 			mu.Unlock()
@@ -115,10 +115,8 @@ type WatchReport struct {
 // for d: what they cost is what they add to every run.
 func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *store.Store, d time.Duration) (*WatchReport, error) {
 	var follow []string
-	for _, role := range []testnet.Role{testnet.RoleValidator, testnet.RoleFull} {
-		for _, n := range t.ByRole(role) {
-			follow = append(follow, n.Endpoint().RPC)
-		}
+	for _, n := range append(t.ByRole(testnet.RoleValidator), t.ByRole(testnet.RoleFull)...) {
+		follow = append(follow, n.Endpoint().RPC)
 	}
 	h, err := observe.Latest(ctx, follow)
 	if err != nil {
@@ -133,10 +131,11 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 	start := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	stop := watchNodes(wctx, t, func(n *testnet.Node) int { return n.PID }, o, st, r.ID, nil)
+	rec := newRecorder(ctx, st, r.ID, slog.New(slog.DiscardHandler))
+	stop := watchTargets(wctx, t.Standing(), (*testnet.Node).Endpoint, func(n *testnet.Node) int { return n.PID }, o, rec, nil)
 	f := observe.NewFollower(follow, h+1, nil, func(b observe.Block) {
 		rep.Blocks++
-		_ = st.Block(context.WithoutCancel(ctx), r.ID, 0, b)
+		rec.write(func(st *store.Store) error { return st.Block(context.WithoutCancel(ctx), r.ID, 0, b) })
 	}, nil)
 	_ = f.Run(wctx)
 	rep.Samples = stop()

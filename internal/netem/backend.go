@@ -3,12 +3,33 @@ package netem
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os/exec"
 	"strings"
 	"time"
-
-	"github.com/chainperf/chainperf/internal/testnet/netns"
 )
+
+// Hosts are the emulated hosts a shaper works on: host i runs in network
+// namespace Namespace(i) at Address(i), all on one subnet whose bridge is
+// Gateway. The netns provider's address plan is one.
+type Hosts interface {
+	Namespace(i int) string
+	Address(i int) netip.Addr
+	Gateway() netip.Addr
+	Range() netip.Prefix
+}
+
+// WAN describes an emulated wide-area network as a run records it.
+type WAN struct {
+	Backend   string            `json:"backend"` // "tc" or "nfqueue"
+	Table     string            `json:"table"`   // "builtin", a CSV path, "uniform"
+	UniformMS float64           `json:"uniform_ms,omitempty"`
+	Zones     map[string]string `json:"zones,omitempty"` // node -> zone
+	Jitter    float64           `json:"jitter"`          // share of the delay
+	Loss      float64           `json:"loss_pct"`
+	// BandwidthMbit caps each node's sending to the others (0: none).
+	BandwidthMbit float64 `json:"bandwidth_mbit,omitempty"`
+}
 
 // A Shaper applies a plan to a testnet's emulated network until closed.
 type Shaper interface {
@@ -28,7 +49,7 @@ func (d *Daemon) Backend() string { return "nfqueue" }
 
 // Start applies plan to the n nodes of nw with backend "tc", "nfqueue" or
 // "auto" (tc where the kernel has sch_netem, else nfqueue).
-func Start(ctx context.Context, backend string, nw netns.Net, n int, plan *Plan) (Shaper, error) {
+func Start(ctx context.Context, backend string, nw Hosts, n int, plan *Plan) (Shaper, error) {
 	if backend == "auto" {
 		backend = "nfqueue"
 		if TCAvailable(ctx, nw.Namespace(0)) {
@@ -70,7 +91,7 @@ type tcShaper struct{}
 func (tcShaper) Backend() string { return "tc" }
 func (tcShaper) Close()          {} // the qdiscs go with the namespaces
 
-func startTC(ctx context.Context, nw netns.Net, n int, plan *Plan) (Shaper, error) {
+func startTC(ctx context.Context, nw Hosts, n int, plan *Plan) (Shaper, error) {
 	for _, c := range tcCommands(nw, n, plan) {
 		if out, err := exec.CommandContext(ctx, c[0], c[1:]...).CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("%s: %v: %s", strings.Join(c, " "), err, strings.TrimSpace(string(out)))
@@ -79,7 +100,7 @@ func startTC(ctx context.Context, nw netns.Net, n int, plan *Plan) (Shaper, erro
 	return tcShaper{}, nil
 }
 
-func tcCommands(nw netns.Net, n int, plan *Plan) [][]string {
+func tcCommands(nw Hosts, n int, plan *Plan) [][]string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3fms", float64(d)/float64(time.Millisecond)) }
 	var out [][]string
 	for i := 0; i < n; i++ {

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/chainperf/chainperf/internal/testnet/netns"
 )
 
 func TestBuiltinTable(t *testing.T) {
@@ -135,9 +133,28 @@ func TestNFQueueBandwidth(t *testing.T) {
 	}
 }
 
+// testHosts is a /24 of two or more namespaces on a bridge, named like
+// the netns provider's (that provider uses this package, so its code is
+// not used here).
+type testHosts struct {
+	tag    string
+	subnet netip.Prefix
+}
+
+func (h testHosts) Namespace(i int) string { return fmt.Sprintf("%s-%d", h.tag, i) }
+func (h testHosts) Gateway() netip.Addr    { return h.subnet.Addr().Next() }
+func (h testHosts) Range() netip.Prefix    { return h.subnet }
+func (h testHosts) Address(i int) netip.Addr {
+	a := h.Gateway()
+	for j := 0; j <= i; j++ {
+		a = a.Next()
+	}
+	return a
+}
+
 // twoHosts makes two emulated hosts for the test (skipping it without
 // root, ip, ping or iptables) and removes them when it ends.
-func twoHosts(t *testing.T) (context.Context, netns.Net) {
+func twoHosts(t *testing.T) (context.Context, testHosts) {
 	t.Helper()
 	if os.Geteuid() != 0 || testing.Short() {
 		t.Skip("needs root for network namespaces")
@@ -150,19 +167,37 @@ func twoHosts(t *testing.T) (context.Context, netns.Net) {
 	if _, err := iptables(); err != nil {
 		t.Skip(err)
 	}
-	ctx := context.Background()
-	nw, err := netns.Pick(fmt.Sprintf("tn-%06x", time.Now().UnixNano()&0xffffff), netns.DefaultRange)
-	if err != nil {
-		t.Fatal(err)
+	id := time.Now().UnixNano() & 0xffffff
+	nw := testHosts{tag: fmt.Sprintf("cq%06x", id), subnet: netip.MustParsePrefix(fmt.Sprintf("198.19.%d.0/24", 200+id%50))}
+	ip := func(args ...string) {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+		}
 	}
-	if err := netns.Create(ctx, nw, 2); err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() {
+		for i := 0; i < 2; i++ {
+			exec.Command("ip", "netns", "del", nw.Namespace(i)).Run()
+			exec.Command("ip", "link", "del", nw.tag+fmt.Sprintf("-%dh", i)).Run()
+		}
+		exec.Command("ip", "link", "del", nw.tag).Run()
+	})
+	ip("link", "add", nw.tag, "type", "bridge")
+	ip("addr", "add", nw.Gateway().String()+"/24", "dev", nw.tag)
+	ip("link", "set", nw.tag, "up")
+	for i := 0; i < 2; i++ {
+		ns, host := nw.Namespace(i), fmt.Sprintf("%s-%dh", nw.tag, i)
+		ip("netns", "add", ns)
+		ip("-n", ns, "link", "set", "lo", "up")
+		ip("link", "add", host, "type", "veth", "peer", "name", "eth0", "netns", ns)
+		ip("link", "set", host, "master", nw.tag)
+		ip("link", "set", host, "up")
+		ip("-n", ns, "addr", "add", nw.Address(i).String()+"/24", "dev", "eth0")
+		ip("-n", ns, "link", "set", "eth0", "up")
 	}
-	t.Cleanup(func() { netns.Remove(context.Background(), nw.Tag) })
-	return ctx, nw
+	return context.Background(), nw
 }
 
-func clearRules(t *testing.T, nw netns.Net) {
+func clearRules(t *testing.T, nw testHosts) {
 	ipt, _ := iptables()
 	for i := 0; i < 2; i++ {
 		exec.Command("ip", "netns", "exec", nw.Namespace(i), ipt, "-t", "mangle", "-F", "OUTPUT").Run()
@@ -174,7 +209,7 @@ func clearRules(t *testing.T, nw netns.Net) {
 // class, and a class, a netem qdisc and a filter a destination.
 // (This kernel has no sch_netem, so the commands are checked, not run.)
 func TestTCCommands(t *testing.T) {
-	nw := netns.Net{Tag: "cp000001", Subnet: netip.MustParsePrefix("198.18.5.0/24")}
+	nw := testHosts{tag: "cp000001", subnet: netip.MustParsePrefix("198.18.5.0/24")}
 	plan, _ := PlanFor(Uniform(10*time.Millisecond, 2), []string{"node0", "node1"}, 0.05, 1)
 	plan.Bandwidth = 100e6
 	var got []string

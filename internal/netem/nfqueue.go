@@ -15,8 +15,6 @@ import (
 
 	nfqueue "github.com/florianl/go-nfqueue/v2"
 	"github.com/mdlayher/netlink"
-
-	"github.com/chainperf/chainperf/internal/testnet/netns"
 )
 
 // A Daemon delays the packets between emulated hosts in user space: in
@@ -49,7 +47,7 @@ func iptables() (string, error) {
 }
 
 // StartNFQueue starts the daemon for the n nodes of nw with plan.
-func StartNFQueue(ctx context.Context, nw netns.Net, n int, plan *Plan) (_ *Daemon, err error) {
+func StartNFQueue(ctx context.Context, nw Hosts, n int, plan *Plan) (_ *Daemon, err error) {
 	ipt, err := iptables()
 	if err != nil {
 		return nil, err
@@ -70,7 +68,7 @@ func StartNFQueue(ctx context.Context, nw netns.Net, n int, plan *Plan) (_ *Daem
 		ns := nw.Namespace(i)
 		for _, rule := range [][]string{
 			{"-t", "mangle", "-A", "OUTPUT", "-d", nw.Gateway().String(), "-j", "RETURN"},
-			{"-t", "mangle", "-A", "OUTPUT", "-d", nw.Subnet.String(), "-j", "NFQUEUE", "--queue-num", fmt.Sprint(queueNum), "--queue-bypass"},
+			{"-t", "mangle", "-A", "OUTPUT", "-d", nw.Range().String(), "-j", "NFQUEUE", "--queue-num", fmt.Sprint(queueNum), "--queue-bypass"},
 		} {
 			cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", ns, ipt}, rule...)...)
 			if out, err := cmd.CombinedOutput(); err != nil {

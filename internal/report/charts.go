@@ -55,9 +55,9 @@ func (b bandPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 
 // bands are the run's faults in seconds since origin; one that did not
 // end lasts to end.
-func bands(events []results.Event, origin time.Time, end float64) []band {
+func bands(faults []results.Fault, origin time.Time, end float64) []band {
 	var out []band
-	for _, f := range results.FaultsOf(events) {
+	for _, f := range faults {
 		bd := band{from: f.Begin.Sub(origin).Seconds(), to: end, label: f.What + " " + f.Nodes}
 		if !f.End.IsZero() {
 			bd.to = f.End.Sub(origin).Seconds()
@@ -128,10 +128,10 @@ func hline(p *plot.Plot, name string, i int, y, x0, x1 float64) {
 
 // PhaseCharts draws the charts of one load phase: throughput, latency,
 // and the chain's blocks; node series when there are any.
-func PhaseCharts(ph *results.Phase, events []results.Event, series []observe.Sample) []Chart {
+func PhaseCharts(ph *results.Phase, faults []results.Fault, series []observe.Sample) []Chart {
 	origin := ph.Start
 	end := ph.End.Sub(origin).Seconds()
-	bs := bands(events, origin, end)
+	bs := bands(faults, origin, end)
 	withBands := func(p *plot.Plot) *plot.Plot {
 		if len(bs) > 0 {
 			p.Add(bandPlotter{bs})

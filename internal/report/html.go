@@ -21,7 +21,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 	var phases []phase
 	for i, p := range r.Phases {
 		ph := phase{Title: phaseTitle(i, p), Rows: figureRows(p), Fates: fateRows(p.Ledger)}
-		ph.Charts = PhaseCharts(p, r.Events, series)
+		ph.Charts = PhaseCharts(p, r.Faults, series)
 		phases = append(phases, ph)
 	}
 	return page.Execute(w, map[string]any{

@@ -64,12 +64,12 @@ func TestWriteRendersEveryChart(t *testing.T) {
 	}
 }
 
-func TestBandsPairEvents(t *testing.T) {
+// Bands span each fault; one that did not end lasts to the end.
+func TestBandsSpanFaults(t *testing.T) {
 	o := time.Unix(0, 0)
-	ev := func(s float64, d string) results.Event {
-		return results.Event{At: o.Add(time.Duration(s * float64(time.Second))), Kind: "perturbation", Detail: d}
-	}
-	got := bands([]results.Event{ev(2, "kill validator3"), ev(4, "pause full0"), ev(6, "continue full0"), ev(9, "start validator3"), ev(10, "kill validator1")}, o, 20)
+	at := func(s float64) time.Time { return o.Add(time.Duration(s * float64(time.Second))) }
+	got := bands([]results.Fault{{What: "kill", Nodes: "validator3", Begin: at(2), End: at(9)},
+		{What: "pause", Nodes: "full0", Begin: at(4), End: at(6)}, {What: "kill", Nodes: "validator1", Begin: at(10)}}, o, 20)
 	want := []band{{2, 9, "kill validator3"}, {4, 6, "pause full0"}, {10, 20, "kill validator1"}}
 	if len(got) != len(want) {
 		t.Fatalf("bands %v; want %v", got, want)
@@ -97,7 +97,8 @@ func fixture() (*results.Run, []observe.Sample) {
 	r := &results.Run{ID: "r1", Scenario: "t", Status: results.StatusComplete, Passed: true, Start: start, End: start.Add(20 * time.Second),
 		Phases: []*results.Phase{ph},
 		Events: []results.Event{{At: start.Add(3 * time.Second), Kind: "perturbation", Detail: "pause validator0"},
-			{At: start.Add(5 * time.Second), Kind: "perturbation", Detail: "continue validator0"}}}
+			{At: start.Add(5 * time.Second), Kind: "perturbation", Detail: "continue validator0"}},
+		Faults: []results.Fault{{What: "pause", Nodes: "validator0", Begin: start.Add(3 * time.Second), End: start.Add(5 * time.Second), CatchUp: -1}}}
 	var series []observe.Sample
 	for i := 0; i < 10; i++ {
 		at := start.Add(time.Duration(i) * time.Second)

@@ -1,13 +1,10 @@
 package results
 
-import (
-	"fmt"
-	"strings"
-	"time"
-)
+import "time"
 
 // A Fault is one perturbation from its beginning to its end (zero End:
-// it lasted to the end of the run, a kill with no restart).
+// it lasted to the end of the run, a kill with no restart), recorded as
+// it happens by the experiment that does it.
 type Fault struct {
 	What  string    `json:"what"` // "kill", "pause", "partition", ...
 	Nodes string    `json:"nodes"`
@@ -23,47 +20,6 @@ type Fault struct {
 	// chain's tip again (-1: not seen while the phase lasted; 0 for a
 	// partition or a latency change, which stop no node).
 	CatchUp float64 `json:"catch_up_s"`
-}
-
-// FaultsOf pairs perturbation events (kill/stop/pause/disconnect/partition
-// with the start/continue/reconnect/heal of the same nodes).
-func FaultsOf(events []Event) []Fault {
-	var out []Fault
-	open := map[string]int{}
-	for _, e := range events {
-		if e.Kind != "perturbation" {
-			continue
-		}
-		what, nodes, _ := strings.Cut(e.Detail, " ")
-		var arg string
-		if what == "latency" || what == "caught-up" { // "latency x0.5 all", "caught-up 4.2s validator3"
-			arg, nodes, _ = strings.Cut(nodes, " ")
-			if what == "latency" {
-				what += " " + arg
-			}
-		}
-		switch strings.Fields(what)[0] {
-		case "kill", "stop", "pause", "disconnect":
-			open[nodes] = len(out)
-			out = append(out, Fault{What: what, Nodes: nodes, Begin: e.At, CatchUp: -1})
-		case "partition", "latency":
-			open[nodes] = len(out)
-			out = append(out, Fault{What: what, Nodes: nodes, Begin: e.At})
-		case "caught-up":
-			for i := len(out) - 1; i >= 0; i-- {
-				if out[i].Nodes == nodes && !out[i].End.IsZero() {
-					fmt.Sscanf(arg, "%gs", &out[i].CatchUp)
-					break
-				}
-			}
-		case "start", "continue", "reconnect", "heal", "latency-restore":
-			if i, ok := open[nodes]; ok {
-				out[i].End = e.At
-				delete(open, nodes)
-			}
-		}
-	}
-	return out
 }
 
 // Effects measures each fault against the blocks of the run's phases (by

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/scenario"
 )
 
 // A Phase is what one load phase produced: the ledger, the blocks, the
@@ -76,22 +78,17 @@ type Run struct {
 	FindMax   *FindMax          `json:"find_max,omitempty"`
 	Rotations []Rotation        `json:"rotations,omitempty"`
 	Faults    []Fault           `json:"faults,omitempty"`
-	WAN       *WAN              `json:"wan,omitempty"`
-	Cosmos    *Cosmos           `json:"cosmos,omitempty"`
-	ReportDir string            `json:"report_dir,omitempty"`
+	// StoreErrors counts writes to the results store that failed while
+	// the run went (each logged); the stored run may miss what they held.
+	StoreErrors int     `json:"store_errors,omitempty"`
+	WAN         *WAN    `json:"wan,omitempty"`
+	Cosmos      *Cosmos `json:"cosmos,omitempty"`
+	ReportDir   string  `json:"report_dir,omitempty"`
 }
 
-// WAN describes the emulated wide-area network a run had.
-type WAN struct {
-	Backend   string            `json:"backend"` // "tc" or "nfqueue"
-	Table     string            `json:"table"`   // "builtin", a CSV path, "uniform"
-	UniformMS float64           `json:"uniform_ms,omitempty"`
-	Zones     map[string]string `json:"zones,omitempty"` // node -> zone
-	Jitter    float64           `json:"jitter"`          // share of the delay
-	Loss      float64           `json:"loss_pct"`
-	// BandwidthMbit caps each node's sending to the others (0: none).
-	BandwidthMbit float64 `json:"bandwidth_mbit,omitempty"`
-}
+// WAN describes the emulated wide-area network a run had (the netns
+// provider's delays).
+type WAN = netem.WAN
 
 // An Event is something done to or seen in the testnet during a run (a
 // perturbation's beginning or end).
@@ -140,7 +137,7 @@ type Check struct {
 // on purpose, so it is not where a steady criterion belongs.
 func (r *Run) Main() *Phase {
 	for i := len(r.Phases) - 1; i >= 0; i-- {
-		if k := r.Phases[i].KindOf(); k == "steady" || k == "rotate" {
+		if k := r.Phases[i].KindOf(); k == scenario.KindSteady || k == scenario.KindRotate {
 			return r.Phases[i]
 		}
 	}

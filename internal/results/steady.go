@@ -1,6 +1,7 @@
 package results
 
 import (
+	"github.com/chainperf/chainperf/internal/scenario"
 	"math"
 	"sort"
 )
@@ -52,7 +53,7 @@ type Steady struct {
 func SteadyOf(phases []*Phase) *Steady {
 	var tps, p50, p99 []float64
 	for _, p := range phases {
-		if p.KindOf() != "steady" {
+		if p.KindOf() != scenario.KindSteady {
 			continue
 		}
 		tps = append(tps, p.Figures.CommittedTPS)

@@ -45,9 +45,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if err := decode(file, data, s); err != nil {
 		return nil, err
 	}
-	s.File, s.Text = file, data
+	s.File, s.Text, s.lines = file, data, indexLines(data)
 	s.Testnet.Config = flatten(s.Testnet.Config)
-	if errs := s.validate(indexLines(data)); len(errs) > 0 {
+	if errs := s.validate(s.lines); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return s, nil

@@ -37,7 +37,13 @@ type Scenario struct {
 	File string `toml:"-"`
 	// Text is the scenario file as the user wrote it, kept with the run.
 	Text []byte `toml:"-"`
+	// lines index the keys of Text, for errors found after Parse.
+	lines lines
 }
+
+// Pos is "file:line" of the key at path ("perturbation[1].kind"), or of
+// the nearest table above it; the file alone when Text does not set it.
+func (s *Scenario) Pos(path string) string { return s.lines.at(s.File, path) }
 
 // Testnet describes the nodes of a testnet.
 type Testnet struct {
@@ -223,6 +229,14 @@ type Experiment struct {
 // Kinds are the parts of an experiment, written as one name ("sweep") or
 // a list (["steady", "find-max"]).
 type Kinds []string
+
+// The experiment kinds; experiment registers one implementation of each.
+const (
+	KindSteady  = "steady"
+	KindSweep   = "sweep"
+	KindFindMax = "find-max"
+	KindRotate  = "rotate"
+)
 
 // Has says whether k names kind.
 func (k Kinds) Has(kind string) bool {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,15 +26,14 @@ var (
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}
-	ExperimentKinds = []string{"steady", "sweep", "find-max", "rotate"}
+	ExperimentKinds = []string{KindSteady, KindSweep, KindFindMax, KindRotate}
 	// PIDHolds are what the pid rate model can hold at its target.
 	PIDHolds = []string{"latency", "block_interval"}
 	// ProfileKinds are the pprof profiles a node serves.
 	ProfileKinds = []string{"heap", "allocs", "cpu", "goroutine", "mutex", "block"}
-	// PerturbationKinds any provider can do; NetworkFaults need emulated
-	// hosts (the netns provider).
-	PerturbationKinds = []string{"kill", "pause", "restart"}
-	NetworkFaults     = []string{"disconnect", "partition", "latency"}
+	// PerturbationKinds are every fault kind; which of them a testnet can
+	// do depends on its provider (testnet/providers checks that).
+	PerturbationKinds = []string{"kill", "restart", "pause", "disconnect", "partition", "latency"}
 )
 
 // MaxNodes bounds a testnet on one machine; past it ports and memory run out.
@@ -192,7 +190,7 @@ func (s *Scenario) validate(l lines) []error {
 	if e.Repeats < 1 {
 		c.fail("experiment.repeats", "%d: must be at least 1", e.Repeats)
 	}
-	if e.Kind.Has("find-max") {
+	if e.Kind.Has(KindFindMax) {
 		if e.FindMaxDuration < Duration(10*time.Second) {
 			c.fail("experiment.find_max_duration", "%s: find-max needs at least 10s", e.FindMaxDuration.D())
 		}
@@ -204,7 +202,7 @@ func (s *Scenario) validate(l lines) []error {
 			s.checkPID(c, "load.pid")
 		}
 	}
-	if e.Kind.Has("rotate") {
+	if e.Kind.Has(KindRotate) {
 		if e.Rotations < 1 || e.Rotations > 100 {
 			c.fail("experiment.rotations", "%d: must be from 1 to 100", e.Rotations)
 		}
@@ -212,7 +210,7 @@ func (s *Scenario) validate(l lines) []error {
 			c.fail("experiment.catchup_timeout", "%s: must be at least 1s", e.CatchupTimeout.D())
 		}
 	}
-	if e.Kind.Has("sweep") {
+	if e.Kind.Has(KindSweep) {
 		if len(e.Connections) == 0 || len(e.Rates) == 0 {
 			c.fail("experiment.connections", "a sweep with no cells: give at least one of connections and one of rates")
 		}
@@ -394,18 +392,11 @@ func (s *Scenario) validatePerturbations(c *checker) {
 	total, phase := s.ShortestPhase()
 	for i, p := range s.Perturbations {
 		path := fmt.Sprintf("perturbation[%d]", i)
-		kinds := PerturbationKinds
-		switch {
-		case p.Kind == "latency" && !s.Testnet.Emulated():
-			c.fail(path+".kind", "a latency change needs an emulated WAN: set [testnet] provider = \"netns\" and zones or uniform_delay")
+		if p.Kind == "latency" && s.Testnet.Provider == "netns" && !s.Testnet.Emulated() {
+			c.fail(path+".kind", "a latency change scales the emulated WAN's delays, and there is none: set [testnet] zones or uniform_delay")
 			continue
-		case slices.Contains(NetworkFaults, p.Kind) && s.Testnet.Provider != "netns":
-			c.fail(path+".kind", "%q is a network fault: it needs nodes as emulated hosts; set [testnet] provider = \"netns\" (the %q provider makes none)", p.Kind, s.Testnet.Provider)
-			continue
-		case s.Testnet.Provider == "netns":
-			kinds = append(append([]string{}, PerturbationKinds...), NetworkFaults...)
 		}
-		c.oneOf(path+".kind", p.Kind, kinds)
+		c.oneOf(path+".kind", p.Kind, PerturbationKinds)
 		if p.Kind == "partition" {
 			s.checkGroups(c, path, p.Groups, nodes)
 			if len(p.Nodes) > 0 {
@@ -540,9 +531,9 @@ func (s *Scenario) ShortestPhase() (time.Duration, string) {
 	for _, k := range s.Experiment.Kind {
 		d := s.Load.Length()
 		switch k {
-		case "sweep":
+		case KindSweep:
 			d = s.Experiment.CellDuration.D()
-		case "find-max":
+		case KindFindMax:
 			d = s.Experiment.FindMaxDuration.D()
 		}
 		if kind == "" || d < best {

@@ -5,7 +5,6 @@
 package testnet
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"github.com/cometbft/cometbft/p2p"
 
 	"github.com/chainperf/chainperf/internal/scenario"
-	"github.com/chainperf/chainperf/internal/testnet/netns"
 )
 
 // Role is what a node does in the testnet; the values are also the JSON and
@@ -95,9 +93,11 @@ type Testnet struct {
 	Nodes   []*Node        `json:"nodes"`
 	// Network is set when the nodes are emulated hosts in network
 	// namespaces (the netns provider); node i lives in Network.Namespace(i).
-	Network *netns.Net       `json:"network,omitempty"`
-	spec    scenario.Testnet // what it was made from
-	base    int              // first port
+	Network *Network `json:"network,omitempty"`
+	// Provider is the scenario's provider name ("process", "netns").
+	Provider string           `json:"provider,omitempty"`
+	spec     scenario.Testnet // what it was made from
+	base     int              // first port
 }
 
 // NewID returns a fresh testnet ID.
@@ -110,7 +110,7 @@ func NewID() string {
 // New resolves a scenario's testnet section into a model whose nodes listen
 // on host, ports from basePort up, with homes under dir.
 func New(spec scenario.Testnet, id, dir, host string, basePort int) *Testnet {
-	t := &Testnet{ID: id, ChainID: spec.ChainID, Dir: dir, Binary: spec.Binary, Args: spec.Args, Config: spec.Config, spec: spec, base: basePort}
+	t := &Testnet{ID: id, ChainID: spec.ChainID, Provider: spec.Provider, Dir: dir, Binary: spec.Binary, Args: spec.Args, Config: spec.Config, spec: spec, base: basePort}
 	t.add(RoleSeed, "seed", spec.Seeds, host)
 	t.add(RoleValidator, "validator", spec.Validators, host)
 	t.add(RoleFull, "full", spec.FullNodes, host)
@@ -201,17 +201,4 @@ func (t *Testnet) RPCNodes() []*Node {
 		return full
 	}
 	return t.ByRole(RoleValidator)
-}
-
-// A Provider makes a testnet real. What more it can do (kill, pause,
-// disconnect) will be optional capabilities found by type assertion.
-type Provider interface {
-	// Start starts the nodes' processes and returns once each was started;
-	// it does not wait for blocks.
-	Start(ctx context.Context, nodes ...*Node) error
-	// Stop ends the nodes (SIGTERM, then SIGKILL after a timeout). Stopping
-	// a node that does not run is not an error.
-	Stop(ctx context.Context, nodes ...*Node) error
-	// Close ends every process the provider started.
-	Close(ctx context.Context) error
 }

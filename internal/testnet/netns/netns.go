@@ -1,4 +1,4 @@
-// Package netns makes a testnet's nodes emulated hosts: one network
+// Package netns is the provider that makes a testnet's nodes emulated hosts: one network
 // namespace per node, each with its own address on a bridge in the root
 // namespace (a veth pair per node), so that the harness still reaches
 // every node's RPC, metrics and pprof, and faults can cut a node's link or
@@ -21,42 +21,13 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/chainperf/chainperf/internal/testnet"
 )
 
 // DefaultRange is where testnets take their subnets: 198.18.0.0/15, set
 // aside for benchmarking (RFC 2544).
 const DefaultRange = "198.18.0.0/15"
-
-// A Net is the emulated network of one testnet.
-type Net struct {
-	Tag    string       `json:"tag"`    // "cp3f9a1c": bridge name, prefix of every other name
-	Subnet netip.Prefix `json:"subnet"` // a /24 of the range; .1 is the bridge
-}
-
-// Tag returns the name stem for testnet id ("tn-3f9a1c" -> "cp3f9a1c").
-func Tag(id string) string { return "cp" + strings.TrimPrefix(id, "tn-") }
-
-// Namespace is node i's namespace.
-func (n Net) Namespace(i int) string { return fmt.Sprintf("%s-%d", n.Tag, i) }
-
-// hostLink is the root-namespace end of node i's veth pair (at most 15
-// characters: "cp3f9a1c-199h").
-func (n Net) hostLink(i int) string { return fmt.Sprintf("%s-%dh", n.Tag, i) }
-
-// Gateway is the bridge's address.
-func (n Net) Gateway() netip.Addr { return n.Subnet.Addr().Next() }
-
-// Address is node i's address: .2, .3, ...
-func (n Net) Address(i int) netip.Addr {
-	a := n.Gateway()
-	for j := 0; j <= i; j++ {
-		a = a.Next()
-	}
-	return a
-}
-
-// Exec is the command prefix that runs a program in node i's namespace.
-func (n Net) Exec(i int) []string { return []string{"ip", "netns", "exec", n.Namespace(i)} }
 
 // CheckRoot says what is missing when this process cannot make namespaces.
 func CheckRoot() error {
@@ -72,15 +43,15 @@ func CheckRoot() error {
 // Pick returns a free /24 of rng for testnet id: the first, from a place
 // derived from the ID, that no interface of the root namespace has an
 // address in.
-func Pick(id, rng string) (Net, error) {
+func Pick(id, rng string) (testnet.Network, error) {
 	r, err := netip.ParsePrefix(rng)
 	if err != nil || !r.Addr().Is4() || r.Bits() > 24 {
-		return Net{}, fmt.Errorf("address range %q: give an IPv4 prefix of /24 or wider, e.g. %s", rng, DefaultRange)
+		return testnet.Network{}, fmt.Errorf("address range %q: give an IPv4 prefix of /24 or wider, e.g. %s", rng, DefaultRange)
 	}
 	r = r.Masked()
 	used, err := usedSubnets()
 	if err != nil {
-		return Net{}, err
+		return testnet.Network{}, err
 	}
 	count := 1 << (24 - r.Bits())
 	var h uint32
@@ -94,10 +65,10 @@ func Pick(id, rng string) (Net, error) {
 		v := start + uint32(i)<<8
 		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), 0}), 24)
 		if !used[p] {
-			return Net{Tag: Tag(id), Subnet: p}, nil
+			return testnet.Network{Tag: testnet.NetworkTag(id), Subnet: p}, nil
 		}
 	}
-	return Net{}, fmt.Errorf("every /24 of %s is in use: remove old testnets (`chainperf clean`) or give another range", rng)
+	return testnet.Network{}, fmt.Errorf("every /24 of %s is in use: remove old testnets (`chainperf clean`) or give another range", rng)
 }
 
 func usedSubnets() (map[netip.Prefix]bool, error) {
@@ -124,7 +95,7 @@ func usedSubnets() (map[netip.Prefix]bool, error) {
 // loopback up and a veth pair: eth0 inside with the node's address and a
 // default route via the bridge, the other end on the bridge. On error it
 // removes what it made.
-func Create(ctx context.Context, n Net, count int) (err error) {
+func Create(ctx context.Context, n testnet.Network, count int) (err error) {
 	defer func() {
 		if err != nil {
 			_ = Remove(context.WithoutCancel(ctx), n.Tag)
@@ -139,7 +110,7 @@ func Create(ctx context.Context, n Net, count int) (err error) {
 		return err
 	}
 	for i := 0; i < count; i++ {
-		ns, host := n.Namespace(i), n.hostLink(i)
+		ns, host := n.Namespace(i), n.HostLink(i)
 		addr := netip.PrefixFrom(n.Address(i), n.Subnet.Bits()).String()
 		if err := run(ctx,
 			[]string{"netns", "add", ns},
@@ -225,18 +196,18 @@ func Busy(ctx context.Context, tag string) bool {
 }
 
 // SetLink cuts (up false) or restores node i's link to the bridge.
-func (n Net) SetLink(ctx context.Context, i int, up bool) error {
+func SetLink(ctx context.Context, n testnet.Network, i int, up bool) error {
 	state := "down"
 	if up {
 		state = "up"
 	}
-	return run(ctx, []string{"link", "set", n.hostLink(i), state})
+	return run(ctx, []string{"link", "set", n.HostLink(i), state})
 }
 
 // Split makes the nodes of each group unreachable from every other group
 // (blackhole routes in each namespace to the other groups' addresses);
 // heal removes them. The harness, on the bridge, still reaches everyone.
-func (n Net) Split(ctx context.Context, groups [][]int, heal bool) error {
+func Split(ctx context.Context, n testnet.Network, groups [][]int, heal bool) error {
 	op := "add"
 	if heal {
 		op = "del"

@@ -36,6 +36,9 @@ type Provider struct {
 
 	mu    sync.Mutex
 	procs map[string]*proc // by node name
+	// wrap, if set, is a command prefix for a node (the netns provider
+	// execs each node in its namespace).
+	wrap func(*testnet.Node) []string
 }
 
 type proc struct {
@@ -44,13 +47,22 @@ type proc struct {
 	err  error         // exit status, valid after done
 }
 
-var _ testnet.Provider = (*Provider)(nil)
+var (
+	_ testnet.Provider      = (*Provider)(nil)
+	_ testnet.Killer        = (*Provider)(nil)
+	_ testnet.Pauser        = (*Provider)(nil)
+	_ testnet.ProcessLister = (*Provider)(nil)
+)
 
 // An Option configures a Provider.
 type Option func(*Provider)
 
 // Detached makes nodes outlive the harness: no parent-death signal.
 func Detached() Option { return func(p *Provider) { p.detach = true } }
+
+// Wrapped runs each node's command behind the prefix wrap returns for it
+// (e.g. `ip netns exec NS`).
+func Wrapped(wrap func(*testnet.Node) []string) Option { return func(p *Provider) { p.wrap = wrap } }
 
 // WithLogger sets the logger.
 func WithLogger(l *slog.Logger) Option { return func(p *Provider) { p.log = l } }
@@ -64,6 +76,15 @@ func New(t *testnet.Testnet, exe string, opts ...Option) *Provider {
 	}
 	return p
 }
+
+// Name is "process".
+func (p *Provider) Name() string { return "process" }
+
+// Open has nothing to make: the nodes listen on loopback ports.
+func (p *Provider) Open(context.Context) error { return nil }
+
+// Endpoint is n's services on its host and ports.
+func (p *Provider) Endpoint(n *testnet.Node) testnet.Endpoint { return n.Endpoint() }
 
 // Start starts each node's process with its log in the testnet's log dir.
 func (p *Provider) Start(ctx context.Context, nodes ...*testnet.Node) error {
@@ -96,9 +117,8 @@ func (p *Provider) start(n *testnet.Node) error {
 		}
 		cmd = exec.Command(p.net.Binary, args...)
 	}
-	if nw := p.net.Network; nw != nil {
-		// An emulated host: the same command, exec'ed in the node's namespace.
-		wrap := append(nw.Exec(p.net.Index(n)), cmd.Args...)
+	if p.wrap != nil {
+		wrap := append(p.wrap(n), cmd.Args...)
 		cmd = exec.Command(wrap[0], wrap[1:]...)
 		if cmd.Err != nil {
 			return cmd.Err
@@ -181,7 +201,7 @@ func (p *Provider) Stop(ctx context.Context, nodes ...*testnet.Node) error {
 // Kill ends each node's process group with SIGKILL at once, as a crash
 // would; the node can be started again. A killed node is not reported by
 // Exited: the harness did it.
-func (p *Provider) Kill(nodes ...*testnet.Node) {
+func (p *Provider) Kill(_ context.Context, nodes ...*testnet.Node) error {
 	for _, n := range nodes {
 		pr := p.take(n)
 		if pr == nil {
@@ -192,11 +212,19 @@ func (p *Provider) Kill(nodes ...*testnet.Node) {
 		n.PID, n.Start = 0, 0
 		p.log.Info("node killed", "node", n.Name)
 	}
+	return nil
 }
 
-// Pause stops (SIGSTOP) or continues (SIGCONT) each node's process group:
-// the process stays, but neither reads nor writes its sockets.
-func (p *Provider) Pause(pause bool, nodes ...*testnet.Node) error {
+// Pause stops each node's process group (SIGSTOP): the process stays, but
+// neither reads nor writes its sockets.
+func (p *Provider) Pause(_ context.Context, nodes ...*testnet.Node) error { return p.signal(true, nodes) }
+
+// Resume lets paused nodes go on (SIGCONT).
+func (p *Provider) Resume(_ context.Context, nodes ...*testnet.Node) error {
+	return p.signal(false, nodes)
+}
+
+func (p *Provider) signal(pause bool, nodes []*testnet.Node) error {
 	sig := syscall.SIGCONT
 	if pause {
 		sig = syscall.SIGSTOP
@@ -287,4 +315,47 @@ func Alive(pid int, start uint64) bool {
 	s := string(data)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+}
+
+// StopRecorded ends the node processes a state file records, for a testnet
+// whose harness is gone. Only a process whose PID and start time both match
+// the record is signalled, so a reused PID is never hit.
+func StopRecorded(ctx context.Context, st *testnet.State) (stopped int) {
+	var live []*testnet.Node
+	for _, n := range st.Nodes {
+		if Alive(n.PID, n.Start) {
+			_ = syscall.Kill(-n.PID, syscall.SIGTERM)
+			_ = syscall.Kill(-n.PID, syscall.SIGCONT)
+			live = append(live, n)
+		}
+	}
+	deadline := time.Now().Add(StopTimeout)
+	for _, n := range live {
+		for Alive(n.PID, n.Start) && time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if Alive(n.PID, n.Start) {
+			_ = syscall.Kill(-n.PID, syscall.SIGKILL)
+		}
+		for i := 0; Alive(n.PID, n.Start) && i < 100; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		n.PID, n.Start = 0, 0
+	}
+	return len(live)
+}
+
+// HarnessAlive reports whether the harness that owns st still runs.
+func HarnessAlive(st *testnet.State) bool {
+	return !st.Detached && Alive(st.HarnessPID, st.HarnessStart)
+}
+
+// AnyAlive reports whether a node st records still runs.
+func AnyAlive(st *testnet.State) bool {
+	for _, n := range st.Nodes {
+		if Alive(n.PID, n.Start) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,7 @@
-package process
+// Package clean takes down what a testnet left when its harness is gone:
+// the processes a state file records (only while their identity still
+// matches), its namespaces, its dirs, its registry entry.
+package clean
 
 import (
 	"context"
@@ -10,40 +13,8 @@ import (
 
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/netns"
+	"github.com/chainperf/chainperf/internal/testnet/process"
 )
-
-// StopRecorded ends the node processes a state file records, for a testnet
-// whose harness is gone. Only a process whose PID and start time both match
-// the record is signalled, so a reused PID is never hit.
-func StopRecorded(ctx context.Context, st *testnet.State) (stopped int) {
-	var live []*testnet.Node
-	for _, n := range st.Nodes {
-		if Alive(n.PID, n.Start) {
-			_ = syscall.Kill(-n.PID, syscall.SIGTERM)
-			_ = syscall.Kill(-n.PID, syscall.SIGCONT)
-			live = append(live, n)
-		}
-	}
-	deadline := time.Now().Add(StopTimeout)
-	for _, n := range live {
-		for Alive(n.PID, n.Start) && time.Now().Before(deadline) && ctx.Err() == nil {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if Alive(n.PID, n.Start) {
-			_ = syscall.Kill(-n.PID, syscall.SIGKILL)
-		}
-		for i := 0; Alive(n.PID, n.Start) && i < 100; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-		n.PID, n.Start = 0, 0
-	}
-	return len(live)
-}
-
-// HarnessAlive reports whether the harness that owns st still runs.
-func HarnessAlive(st *testnet.State) bool {
-	return !st.Detached && Alive(st.HarnessPID, st.HarnessStart)
-}
 
 // Down takes down the testnet recorded in dir. A testnet owned by a running
 // foreground harness is handed to that harness (SIGINT) so that it tears
@@ -54,19 +25,19 @@ func Down(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if HarnessAlive(st) {
+	if process.HarnessAlive(st) {
 		_ = syscall.Kill(st.HarnessPID, syscall.SIGINT)
-		for i := 0; i < 300 && Alive(st.HarnessPID, st.HarnessStart); i++ {
+		for i := 0; i < 300 && process.Alive(st.HarnessPID, st.HarnessStart); i++ {
 			time.Sleep(100 * time.Millisecond)
 		}
-		if Alive(st.HarnessPID, st.HarnessStart) {
+		if process.Alive(st.HarnessPID, st.HarnessStart) {
 			return fmt.Errorf("harness pid %d did not end within 30s", st.HarnessPID)
 		}
 		if _, err := testnet.ReadState(dir); err != nil {
 			return nil // the harness cleaned up
 		}
 	}
-	StopRecorded(ctx, st)
+	process.StopRecorded(ctx, st)
 	Remove(st)
 	return nil
 }
@@ -102,13 +73,13 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 	states, errs := testnet.Registered()
 	var out []Leftover
 	for _, st := range states {
-		if HarnessAlive(st) {
+		if process.HarnessAlive(st) {
 			continue
 		}
-		if st.Detached && !all && anyAlive(st) {
+		if st.Detached && !all && process.AnyAlive(st) {
 			continue
 		}
-		out = append(out, Leftover{ID: st.ID, Dir: st.Dir, Stopped: StopRecorded(ctx, st)})
+		out = append(out, Leftover{ID: st.ID, Dir: st.Dir, Stopped: process.StopRecorded(ctx, st)})
 		Remove(st)
 	}
 	// With all: namespaces no state file of this registry records and in
@@ -118,7 +89,7 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 	if all && os.Geteuid() == 0 {
 		known := map[string]bool{}
 		for _, st := range states {
-			known[netns.Tag(st.ID)] = true
+			known[testnet.NetworkTag(st.ID)] = true
 		}
 		nss, err := netns.Namespaces(ctx, "")
 		if err != nil {
@@ -139,11 +110,3 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 	return out, errs
 }
 
-func anyAlive(st *testnet.State) bool {
-	for _, n := range st.Nodes {
-		if Alive(n.PID, n.Start) {
-			return true
-		}
-	}
-	return false
-}

@@ -1,0 +1,66 @@
+// Package chain holds the chain adapters: what differs between the chains
+// chainperf can run (kvstore, a Cosmos SDK chain). Adding a chain is one
+// file here that implements Adapter and one entry in All.
+package chain
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// An Adapter sets a chain up on a testnet, makes its workload and checks
+// it after the run. One adapter serves one run.
+type Adapter interface {
+	// Prepare fits the homes the testnet wrote to the chain (the node
+	// command, genesis accounts, app config). It runs before any node
+	// starts; on error the caller removes the homes.
+	Prepare(ctx context.Context, t *testnet.Testnet) error
+	// Workload is the run's workload over the RPC nodes, one for every
+	// phase (so state such as sequences carries over), and records what
+	// the run is about in r; nil: a fresh workload each phase from the
+	// scenario's [workload].
+	Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error)
+	// Finish runs after the last phase, while the nodes still run (the
+	// balance check), and records what it found in r. An error fails the
+	// run.
+	Finish(ctx context.Context, follow []string, r *results.Run) error
+}
+
+// A Committer hears about each of the run's txs a block holds (a workload
+// that keeps balances does).
+type Committer interface {
+	Committed(h load.Hash, height int64, code uint32)
+}
+
+// An Entry is one chain: its name in scenarios ([testnet] chain) and how
+// to make its adapter. New may take time (a chain binary built from
+// source) and runs before any port is taken.
+type Entry struct {
+	Name string
+	New  func(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Adapter, error)
+}
+
+// All lists the chains.
+var All = []Entry{
+	{Name: "kvstore", New: newKVStore},
+	{Name: "cosmos", New: newCosmos},
+}
+
+// New makes the adapter of the chain s names.
+func New(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Adapter, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	for _, e := range All {
+		if e.Name == s.Testnet.Chain {
+			return e.New(ctx, s, log)
+		}
+	}
+	return nil, fmt.Errorf("unknown chain %q", s.Testnet.Chain)
+}

@@ -1,0 +1,120 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/sdkchain"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// Cosmos is a Cosmos SDK chain: chainperf-sdkd (built from chains/cosmos
+// when needed) or the scenario's SDK binary, set up through its own CLI
+// with funded wallets; the cosmos-send and cosmos-multisend workloads;
+// every balance checked after the run.
+type Cosmos struct {
+	s      *scenario.Scenario
+	log    *slog.Logger
+	binary string
+	chain  *sdkchain.Chain
+	work   *cosmos.Workload
+}
+
+var _ Adapter = (*Cosmos)(nil)
+
+func newCosmos(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Adapter, error) {
+	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
+	bin, err := sdkchain.Find(ctx, s.Testnet.Cosmos.Binary, logf)
+	if err != nil {
+		return nil, err
+	}
+	return &Cosmos{s: s, log: log, binary: bin}, nil
+}
+
+// Prepare runs the SDK binary's init, gentx and collect-gentxs over the
+// homes and funds the wallets in genesis; the nodes run that binary.
+func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
+	t.Binary, t.Args = c.binary, c.s.Testnet.Cosmos.StartArgs
+	ch, err := sdkchain.Setup(ctx, t, c.binary, c.s.Testnet.Cosmos)
+	if err != nil {
+		return err
+	}
+	c.chain = ch
+	return nil
+}
+
+// Workload makes the run's Cosmos workload over the funded wallets: one
+// for all phases, since sequences carry over. A gas limit of 0 is priced
+// by simulating one tx on the chain.
+func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error) {
+	w, cs := c.s.Workload, c.s.Testnet.Cosmos
+	wallets := c.chain.Wallets
+	if w.Accounts > 0 {
+		wallets = wallets[:w.Accounts]
+	}
+	pick := func(seed uint64) (load.Selector, error) {
+		if w.Selection == "zipf" {
+			return load.NewZipf(len(wallets), w.ZipfShift, w.ZipfExponent, seed)
+		}
+		return load.Uniform{N: len(wallets), Seed: seed}, nil
+	}
+	senders, err := pick(w.Seed)
+	if err != nil {
+		return nil, err
+	}
+	receivers, err := pick(w.Seed ^ 0x9e3779b97f4a7c15)
+	if err != nil {
+		return nil, err
+	}
+	chainID := c.s.Testnet.ChainID
+	if w.ChainID != "" {
+		chainID = w.ChainID
+	}
+	fee := uint64(w.Fee)
+	if w.Fee < 0 {
+		fee = uint64(math.Ceil(float64(w.GasLimit) * cs.GasPrice))
+	}
+	cw, err := cosmos.NewWorkload(cosmos.WorkloadConfig{
+		Kind: w.Kind, Live: w.Mode == "live", ChainID: chainID, Denom: cs.Denom,
+		Amount: uint64(w.Amount), Outputs: w.Outputs, GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance),
+		Senders: senders, Receivers: receivers, Targets: len(rpcs), RPCs: rpcs, CacheDir: w.CacheDir,
+		GasPrice: cs.GasPrice, FeeFromGas: w.Fee < 0,
+		Logf: func(f string, a ...any) { c.log.Info(fmt.Sprintf(f, a...)) },
+	}, wallets)
+	if err != nil {
+		return nil, err
+	}
+	if w.GasLimit == 0 {
+		used, err := cw.SimulateGas(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("workload.gas_limit = 0 asks for a simulation, which failed: %w", err)
+		}
+		c.log.Info("simulated gas", "used", used, "workload", cw.String())
+	}
+	c.work = cw
+	r.Versions.Node = c.chain.Binary
+	r.Cosmos = &results.Cosmos{Binary: c.chain.Binary, Wallets: c.chain.Funding.Wallets, GenesisBytes: c.chain.Funding.Bytes,
+		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String()}
+	return cw, nil
+}
+
+// Finish checks every wallet's balance at one height that holds every
+// committed tx: held + fees = funded, and each wallet as its txs say.
+func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) error {
+	if c.work == nil || len(r.Crashed) > 0 {
+		return nil
+	}
+	b, err := c.work.Verify(ctx, follow, c.s.Testnet.Cosmos.Bech32Prefix, c.s.Experiment.DrainTimeout.D())
+	if err != nil {
+		return fmt.Errorf("balance check: %w", err)
+	}
+	r.Cosmos.Balances, r.Cosmos.Stats = b, c.work.Stats()
+	c.log.Info("balance check", "result", b.String())
+	return nil
+}

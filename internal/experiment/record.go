@@ -1,0 +1,104 @@
+package experiment
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/store"
+)
+
+// A recorder keeps what happens to a run as it happens: events (shown as
+// text, written to the store at once) and faults (typed, measured against
+// the blocks at the end). Store write errors are logged and counted in
+// the run, never dropped.
+type recorder struct {
+	ctx   context.Context // not cancelled: the last events of a Ctrl-C still go in
+	store *store.Store    // nil: nothing written
+	log   *slog.Logger
+	runID string
+	now   func() time.Time
+
+	mu     sync.Mutex
+	events []results.Event
+	faults []results.Fault
+	errs   int
+}
+
+func newRecorder(ctx context.Context, st *store.Store, runID string, log *slog.Logger) *recorder {
+	return &recorder{ctx: context.WithoutCancel(ctx), store: st, runID: runID, log: log, now: func() time.Time { return time.Now().UTC() }}
+}
+
+// event records something done to or seen in the testnet.
+func (rc *recorder) event(kind, detail string) {
+	rc.mu.Lock()
+	rc.events = append(rc.events, results.Event{At: rc.now(), Kind: kind, Detail: detail})
+	rc.mu.Unlock()
+	rc.write(func(st *store.Store) error { return st.Event(rc.ctx, rc.runID, kind, detail) })
+}
+
+// storeOnly writes an event to the store but not to the run's events
+// (phase changes, scrape errors: the report does not list them).
+func (rc *recorder) storeOnly(kind, detail string) {
+	rc.write(func(st *store.Store) error { return st.Event(rc.ctx, rc.runID, kind, detail) })
+}
+
+// write does one store write, counting and logging a failure.
+func (rc *recorder) write(w func(*store.Store) error) {
+	if rc.store == nil {
+		return
+	}
+	if err := w(rc.store); err != nil {
+		rc.mu.Lock()
+		rc.errs++
+		n := rc.errs
+		rc.mu.Unlock()
+		if n <= 3 {
+			rc.log.Warn("results store write failed", "run", rc.runID, "err", err)
+		}
+	}
+}
+
+// began records the beginning of a fault and returns its handle.
+func (rc *recorder) began(what, nodes string, stopsNodes bool) int {
+	f := results.Fault{What: what, Nodes: nodes, Begin: rc.now()}
+	if stopsNodes {
+		f.CatchUp = -1
+	}
+	rc.event("perturbation", what+" "+nodes)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.faults = append(rc.faults, f)
+	return len(rc.faults) - 1
+}
+
+// ended records the end of fault i (what undid it: "start", "heal").
+func (rc *recorder) ended(i int, what string) {
+	rc.mu.Lock()
+	rc.faults[i].End = rc.now()
+	nodes := rc.faults[i].Nodes
+	rc.mu.Unlock()
+	rc.event("perturbation", what+" "+nodes)
+}
+
+// caughtUp records that the nodes fault i hit were at the tip again d
+// after its end.
+func (rc *recorder) caughtUp(i int, d time.Duration) {
+	rc.mu.Lock()
+	rc.faults[i].CatchUp = d.Seconds()
+	nodes := rc.faults[i].Nodes
+	rc.mu.Unlock()
+	rc.event("perturbation", "caught-up "+formatSeconds(d)+" "+nodes)
+}
+
+// into copies the events, the faults and the count of failed store writes
+// into r.
+func (rc *recorder) into(r *results.Run) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	r.Events = append([]results.Event(nil), rc.events...)
+	r.Faults = results.Effects(rc.faults, r.Phases)
+	r.StoreErrors = rc.errs
+}

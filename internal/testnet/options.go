@@ -1,0 +1,10 @@
+package testnet
+
+import "log/slog"
+
+// ProviderOptions are what every provider is made with.
+type ProviderOptions struct {
+	Exe    string // the chainperf binary, re-executed as `chainperf node` for embedded nodes
+	Detach bool   // nodes outlive the harness
+	Log    *slog.Logger
+}

@@ -1,0 +1,132 @@
+package testnet
+
+import (
+	"context"
+	"slices"
+)
+
+// A Provider makes a testnet real: it takes the resolved model (nodes with
+// names, roles, homes, hosts and ports) and runs the nodes. What more it
+// can do to them is an optional capability (Killer, Pauser, Disconnecter,
+// Partitioner, LatencyShaper), found by type assertion.
+//
+// The life of a provider: made for one testnet (its constructor places the
+// nodes: host addresses), Open once after the homes are written, Start and
+// Stop any number of times, Close once.
+type Provider interface {
+	// Name is the scenario's name for the provider ("process", "netns").
+	Name() string
+	// Open makes what the nodes need around them before the first start
+	// (namespaces, links, delays). On error it leaves nothing behind.
+	Open(ctx context.Context) error
+	// Start starts the nodes and returns once each was started; it does
+	// not wait for blocks. Starting a node that runs is an error.
+	Start(ctx context.Context, nodes ...*Node) error
+	// Stop ends the nodes in order (SIGTERM, then SIGKILL after a
+	// timeout). Stopping a node that does not run is not an error.
+	Stop(ctx context.Context, nodes ...*Node) error
+	// Endpoint is where the harness reaches n's services.
+	Endpoint(n *Node) Endpoint
+	// Exited reports whether n ended by itself (a crash, a kill from
+	// outside) and with what error; ok is false while it runs, after the
+	// harness stopped or killed it, and for a node never started.
+	Exited(n *Node) (err error, ok bool)
+	// Close ends every node and removes all that Open made.
+	Close(ctx context.Context) error
+}
+
+// A Killer ends nodes at once, as a crash would; Start starts them again.
+type Killer interface {
+	Kill(ctx context.Context, nodes ...*Node) error
+}
+
+// A Pauser freezes nodes (they keep their state but neither compute nor
+// answer) and lets them go on.
+type Pauser interface {
+	Pause(ctx context.Context, nodes ...*Node) error
+	Resume(ctx context.Context, nodes ...*Node) error
+}
+
+// A Disconnecter cuts nodes off the network (peers and harness alike) and
+// connects them again.
+type Disconnecter interface {
+	Disconnect(ctx context.Context, nodes ...*Node) error
+	Reconnect(ctx context.Context, nodes ...*Node) error
+}
+
+// A Partitioner splits the nodes into groups that cannot reach each other
+// (the harness still reaches every node) and heals the split. Nodes in no
+// group keep reaching everyone.
+type Partitioner interface {
+	Partition(ctx context.Context, groups [][]*Node) error
+	Heal(ctx context.Context, groups [][]*Node) error
+}
+
+// A LatencyShaper changes the emulated delays between nodes while the
+// testnet runs: ScaleLatency multiplies the delays of links that touch
+// the given nodes (all links when none) by scale; RestoreLatency puts
+// back the delays the testnet started with.
+type LatencyShaper interface {
+	ScaleLatency(ctx context.Context, scale float64, nodes ...*Node) error
+	RestoreLatency(ctx context.Context) error
+}
+
+// A ProcessLister knows the OS process of each node, for the /proc sampler.
+type ProcessLister interface {
+	// PID is n's process ID, 0 when it does not run (or runs elsewhere).
+	PID(n *Node) int
+}
+
+// A Fault is a kind of perturbation; the values are the scenario's
+// perturbation kinds.
+type Fault string
+
+const (
+	FaultKill       Fault = "kill"
+	FaultRestart    Fault = "restart" // every provider: Stop, then Start
+	FaultPause      Fault = "pause"
+	FaultDisconnect Fault = "disconnect"
+	FaultPartition  Fault = "partition"
+	FaultLatency    Fault = "latency"
+)
+
+// Faults lists every fault kind, in the order they are documented.
+var Faults = []Fault{FaultKill, FaultRestart, FaultPause, FaultDisconnect, FaultPartition, FaultLatency}
+
+// Can reports whether provider p can do fault f.
+func Can(p Provider, f Fault) bool {
+	switch f {
+	case FaultKill:
+		_, ok := p.(Killer)
+		return ok
+	case FaultRestart:
+		return true
+	case FaultPause:
+		_, ok := p.(Pauser)
+		return ok
+	case FaultDisconnect:
+		_, ok := p.(Disconnecter)
+		return ok
+	case FaultPartition:
+		_, ok := p.(Partitioner)
+		return ok
+	case FaultLatency:
+		_, ok := p.(LatencyShaper)
+		return ok
+	}
+	return false
+}
+
+// Capabilities lists the faults p can do.
+func Capabilities(p Provider) []Fault {
+	var out []Fault
+	for _, f := range Faults {
+		if Can(p, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// IsFault reports whether s names a fault kind.
+func IsFault(s string) bool { return slices.Contains(Faults, Fault(s)) }

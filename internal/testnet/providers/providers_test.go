@@ -1,0 +1,95 @@
+package providers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// Every provider a scenario can name is in the table, and the table's
+// capabilities are what each type implements.
+func TestTableCoversScenarioProviders(t *testing.T) {
+	for _, name := range scenario.Providers {
+		if _, err := Find(name); err != nil {
+			t.Errorf("scenario provider %q: %v", name, err)
+		}
+	}
+	if got := testnet.Capabilities(All[0].Zero); strings.Join(faultNames(got), ",") != "kill,restart,pause" {
+		t.Errorf("process can %v; want kill, restart, pause", got)
+	}
+	if got := testnet.Capabilities(All[1].Zero); len(got) != len(testnet.Faults) {
+		t.Errorf("netns can %v; want every fault", got)
+	}
+}
+
+func faultNames(fs []testnet.Fault) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = string(f)
+	}
+	return out
+}
+
+// Check refuses a fault the provider cannot do, at its file:line, naming
+// the provider that can; it passes what the provider can do.
+func TestCheckRefusesFaultsTheProviderCannotDo(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, want string // want "": passes
+	}{
+		// A network fault on loopback processes: refused, netns named.
+		{"partition on process", `[testnet]
+provider = "process"
+[[perturbation]]
+kind = "partition"
+groups = [["validator0", "validator1"], ["validator2", "validator3"]]
+at = "5s"
+duration = "5s"
+`, `f.toml:4: perturbation[0].kind: partition needs provider "netns": the "process" provider cannot partition nodes (set [testnet] provider = "netns")`},
+		{"disconnect on process", `[[perturbation]]
+kind = "disconnect"
+nodes = ["full0"]
+at = "5s"
+duration = "5s"
+`, `f.toml:2: perturbation[0].kind: disconnect needs provider "netns"`},
+		// The second of two is the one refused, at its own line.
+		{"kill passes, disconnect refused", `[[perturbation]]
+kind = "kill"
+nodes = ["validator3"]
+at = "5s"
+duration = "5s"
+[[perturbation]]
+kind = "disconnect"
+nodes = ["full0"]
+at = "5s"
+duration = "5s"
+`, `f.toml:7: perturbation[1].kind: disconnect needs provider "netns"`},
+		// What process can do passes.
+		{"kill and pause on process", `[[perturbation]]
+kind = "kill"
+nodes = ["validator3"]
+at = "5s"
+duration = "5s"
+[[perturbation]]
+kind = "pause"
+nodes = ["full0"]
+at = "5s"
+duration = "5s"
+`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := scenario.Parse("f.toml", []byte(tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Check(s)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("Check = %v; want nil", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("Check = %v; want %q", err, tc.want)
+			}
+		})
+	}
+}
