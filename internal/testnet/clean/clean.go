@@ -109,4 +109,3 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 	}
 	return out, errs
 }
-

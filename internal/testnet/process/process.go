@@ -217,7 +217,9 @@ func (p *Provider) Kill(_ context.Context, nodes ...*testnet.Node) error {
 
 // Pause stops each node's process group (SIGSTOP): the process stays, but
 // neither reads nor writes its sockets.
-func (p *Provider) Pause(_ context.Context, nodes ...*testnet.Node) error { return p.signal(true, nodes) }
+func (p *Provider) Pause(_ context.Context, nodes ...*testnet.Node) error {
+	return p.signal(true, nodes)
+}
 
 // Resume lets paused nodes go on (SIGCONT).
 func (p *Provider) Resume(_ context.Context, nodes ...*testnet.Node) error {
