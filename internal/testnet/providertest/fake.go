@@ -418,3 +418,6 @@ func (f *Fake) quorum() (int, bool) {
 	}
 	return 0, false
 }
+
+// Testnet is the testnet the fake runs.
+func (f *Fake) Testnet() *testnet.Testnet { return f.t }

@@ -1,0 +1,85 @@
+package providertest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+var (
+	buildOnce sync.Once
+	exe       string
+	buildErr  error
+)
+
+// Chainperf builds the chainperf binary once per test binary (real nodes
+// run it as `chainperf node`) and returns its path.
+func Chainperf(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "chainperf-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		exe = filepath.Join(dir, "chainperf")
+		out, err := exec.Command("go", "build", "-o", exe, "github.com/chainperf/chainperf/cmd/chainperf").CombinedOutput()
+		if err != nil {
+			buildErr = &buildError{err: err, out: out}
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build chainperf: %v", buildErr)
+	}
+	t.Cleanup(func() {}) // the binary stays for the other tests of this binary
+	return exe
+}
+
+type buildError struct {
+	err error
+	out []byte
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
+
+// Testnet resolves spec into a testnet with free loopback ports and its
+// homes written under a temp dir the test removes.
+func Testnet(t *testing.T, spec scenario.Testnet) *testnet.Testnet {
+	t.Helper()
+	t.Setenv("CHAINPERF_REGISTRY", t.TempDir())
+	dir := t.TempDir()
+	probe := testnet.New(spec, "tn-000000", dir, "127.0.0.1", 0)
+	base, err := testnet.AllocatePorts("127.0.0.1", 0, probe.PortCount())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := testnet.New(spec, testnet.NewID(), dir, "127.0.0.1", base)
+	return tn
+}
+
+// Setup writes tn's homes (after a provider placed its nodes).
+func Setup(t *testing.T, tn *testnet.Testnet) {
+	t.Helper()
+	if err := tn.Setup(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// NoProcessUnder fails t when a process's command line names dir (a node
+// whose home is there still runs).
+func NoProcessUnder(t *testing.T, dir string) {
+	t.Helper()
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(data, []byte(dir)) {
+			t.Errorf("%s still runs: %s", filepath.Dir(p), bytes.ReplaceAll(data, []byte{0}, []byte{' '}))
+		}
+	}
+}
