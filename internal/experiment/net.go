@@ -91,6 +91,11 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 		if err != nil {
 			return nil, err
 		}
+		if e.Preflight != nil {
+			if err := e.Preflight(spec, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log}); err != nil {
+				return nil, err
+			}
+		}
 		newProvider = e.New
 	}
 	temp := o.Dir == ""

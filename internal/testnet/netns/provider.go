@@ -37,11 +37,8 @@ var (
 // is the zone table of an emulated WAN (nil: the built-in one). It makes
 // nothing yet: Open does.
 func New(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (*Provider, error) {
-	if err := CheckRoot(); err != nil {
+	if err := Preflight(spec, o); err != nil {
 		return nil, err
-	}
-	if spec.Emulated() && o.Detach && spec.NetemBackend != "tc" {
-		return nil, errors.New("a detached testnet cannot keep an emulated WAN's delays: the nfqueue delay daemon lives in chainperf and ends with it; run it in the foreground")
 	}
 	nw, err := Pick(t.ID, spec.Subnet)
 	if err != nil {
@@ -56,6 +53,19 @@ func New(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testne
 		opts = append(opts, process.Detached())
 	}
 	return &Provider{Provider: process.New(t, o.Exe, opts...), net: t, spec: spec, table: table}, nil
+}
+
+// Preflight says what stops this provider before anything is made: no
+// root, no iproute2, or a detached testnet asking for delays that only a
+// live harness keeps.
+func Preflight(spec scenario.Testnet, o testnet.ProviderOptions) error {
+	if err := CheckRoot(); err != nil {
+		return err
+	}
+	if spec.Emulated() && o.Detach && spec.NetemBackend != "tc" {
+		return errors.New("a detached testnet cannot keep an emulated WAN's delays: the nfqueue delay daemon lives in chainperf and ends with it; run it in the foreground")
+	}
+	return nil
 }
 
 // Name is "netns".

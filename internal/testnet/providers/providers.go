@@ -26,6 +26,9 @@ type Entry struct {
 	// it makes nothing yet (Open does). table is the emulated WAN's zone
 	// table (nil: built-in) for providers that emulate one.
 	New func(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error)
+	// Preflight, if set, says what stops the provider before anything is
+	// made (no root, a missing tool), so that the user hears it first.
+	Preflight func(spec scenario.Testnet, o testnet.ProviderOptions) error
 }
 
 // All lists the providers, in the order messages name them.
@@ -44,7 +47,8 @@ var All = []Entry{
 	{Name: "netns", Zero: (*netns.Provider)(nil),
 		New: func(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
 			return netns.New(t, spec, table, o)
-		}},
+		},
+		Preflight: netns.Preflight},
 }
 
 // Find returns the entry called name.
