@@ -178,7 +178,8 @@ func TestRotate(t *testing.T) {
 // Every fault kind in one phase, one after another: each is recorded as a
 // typed fault with its beginning and end; nodes that stopped catch up; a
 // 2|2 partition holds the chain (no block while it held), the others do
-// not (3 of 4 validators go on).
+// not (3 of 4 validators go on). The full node is on one side of the
+// partition: outside, it would relay the votes.
 func TestEveryFault(t *testing.T) {
 	t.Parallel()
 	faults := `[[perturbation]]
@@ -203,7 +204,7 @@ at = "1150ms"
 duration = "200ms"
 [[perturbation]]
 kind = "partition"
-groups = [["validator0", "validator1"], ["validator2", "validator3"]]
+groups = [["validator0", "validator1", "full0"], ["validator2", "validator3"]]
 at = "1500ms"
 duration = "300ms"
 [[perturbation]]
@@ -222,7 +223,7 @@ duration = "200ms"
 		stops       bool
 	}{
 		{"kill", "validator3", true}, {"stop", "validator2", true}, {"pause", "validator1", true},
-		{"disconnect", "validator3", true}, {"partition", "validator0,validator1|validator2,validator3", false}, {"latency x2", "all", false},
+		{"disconnect", "validator3", true}, {"partition", "validator0,validator1,full0|validator2,validator3", false}, {"latency x2", "all", false},
 	}
 	if len(r.Faults) != len(want) {
 		t.Fatalf("faults %+v", r.Faults)

@@ -65,7 +65,13 @@ func Detached() Option { return func(p *Provider) { p.detach = true } }
 func Wrapped(wrap func(*testnet.Node) []string) Option { return func(p *Provider) { p.wrap = wrap } }
 
 // WithLogger sets the logger.
-func WithLogger(l *slog.Logger) Option { return func(p *Provider) { p.log = l } }
+func WithLogger(l *slog.Logger) Option {
+	return func(p *Provider) {
+		if l != nil {
+			p.log = l
+		}
+	}
+}
 
 // New returns a provider for t. exe is the chainperf binary that runs
 // embedded nodes (os.Executable in production, a built binary in tests).

@@ -377,6 +377,21 @@ func (f *Fake) tick(now time.Time) {
 	}
 }
 
+// whole is the quorum of a network with no split: the up validators'
+// power over 2/3 of all.
+func (f *Fake) whole() (int, bool) {
+	var total, up int64
+	for _, nd := range f.nodes {
+		if nd.n.Role == testnet.RoleValidator {
+			total += nd.n.Power
+			if nd.up() {
+				up += nd.n.Power
+			}
+		}
+	}
+	return -1, up*3 > total*2
+}
+
 // up says whether nd takes part: running, not paused, linked.
 func (nd *node) up() bool { return nd.running && nd.paused == nil && !nd.disconnected }
 
@@ -390,8 +405,17 @@ func (f *Fake) reaches(nd *node, side int) bool {
 }
 
 // quorum finds the side whose up validators hold more than 2/3 of the
-// power (-1 when the network is whole).
+// power (-1 when the network is whole). A node that is up and on no side
+// joins the sides: it relays votes between them, as CometBFT's gossip does.
 func (f *Fake) quorum() (int, bool) {
+	for _, nd := range f.nodes {
+		if _, split := f.groups[nd.n.Name]; f.groups != nil && !split && nd.up() {
+			return f.whole()
+		}
+	}
+	if f.groups == nil {
+		return f.whole()
+	}
 	var total int64
 	power := map[int]int64{}
 	for _, nd := range f.nodes {
@@ -407,9 +431,6 @@ func (f *Fake) quorum() (int, bool) {
 			g = -1
 		}
 		power[g] += nd.n.Power
-	}
-	if f.groups == nil {
-		return -1, power[-1]*3 > total*2
 	}
 	for side := range power {
 		if side >= 0 && (power[side]+power[-1])*3 > total*2 {
