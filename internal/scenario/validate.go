@@ -2,17 +2,11 @@ package scenario
 
 import (
 	"fmt"
-	"net/netip"
-	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/cometbft/cometbft/config"
-
-	"github.com/chainperf/chainperf/internal/cometcfg"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/suggest"
 )
@@ -62,116 +56,24 @@ func (c *checker) oneOf(path, v string, allowed []string) {
 	c.fail(path, "%s", msg)
 }
 
+// validate checks every section; all problems are returned.
 func (s *Scenario) validate(l lines) []error {
 	c := &checker{file: s.File, lines: l}
-	t := &s.Testnet
-	c.oneOf("testnet.provider", t.Provider, Providers)
-	if t.Provider == "netns" {
-		if p, err := netip.ParsePrefix(t.Subnet); err != nil || !p.Addr().Is4() || p.Bits() > 24 {
-			c.fail("testnet.subnet", "%q: give an IPv4 range of /24 or wider, e.g. \"198.18.0.0/15\"", t.Subnet)
-		}
-		if t.Validators+t.FullNodes+t.Seeds > 200 {
-			c.fail("testnet", "the netns provider gives each node an address of one /24: at most 200 nodes")
-		}
-	}
-	s.validateWAN(c)
-	if t.Validators < 1 {
-		c.fail("testnet.validators", "%d: a testnet needs at least 1 validator", t.Validators)
-	}
-	if t.FullNodes < 0 {
-		c.fail("testnet.full_nodes", "%d: cannot be negative", t.FullNodes)
-	}
-	if t.Seeds < 0 {
-		c.fail("testnet.seeds", "%d: cannot be negative", t.Seeds)
-	}
-	if n := t.Validators + t.FullNodes + t.Seeds; n > MaxNodes {
-		c.fail("testnet", "%d nodes: at most %d fit on one machine", n, MaxNodes)
-	}
-	if len(t.Powers) > 0 {
-		if len(t.Powers) != t.Validators {
-			c.fail("testnet.powers", "%d powers for %d validators: give one per validator or none", len(t.Powers), t.Validators)
-		}
-		for i, p := range t.Powers {
-			if p <= 0 {
-				c.fail("testnet.powers", "power %d of validator %d: must be positive", p, i)
-			}
-		}
-	}
-	if t.ChainID == "" || len(t.ChainID) > 50 {
-		c.fail("testnet.chain_id", "%q: must be 1 to 50 characters", t.ChainID)
-	}
-	if t.BasePort != 0 && (t.BasePort < 1024 || t.BasePort > 65535-4*MaxNodes) {
-		c.fail("testnet.base_port", "%d: use 0 (automatic) or a port from 1024 to %d", t.BasePort, 65535-4*MaxNodes)
-	}
-	if t.Binary != "" {
-		if err := checkBinary(t.Binary); err != nil {
-			c.fail("testnet.binary", "%v", err)
-		}
-		if len(t.Args) == 0 {
-			c.fail("testnet.args", "an external binary needs its start arguments")
-		}
-	}
-	if b := t.Build; b.Dir != "" {
-		if t.Binary != "" {
-			c.fail("testnet.build.dir", "give either testnet.binary or testnet.build, not both")
-		}
-		if st, err := os.Stat(b.Dir); err != nil || !st.IsDir() {
-			c.fail("testnet.build.dir", "%q is not a directory", b.Dir)
-		}
-		if b.Ref == "" {
-			c.fail("testnet.build.ref", "name a branch, tag or commit")
-		}
-		if len(t.Args) == 0 {
-			c.fail("testnet.args", "a built binary needs its start arguments")
-		}
-	}
-	cfg := config.DefaultConfig()
-	keys := make([]string, 0, len(t.Config))
-	for k := range t.Config {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := cometcfg.Set(cfg, k, t.Config[k]); err != nil {
-			c.fail("testnet.config."+k, "%v", err)
-		}
-	}
-	if len(keys) > 0 {
-		if err := cfg.ValidateBasic(); err != nil {
-			c.fail("testnet.config", "CometBFT rejects these settings: %v", err)
-		}
-	}
-
-	c.oneOf("testnet.chain", t.Chain, Chains)
-	if t.Chain == "cosmos" {
-		s.validateCosmos(c)
-	}
-
-	w := &s.Workload
-	c.oneOf("workload.kind", w.Kind, WorkloadKinds)
-	if w.IsCosmos() {
-		s.validateCosmosWorkload(c)
-	} else if t.Chain == "cosmos" {
-		c.fail("workload.kind", "%q sends kvstore txs, which a Cosmos SDK chain rejects: use cosmos-send or cosmos-multisend", w.Kind)
-	}
-	if w.TxSize < 64 || w.TxSize > 1<<20 {
-		c.fail("workload.tx_size", "%d: must be from 64 to 1048576 bytes", w.TxSize)
-	}
-	if w.Accounts < 0 || w.Accounts > 10_000_000 {
-		c.fail("workload.accounts", "%d: must be from 0 to 10000000", w.Accounts)
-	}
-	c.oneOf("workload.selection", w.Selection, Selections)
-	if w.Selection == "zipf" {
-		if !(w.ZipfExponent > 0) {
-			c.fail("workload.zipf_exponent", "%g: must be positive", w.ZipfExponent)
-		}
-		if !(w.ZipfShift >= 0) {
-			c.fail("workload.zipf_shift", "%g: must be 0 or more", w.ZipfShift)
-		}
-	}
-
+	s.validateTestnet(c)
+	s.validateWorkload(c)
 	s.validateLoad(c)
+	s.validateExperiment(c)
+	s.validateCriteria(c)
+	s.validateObserve(c)
+	s.validatePerturbations(c)
+	if s.Report.Dir == "" {
+		c.fail("report.dir", "cannot be empty")
+	}
+	return c.errs
+}
 
+// validateExperiment checks [experiment]: kinds and each kind's keys.
+func (s *Scenario) validateExperiment(c *checker) {
 	e := &s.Experiment
 	if len(e.Kind) == 0 {
 		c.fail("experiment.kind", "name at least one of %s", strings.Join(ExperimentKinds, ", "))
@@ -242,6 +144,10 @@ func (s *Scenario) validate(l lines) []error {
 			e.Warmup.D(), e.Cooldown.D(), total)
 	}
 
+}
+
+// validateCriteria checks [criteria].
+func (s *Scenario) validateCriteria(c *checker) {
 	cr := &s.Criteria
 	if cr.MinCommittedTPS < 0 {
 		c.fail("criteria.min_committed_tps", "%g: cannot be negative", cr.MinCommittedTPS)
@@ -255,12 +161,6 @@ func (s *Scenario) validate(l lines) []error {
 	if cr.MaxUnresolved < -1 {
 		c.fail("criteria.max_unresolved", "%d: use -1 for no criterion or a count", cr.MaxUnresolved)
 	}
-	s.validateObserve(c)
-	s.validatePerturbations(c)
-	if s.Report.Dir == "" {
-		c.fail("report.dir", "cannot be empty")
-	}
-	return c.errs
 }
 
 func (s *Scenario) validateLoad(c *checker) {
@@ -434,59 +334,6 @@ func (s *Scenario) validatePerturbations(c *checker) {
 	}
 }
 
-// NetemBackends are the delay backends of an emulated WAN.
-var NetemBackends = []string{"auto", "tc", "nfqueue"}
-
-// validateWAN checks the emulated WAN keys: zones known to the table, a
-// square table of non-negative delays, sane jitter and loss, and the netns
-// provider.
-func (s *Scenario) validateWAN(c *checker) {
-	t := &s.Testnet
-	c.oneOf("testnet.netem_backend", t.NetemBackend, NetemBackends)
-	if t.Jitter < 0 || t.Jitter > 1 {
-		c.fail("testnet.jitter", "%g: a share of the delay, from 0 to 1", t.Jitter)
-	}
-	if t.Loss < 0 || t.Loss > 100 {
-		c.fail("testnet.loss", "%g: a percentage, from 0 to 100", t.Loss)
-	}
-	if t.BandwidthMbit < 0 || t.BandwidthMbit > 100_000 {
-		c.fail("testnet.bandwidth_mbit", "%g: from 0 (no cap) to 100000", t.BandwidthMbit)
-	}
-	if t.UniformDelay < 0 || t.UniformDelay > Duration(10*time.Second) {
-		c.fail("testnet.uniform_delay", "%s: from 0 to 10s", t.UniformDelay.D())
-	}
-	if !t.Emulated() {
-		return
-	}
-	if t.Provider != "netns" {
-		c.fail("testnet.provider", "zones and delays need nodes as emulated hosts: set provider = \"netns\"")
-	}
-	if t.UniformDelay > 0 && (len(t.Zones) > 0 || len(t.NodeZones) > 0) {
-		c.fail("testnet.uniform_delay", "give either a uniform delay or zones, not both")
-	}
-	if !(len(t.Zones) > 0 || len(t.NodeZones) > 0) {
-		return // a uniform delay or a bandwidth cap: no table
-	}
-	table, err := s.LatencyTable()
-	if err != nil {
-		c.fail("testnet.latency_table", "%v", err)
-		return
-	}
-	for i, z := range t.Zones {
-		c.oneOf(fmt.Sprintf("testnet.zones[%d]", i), z, table.Zones)
-	}
-	nodes := t.NodeNames()
-	names := make([]string, 0, len(t.NodeZones))
-	for n := range t.NodeZones {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		c.oneOf("testnet.node_zones", n, nodes)
-		c.oneOf("testnet.node_zones."+n, t.NodeZones[n], table.Zones)
-	}
-}
-
 // LatencyTable returns the zone table the scenario names: the built-in
 // one or a CSV file (relative to the scenario file).
 func (s *Scenario) LatencyTable() (*netem.Table, error) {
@@ -567,84 +414,3 @@ var (
 	denomRE  = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$`)
 	prefixRE = regexp.MustCompile(`^[a-z]{1,40}$`)
 )
-
-func (s *Scenario) validateCosmos(c *checker) {
-	t, cs := &s.Testnet, &s.Testnet.Cosmos
-	if t.Binary != "" || t.Build.Dir != "" {
-		c.fail("testnet.binary", "a Cosmos SDK chain names its binary in testnet.cosmos.binary")
-	}
-	if cs.Binary != "" {
-		if err := checkBinary(cs.Binary); err != nil {
-			c.fail("testnet.cosmos.binary", "%v", err)
-		}
-	}
-	if len(cs.StartArgs) == 0 {
-		c.fail("testnet.cosmos.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
-	}
-	if !denomRE.MatchString(cs.Denom) {
-		c.fail("testnet.cosmos.denom", "%q: 3 to 128 characters, a letter first, then letters, digits, '/', ':', '.', '_' or '-'", cs.Denom)
-	}
-	if !prefixRE.MatchString(cs.Bech32Prefix) {
-		c.fail("testnet.cosmos.bech32_prefix", "%q: 1 to 40 lowercase letters", cs.Bech32Prefix)
-	}
-	if !(cs.GasPrice >= 0) || cs.GasPrice > 1e9 {
-		c.fail("testnet.cosmos.gas_price", "%g: must be from 0 to 1e9", cs.GasPrice)
-	}
-	if cs.Stake < 1 {
-		c.fail("testnet.cosmos.stake", "%d: must be at least 1", cs.Stake)
-	}
-	if cs.Wallets < 2 || cs.Wallets > MaxWallets {
-		c.fail("testnet.cosmos.wallets", "%d: must be from 2 (a sender and a receiver) to %d", cs.Wallets, MaxWallets)
-	}
-	if cs.WalletBalance < 1 {
-		c.fail("testnet.cosmos.wallet_balance", "%d: must be at least 1", cs.WalletBalance)
-	}
-	if cs.Seed == "" {
-		c.fail("testnet.cosmos.seed", "give a seed: the wallets are derived from it")
-	}
-}
-
-func (s *Scenario) validateCosmosWorkload(c *checker) {
-	w, cs := &s.Workload, &s.Testnet.Cosmos
-	if s.Testnet.Chain != "cosmos" {
-		c.fail("workload.kind", "%q needs a Cosmos SDK chain: set testnet.chain = \"cosmos\"", w.Kind)
-		return
-	}
-	c.oneOf("workload.mode", w.Mode, CosmosModes)
-	if w.Amount < 1 {
-		c.fail("workload.amount", "%d: must be at least 1", w.Amount)
-	}
-	if w.Kind == "cosmos-multisend" && (w.Outputs < 1 || w.Outputs > 1000) {
-		c.fail("workload.outputs", "%d: must be from 1 to 1000", w.Outputs)
-	}
-	if w.GasLimit < 0 {
-		c.fail("workload.gas_limit", "%d: 0 (simulate one tx) or a gas limit", w.GasLimit)
-	}
-	if w.Fee < -1 {
-		c.fail("workload.fee", "%d: -1 (gas_limit x gas_price) or an amount of %s", w.Fee, cs.Denom)
-	}
-	if w.Accounts == 1 || w.Accounts > cs.Wallets {
-		c.fail("workload.accounts", "%d: 0 (all %d wallets) or from 2 to testnet.cosmos.wallets", w.Accounts, cs.Wallets)
-	}
-	if len(w.ChainID) > 50 {
-		c.fail("workload.chain_id", "%q: at most 50 characters", w.ChainID)
-	}
-	if s.Load.Batch > 1 {
-		c.fail("load.batch", "%d: Cosmos workloads send one tx per request, so that each wallet's txs reach its one node in order", s.Load.Batch)
-	}
-}
-
-func checkBinary(path string) error {
-	if !strings.Contains(path, "/") {
-		return fmt.Errorf("%q: give a path (./%s or /usr/local/bin/%s)", path, path, path)
-	}
-	abs, _ := filepath.Abs(path)
-	st, err := os.Stat(abs)
-	if err != nil {
-		return fmt.Errorf("node binary %s not found", abs)
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return fmt.Errorf("node binary %s is not an executable file", abs)
-	}
-	return nil
-}
