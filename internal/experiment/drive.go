@@ -75,20 +75,9 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	model, err := load.ModelFrom(o.Load)
+	model, wl, err := prepare(ctx, o)
 	if err != nil {
 		return nil, err
-	}
-	wl := o.Made
-	if wl == nil {
-		if wl, err = load.WorkloadFrom(o.Workload, o.RunID); err != nil {
-			return nil, err
-		}
-	}
-	if p, ok := wl.(load.Preparer); ok {
-		if err := p.Prepare(ctx, phaseBound(model)); err != nil {
-			return nil, err
-		}
 	}
 	pid, feedback := model.(*load.PID)
 	if feedback && len(o.Follow) == 0 {
@@ -131,58 +120,49 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 			_ = follower.Run(followCtx)
 		}()
 	}
-	height := func() int64 {
-		if follower == nil {
-			return 0
-		}
-		return follower.Next() - 1
-	}
 	report := func(phase string) {
 		if o.Progress == nil {
 			return
 		}
 		el := time.Since(start)
-		o.Progress(Progress{Phase: phase, Elapsed: el, Length: model.Length(), Target: model.Rate(el), Ledger: ledger.Summary(),
-			Height: height(), Interval: feed.interval(), MempoolMax: -1})
+		p := Progress{Phase: phase, Elapsed: el, Length: model.Length(), Target: model.Rate(el), Ledger: ledger.Summary(),
+			Interval: feed.interval(), MempoolMax: -1}
+		if follower != nil {
+			p.Height = follower.Next() - 1
+		}
+		o.Progress(p)
 	}
 
 	loadCtx, stopProgress := context.WithCancel(ctx)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-loadCtx.Done():
-				return
-			case <-tick.C:
-				if feedback {
-					pid.CheckStall(time.Since(start))
-				}
-				report("load")
+		everySecond(loadCtx, func() {
+			if feedback {
+				pid.CheckStall(time.Since(start))
 			}
-		}
+			report("load")
+		})
 	}()
 	time.Sleep(time.Until(start))
 	_, runErr := gen.Run(ctx)
 	stopProgress()
-
 	if follower != nil && ctx.Err() == nil {
-		drainUntil := time.Now().Add(o.Drain)
-		for i := 1; ledger.Unresolved() > 0 && time.Now().Before(drainUntil) && ctx.Err() == nil; i++ {
-			time.Sleep(200 * time.Millisecond)
-			if i%5 == 0 {
-				report("drain")
-			}
-		}
-		// One more look: a block being read may hold the last txs.
-		time.Sleep(2 * follower.PollInterval())
+		drain(ctx, ledger, o.Drain, follower.PollInterval(), func() { report("drain") })
 	}
 	stopFollow()
 	wg.Wait()
 	ledger.Close()
 
+	r := phaseOf(o, model, wl, start, ledger, gen, follower)
+	if runErr != nil {
+		return r, fmt.Errorf("load interrupted: %w", runErr)
+	}
+	return r, nil
+}
+
+// phaseOf is what a phase produced, with its figures.
+func phaseOf(o DriveOptions, model load.RateModel, wl load.Workload, start time.Time, ledger *load.Ledger, gen *load.Generator, follower *observe.Follower) *results.Phase {
 	r := &results.Phase{
 		RunID: o.RunID, Model: model.String(), Workload: wl.String(), Method: o.Load.Method,
 		Start: start, End: time.Now(), Length: model.Length(), Ledger: ledger.Summary(), Followed: follower != nil,
@@ -193,10 +173,57 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	}
 	r.Window = [2]float64{o.Warmup.Seconds(), (model.Length() - o.Cooldown).Seconds()}
 	r.Figures = results.Compute(r)
-	if runErr != nil {
-		return r, fmt.Errorf("load interrupted: %w", runErr)
+	return r
+}
+
+// prepare makes the phase's rate model and workload (o.Made, or a fresh
+// one from the scenario's [workload]) and readies the workload for the
+// phase.
+func prepare(ctx context.Context, o DriveOptions) (load.RateModel, load.Workload, error) {
+	model, err := load.ModelFrom(o.Load)
+	if err != nil {
+		return nil, nil, err
 	}
-	return r, nil
+	wl := o.Made
+	if wl == nil {
+		if wl, err = load.WorkloadFrom(o.Workload, o.RunID); err != nil {
+			return nil, nil, err
+		}
+	}
+	if p, ok := wl.(load.Preparer); ok {
+		if err := p.Prepare(ctx, phaseBound(model)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return model, wl, nil
+}
+
+// everySecond calls f once a second until ctx ends.
+func everySecond(ctx context.Context, f func()) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			f()
+		}
+	}
+}
+
+// drain waits until no accepted tx waits for a block, at most d, telling
+// report about once a second; then one more look (poll: the follower's
+// interval), since a block being read may hold the last txs.
+func drain(ctx context.Context, ledger *load.Ledger, d, poll time.Duration, report func()) {
+	until := time.Now().Add(d)
+	for i := 1; ledger.Unresolved() > 0 && time.Now().Before(until) && ctx.Err() == nil; i++ {
+		time.Sleep(200 * time.Millisecond)
+		if i%5 == 0 {
+			report()
+		}
+	}
+	time.Sleep(2 * poll)
 }
 
 // blockFeed stands between the follower and the ledger: it keeps the last

@@ -116,38 +116,8 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 		return nil, err
 	}
 
-	unlock, err := testnet.LockPorts()
+	t, prov, st, err := place(spec, dir, temp, newProvider, o)
 	if err != nil {
-		return nil, err
-	}
-	id := testnet.NewID()
-	probe := testnet.New(spec, id, dir, process.Host, 0)
-	probe.AddRotating(o.Rotating)
-	base, err := testnet.AllocatePorts(process.Host, spec.BasePort, probe.PortCount())
-	if err != nil {
-		unlock()
-		return nil, err
-	}
-	t := testnet.New(spec, id, dir, process.Host, base)
-	t.AddRotating(o.Rotating)
-	prov, err := newProvider(t, spec, o.Table, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log})
-	if err != nil {
-		unlock()
-		return nil, err
-	}
-	st := &testnet.State{Testnet: t, Detached: o.Detach, TempDir: temp, Created: time.Now().UTC()}
-	if !o.Detach {
-		st.HarnessPID = os.Getpid()
-		st.HarnessStart, _ = process.StartTime(st.HarnessPID)
-	}
-	if err := t.Setup(); err != nil {
-		unlock()
-		return nil, err
-	}
-	err = st.Save() // holds the ports from here on
-	unlock()
-	if err != nil {
-		clean.Remove(st)
 		return nil, err
 	}
 	if err := o.Chain.Prepare(ctx, t); err != nil {
@@ -173,6 +143,43 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 		return nil, err
 	}
 	return n, nil
+}
+
+// place resolves the testnet model on free ports, lets the provider place
+// its nodes, writes the homes and saves the state (which holds the ports
+// from then on). On error it leaves nothing.
+func place(spec scenario.Testnet, dir string, temp bool, newProvider NewProvider, o UpOptions) (*testnet.Testnet, testnet.Provider, *testnet.State, error) {
+	unlock, err := testnet.LockPorts()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer unlock()
+	id := testnet.NewID()
+	probe := testnet.New(spec, id, dir, process.Host, 0)
+	probe.AddRotating(o.Rotating)
+	base, err := testnet.AllocatePorts(process.Host, spec.BasePort, probe.PortCount())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	t := testnet.New(spec, id, dir, process.Host, base)
+	t.AddRotating(o.Rotating)
+	prov, err := newProvider(t, spec, o.Table, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st := &testnet.State{Testnet: t, Detached: o.Detach, TempDir: temp, Created: time.Now().UTC()}
+	if !o.Detach {
+		st.HarnessPID = os.Getpid()
+		st.HarnessStart, _ = process.StartTime(st.HarnessPID)
+	}
+	if err := t.Setup(); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := st.Save(); err != nil {
+		clean.Remove(st)
+		return nil, nil, nil, err
+	}
+	return t, prov, st, nil
 }
 
 // Down ends every node, removes what the provider made and the state (and
