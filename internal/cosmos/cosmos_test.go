@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -113,7 +115,7 @@ func TestSequencesCarryOver(t *testing.T) {
 	}
 	seen := map[int32]uint64{}
 	for seq := uint64(0); seq < 60; seq++ {
-		tx := w.Append(nil, seq)
+		tx := appendTx(t, w, seq)
 		ref := w.seqs[seq]
 		if len(tx) == 0 || ref.nonce != seen[ref.from] {
 			t.Fatalf("tx %d of wallet %d has sequence %d, want %d", seq, ref.from, ref.nonce, seen[ref.from])
@@ -136,7 +138,7 @@ func TestSequencesCarryOver(t *testing.T) {
 	// A refused tx that was its wallet's last gives its sequence back.
 	last := w.seqs[9]
 	before := w.state[last.from].next
-	w.Append(nil, 9)
+	appendTx(t, w, 9)
 	w.Sent(9, load.Rejected, "mempool is full")
 	if isLast := before == last.nonce+1; isLast && w.state[last.from].next != last.nonce {
 		t.Fatalf("refused last tx: next %d, want %d", w.state[last.from].next, last.nonce)
@@ -163,7 +165,7 @@ func TestLiveRepairsFromTheNodesWord(t *testing.T) {
 	if err := w.Prepare(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
-	w.Append(nil, 0)
+	appendTx(t, w, 0)
 	from := w.seqs[0].from
 	w.Sent(0, load.Rejected, "CheckTx code 32: account sequence mismatch, expected 7, got 0: incorrect account sequence")
 	if got := w.state[from].next; got != 7 {
@@ -183,7 +185,7 @@ func TestLiveSkipsPoorSenders(t *testing.T) {
 	}
 	w.state[2].spent = 0
 	for seq := uint64(0); seq < 20; seq++ {
-		w.Append(nil, seq)
+		appendTx(t, w, seq)
 		if f := w.seqs[seq].from; f != 2 && w.state[f].spent > 1000 {
 			t.Fatalf("tx %d sent from wallet %d, which cannot pay", seq, f)
 		}
@@ -294,5 +296,44 @@ func TestPregeneratedCache(t *testing.T) {
 	mk(2)
 	if files, _ := filepath.Glob(filepath.Join(dir, "txs-*.bin")); len(files) != 2 {
 		t.Fatalf("another seed should write its own cache: %v", files)
+	}
+}
+
+// appendTx makes tx seq of w, failing t on an error.
+func appendTx(t *testing.T, w *Workload, seq uint64) []byte {
+	t.Helper()
+	tx, err := w.Append(context.Background(), nil, seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// A wallet's next tx waits while its previous one has no answer, and gives
+// up when the context ends (it does not block the generator forever).
+func TestAppendWaitsWithAContext(t *testing.T) {
+	w := testWorkload(t, 5, false)
+	if err := w.Prepare(context.Background(), 50); err != nil {
+		t.Fatal(err)
+	}
+	appendTx(t, w, 0)
+	next := uint64(0)
+	for seq := uint64(1); seq < 50; seq++ {
+		if w.seqs[seq].from == w.seqs[0].from {
+			next = seq
+			break
+		}
+	}
+	if next == 0 {
+		t.Fatal("no second tx of the first wallet")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := w.Append(ctx, nil, next); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Append of the wallet's next tx = %v; want it to wait, then the context's error", err)
+	}
+	w.Sent(0, load.Accepted, "")
+	if _, err := w.Append(context.Background(), nil, next); err != nil {
+		t.Fatalf("after the answer: %v", err)
 	}
 }

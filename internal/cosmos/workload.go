@@ -77,7 +77,7 @@ type wstate struct {
 	// gate is held from a tx's Append to its Sent: a wallet's next tx
 	// leaves only after the node answered for the one before, so that
 	// sequences reach the node in order even over many connections.
-	gate  sync.Mutex
+	gate  gate
 	mu    sync.Mutex
 	next  uint64 // sequence of the wallet's next tx
 	spent uint64 // sent and fees, counted when signed (live mode's balance check)
@@ -115,7 +115,11 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	return &Workload{cfg: cfg, wallets: wallets, state: make([]wstate, len(wallets)),
+	state := make([]wstate, len(wallets))
+	for i := range state {
+		state[i].gate.init()
+	}
+	return &Workload{cfg: cfg, wallets: wallets, state: state,
 		http: &http.Client{Timeout: 10 * time.Second}, effects: map[load.Hash]*effect{}}, nil
 }
 
@@ -340,12 +344,41 @@ func (w *Workload) sign(b *Builder, seq uint64, ref txRef, memo int64) ([]byte, 
 	return tx, &effect{from: ref.from, to: to, code: -1}, err
 }
 
+// A gate is a lock that a waiter can give up on when its context ends.
+type gate struct{ ch chan struct{} }
+
+func (g *gate) init() {
+	if g.ch == nil {
+		g.ch = make(chan struct{}, 1)
+	}
+}
+
+func (g *gate) lock(ctx context.Context) error {
+	select {
+	case g.ch <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (g *gate) tryLock() bool {
+	select {
+	case g.ch <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (g *gate) unlock() { <-g.ch }
+
 var builders = sync.Pool{New: func() any { return new(Builder) }}
 
 // Append appends tx seq: the pregenerated one, or one signed now. It waits
 // while the sender's previous tx has no answer yet; the generator must
 // call Sent for every tx it appended (one tx per request).
-func (w *Workload) Append(buf []byte, seq uint64) []byte {
+func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, error) {
 	for {
 		u := w.used.Load()
 		if int64(seq) < u || w.used.CompareAndSwap(u, int64(seq)+1) {
@@ -356,18 +389,23 @@ func (w *Workload) Append(buf []byte, seq uint64) []byte {
 	if seq < uint64(len(w.pre)) {
 		tx, from := w.pre[seq], w.seqs[seq].from
 		w.mu.Unlock()
-		w.state[from].gate.Lock()
-		return append(buf, tx...)
+		if err := w.state[from].gate.lock(ctx); err != nil {
+			return buf, err
+		}
+		return append(buf, tx...), nil
 	}
 	w.mu.Unlock()
 	if !w.cfg.Live {
 		w.live.Add(1)
 	}
-	from := w.pickFree(seq)
+	from, err := w.pickFree(ctx, seq)
+	if err != nil {
+		return buf, err
+	}
 	st := &w.state[from]
 	st.mu.Lock()
 	if st.stale {
-		if a, err := QueryAccount(context.Background(), w.http, w.cfg.RPCs[0], w.wallets[from].Address); err == nil {
+		if a, err := QueryAccount(ctx, w.http, w.cfg.RPCs[0], w.wallets[from].Address); err == nil {
 			st.next, st.stale = a.Sequence, false
 		}
 	}
@@ -379,7 +417,12 @@ func (w *Workload) Append(buf []byte, seq uint64) []byte {
 	tx, eff, err := w.sign(b, seq, ref, w.signed.Add(1))
 	builders.Put(b)
 	if err != nil {
-		panic(fmt.Sprintf("sign tx %d: %v", seq, err)) // a key that cannot sign is a bug
+		st.mu.Lock()
+		st.next--
+		st.spent -= w.cost()
+		st.mu.Unlock()
+		st.gate.unlock() // no Sent will come for a tx that was not made
+		return buf, fmt.Errorf("sign tx %d of wallet %d: %w", seq, from, err)
 	}
 	w.mu.Lock()
 	for uint64(len(w.seqs)) <= seq {
@@ -389,7 +432,7 @@ func (w *Workload) Append(buf []byte, seq uint64) []byte {
 	w.seqs[seq] = ref
 	w.effects[sha256.Sum256(tx)] = eff
 	w.mu.Unlock()
-	return append(buf, tx...)
+	return append(buf, tx...), nil
 }
 
 // pickFree picks seq's sender and takes its gate. In live mode it passes
@@ -397,11 +440,10 @@ func (w *Workload) Append(buf []byte, seq uint64) []byte {
 // still waits for its answer (up to 16 picks; then it waits for the last
 // one and lets the chain judge the balance): a busy wallet does not hold
 // up the schedule.
-func (w *Workload) pickFree(seq uint64) int {
+func (w *Workload) pickFree(ctx context.Context, seq uint64) (int, error) {
 	from := w.cfg.Senders.Pick(seq)
 	if !w.cfg.Live {
-		w.state[from].gate.Lock()
-		return from
+		return from, w.state[from].gate.lock(ctx)
 	}
 	for k := uint64(1); k <= 16; k++ {
 		st := &w.state[from]
@@ -410,13 +452,12 @@ func (w *Workload) pickFree(seq uint64) int {
 		st.mu.Unlock()
 		if !funded {
 			w.skipped.Add(1)
-		} else if st.gate.TryLock() {
-			return from
+		} else if st.gate.tryLock() {
+			return from, nil
 		}
 		from = w.cfg.Senders.Pick(seq + k<<40)
 	}
-	w.state[from].gate.Lock()
-	return from
+	return from, w.state[from].gate.lock(ctx)
 }
 
 var mismatchRE = regexp.MustCompile(`account sequence mismatch, expected (\d+), got (\d+)`)
@@ -437,7 +478,7 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, why string) {
 	if !ref.ok {
 		return
 	}
-	w.state[ref.from].gate.Unlock()
+	w.state[ref.from].gate.unlock()
 	if o == load.Accepted {
 		return
 	}

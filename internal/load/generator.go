@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -39,9 +40,10 @@ type Generator struct {
 	ledger *Ledger
 	method string
 
-	dispatched atomic.Int64 // txs handed to senders
-	blocked    atomic.Int64 // jobs that waited because every sender was busy
-	due        float64      // txs the schedule asked for
+	dispatched atomic.Int64            // txs handed to senders
+	stop       context.CancelCauseFunc // ends the run with the workload's error
+	blocked    atomic.Int64            // jobs that waited because every sender was busy
+	due        float64                 // txs the schedule asked for
 	elapsed    time.Duration
 }
 
@@ -84,6 +86,8 @@ type job struct {
 // Run sends until the model's length has passed (or ctx ends), then waits
 // for the requests in flight. It returns the number of txs sent.
 func (g *Generator) Run(ctx context.Context) (int64, error) {
+	ctx, g.stop = context.WithCancelCause(ctx)
+	defer g.stop(nil)
 	jobs := make(chan job, g.cfg.MaxInFlight)
 	var wg sync.WaitGroup
 	client := newClient(g.cfg.MaxInFlight, g.cfg.Timeout)
@@ -91,7 +95,7 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g.sender(client, jobs)
+			g.sender(ctx, client, jobs)
 		}()
 	}
 	switch m := g.cfg.Model.(type) {
@@ -105,6 +109,9 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 	close(jobs)
 	wg.Wait()
 	client.CloseIdleConnections()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return g.dispatched.Load(), err
+	}
 	return g.dispatched.Load(), ctx.Err()
 }
 
@@ -216,19 +223,45 @@ func (g *Generator) users(ctx context.Context, u Users, jobs chan<- job) {
 	wg.Wait()
 }
 
+// make appends the job's txs to the buffers in txs (kept from job to job).
+func (g *Generator) make(ctx context.Context, j job, txs [][]byte) ([][]byte, error) {
+	for len(txs) < j.n {
+		txs = append(txs, nil)
+	}
+	for i := 0; i < j.n; i++ {
+		tx, err := g.cfg.Workload.Append(ctx, txs[i][:0], j.seq+uint64(i))
+		if err != nil {
+			return txs, fmt.Errorf("tx %d: %w", j.seq+uint64(i), err)
+		}
+		txs[i] = tx
+	}
+	return txs, nil
+}
+
 // sender sends jobs until the channel closes. Its buffers are reused, so a
 // tx costs no allocation for building and encoding.
-func (g *Generator) sender(client *fasthttp.Client, jobs <-chan job) {
+func (g *Generator) sender(ctx context.Context, client *fasthttp.Client, jobs <-chan job) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetContentType("application/json")
-	var body, tx []byte
+	var body []byte
 	var hashes []Hash
 	var intended []time.Duration
 	var replies []reply
+	var txs [][]byte
 	for j := range jobs {
+		// Every tx of the job is made before any is begun in the ledger:
+		// a workload error (the run ends) leaves no tx half recorded.
+		var err error
+		if txs, err = g.make(ctx, j, txs); err != nil {
+			g.stop(fmt.Errorf("workload: %w", err))
+			if j.done != nil {
+				j.done <- struct{}{}
+			}
+			continue
+		}
 		start := g.ledger.Start()
 		hashes, intended = hashes[:0], intended[:0]
 		body = body[:0]
@@ -249,7 +282,7 @@ func (g *Generator) sender(client *fasthttp.Client, jobs <-chan job) {
 				at, _ = IntendedTime(g.cfg.Model, float64(seq), prev)
 			}
 			prev = at
-			tx = g.cfg.Workload.Append(tx[:0], seq)
+			tx := txs[i]
 			h := Hash(sha256.Sum256(tx))
 			hashes, intended = append(hashes, h), append(intended, at)
 			g.ledger.Begin(h, at)
@@ -269,7 +302,7 @@ func (g *Generator) sender(client *fasthttp.Client, jobs <-chan job) {
 		req.SetRequestURI(target)
 		req.SetBodyRaw(body)
 		started := time.Now()
-		err := client.DoTimeout(req, resp, g.cfg.Timeout)
+		err = client.DoTimeout(req, resp, g.cfg.Timeout)
 		var errMsg string
 		switch {
 		case err != nil:

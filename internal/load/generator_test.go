@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -129,5 +130,45 @@ func TestParseReplies(t *testing.T) {
 				t.Errorf("%s: reply %d = id %d outcome %d; want id %d outcome %d", tc.name, i, r.ID, o, 7+i, tc.want[i])
 			}
 		}
+	}
+}
+
+// failing is a kvstore workload whose tx number at cannot be made.
+type failing struct {
+	KVStore
+	at uint64
+}
+
+func (f failing) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, error) {
+	if seq == f.at {
+		return buf, errors.New("key cannot sign")
+	}
+	return f.KVStore.Append(ctx, buf, seq)
+}
+
+// A tx the workload cannot make ends the run with that error (no panic);
+// every tx recorded before has its fate, none is half recorded. A
+// workload that makes every tx ends the run without error (the row above).
+func TestGeneratorStopsOnWorkloadError(t *testing.T) {
+	_, url := startSink(t)
+	l := NewLedger(time.Now().Add(10*time.Millisecond), false)
+	g, err := NewGenerator(Config{
+		Model: Constant{R: 1000, D: 2 * time.Second}, Workload: failing{KVStore{RunID: "t", Size: 128}, 300},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 8,
+	}, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = g.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "workload: tx 300: key cannot sign") {
+		t.Fatalf("Run = %v; want the workload's error", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Errorf("the run went on for %s after the error at tx 300 (0.3 s)", time.Since(start))
+	}
+	l.Close()
+	if s := l.Summary(); s.Sent < 290 || s.Sent >= 2000 || !s.Balanced() {
+		t.Errorf("sent %d, fates %v; want the txs before 300, all with a fate", s.Sent, s.Fates)
 	}
 }

@@ -12,7 +12,10 @@ import (
 type Workload interface {
 	// Append appends tx number seq of this run to buf and returns it. It
 	// must be safe for concurrent use and, in steady state, not allocate.
-	Append(buf []byte, seq uint64) []byte
+	// It may wait (a Cosmos wallet whose previous tx has no answer yet)
+	// until ctx ends. An error ends the phase: the generator stops and
+	// returns it.
+	Append(ctx context.Context, buf []byte, seq uint64) ([]byte, error)
 	String() string
 }
 
@@ -45,7 +48,7 @@ type KVStore struct {
 	Accounts Selector // nil: a key per tx
 }
 
-func (k KVStore) Append(buf []byte, seq uint64) []byte {
+func (k KVStore) Append(_ context.Context, buf []byte, seq uint64) ([]byte, error) {
 	start := len(buf)
 	if k.Accounts != nil {
 		buf = append(buf, "acct"...)
@@ -63,7 +66,7 @@ func (k KVStore) Append(buf []byte, seq uint64) []byte {
 	for i := len(buf) - start; i < k.Size; i++ {
 		buf = append(buf, 'a'+byte((seq+uint64(i))%26))
 	}
-	return buf
+	return buf, nil
 }
 
 func (k KVStore) String() string {

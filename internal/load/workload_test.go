@@ -2,6 +2,7 @@ package load
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"testing"
 )
@@ -12,7 +13,7 @@ func TestKVStoreTxs(t *testing.T) {
 	w := KVStore{RunID: "20261122-101010-ab12.0", Size: 100}
 	seen := map[string]bool{}
 	for seq := uint64(0); seq < 2000; seq++ {
-		tx := w.Append(nil, seq)
+		tx := must(w.Append(context.Background(), nil, seq))
 		if len(tx) != 100 {
 			t.Fatalf("tx %d is %d bytes; want 100", seq, len(tx))
 		}
@@ -23,7 +24,7 @@ func TestKVStoreTxs(t *testing.T) {
 	}
 	other := KVStore{RunID: "20261122-101010-ab12.1", Size: 100}
 	for seq := uint64(0); seq < 2000; seq++ {
-		seen[string(other.Append(nil, seq))] = true
+		seen[string(must(other.Append(context.Background(), nil, seq)))] = true
 	}
 	if len(seen) != 4000 {
 		t.Errorf("%d distinct txs of 4000", len(seen))
@@ -37,7 +38,7 @@ func BenchmarkBuildTx(b *testing.B) {
 	var tx, body []byte
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		tx = w.Append(tx[:0], uint64(i))
+		tx = must(w.Append(context.Background(), tx[:0], uint64(i)))
 		body = AppendRequest(body[:0], "broadcast_tx_sync", uint64(i), tx)
 	}
 }
@@ -47,7 +48,7 @@ func TestBuildTxAllocs(t *testing.T) {
 	tx, body := make([]byte, 0, 512), make([]byte, 0, 1024)
 	i := uint64(0)
 	allocs := testing.AllocsPerRun(1000, func() {
-		tx = w.Append(tx[:0], i)
+		tx = must(w.Append(context.Background(), tx[:0], i))
 		body = AppendRequest(body[:0], "broadcast_tx_sync", i, tx)
 		i++
 	})
@@ -63,7 +64,7 @@ func TestKVStoreAccounts(t *testing.T) {
 	w := KVStore{RunID: "r1", Size: 80, Accounts: z}
 	seen := map[string]bool{}
 	for seq := uint64(0); seq < 500; seq++ {
-		tx := w.Append(nil, seq)
+		tx := must(w.Append(context.Background(), nil, seq))
 		key, _, _ := bytes.Cut(tx, []byte("="))
 		if want := fmt.Sprintf("acct%d", z.Pick(seq)); string(key) != want || len(tx) != 80 || bytes.Count(tx, []byte("=")) != 1 {
 			t.Fatalf("tx %d = %q; want key %s, 80 bytes, one '='", seq, tx, want)
@@ -73,4 +74,12 @@ func TestKVStoreAccounts(t *testing.T) {
 	if len(seen) != 500 {
 		t.Errorf("%d distinct txs of 500", len(seen))
 	}
+}
+
+// must is a tx whose making cannot fail (a kvstore tx).
+func must(tx []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return tx
 }
