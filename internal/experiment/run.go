@@ -55,9 +55,9 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	r := &results.Run{
-		ID: NewRunID(), Scenario: s.Name, Text: string(s.Text), Labels: o.Labels, Status: results.StatusRunning,
-		Start: time.Now().UTC(), Versions: results.ReadVersions(s.Testnet.Binary), Host: results.ReadHost(),
-		Config: s.Testnet.Config,
+		Record: results.Record{ID: NewRunID(), Scenario: s.Name, Text: string(s.Text), Labels: o.Labels, Status: results.StatusRunning,
+			Start: time.Now().UTC()},
+		Setup: results.Setup{Versions: results.ReadVersions(s.Testnet.Binary), Host: results.ReadHost(), Config: s.Testnet.Config},
 	}
 	if o.ReportDir != "" {
 		r.ReportDir = filepath.Join(o.ReportDir, r.ID)

@@ -122,7 +122,8 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 	if err != nil {
 		return nil, err
 	}
-	r := &results.Run{ID: NewRunID(), Scenario: "watch", Status: results.StatusRunning, Start: time.Now().UTC(), Host: results.ReadHost()}
+	r := &results.Run{Record: results.Record{ID: NewRunID(), Scenario: "watch", Status: results.StatusRunning, Start: time.Now().UTC()},
+		Setup: results.Setup{Host: results.ReadHost()}}
 	if err := st.Begin(ctx, r, harness(r.Host.Hostname)); err != nil {
 		return nil, err
 	}

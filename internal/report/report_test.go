@@ -94,11 +94,11 @@ func fixture() (*results.Run, []observe.Sample) {
 		at := start.Add(time.Duration(i+1) * time.Second)
 		ph.Blocks = append(ph.Blocks, observe.Block{Height: int64(10 + i), Time: at, Seen: at, Txs: 100, Ours: 100, Bytes: 30000, LatencyMean: 900, LatencyMax: 1500})
 	}
-	r := &results.Run{ID: "r1", Scenario: "t", Status: results.StatusComplete, Passed: true, Start: start, End: start.Add(20 * time.Second),
-		Phases: []*results.Phase{ph},
-		Events: []results.Event{{At: start.Add(3 * time.Second), Kind: "perturbation", Detail: "pause validator0"},
+	r := &results.Run{Record: results.Record{ID: "r1", Scenario: "t", Status: results.StatusComplete, Start: start, End: start.Add(20 * time.Second)},
+		Outcome: results.Outcome{Passed: true, Phases: []*results.Phase{ph}},
+		Findings: results.Findings{Events: []results.Event{{At: start.Add(3 * time.Second), Kind: "perturbation", Detail: "pause validator0"},
 			{At: start.Add(5 * time.Second), Kind: "perturbation", Detail: "continue validator0"}},
-		Faults: []results.Fault{{What: "pause", Nodes: "validator0", Begin: start.Add(3 * time.Second), End: start.Add(5 * time.Second), CatchUp: -1}}}
+		Faults: []results.Fault{{What: "pause", Nodes: "validator0", Begin: start.Add(3 * time.Second), End: start.Add(5 * time.Second), CatchUp: -1}}}}
 	var series []observe.Sample
 	for i := 0; i < 10; i++ {
 		at := start.Add(time.Duration(i) * time.Second)

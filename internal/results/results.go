@@ -53,8 +53,20 @@ const (
 	StatusInterrupted Status = "interrupted" // Ctrl-C, or a harness that died
 )
 
-// A Run is one execution of a scenario.
+// A Run is one execution of a scenario, in the parts its readers need:
+// the record that names it (run lists, the store's index), what ran and
+// where (reports), what the phases measured and the verdict (criteria,
+// compare), and what each experiment kind and the chain found (reports,
+// compare). The parts are embedded, so the fields and the JSON are flat.
 type Run struct {
+	Record
+	Setup
+	Outcome
+	Findings
+}
+
+// A Record names a run and says how it ended.
+type Record struct {
 	ID        string            `json:"id"`
 	Scenario  string            `json:"scenario"` // its name
 	Text      string            `json:"scenario_text"`
@@ -63,27 +75,40 @@ type Run struct {
 	Error     string            `json:"error,omitempty"`
 	Start     time.Time         `json:"start"`
 	End       time.Time         `json:"end"`
-	Versions  Versions          `json:"versions"`
-	Host      Host              `json:"host"`
-	Nodes     []Node            `json:"nodes"`
-	Config    map[string]any    `json:"config_overrides,omitempty"`
-	Phases    []*Phase          `json:"phases"`
-	Checks    []Check           `json:"checks"`
-	Passed    bool              `json:"passed"`
-	Crashed   []string          `json:"crashed_nodes,omitempty"`
-	Profiles  []observe.Profile `json:"profiles,omitempty"`
-	Events    []Event           `json:"events,omitempty"`
+	ReportDir string            `json:"report_dir,omitempty"`
+}
+
+// Setup is what ran and where: versions, machine, nodes, config and WAN.
+type Setup struct {
+	Versions Versions       `json:"versions"`
+	Host     Host           `json:"host"`
+	Nodes    []Node         `json:"nodes"`
+	Config   map[string]any `json:"config_overrides,omitempty"`
+	WAN      *WAN           `json:"wan,omitempty"`
+}
+
+// Outcome is what the load phases measured and the verdict on it.
+type Outcome struct {
+	Phases  []*Phase `json:"phases"`
+	Checks  []Check  `json:"checks"`
+	Passed  bool     `json:"passed"`
+	Crashed []string `json:"crashed_nodes,omitempty"`
+	// StoreErrors counts writes to the results store that failed while
+	// the run went (each logged); the stored run may miss what they held.
+	StoreErrors int `json:"store_errors,omitempty"`
+}
+
+// Findings are what the experiment kinds, the faults and the chain
+// adapter found beyond the phases' figures.
+type Findings struct {
 	Sweep     *Sweep            `json:"sweep,omitempty"`
 	Steady    *Steady           `json:"steady,omitempty"` // with repeats
 	FindMax   *FindMax          `json:"find_max,omitempty"`
 	Rotations []Rotation        `json:"rotations,omitempty"`
 	Faults    []Fault           `json:"faults,omitempty"`
-	// StoreErrors counts writes to the results store that failed while
-	// the run went (each logged); the stored run may miss what they held.
-	StoreErrors int     `json:"store_errors,omitempty"`
-	WAN         *WAN    `json:"wan,omitempty"`
-	Cosmos      *Cosmos `json:"cosmos,omitempty"`
-	ReportDir   string  `json:"report_dir,omitempty"`
+	Events    []Event           `json:"events,omitempty"`
+	Profiles  []observe.Profile `json:"profiles,omitempty"`
+	Cosmos    *Cosmos           `json:"cosmos,omitempty"`
 }
 
 // WAN describes the emulated wide-area network a run had (the netns
@@ -135,7 +160,7 @@ type Check struct {
 // from: the last steady or rotate phase, else the last phase (a sweep's
 // heaviest cell, a find-max). A find-max phase runs at the chain's limit
 // on purpose, so it is not where a steady criterion belongs.
-func (r *Run) Main() *Phase {
+func (r *Outcome) Main() *Phase {
 	for i := len(r.Phases) - 1; i >= 0; i-- {
 		if k := r.Phases[i].KindOf(); k == scenario.KindSteady || k == scenario.KindRotate {
 			return r.Phases[i]

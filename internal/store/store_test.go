@@ -53,10 +53,10 @@ func backends(t *testing.T) map[string]string {
 }
 
 func sampleRun(id string, start time.Time) *results.Run {
-	return &results.Run{
+	return &results.Run{Record: results.Record{
 		ID: id, Scenario: "default", Text: "name = \"default\"\n", Status: results.StatusRunning,
 		Start: start, Labels: map[string]string{"branch": "main"},
-	}
+	}}
 }
 
 func TestStoreSuite(t *testing.T) {
