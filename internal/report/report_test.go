@@ -98,7 +98,7 @@ func fixture() (*results.Run, []observe.Sample) {
 		Outcome: results.Outcome{Passed: true, Phases: []*results.Phase{ph}},
 		Findings: results.Findings{Events: []results.Event{{At: start.Add(3 * time.Second), Kind: "perturbation", Detail: "pause validator0"},
 			{At: start.Add(5 * time.Second), Kind: "perturbation", Detail: "continue validator0"}},
-		Faults: []results.Fault{{What: "pause", Nodes: "validator0", Begin: start.Add(3 * time.Second), End: start.Add(5 * time.Second), CatchUp: -1}}}}
+			Faults: []results.Fault{{What: "pause", Nodes: "validator0", Begin: start.Add(3 * time.Second), End: start.Add(5 * time.Second), CatchUp: -1}}}}
 	var series []observe.Sample
 	for i := 0; i < 10; i++ {
 		at := start.Add(time.Duration(i) * time.Second)
