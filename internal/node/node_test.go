@@ -1,0 +1,77 @@
+package node
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// A home the testnet wrote reads back with its addresses and the
+// scenario's overrides; a dir that is no home, or a config CometBFT
+// rejects, is an error that names the file.
+func TestLoadConfig(t *testing.T) {
+	s, err := scenario.Parse("t.toml", []byte("[testnet]\nvalidators = 1\nfull_nodes = 0\n[testnet.config]\n\"mempool.size\" = 1234\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CHAINPERF_REGISTRY", t.TempDir())
+	tn := testnet.New(s.Testnet, "tn-000001", t.TempDir(), "127.0.0.1", 41000)
+	if err := tn.Setup(); err != nil {
+		t.Fatal(err)
+	}
+	home := tn.Nodes[0].Home
+	cfg, err := LoadConfig(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RPC.ListenAddress != "tcp://127.0.0.1:41001" || cfg.Mempool.Size != 1234 || cfg.RootDir != home {
+		t.Errorf("rpc %s, mempool %d, root %s", cfg.RPC.ListenAddress, cfg.Mempool.Size, cfg.RootDir)
+	}
+	if _, err := LoadConfig(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no node config at") {
+		t.Errorf("empty dir: %v", err)
+	}
+	path := filepath.Join(home, "config", "config.toml")
+	data, _ := os.ReadFile(path)
+	bad := strings.Replace(string(data), "size = 1234", "size = -5", 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(home); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("negative mempool size: %v; want an error naming %s", err, path)
+	}
+}
+
+// A node runs from its home until its context ends, then closes cleanly.
+func TestRunUntilCancelled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real node")
+	}
+	s, err := scenario.Parse("t.toml", []byte("[testnet]\nvalidators = 1\nfull_nodes = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CHAINPERF_REGISTRY", t.TempDir())
+	base, err := testnet.AllocatePorts("127.0.0.1", 0, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := testnet.New(s.Testnet, "tn-000002", t.TempDir(), "127.0.0.1", base)
+	if err := tn.Setup(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var log strings.Builder
+	if err := Run(ctx, tn.Nodes[0].Home, &log); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tn.Nodes[0].Home, "data", "blockstore.db")); err != nil {
+		t.Errorf("no block store after running: %v", err)
+	}
+}
