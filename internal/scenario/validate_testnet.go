@@ -2,10 +2,11 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -234,12 +235,7 @@ func (s *Scenario) validateWAN(c *checker) {
 		c.oneOf(fmt.Sprintf("testnet.zones[%d]", i), z, table.Zones)
 	}
 	nodes := t.NodeNames()
-	names := make([]string, 0, len(t.NodeZones))
-	for n := range t.NodeZones {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(t.NodeZones)) {
 		c.oneOf("testnet.node_zones", n, nodes)
 		c.oneOf("testnet.node_zones."+n, t.NodeZones[n], table.Zones)
 	}
@@ -253,11 +249,7 @@ var NetemBackends = []string{"auto", "tc", "nfqueue"}
 func (s *Scenario) validateConfig(c *checker) {
 	t := &s.Testnet
 	cfg := config.DefaultConfig()
-	keys := make([]string, 0, len(t.Config))
-	for k := range t.Config {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(t.Config))
 	for _, k := range keys {
 		if err := cometcfg.Set(cfg, k, t.Config[k]); err != nil {
 			c.fail("testnet.config."+k, "%v", err)

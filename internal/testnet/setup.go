@@ -3,10 +3,11 @@ package testnet
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -168,12 +169,7 @@ func (t *Testnet) NodeConfig(n *Node) (*config.Config, error) {
 	cfg.RPC.PprofListenAddress = hp(n.Ports.Pprof)
 	cfg.Instrumentation.Prometheus = true
 	cfg.Instrumentation.PrometheusListenAddr = hp(n.Ports.Metrics)
-	keys := make([]string, 0, len(t.Config))
-	for k := range t.Config {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(t.Config)) {
 		if err := cometcfg.Set(cfg, k, t.Config[k]); err != nil {
 			return nil, err
 		}
