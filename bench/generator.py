@@ -54,7 +54,7 @@ def ensure_peers():
 
 def run_chainperf(bin_, rate, duration, batch=1, inflight=256):
     out = tempfile.mktemp(suffix=".json")
-    text, cpu, rss = timed([bin_, "load", "--rpc", URL, "--no-follow", "--rate", str(rate),
+    text, cpu, rss = timed([bin_, "load", "--rpc", URL, "--no-follow", "--no-store", "--rate", str(rate),
                             "--duration", f"{duration}s", "--batch", str(batch),
                             "--max-in-flight", str(inflight), "--json", out])
     r = json.load(open(out))

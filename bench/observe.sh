@@ -19,7 +19,7 @@ for v in "${sizes[@]}"; do
   trap '"$bin" testnet down --dir "$dir" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
   "$bin" testnet up -f "$scn" --detach --dir "$dir" > /dev/null
   rpc=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print(["http://%s:%d" % (n["host"], n["ports"]["rpc"]) for n in s["nodes"] if n["role"] == "full"][0])' "$dir/testnet.json")
-  "$bin" load --rpc "$rpc" --rate 200 --duration "$((secs + 10))s" --no-follow > /dev/null &
+  "$bin" load --rpc "$rpc" --rate 200 --duration "$((secs + 10))s" --no-follow --no-store > /dev/null &
   load=$!
   printf '%3d validators: ' "$v"
   "$bin" testnet watch --dir "$dir" --duration "${secs}s" --db "$work/watch.db"

@@ -15,6 +15,7 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet/external"
 )
 
 // loadFlags are the flags that override a scenario's [load] and [workload].
@@ -70,64 +71,115 @@ func (f *loadFlags) apply(fs *pflag.FlagSet, s *scenario.Scenario) error {
 }
 
 func loadCmd() *cobra.Command {
-	var file, jsonOut string
-	var rpcs []string
-	var noFollow bool
+	var file, jsonOut, reportDir string
+	var rpcs, labels []string
+	var noFollow, noStore, mine bool
 	var drain time.Duration
 	var lf loadFlags
 	cmd := &cobra.Command{
 		Use:   "load --rpc URL [--rpc URL...] [-f scenario.toml] [flags]",
-		Short: "Drive load at an existing testnet (ours or anyone's) and follow every tx",
+		Short: "Drive load at an existing network (ours or anyone's), follow every tx, store the run",
 		Long: `load sends txs to the given CometBFT RPC nodes at the rate the model asks
 for, open loop: a slow node never slows the schedule, and latency counts from
 each tx's intended send time. The block follower reads every block from the
 same nodes and gives every tx its fate: committed, committed_failed,
 rejected, send_error or unresolved. Load shape and workload come from the
-scenario (-f, or the built-in default) and the flags override them.`,
+scenario (-f, or the built-in default) and the flags override them; the
+nodes are reached as an external network (nothing is started or stopped).
+The run is stored and reported like one of 'chainperf run' unless --no-store.
+A node outside this machine needs --target-is-mine.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := scenario.Open(file)
+			s, err := loadScenario(cmd, file, rpcs, &lf, mine)
 			if err != nil {
 				return err
 			}
-			if err := lf.apply(cmd.Flags(), s); err != nil {
+			if cmd.Flags().Changed("drain") {
+				s.Experiment.DrainTimeout = scenario.Duration(drain)
+			}
+			lbl, err := parseLabels(labels)
+			if err != nil {
 				return err
 			}
-			if !cmd.Flags().Changed("drain") {
-				drain = s.Experiment.DrainTimeout.D()
-			}
-			o := experiment.DriveOptions{
-				RunID: experiment.NewRunID(), Targets: rpcs, Load: s.Load, Workload: s.Workload,
-				Warmup: s.Experiment.Warmup.D(), Cooldown: s.Experiment.Cooldown.D(), Drain: drain,
-			}
-			live := newLiveView(cmd.OutOrStdout())
-			o.Progress = live.Update
-			if !noFollow {
-				o.Follow = rpcs
-			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "run %s: %s, %s to %s\n", o.RunID, describeModel(s), s.Load.Method, strings.Join(rpcs, ", "))
-			r, err := experiment.Drive(cmd.Context(), o)
+			if st, err := external.ReadStatus(cmd.Context(), rpcs[0]); err == nil && st.Moniker == load.SinkMoniker {
+				lbl["target"] = "sink" // stored, and marked: a sink commits nothing
+			}
+			o := experiment.RunOptions{Labels: lbl, NoFollow: noFollow}
+			if !noStore {
+				if reportDir == "" {
+					reportDir = s.Report.Dir
+				}
+				if err := checkWritable(reportDir); err != nil {
+					return err
+				}
+				store, err := openStore(cmd.Context())
+				if err != nil {
+					return err
+				}
+				defer store.Close()
+				o.Store, o.ReportDir = store, reportDir
+			}
+			fmt.Fprintf(out, "load: %s, %s to %s\n", describeModel(s), s.Load.Method, scenario.Redact(strings.Join(rpcs, ", ")))
+			live := newLiveView(out)
+			o.Progress = live.Update
+			o.Phase = func(p string) { live.End() }
+			r, runErr := experiment.Run(cmd.Context(), s, o)
 			live.End()
-			if r != nil {
-				printDrive(out, r)
+			if len(r.Phases) > 0 {
+				printDrive(out, r.Phases[len(r.Phases)-1])
 				if jsonOut != "" {
-					if werr := writeJSON(jsonOut, r); werr != nil {
+					if werr := writeJSON(jsonOut, r.Phases[len(r.Phases)-1]); werr != nil {
 						return werr
 					}
 				}
 			}
-			return err
+			if o.Store == nil {
+				fmt.Fprintf(out, "run %s: not stored (--no-store)\n", r.ID)
+				return runErr
+			}
+			return reportRun(cmd.Context(), out, o.Store, r, runErr)
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "scenario file for [load] and [workload] (default: built-in)")
 	cmd.Flags().StringSliceVar(&rpcs, "rpc", nil, "RPC URL of a node to send to (repeat for several; round-robin)")
 	cmd.Flags().BoolVar(&noFollow, "no-follow", false, "do not read blocks (for a sink, or nodes you cannot query)")
 	cmd.Flags().DurationVar(&drain, "drain", 0, "wait at most this long after the load for accepted txs to land (default: the scenario's)")
-	cmd.Flags().StringVar(&jsonOut, "json", "", "also write the result as JSON to this file")
+	cmd.Flags().StringVar(&jsonOut, "json", "", "also write the phase's result as JSON to this file")
+	cmd.Flags().BoolVar(&noStore, "no-store", false, "do not store the run or write a report")
+	cmd.Flags().BoolVar(&mine, "target-is-mine", false, "the nodes are yours: allow load to a node outside this machine")
+	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
+	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable)")
 	lf.register(cmd.Flags())
 	_ = cmd.MarkFlagRequired("rpc")
 	return cmd
+}
+
+// loadScenario is the scenario a load runs: [load] and [workload] from
+// file (or the default) with the flags over them, aimed at the nodes at
+// rpcs as an external network, one steady phase, no faults or profiles.
+func loadScenario(cmd *cobra.Command, file string, rpcs []string, lf *loadFlags, mine bool) (*scenario.Scenario, error) {
+	s, err := scenario.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := lf.apply(cmd.Flags(), s); err != nil {
+		return nil, err
+	}
+	t := &s.Testnet
+	t.Provider, t.TargetIsMine, t.Nodes = scenario.ProviderExternal, mine, nil
+	t.Zones, t.NodeZones, t.UniformDelay, t.BandwidthMbit, t.Config = nil, nil, 0, 0, nil
+	t.Binary, t.Build.Dir = "", ""
+	for _, u := range rpcs {
+		t.Nodes = append(t.Nodes, scenario.ExternalNode{Role: "full", RPC: u})
+	}
+	s.Experiment.Kind, s.Experiment.Repeats = scenario.Kinds{scenario.KindSteady}, 1
+	s.Perturbations, s.Observe.Profiles = nil, nil
+	s.File = "command line"
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, experiment.Check(s)
 }
 
 // describeModel says what [load] and [workload] send.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/store"
 )
 
 func runCmd() *cobra.Command {
@@ -62,32 +64,39 @@ input or an error.`,
 				Phase: func(p string) { live.End(); fmt.Fprintf(out, "== %s\n", p) },
 			})
 			live.End()
-			if _, err := st.Run(cmd.Context(), r.ID); err != nil && runErr != nil {
-				return runErr // it stopped before it began (a failed build): nothing to report
-			}
-			series, err := st.Series(cmd.Context(), r.ID)
-			if err != nil {
-				return err
-			}
-			paths, err := report.Write(r.ReportDir, r, series)
-			if err != nil {
-				return err
-			}
-			printRun(out, r, paths)
-			fmt.Fprintf(out, "stored in %s: `chainperf runs show %s`\n", st.Where(), r.ID)
-			switch {
-			case runErr != nil:
-				return runErr
-			case !r.Passed:
-				return errFailed
-			}
-			return nil
+			return reportRun(cmd.Context(), out, st, r, runErr)
 		},
 	}
 	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable), e.g. --label branch=main")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
 	cmd.Flags().StringVar(&backend, "netem-backend", "", `force the emulated WAN's delay backend: "tc" or "nfqueue" (default: the scenario's, "auto")`)
 	return cmd
+}
+
+// reportRun writes the report of a stored run, prints its summary and
+// returns the error that decides the exit code: runErr, or errFailed when
+// the criteria failed.
+func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.Run, runErr error) error {
+	if _, err := st.Run(ctx, r.ID); err != nil && runErr != nil {
+		return runErr // it stopped before it began (a failed build): nothing to report
+	}
+	series, err := st.Series(context.WithoutCancel(ctx), r.ID)
+	if err != nil {
+		return err
+	}
+	paths, err := report.Write(r.ReportDir, r, series)
+	if err != nil {
+		return err
+	}
+	printRun(out, r, paths)
+	fmt.Fprintf(out, "stored in %s: `chainperf runs show %s`\n", st.Where(), r.ID)
+	switch {
+	case runErr != nil:
+		return runErr
+	case !r.Passed:
+		return errFailed
+	}
+	return nil
 }
 
 // openScenario reads a scenario ("" the default) and applies a forced

@@ -91,6 +91,9 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 		if err != nil {
 			return nil, err
 		}
+		if e.Attaches {
+			return attach(ctx, spec, e)
+		}
 		if e.Preflight != nil {
 			if err := e.Preflight(spec, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log}); err != nil {
 				return nil, err
@@ -145,6 +148,21 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	return n, nil
 }
 
+// attach reaches a network that runs already: the scenario's nodes, made
+// and owned by someone else. Nothing is written or started, so nothing is
+// recorded for clean.
+func attach(ctx context.Context, spec scenario.Testnet, e providers.Entry) (*Net, error) {
+	t := testnet.NewExternal(spec, testnet.NewID())
+	prov, err := e.New(t, spec, nil, testnet.ProviderOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := prov.Open(ctx); err != nil {
+		return nil, err
+	}
+	return &Net{Testnet: t, Provider: prov}, nil
+}
+
 // place resolves the testnet model on free ports, lets the provider place
 // its nodes, writes the homes and saves the state (which holds the ports
 // from then on). On error it leaves nothing.
@@ -186,7 +204,9 @@ func place(spec scenario.Testnet, dir string, temp bool, newProvider NewProvider
 // the dir if it was a temp dir). Logs in a user-chosen dir stay.
 func (n *Net) Down(ctx context.Context) {
 	_ = n.Provider.Close(ctx)
-	clean.Remove(n.State)
+	if n.State != nil {
+		clean.Remove(n.State)
+	}
 }
 
 // Exited says whether n ended by itself and with what error.

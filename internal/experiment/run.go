@@ -17,6 +17,7 @@ import (
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/external"
 	"github.com/chainperf/chainperf/internal/testnet/process"
 	"github.com/chainperf/chainperf/internal/testnet/providers"
 )
@@ -38,6 +39,9 @@ type RunOptions struct {
 	// Provider, if set, replaces the scenario's provider (tests run
 	// experiments on an in-memory twin).
 	Provider NewProvider
+	// NoFollow runs without reading blocks (a sink, or nodes whose blocks
+	// cannot be read): no fates past the send, no wait for a height.
+	NoFollow bool
 }
 
 // Check refuses what a valid scenario still cannot do here: faults its
@@ -55,7 +59,7 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	r := &results.Run{
-		Record: results.Record{ID: NewRunID(), Scenario: s.Name, Text: string(s.Text), Labels: o.Labels, Status: results.StatusRunning,
+		Record: results.Record{ID: NewRunID(), Scenario: s.Name, Text: scenario.Redact(string(s.Text)), Labels: o.Labels, Status: results.StatusRunning,
 			Start: time.Now().UTC()},
 		Setup: results.Setup{Versions: results.ReadVersions(s.Testnet.Binary), Host: results.ReadHost(), Config: s.Testnet.Config},
 	}
@@ -165,18 +169,23 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	}()
 	t := net.Testnet
 	for _, n := range t.Nodes {
-		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: net.Endpoint(n).RPC})
+		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: scenario.Redact(net.Endpoint(n).RPC)})
 	}
-	if err := net.WaitHeight(ctx, 2, 60*time.Second); err != nil {
+	if s.Testnet.Provider == scenario.ProviderExternal {
+		r.Versions.Node = "external network: " + nodeVersion(ctx, net)
+	}
+	// Blocks are read from validators first, so that reading them does not
+	// add to the load on the nodes that take the txs.
+	follow := net.RPCs(append(t.ByRole(testnet.RoleValidator), t.ByRole(testnet.RoleFull)...))
+	if o.NoFollow {
+		follow = nil
+	} else if err := net.WaitHeight(ctx, 2, 60*time.Second); err != nil {
 		return err
 	}
 	var pools mempools
 	stopWatch := watchNodes(ctx, net, s.Observe, rec, pools.tap)
 	defer stopWatch()
 	targets := net.RPCs(t.RPCNodes())
-	// Blocks are read from validators first, so that reading them does not
-	// add to the load on the nodes that take the txs.
-	follow := net.RPCs(append(t.ByRole(testnet.RoleValidator), t.ByRole(testnet.RoleFull)...))
 	made, err := adapter.Workload(ctx, targets, r)
 	if err != nil {
 		return err
@@ -204,6 +213,16 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		}
 	}
 	return nil
+}
+
+// nodeVersion is what the first node that answers says it runs.
+func nodeVersion(ctx context.Context, net *Net) string {
+	for _, n := range net.Testnet.Nodes {
+		if st, err := external.ReadStatus(ctx, net.Endpoint(n).RPC); err == nil {
+			return fmt.Sprintf("%s %s (moniker %s)", st.Network, st.Version, st.Moniker)
+		}
+	}
+	return "no node told its version"
 }
 
 // phaseRunner runs the load phases of one run on its testnet.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,6 +22,11 @@ import (
 // come, and to tap (may be nil). The returned func stops them, waits and
 // says how many samples were taken.
 func watchNodes(ctx context.Context, net *Net, o scenario.Observe, rec *recorder, tap func([]observe.Sample)) func() int {
+	if _, ok := net.Provider.(testnet.ProcessLister); !ok {
+		// No /proc to read: the node's own process_* metrics say its CPU
+		// and memory where it exports them.
+		o.Metrics = append(slices.Clone(o.Metrics), observe.SeriesCPU, observe.SeriesRSS)
+	}
 	return watchTargets(ctx, net.Testnet.Standing(), net.Endpoint, net.PID, o, rec, tap)
 }
 

@@ -18,6 +18,9 @@ type Sink struct {
 
 var idKey = []byte(`"id":`)
 
+// SinkMoniker is the moniker the sink's /status answers with.
+const SinkMoniker = "chainperf-sink"
+
 // Handle answers one request.
 func (s *Sink) Handle(ctx *fasthttp.RequestCtx) {
 	switch string(ctx.Path()) {

@@ -85,6 +85,23 @@ type Testnet struct {
 	// "cosmos" (a Cosmos SDK chain, described by Cosmos).
 	Chain  string `toml:"chain"`
 	Cosmos Cosmos `toml:"cosmos"`
+	// Nodes are the nodes of a network that already runs (provider
+	// "external"): chainperf starts and stops none of them.
+	Nodes []ExternalNode `toml:"node"`
+	// TargetIsMine says that the nodes, wherever they are, belong to whoever
+	// runs chainperf: load goes to a node outside this machine only then.
+	TargetIsMine bool `toml:"target_is_mine"`
+}
+
+// An ExternalNode is one node of a network chainperf did not make: where
+// the harness reaches its services.
+type ExternalNode struct {
+	Name    string `toml:"name"`     // as reports show it; "" is role + index
+	Role    string `toml:"role"`     // "validator" or "full" (full nodes take the load)
+	RPC     string `toml:"rpc"`      // CometBFT RPC, e.g. "http://10.0.0.5:26657"
+	Metrics string `toml:"metrics"`  // Prometheus endpoint ("" not scraped)
+	Pprof   string `toml:"pprof"`    // pprof base URL ("" no profiles)
+	JSONRPC string `toml:"json_rpc"` // EVM JSON-RPC ("" none)
 }
 
 // Cosmos describes a Cosmos SDK chain and the wallets funded in its genesis.

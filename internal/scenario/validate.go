@@ -13,7 +13,7 @@ import (
 
 // Known values of the enumerated keys.
 var (
-	Providers       = []string{"process", "netns"}
+	Providers       = []string{"process", "netns", ProviderExternal}
 	WorkloadKinds   = []string{"kvstore", "cosmos-send", "cosmos-multisend"}
 	Chains          = []string{"kvstore", "cosmos"}
 	CosmosModes     = []string{"pregenerate", "live"}
@@ -29,6 +29,9 @@ var (
 	// do depends on its provider (testnet/providers checks that).
 	PerturbationKinds = []string{"kill", "restart", "pause", "disconnect", "partition", "latency"}
 )
+
+// ProviderExternal is the provider of a network that already runs.
+const ProviderExternal = "external"
 
 // MaxNodes bounds a testnet on one machine; past it ports and memory run out.
 const MaxNodes = 200
@@ -395,6 +398,9 @@ func (s *Scenario) ShortestPhase() (time.Duration, string) {
 
 // NodeNames returns the names the testnet's nodes will have.
 func (t Testnet) NodeNames() []string {
+	if t.Provider == ProviderExternal {
+		return t.ExternalNames()
+	}
 	var out []string
 	for _, g := range []struct {
 		prefix string
@@ -403,6 +409,21 @@ func (t Testnet) NodeNames() []string {
 		for i := 0; i < g.n && i < MaxNodes; i++ {
 			out = append(out, fmt.Sprintf("%s%d", g.prefix, i))
 		}
+	}
+	return out
+}
+
+// ExternalNames are the names of the listed nodes of an external network:
+// a node's name, or its role and its index among that role's nodes.
+func (t Testnet) ExternalNames() []string {
+	out := make([]string, len(t.Nodes))
+	count := map[string]int{}
+	for i, n := range t.Nodes {
+		out[i] = n.Name
+		if out[i] == "" {
+			out[i] = fmt.Sprintf("%s%d", n.Role, count[n.Role])
+		}
+		count[n.Role]++
 	}
 	return out
 }

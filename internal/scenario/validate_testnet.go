@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +22,13 @@ import (
 func (s *Scenario) validateTestnet(c *checker) {
 	t := &s.Testnet
 	c.oneOf("testnet.provider", t.Provider, Providers)
+	if t.Provider == ProviderExternal {
+		s.validateExternal(c)
+		return
+	}
+	if len(t.Nodes) > 0 {
+		c.fail("testnet.node", "nodes are listed for a network that already runs: set [testnet] provider = %q", ProviderExternal)
+	}
 	if t.Provider == "netns" {
 		if p, err := netip.ParsePrefix(t.Subnet); err != nil || !p.Addr().Is4() || p.Bits() > 24 {
 			c.fail("testnet.subnet", "%q: give an IPv4 range of /24 or wider, e.g. \"198.18.0.0/15\"", t.Subnet)
@@ -262,3 +271,65 @@ func (s *Scenario) validateConfig(c *checker) {
 	}
 
 }
+
+// validateExternal checks a network chainperf did not make: its listed
+// nodes with their URLs, and no key that would need chainperf to make or
+// change the nodes.
+func (s *Scenario) validateExternal(c *checker) {
+	t := &s.Testnet
+	if len(t.Nodes) == 0 {
+		c.fail("testnet.node", "the external provider needs the network's nodes: add [[testnet.node]] with role and rpc")
+	}
+	if len(t.Nodes) > MaxNodes {
+		c.fail("testnet.node", "%d nodes: at most %d", len(t.Nodes), MaxNodes)
+	}
+	seen := map[string]bool{}
+	for i, n := range t.ExternalNames() {
+		path := fmt.Sprintf("testnet.node[%d]", i)
+		nd := t.Nodes[i]
+		c.oneOf(path+".role", nd.Role, []string{"validator", "full"})
+		if seen[n] {
+			c.fail(path+".name", "%q is named twice", n)
+		}
+		seen[n] = true
+		checkURL(c, path+".rpc", nd.RPC, true)
+		checkURL(c, path+".metrics", nd.Metrics, false)
+		checkURL(c, path+".pprof", nd.Pprof, false)
+		checkURL(c, path+".json_rpc", nd.JSONRPC, false)
+	}
+	why := "chainperf starts and configures no node of an external network"
+	switch {
+	case len(t.Zones) > 0 || len(t.NodeZones) > 0 || t.UniformDelay > 0 || t.BandwidthMbit > 0:
+		c.fail("testnet.zones", "an emulated WAN needs emulated hosts: %s", why)
+	case t.Binary != "" || t.Build.Dir != "":
+		c.fail("testnet.binary", "a node binary cannot be chosen: %s", why)
+	case len(t.Config) > 0:
+		c.fail("testnet.config", "config overrides cannot be applied: %s", why)
+	}
+	if t.Chain != "kvstore" {
+		c.fail("testnet.chain", "%q on an external network needs wallets funded from an account you give, which chainperf does not do yet: use chain = \"kvstore\" (raw txs) for now", t.Chain)
+	}
+	if s.Experiment.Kind.Has(KindRotate) {
+		c.fail("experiment.kind", "rotate starts fresh nodes: an external network has none for chainperf to start")
+	}
+}
+
+// checkURL checks an http(s) URL with a host; "" is fine unless needed.
+func checkURL(c *checker, path, v string, needed bool) {
+	if v == "" {
+		if needed {
+			c.fail(path, "give the URL, e.g. \"http://127.0.0.1:26657\"")
+		}
+		return
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		c.fail(path, "%q: give an http:// or https:// URL with a host", Redact(v))
+	}
+}
+
+// Redact strips credentials from a URL (user:password@) wherever it
+// appears in s, so that no message, record or report holds them.
+func Redact(s string) string { return credsRE.ReplaceAllString(s, "$1") }
+
+var credsRE = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://)[^/@\s"']*@`)

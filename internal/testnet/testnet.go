@@ -202,3 +202,14 @@ func (t *Testnet) RPCNodes() []*Node {
 	}
 	return t.ByRole(RoleValidator)
 }
+
+// NewExternal resolves the listed nodes of a network that already runs:
+// names and roles only (no keys, homes or ports: chainperf made none).
+func NewExternal(spec scenario.Testnet, id string) *Testnet {
+	t := &Testnet{ID: id, ChainID: spec.ChainID, Provider: spec.Provider, spec: spec}
+	for i, name := range spec.ExternalNames() {
+		n := spec.Nodes[i]
+		t.Nodes = append(t.Nodes, &Node{Name: name, Role: Role(n.Role)})
+	}
+	return t
+}

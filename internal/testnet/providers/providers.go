@@ -12,6 +12,7 @@ import (
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/external"
 	"github.com/chainperf/chainperf/internal/testnet/netns"
 	"github.com/chainperf/chainperf/internal/testnet/process"
 )
@@ -29,6 +30,10 @@ type Entry struct {
 	// Preflight, if set, says what stops the provider before anything is
 	// made (no root, a missing tool), so that the user hears it first.
 	Preflight func(spec scenario.Testnet, o testnet.ProviderOptions) error
+	// Attaches is true for a network that runs already: no ports, homes,
+	// state or chain set-up; the model is the scenario's list of nodes
+	// (testnet.NewExternal).
+	Attaches bool
 }
 
 // All lists the providers, in the order messages name them.
@@ -49,6 +54,10 @@ var All = []Entry{
 			return netns.New(t, spec, table, o)
 		},
 		Preflight: netns.Preflight},
+	{Name: scenario.ProviderExternal, Zero: (*external.Provider)(nil), Attaches: true,
+		New: func(t *testnet.Testnet, spec scenario.Testnet, _ *netem.Table, _ testnet.ProviderOptions) (testnet.Provider, error) {
+			return external.New(t, spec), nil
+		}},
 }
 
 // Find returns the entry called name.
@@ -80,6 +89,14 @@ func Check(s *scenario.Scenario) error {
 		return &scenario.Error{Pos: s.Pos("testnet.provider"), Msg: err.Error()}
 	}
 	var errs []error
+	if e.Attaches && !s.Testnet.TargetIsMine {
+		for i, n := range s.Testnet.Nodes {
+			if err := external.CheckTargets([]string{n.RPC}, false); err != nil {
+				path := fmt.Sprintf("testnet.node[%d].rpc", i)
+				errs = append(errs, &scenario.Error{Pos: s.Pos(path), Msg: path + ": " + err.Error()})
+			}
+		}
+	}
 	for i, p := range s.Perturbations {
 		f := testnet.Fault(p.Kind)
 		if testnet.Can(e.Zero, f) {
@@ -87,6 +104,10 @@ func Check(s *scenario.Scenario) error {
 		}
 		path := fmt.Sprintf("perturbation[%d].kind", i)
 		can := Can(f)
+		if len(can) == 0 {
+			errs = append(errs, &scenario.Error{Pos: s.Pos(path), Msg: fmt.Sprintf("%s: no provider can do a %s", path, p.Kind)})
+			continue
+		}
 		msg := fmt.Sprintf("%s: %s needs provider %s: the %q provider cannot %s nodes (set [testnet] provider = %q)",
 			path, p.Kind, quoted(can), e.Name, verb(f), can[0])
 		errs = append(errs, &scenario.Error{Pos: s.Pos(path), Msg: msg})

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/store"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// TestExternalNetwork: a detached local testnet plays someone else's
+// network, reached only by URLs. A scenario with the external provider
+// runs steady on it and is stored and reported with the nodes' own process
+// metrics; `chainperf load` stores its run too (and not with --no-store);
+// the two compare; a fault and a target off this machine are refused.
+func TestExternalNetwork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	reg, tmp := t.TempDir(), t.TempDir()
+	dir := filepath.Join(tmp, "net")
+	if out, code := cli(t, reg, "testnet", "up", "--detach", "--dir", dir); code != 0 {
+		t.Fatalf("testnet up: exit %d\n%s", code, out)
+	}
+	t.Cleanup(func() { cli(t, reg, "testnet", "down", "--dir", dir) })
+	st, err := testnet.ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes strings.Builder
+	var fullRPC string
+	for _, n := range st.Nodes {
+		e := n.Endpoint()
+		fmt.Fprintf(&nodes, "[[testnet.node]]\nname = %q\nrole = %q\nrpc = %q\nmetrics = %q\n", n.Name, n.Role, e.RPC, e.Metrics)
+		if n.Role == testnet.RoleFull {
+			fullRPC = e.RPC
+		}
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	db, reports := filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
+	ext := write("ext.toml", `name = "ext"
+[testnet]
+provider = "external"
+[load]
+rate = 100
+duration = "8s"
+[experiment]
+kind = "steady"
+warmup = "2s"
+cooldown = "1s"
+[observe]
+interval = "500ms"
+`+nodes.String())
+	out, code := cli(t, reg, "run", ext, "--db", db, "--report-dir", reports)
+	if code != 0 {
+		t.Fatalf("run on the external network: exit %d\n%s", code, out)
+	}
+	runID := regexp.MustCompile(`run (\d{8}-\d{6}-[0-9a-f]{4}): PASS`).FindStringSubmatch(out)
+	if runID == nil || !strings.Contains(out, "800 sent = 800 committed") {
+		t.Fatalf("run output lacks a passed run with 800 committed:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(reports, runID[1], "report.html")); err != nil {
+		t.Errorf("no report: %v", err)
+	}
+	if show, _ := cli(t, reg, "runs", "show", runID[1], "--db", db); !strings.Contains(show, "external network") {
+		t.Errorf("the stored run does not say it ran on an external network:\n%s", show)
+	}
+	sdb, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	series, err := sdb.Series(context.Background(), runID[1])
+	sdb.Close()
+	rss := map[string]bool{}
+	for _, s := range series {
+		if s.Series == observe.SeriesRSS && s.Value > 0 {
+			rss[s.Node] = true
+		}
+	}
+	for _, n := range st.Nodes {
+		if err != nil || !rss[n.Name] {
+			t.Errorf("no RSS of %s from its own metrics (%v)", n.Name, err)
+		}
+	}
+
+	// chainperf load stores its run and names it.
+	out, code = cli(t, reg, "load", "--rpc", fullRPC, "--rate", "100", "--duration", "4s", "--db", db, "--report-dir", reports)
+	if code != 0 {
+		t.Fatalf("load: exit %d\n%s", code, out)
+	}
+	loadID := regexp.MustCompile(`run (\d{8}-\d{6}-[0-9a-f]{4}): PASS`).FindStringSubmatch(out)
+	if loadID == nil || !strings.Contains(out, "stored in") {
+		t.Fatalf("load output names no stored run:\n%s", out)
+	}
+	if list, _ := cli(t, reg, "runs", "list", "--db", db); !strings.Contains(list, loadID[1]) || !strings.Contains(list, runID[1]) {
+		t.Errorf("runs list lacks the runs:\n%s", list)
+	}
+	if out, code := cli(t, reg, "compare", loadID[1], loadID[1], "--db", db); code != 0 || !strings.Contains(out, "committed") {
+		t.Errorf("compare of a load run: exit %d\n%s", code, out)
+	}
+	out, code = cli(t, reg, "load", "--rpc", fullRPC, "--rate", "50", "--duration", "2s", "--no-store", "--db", db)
+	if code != 0 || !strings.Contains(out, "not stored (--no-store)") {
+		t.Errorf("load --no-store: exit %d\n%s", code, out)
+	}
+
+	// What an external network cannot do, or may not be sent, is refused.
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"fault", "[[perturbation]]\nkind = \"kill\"\nnodes = [\"validator3\"]\nat = \"2s\"\nduration = \"2s\"\n",
+			`kill needs provider "process" or "netns": the "external" provider cannot kill nodes`},
+		{"off this machine", "", `is not on this machine: load a network only if it is yours`},
+	} {
+		text := strings.Replace(string(mustRead(t, ext)), nodes.String(), "", 1) + tc.text
+		if tc.name == "off this machine" {
+			text += "[[testnet.node]]\nrole = \"full\"\nrpc = \"http://user:secret@192.0.2.7:26657\"\n"
+		} else {
+			text += nodes.String()
+		}
+		out, code := cli(t, reg, "scenario", "check", write(tc.name+".toml", text))
+		if code != 2 || !strings.Contains(out, tc.want) || strings.Contains(out, "secret") {
+			t.Errorf("%s: exit %d, %q; want exit 2 with %q and no password", tc.name, code, out, tc.want)
+		}
+	}
+	if out, code := cli(t, reg, "load", "--rpc", "http://192.0.2.7:26657", "--duration", "1s", "--db", db); code != 2 || !strings.Contains(out, "--target-is-mine") {
+		t.Errorf("load to a node off this machine: exit %d, %q; want it refused", code, out)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
