@@ -159,3 +159,38 @@ func TestLatencyTableCSV(t *testing.T) {
 		t.Errorf("zones round-robin: %v", z)
 	}
 }
+
+// Credentials in URLs are stripped wherever they appear.
+func TestRedact(t *testing.T) {
+	in := `rpc = "http://user:pa@ss@10.0.0.1:26657" and HTTPS://a:b@h/x, http://plain:1/`
+	want := `rpc = "http://10.0.0.1:26657" and HTTPS://h/x, http://plain:1/`
+	if got := Redact(in); got != want {
+		t.Errorf("Redact = %q; want %q", got, want)
+	}
+}
+
+// An external network lists its nodes and takes nothing that would need
+// chainperf to make or change them.
+func TestExternalScenario(t *testing.T) {
+	node := "[[testnet.node]]\nrole = \"full\"\nrpc = \"http://127.0.0.1:26657\"\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"ok", "[testnet]\nprovider = \"external\"\n" + node, ""},
+		{"no nodes", "[testnet]\nprovider = \"external\"\n", "needs the network's nodes"},
+		{"bad url", "[testnet]\nprovider = \"external\"\n[[testnet.node]]\nrole = \"full\"\nrpc = \"ftp://x\"\n", "give an http:// or https:// URL"},
+		{"bad role", "[testnet]\nprovider = \"external\"\n[[testnet.node]]\nrole = \"seed\"\nrpc = \"http://127.0.0.1:1\"\n", "testnet.node[0].role"},
+		{"config", "[testnet]\nprovider = \"external\"\n[testnet.config]\n\"mempool.size\" = 10\n" + node, "config overrides cannot be applied"},
+		{"cosmos", "[testnet]\nprovider = \"external\"\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\n" + node, "funded from an account you give"},
+		{"rotate", "[testnet]\nprovider = \"external\"\n[experiment]\nkind = \"rotate\"\n" + node, "rotate starts fresh nodes"},
+		{"nodes without external", node, "set [testnet] provider = \"external\""},
+	} {
+		s, err := Parse("e.toml", []byte(tc.text))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+		case tc.want == "" && s.Testnet.NodeNames()[0] != "full0":
+			t.Errorf("%s: names %v", tc.name, s.Testnet.NodeNames())
+		}
+	}
+}

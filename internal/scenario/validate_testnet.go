@@ -332,4 +332,4 @@ func checkURL(c *checker, path, v string, needed bool) {
 // appears in s, so that no message, record or report holds them.
 func Redact(s string) string { return credsRE.ReplaceAllString(s, "$1") }
 
-var credsRE = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://)[^/@\s"']*@`)
+var credsRE = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://)[^/\s"']*@`)
