@@ -57,7 +57,11 @@ input or an error.`,
 			}
 			defer st.Close()
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "scenario %s: %d validators + %d full nodes, %s\n", s.Name, s.Testnet.Validators, s.Testnet.FullNodes, describeLoad(s))
+			nodes := fmt.Sprintf("%d validators + %d full nodes", s.Testnet.Validators, s.Testnet.FullNodes)
+			if s.Testnet.Provider == scenario.ProviderExternal {
+				nodes = fmt.Sprintf("%d nodes of an external network", len(s.Testnet.Nodes))
+			}
+			fmt.Fprintf(out, "scenario %s: %s, %s\n", s.Name, nodes, describeLoad(s))
 			live := newLiveView(out)
 			r, runErr := experiment.Run(cmd.Context(), s, experiment.RunOptions{
 				Exe: exe, Labels: lbl, Progress: live.Update, Store: st, ReportDir: reportDir,
