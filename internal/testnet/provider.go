@@ -1,9 +1,6 @@
 package testnet
 
-import (
-	"context"
-	"slices"
-)
+import "context"
 
 // A Provider makes a testnet real: it takes the resolved model (nodes with
 // names, roles, homes, hosts and ports) and runs the nodes. What more it
@@ -127,6 +124,3 @@ func Capabilities(p Provider) []Fault {
 	}
 	return out
 }
-
-// IsFault reports whether s names a fault kind.
-func IsFault(s string) bool { return slices.Contains(Faults, Fault(s)) }

@@ -39,7 +39,6 @@ func Conformance(t *testing.T, s Subject) {
 	if len(val) != 4 || len(full) != 1 {
 		t.Fatalf("the subject needs 4 validators and 1 full node; has %d and %d", len(val), len(full))
 	}
-	c := &checker{t: t, p: p, tn: tn, s: s}
 	if err := p.Open(ctx); err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -164,7 +163,6 @@ func Conformance(t *testing.T, s Subject) {
 			return
 		}
 	}
-	_ = c
 }
 
 type checker struct {

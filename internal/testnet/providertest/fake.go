@@ -100,14 +100,14 @@ func Factory(cfg Config) (func(*testnet.Testnet, scenario.Testnet, *netem.Table,
 		mu   sync.Mutex
 		last *Fake
 	)
-	make := func(t *testnet.Testnet, _ scenario.Testnet, _ *netem.Table, _ testnet.ProviderOptions) (testnet.Provider, error) {
+	newFake := func(t *testnet.Testnet, _ scenario.Testnet, _ *netem.Table, _ testnet.ProviderOptions) (testnet.Provider, error) {
 		f := New(t, cfg)
 		mu.Lock()
 		last = f
 		mu.Unlock()
 		return f, nil
 	}
-	return make, func() *Fake { mu.Lock(); defer mu.Unlock(); return last }
+	return newFake, func() *Fake { mu.Lock(); defer mu.Unlock(); return last }
 }
 
 // Name is "fake".

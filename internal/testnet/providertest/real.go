@@ -5,48 +5,23 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
 
-var (
-	buildOnce sync.Once
-	exe       string
-	buildErr  error
-)
-
-// Chainperf builds the chainperf binary once per test binary (real nodes
-// run it as `chainperf node`) and returns its path.
+// Chainperf builds the chainperf binary (real nodes run it as
+// `chainperf node`) into the test's temp dir and returns its path.
 func Chainperf(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "chainperf-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		exe = filepath.Join(dir, "chainperf")
-		out, err := exec.Command("go", "build", "-o", exe, "github.com/chainperf/chainperf/cmd/chainperf").CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{err: err, out: out}
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build chainperf: %v", buildErr)
+	exe := filepath.Join(t.TempDir(), "chainperf")
+	out, err := exec.Command("go", "build", "-o", exe, "github.com/chainperf/chainperf/cmd/chainperf").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build chainperf: %v\n%s", err, out)
 	}
-	t.Cleanup(func() {}) // the binary stays for the other tests of this binary
 	return exe
 }
-
-type buildError struct {
-	err error
-	out []byte
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }
 
 // Testnet resolves spec into a testnet with free loopback ports and its
 // homes written under a temp dir the test removes.
