@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -83,15 +84,17 @@ interval = "500ms"
 	}
 	series, err := sdb.Series(context.Background(), runID[1])
 	sdb.Close()
-	rss := map[string]bool{}
+	seen := map[string]bool{} // series + node
 	for _, s := range series {
-		if s.Series == observe.SeriesRSS && s.Value > 0 {
-			rss[s.Node] = true
+		if (s.Series == observe.SeriesRSS || s.Series == observe.SeriesCPU) && s.Value > 0 {
+			seen[s.Series+" "+s.Node] = true
 		}
 	}
 	for _, n := range st.Nodes {
-		if err != nil || !rss[n.Name] {
-			t.Errorf("no RSS of %s from its own metrics (%v)", n.Name, err)
+		for _, series := range []string{observe.SeriesRSS, observe.SeriesCPU} {
+			if err != nil || !seen[series+" "+n.Name] {
+				t.Errorf("no %s of %s from its own metrics (%v)", series, n.Name, err)
+			}
 		}
 	}
 
@@ -113,6 +116,28 @@ interval = "500ms"
 	out, code = cli(t, reg, "load", "--rpc", fullRPC, "--rate", "50", "--duration", "2s", "--no-store", "--db", db)
 	if code != 0 || !strings.Contains(out, "not stored (--no-store)") {
 		t.Errorf("load --no-store: exit %d\n%s", code, out)
+	}
+
+	// A load at the sink is stored too, marked as such, with no block followed.
+	ln, sinkURL, err := load.ListenSink("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stopSink := context.WithCancel(context.Background())
+	defer stopSink()
+	go (&load.Sink{}).Serve(sctx, ln)
+	out, code = cli(t, reg, "load", "--rpc", sinkURL, "--rate", "200", "--duration", "1s", "--db", db, "--report-dir", reports)
+	sinkID := regexp.MustCompile(`run (\d{8}-\d{6}-[0-9a-f]{4}): `).FindStringSubmatch(out)
+	if code != 0 || sinkID == nil || !strings.Contains(out, "stored in") {
+		t.Fatalf("load at the sink: exit %d\n%s", code, out)
+	}
+	list, _ := cli(t, reg, "runs", "list", "--db", db)
+	marked := false
+	for _, line := range strings.Split(list, "\n") {
+		marked = marked || strings.Contains(line, sinkID[1]) && strings.Contains(line, "target=sink")
+	}
+	if !marked {
+		t.Errorf("the sink run %s is not marked target=sink:\n%s", sinkID[1], list)
 	}
 
 	// What an external network cannot do, or may not be sent, is refused.

@@ -94,16 +94,14 @@ A node outside this machine needs --target-is-mine.`,
 			if err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("drain") {
-				s.Experiment.DrainTimeout = scenario.Duration(drain)
-			}
 			lbl, err := parseLabels(labels)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
 			if st, err := external.ReadStatus(cmd.Context(), rpcs[0]); err == nil && st.Moniker == load.SinkMoniker {
-				lbl["target"] = "sink" // stored, and marked: a sink commits nothing
+				lbl["target"] = "sink" // stored, and marked: a sink makes no block to follow
+				noFollow = true
 			}
 			o := experiment.RunOptions{Labels: lbl, NoFollow: noFollow}
 			if !noStore {
@@ -165,6 +163,10 @@ func loadScenario(cmd *cobra.Command, file string, rpcs []string, lf *loadFlags,
 	}
 	if err := lf.apply(cmd.Flags(), s); err != nil {
 		return nil, err
+	}
+	if cmd.Flags().Changed("drain") {
+		d, _ := cmd.Flags().GetDuration("drain")
+		s.Experiment.DrainTimeout = scenario.Duration(d)
 	}
 	t := &s.Testnet
 	t.Provider, t.TargetIsMine, t.Nodes = scenario.ProviderExternal, mine, nil

@@ -26,9 +26,12 @@ type Adapter interface {
 	// the run is about in r; nil: a fresh workload each phase from the
 	// scenario's [workload].
 	Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error)
-	// Finish runs after the last phase, while the nodes still run (the
-	// balance check), and records what it found in r. An error fails the
-	// run.
+}
+
+// A Checker checks the chain after the last phase, while the nodes still
+// run (the Cosmos balance check), and records what it found in r. An
+// error fails the run. A chain with nothing to check does not implement it.
+type Checker interface {
 	Finish(ctx context.Context, follow []string, r *results.Run) error
 }
 

@@ -117,7 +117,7 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	}
 	state := make([]wstate, len(wallets))
 	for i := range state {
-		state[i].gate.init()
+		state[i].gate = gate{ch: make(chan struct{}, 1)}
 	}
 	return &Workload{cfg: cfg, wallets: wallets, state: state,
 		http: &http.Client{Timeout: 10 * time.Second}, effects: map[load.Hash]*effect{}}, nil
@@ -346,12 +346,6 @@ func (w *Workload) sign(b *Builder, seq uint64, ref txRef, memo int64) ([]byte, 
 
 // A gate is a lock that a waiter can give up on when its context ends.
 type gate struct{ ch chan struct{} }
-
-func (g *gate) init() {
-	if g.ch == nil {
-		g.ch = make(chan struct{}, 1)
-	}
-}
 
 func (g *gate) lock(ctx context.Context) error {
 	select {

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -105,11 +104,7 @@ func finishKinds(s *scenario.Scenario, r *results.Run) {
 func Describe(s *scenario.Scenario, model string) string {
 	var parts []string
 	for _, k := range s.Experiment.Kind {
-		if kd, ok := kinds[k]; ok {
-			parts = append(parts, kd.describe(s, model))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s %s", k, model))
-		}
+		parts = append(parts, kinds[k].describe(s, model)) // validation knows only kinds in the table
 	}
 	return strings.Join(parts, ", then ")
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
-	"github.com/chainperf/chainperf/internal/testnet/external"
 	"github.com/chainperf/chainperf/internal/testnet/process"
 	"github.com/chainperf/chainperf/internal/testnet/providers"
 )
@@ -171,8 +170,8 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	for _, n := range t.Nodes {
 		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: scenario.Redact(net.Endpoint(n).RPC)})
 	}
-	if s.Testnet.Provider == scenario.ProviderExternal {
-		r.Versions.Node = "external network: " + nodeVersion(ctx, net)
+	if v, ok := net.Provider.(interface{ Version() string }); ok {
+		r.Versions.Node = "external network: " + v.Version()
 	}
 	// Blocks are read from validators first, so that reading them does not
 	// add to the load on the nodes that take the txs.
@@ -206,25 +205,11 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		}
 	}
 	finishKinds(s, r)
-	if len(r.Crashed) == 0 {
-		if _, plain := adapter.(chain.KVStore); !plain { // kvstore has nothing to check: no phase line
-			o.Phase("chain check")
-		}
-		if err := adapter.Finish(ctx, follow, r); err != nil {
-			return err
-		}
+	if c, ok := adapter.(chain.Checker); ok && len(r.Crashed) == 0 {
+		o.Phase("chain check")
+		return c.Finish(ctx, follow, r)
 	}
 	return nil
-}
-
-// nodeVersion is what the first node that answers says it runs.
-func nodeVersion(ctx context.Context, net *Net) string {
-	for _, n := range net.Testnet.Nodes {
-		if st, err := external.ReadStatus(ctx, net.Endpoint(n).RPC); err == nil {
-			return fmt.Sprintf("%s %s (moniker %s)", st.Network, st.Version, st.Moniker)
-		}
-	}
-	return "no node told its version"
 }
 
 // phaseRunner runs the load phases of one run on its testnet.

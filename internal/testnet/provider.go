@@ -80,7 +80,7 @@ type Fault string
 
 const (
 	FaultKill       Fault = "kill"
-	FaultRestart    Fault = "restart" // every provider: Stop, then Start
+	FaultRestart    Fault = "restart" // Stop, then Start: providers that own their nodes (Killers)
 	FaultPause      Fault = "pause"
 	FaultDisconnect Fault = "disconnect"
 	FaultPartition  Fault = "partition"
@@ -93,11 +93,12 @@ var Faults = []Fault{FaultKill, FaultRestart, FaultPause, FaultDisconnect, Fault
 // Can reports whether provider p can do fault f.
 func Can(p Provider, f Fault) bool {
 	switch f {
-	case FaultKill:
+	case FaultKill, FaultRestart:
+		// A provider whose nodes are its own to end can also stop and
+		// start them; one that only reaches someone else's nodes (whose
+		// Stop and Start do nothing) can do neither.
 		_, ok := p.(Killer)
 		return ok
-	case FaultRestart:
-		return true
 	case FaultPause:
 		_, ok := p.(Pauser)
 		return ok
@@ -112,15 +113,4 @@ func Can(p Provider, f Fault) bool {
 		return ok
 	}
 	return false
-}
-
-// Capabilities lists the faults p can do.
-func Capabilities(p Provider) []Fault {
-	var out []Fault
-	for _, f := range Faults {
-		if Can(p, f) {
-			out = append(out, f)
-		}
-	}
-	return out
 }

@@ -23,8 +23,9 @@ import (
 // A Provider reaches the nodes of an external network. It has no fault
 // capability: someone else's nodes are not chainperf's to kill.
 type Provider struct {
-	t    *testnet.Testnet
-	ends map[string]testnet.Endpoint
+	t      *testnet.Testnet
+	ends   map[string]testnet.Endpoint
+	status Status // what the first node said when Open asked
 }
 
 var _ testnet.Provider = (*Provider)(nil)
@@ -49,13 +50,23 @@ func (p *Provider) Name() string { return scenario.ProviderExternal }
 // Open checks that every node answers; it makes nothing.
 func (p *Provider) Open(ctx context.Context) error {
 	var errs []error
-	for _, n := range p.t.Nodes {
+	for i, n := range p.t.Nodes {
 		rpc := p.ends[n.Name].RPC
-		if _, err := ReadStatus(ctx, rpc); err != nil {
+		st, err := ReadStatus(ctx, rpc)
+		if i == 0 {
+			p.status = st
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("node %s at %s does not answer /status: %v", n.Name, scenario.Redact(rpc), scenario.Redact(err.Error())))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// Version says what the network runs, as its first node told Open.
+func (p *Provider) Version() string {
+	s := p.status
+	return fmt.Sprintf("%s %s (moniker %s)", s.Network, s.Version, s.Moniker)
 }
 
 // Start does nothing: the nodes run already.

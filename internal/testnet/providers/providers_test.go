@@ -16,20 +16,25 @@ func TestTableCoversScenarioProviders(t *testing.T) {
 			t.Errorf("scenario provider %q: %v", name, err)
 		}
 	}
-	if got := testnet.Capabilities(All[0].Zero); strings.Join(faultNames(got), ",") != "kill,restart,pause" {
-		t.Errorf("process can %v; want kill, restart, pause", got)
+	for _, tc := range []struct{ provider, can string }{
+		{"process", "kill,restart,pause"},
+		{"netns", "kill,restart,pause,disconnect,partition,latency"},
+		{"external", ""},
+	} {
+		e, err := Find(tc.provider)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var can []string
+		for _, f := range testnet.Faults {
+			if testnet.Can(e.Zero, f) {
+				can = append(can, string(f))
+			}
+		}
+		if got := strings.Join(can, ","); got != tc.can {
+			t.Errorf("%s can %q; want %q", tc.provider, got, tc.can)
+		}
 	}
-	if got := testnet.Capabilities(All[1].Zero); len(got) != len(testnet.Faults) {
-		t.Errorf("netns can %v; want every fault", got)
-	}
-}
-
-func faultNames(fs []testnet.Fault) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = string(f)
-	}
-	return out
 }
 
 // Check refuses a fault the provider cannot do, at its file:line, naming
@@ -65,6 +70,19 @@ nodes = ["full0"]
 at = "5s"
 duration = "5s"
 `, `f.toml:7: perturbation[1].kind: disconnect needs provider "netns"`},
+		// Someone else's nodes are not chainperf's to stop and start.
+		{"restart on external", `[testnet]
+provider = "external"
+target_is_mine = true
+[[testnet.node]]
+role = "full"
+rpc = "http://127.0.0.1:26657"
+[[perturbation]]
+kind = "restart"
+nodes = ["full0"]
+at = "5s"
+duration = "5s"
+`, `f.toml:8: perturbation[0].kind: restart needs provider "process" or "netns": the "external" provider cannot restart nodes`},
 		// What process can do passes.
 		{"kill and pause on process", `[[perturbation]]
 kind = "kill"
