@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -43,6 +44,9 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 			if dir == "" {
 				return fmt.Errorf("scenario %s builds no node from source: bisect needs [testnet.build] dir", file)
 			}
+			if err := checkThreshold(threshold); err != nil {
+				return err
+			}
 			if repeats < 1 {
 				return fmt.Errorf("--repeats %d: at least 1", repeats)
 			}
@@ -75,8 +79,8 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 			id := experiment.NewRunID()
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "bisect %s: %s over %d commits after %.12s up to %.12s, %d run(s) a commit\n", id, figure, len(commits), goodC, badC, repeats)
-			measure := func(ctx context.Context, commit string) ([]float64, error) {
-				var vals []float64
+			measure := func(ctx context.Context, commit string) ([]compare.Sample, error) {
+				var vals []compare.Sample
 				for i := 0; i < repeats; i++ {
 					sc := *s
 					sc.Testnet.Build.Ref = commit
@@ -94,11 +98,11 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 						return nil, err
 					}
 					v := compare.FromRun(r, series)
-					x, ok := v.Figures[figure]
+					xs, ok := v.Figures[figure]
 					if !ok {
 						return nil, fmt.Errorf("run %s has no figure %q; it has %s", r.ID, figure, figureNames(v))
 					}
-					vals = append(vals, x)
+					vals = append(vals, xs...)
 				}
 				return vals, nil
 			}
@@ -109,6 +113,10 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 				}
 				fmt.Fprintf(out, "  %.12s  %-40.40s  %s %v  %s\n", step.Commit, build.Subject(ctx, dir, step.Commit), figure, step.Values, verdict)
 			})
+			if errors.Is(err, bisect.ErrUndecided) {
+				fmt.Fprintf(out, "bisect stopped: %v\n", err)
+				return errInconclusive
+			}
 			if err != nil {
 				return err
 			}
@@ -120,8 +128,8 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 	cmd.Flags().StringVar(&bad, "bad", "", "a later ref whose figure regressed (required)")
 	cmd.Flags().StringVar(&file, "scenario", "", "scenario file with [testnet.build] (required)")
 	cmd.Flags().StringVar(&figure, "figure", "committed tx/s", "the figure that regressed, as 'chainperf compare' names it")
-	cmd.Flags().IntVar(&repeats, "repeats", 1, "runs a commit (2+ lets a U test tell noise from regression)")
-	cmd.Flags().Float64Var(&threshold, "threshold", compare.DefaultThreshold, "change (percent) that counts as a regression")
+	cmd.Flags().IntVar(&repeats, "repeats", 1, "runs a commit (more narrow the change's interval)")
+	cmd.Flags().Float64Var(&threshold, "threshold", compare.DefaultThreshold, "smallest change (percent) that counts as a regression")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
 	for _, f := range []string{"good", "bad", "scenario"} {
 		_ = cmd.MarkFlagRequired(f)

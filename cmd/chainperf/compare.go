@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -26,19 +28,28 @@ ID, IDs joined by commas (repeats), or a query in quotes:
   "label:branch=main latest"    the newest complete run labelled branch=main
   "scenario:default latest:5"   the five newest complete runs of a scenario
   "commit:3f9a1c"               every complete run of a chain commit
-With two or more runs a side, a Mann-Whitney U test (alpha 0.05) decides
-whether a change past the threshold is real (improved / regressed) or
-noise; with one run a side the threshold alone decides, and the output
-says so. Exit code 1 when a gated figure (throughput, latency, rejected
-share) regressed: usable as a CI step.`,
+Every run gives its figure with a standard error from batches of its own
+measured window; repeats add the spread between runs. The change (ratio
+of geometric means) gets a 95 % interval: regressed or improved when the
+interval is wholly on one side of zero and the change is at least the
+threshold; unchanged when the interval is inside +-threshold; otherwise
+inconclusive, with the smallest change the data could show.
+Exit codes: 0 no gated figure (throughput, latency, rejected share)
+regressed, 1 one did, 3 one was inconclusive (more runs needed), 2 bad
+input. Usable as a CI step.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			thresholds, err := parseThresholds(per)
 			if err != nil {
 				return err
 			}
-			if threshold <= 0 {
-				return fmt.Errorf("--threshold %g: must be positive (percent)", threshold)
+			if err := checkThreshold(threshold); err != nil {
+				return err
+			}
+			switch format {
+			case "text", "md", "markdown", "json":
+			default:
+				return fmt.Errorf("--format %q: use text, md or json", format)
 			}
 			st, err := openStore(cmd.Context())
 			if err != nil {
@@ -70,38 +81,40 @@ share) regressed: usable as a CI step.`,
 			if err := res.Named(thresholds); err != nil {
 				return fmt.Errorf("--threshold-for: %w", err)
 			}
-			w := cmd.OutOrStdout()
-			if out != "" {
-				f, err := os.Create(out)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				w = f
-			}
+			// The output is made in memory and written once every check
+			// has passed: a bad argument leaves -o's file as it was.
+			var buf bytes.Buffer
 			switch format {
 			case "text":
-				res.Text(w)
+				res.Text(&buf)
 			case "md", "markdown":
-				res.Markdown(w)
+				res.Markdown(&buf)
 			case "json":
-				if err := res.JSON(w); err != nil {
+				if err := res.JSON(&buf); err != nil {
 					return err
 				}
-			default:
-				return fmt.Errorf("--format %q: use text, md or json", format)
 			}
-			if len(res.Regressed) > 0 {
+			if out != "" {
+				if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+					return err
+				}
+			} else if _, err := cmd.OutOrStdout().Write(buf.Bytes()); err != nil {
+				return err
+			}
+			switch {
+			case len(res.Regressed) > 0:
 				return errFailed
+			case len(res.Inconclusive) > 0:
+				return errInconclusive
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text, md (for a pull-request comment) or json")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
-	cmd.Flags().Float64Var(&threshold, "threshold", compare.DefaultThreshold, "change (percent; percentage points for shares) below which a figure is unchanged")
+	cmd.Flags().Float64Var(&threshold, "threshold", compare.DefaultThreshold, "smallest change that counts (percent; percentage points for shares)")
 	cmd.Flags().StringSliceVar(&per, "threshold-for", nil, `per-figure threshold, FIGURE=PERCENT, e.g. "latency p99=20" (repeatable)`)
-	cmd.Flags().BoolVar(&force, "force", false, "compare runs of different scenarios, experiments, loads or workloads")
+	cmd.Flags().BoolVar(&force, "force", false, "compare runs of different scenarios, experiments, loads, workloads or testnets, or runs that did not complete")
 	return cmd
 }
 
@@ -110,10 +123,19 @@ func parseThresholds(in []string) (map[string]float64, error) {
 	for _, s := range in {
 		k, v, ok := strings.Cut(s, "=")
 		x, err := strconv.ParseFloat(v, 64)
-		if !ok || k == "" || err != nil || x <= 0 {
+		if !ok || k == "" || err != nil || checkThreshold(x) != nil {
 			return nil, fmt.Errorf("--threshold-for %q: write FIGURE=PERCENT with a positive percent, e.g. \"latency p99=20\"", s)
 		}
 		out[k] = x
 	}
 	return out, nil
+}
+
+// checkThreshold refuses a threshold that is not a positive, finite
+// percent: NaN would turn every comparison into "unchanged".
+func checkThreshold(x float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 || x > 1000 {
+		return fmt.Errorf("--threshold %g: give a positive percent (points for shares) up to 1000, e.g. 5", x)
+	}
+	return nil
 }

@@ -17,15 +17,21 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes: 0 pass, 1 the run failed its criteria, 2 bad input or error.
+// Exit codes: 0 pass, 1 the run failed its criteria (compare: a gated
+// figure regressed), 2 bad input or error, 3 compare could not decide.
 const (
-	exitFail  = 1
-	exitError = 2
+	exitFail         = 1
+	exitError        = 2
+	exitInconclusive = 3
 )
 
 // errFailed is returned by commands whose run completed but failed its
 // criteria; main turns it into exit code 1.
 var errFailed = errors.New("criteria failed")
+
+// errInconclusive is returned by compare and bisect when the data cannot
+// support a verdict; main turns it into exit code 3.
+var errInconclusive = errors.New("inconclusive")
 
 func main() {
 	// The load generator allocates a little per answer; a larger heap goal
@@ -51,6 +57,8 @@ func execute() int {
 		return 0
 	case errors.Is(err, errFailed):
 		return exitFail
+	case errors.Is(err, errInconclusive):
+		return exitInconclusive
 	default:
 		fmt.Fprintln(os.Stderr, "chainperf:", err)
 		return exitError

@@ -152,7 +152,8 @@ func printRun(out io.Writer, r *results.Run, paths []string) {
 	if p := r.Main(); p != nil {
 		f, s := p.Figures, p.Ledger
 		fmt.Fprintf(out, "  throughput: offered %.0f tx/s, sent %.0f tx/s, committed %.0f tx/s\n", f.OfferedTPS, f.SentTPS, f.CommittedTPS)
-		fmt.Fprintf(out, "  latency:    p50 %.0f ms, p99 %.0f ms (from intended send time to block seen)\n", s.Latency.P50, s.Latency.P99)
+		fmt.Fprintf(out, "  latency:    p50 %.0f ms, p99 %.0f ms in the measured window (from intended send time to block seen)\n", f.LatencyP50, f.LatencyP99)
+		fmt.Fprintf(out, "  load:       %s\n", report.Delivery(p.Generator))
 		fmt.Fprintf(out, "  fates:      %d sent = %d committed + %d committed_failed + %d rejected + %d send_error + %d unresolved\n",
 			s.Sent, s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected], s.Fates[load.FateSendError], s.Fates[load.FateUnresolved])
 		fmt.Fprintf(out, "  chain:      %d blocks, %.2f s interval, %.0f txs/block, max round %d\n", f.Blocks, f.BlockInterval, f.TxsPerBlock, f.MaxRound)
@@ -166,7 +167,12 @@ func printRun(out io.Writer, r *results.Run, paths []string) {
 		fmt.Fprintf(out, "  sweep:      saturation point %.0f tx/s (%s)\n", sw.Saturation, sw.Evidence)
 	}
 	if fm := r.FindMax; fm != nil {
-		fmt.Fprintf(out, "  find-max:   %.0f tx/s sustainable (95 %% CI %.0f..%.0f over %d batches); %s\n", fm.MaxTPS, fm.Low, fm.High, fm.Batches, fm.Evidence)
+		fmt.Fprintf(out, "  find-max:   %.0f tx/s sustainable (%s); %s\n", fm.MaxTPS, fm.Interval(), fm.Evidence)
+		for _, p := range r.Phases {
+			if p.KindOf() == scenario.KindFindMax && p.Generator.Bound {
+				fmt.Fprintf(out, "  find-max load: %s\n", report.Delivery(p.Generator))
+			}
+		}
 	}
 	if len(r.Rotations) > 0 {
 		fmt.Fprintf(out, "  rotate:     %s\n", report.RotationSummary(r.Rotations))

@@ -1,20 +1,25 @@
 // Package bisect finds the first commit at which a figure regressed: it
 // measures the good commit as the baseline, checks that the bad one did
 // regress, then halves the commits between them, as git bisect does, with
-// compare's verdict (a U test with repeats, the threshold alone without)
-// deciding good or bad at each step.
+// compare's verdict (the change's interval against the threshold)
+// deciding good or bad at each step; a step the data cannot decide ends
+// the bisection with ErrUndecided rather than a guess.
 package bisect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/chainperf/chainperf/internal/compare"
 )
 
-// A Measure runs the scenario at a commit and returns the figure's values
-// (one a repeat).
-type Measure func(ctx context.Context, commit string) ([]float64, error)
+// A Measure runs the scenario at a commit and returns the figure's
+// samples (one a repeat).
+type Measure func(ctx context.Context, commit string) ([]compare.Sample, error)
+
+// ErrUndecided: a commit's figure could not be told regressed or not.
+var ErrUndecided = errors.New("undecided")
 
 // A Step is one measured commit.
 type Step struct {
@@ -26,7 +31,7 @@ type Step struct {
 
 // A Result names the first bad commit.
 type Result struct {
-	Baseline []float64
+	Baseline []compare.Sample
 	Steps    []Step
 	First    string // the first commit whose figure regressed
 }
@@ -43,16 +48,19 @@ func Find(ctx context.Context, good string, commits []string, figure compare.Fig
 		return nil, fmt.Errorf("good %s: %w", short(good), err)
 	}
 	res.Baseline = base
-	log(Step{Commit: good, Values: base})
+	log(Step{Commit: good, Values: values(base)})
 	bad := func(c string) (bool, error) {
 		vs, err := measure(ctx, c)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", short(c), err)
 		}
 		row := compare.Judge(figure, base, vs, threshold)
-		st := Step{Commit: c, Values: vs, Verdict: row.Verdict, Change: row.Change}
+		st := Step{Commit: c, Values: row.Cand, Verdict: row.Verdict, Change: row.Change}
 		res.Steps = append(res.Steps, st)
 		log(st)
+		if row.Verdict == compare.Inconclusive || row.Verdict == compare.Missing {
+			return false, fmt.Errorf("%s: %w: %s (raise --repeats or the threshold)", short(c), ErrUndecided, row.Why())
+		}
 		return row.Verdict == compare.Regressed, nil
 	}
 	lo, hi := -1, len(commits)-1 // commits[lo] good (-1: good itself), commits[hi] bad
@@ -82,4 +90,12 @@ func short(c string) string {
 		return c[:12]
 	}
 	return c
+}
+
+func values(xs []compare.Sample) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x.Value
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -21,17 +22,17 @@ func TestFindNamesTheSlowCommit(t *testing.T) {
 				commits = append(commits, fmt.Sprintf("c%d", i))
 			}
 			measured := 0
-			measure := func(_ context.Context, c string) ([]float64, error) {
+			measure := func(_ context.Context, c string) ([]compare.Sample, error) {
 				measured++
 				var i int
 				if c == "good" {
-					return []float64{1000}, nil
+					return one(1000), nil
 				}
 				fmt.Sscanf(c, "c%d", &i)
 				if i >= k {
-					return []float64{1500}, nil // the sleep landed
+					return one(1500), nil // the sleep landed
 				}
-				return []float64{1010}, nil
+				return one(1010), nil
 			}
 			res, err := Find(context.Background(), "good", commits, p50, 10, measure, func(Step) {})
 			if err != nil {
@@ -47,6 +48,11 @@ func TestFindNamesTheSlowCommit(t *testing.T) {
 	}
 }
 
+// one is a run's figure with a 1 % standard error over 7 batches.
+func one(x float64) []compare.Sample {
+	return []compare.Sample{{Value: x, SE: x / 100, DF: 6}}
+}
+
 func bitsLen(n int) int {
 	b := 0
 	for ; n > 0; n >>= 1 {
@@ -56,12 +62,28 @@ func bitsLen(n int) int {
 }
 
 func TestFindRefusesABadThatIsNotBad(t *testing.T) {
-	measure := func(context.Context, string) ([]float64, error) { return []float64{1000}, nil }
+	measure := func(context.Context, string) ([]compare.Sample, error) { return one(1000), nil }
 	_, err := Find(context.Background(), "good", []string{"c0", "c1"}, p50, 10, measure, func(Step) {})
 	if err == nil || !strings.Contains(err.Error(), "did not regress latency p50") {
 		t.Errorf("err = %v; want bad not regressed", err)
 	}
 	if _, err := Find(context.Background(), "good", nil, p50, 10, measure, func(Step) {}); err == nil {
 		t.Error("no commits: want an error")
+	}
+}
+
+// A commit whose figure the data cannot decide stops the bisection with
+// ErrUndecided: neither good nor bad is guessed.
+func TestFindStopsWhenUndecided(t *testing.T) {
+	noisy := func(_ context.Context, c string) ([]compare.Sample, error) {
+		if c == "good" {
+			return one(1000), nil
+		}
+		// A 12 % change with a 10 % standard error: cannot be told.
+		return []compare.Sample{{Value: 1120, SE: 112, DF: 6}}, nil
+	}
+	_, err := Find(context.Background(), "good", []string{"c0", "c1"}, p50, 5, noisy, func(Step) {})
+	if !errors.Is(err, ErrUndecided) || !strings.Contains(err.Error(), "cannot show a change below") {
+		t.Errorf("err = %v; want undecided with the smallest change the data could show", err)
 	}
 }

@@ -1,9 +1,18 @@
 // Package compare answers "did the candidate get slower than the
 // baseline?" with numbers: each figure of two sets of runs side by side,
-// the change of the medians, and a verdict that a noisy figure cannot
-// turn into a false regression (a Mann-Whitney U test when both sides have
-// repeats, as benchstat does; a plain threshold, said so, with one run a
-// side).
+// the change, its confidence interval, and a verdict that a noisy figure
+// cannot turn into a false regression and that small samples cannot turn
+// into a false "unchanged".
+//
+// The rule: every run gives its figure and the figure's standard error
+// from batches of its own measured window (so one run a side can be
+// tested); repeats add the spread between runs. The change is the ratio
+// of the sides' geometric means with a 95 % Student's t interval
+// (Welch-Satterthwaite). Regressed: the interval lies wholly on the bad
+// side of zero and the change is at least the threshold. Unchanged: the
+// interval lies inside ±threshold. Anything else is inconclusive, with
+// the smallest change the data could show. bench/power measures how often
+// the rule is right.
 package compare
 
 import (
@@ -11,10 +20,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-
-	"github.com/aclements/go-moremath/stats"
-
-	"github.com/chainperf/chainperf/internal/results"
 )
 
 // Verdicts.
@@ -22,19 +27,18 @@ const (
 	Improved  = "improved"
 	Regressed = "regressed"
 	Unchanged = "unchanged"
-	// Noise: the medians moved past the threshold, but the test cannot
-	// tell the two sides apart.
-	Noise = "noise"
+	// Inconclusive: the data cannot tell a change of the threshold's size
+	// from none (too few runs, or too noisy a figure).
+	Inconclusive = "inconclusive"
 	// Missing: one side has no value for the figure.
 	Missing = "missing"
 )
 
-// Alpha is the significance level of the U test.
-const Alpha = 0.05
-
-// DefaultThreshold is the change (percent) below which a figure counts as
-// unchanged: the 10 % rule of CometBFT's QA.
-const DefaultThreshold = 10.0
+// DefaultThreshold is the smallest change (percent) that counts: changes
+// below it are unchanged. 5 %: at three runs a side of the default job
+// the rule then detects a 10 % regression of a gated figure nine times in
+// ten (README, bench/power).
+const DefaultThreshold = 5.0
 
 // A Figure is something compared: its name, whether more is better, and
 // whether a regression of it fails the comparison (the gate).
@@ -46,6 +50,11 @@ type Figure struct {
 	// Points: the figure is a share, its change is in percentage points
 	// (a share from 0 has no percent change).
 	Points bool
+	// Spread is how much the figure varies between runs beyond what one
+	// run's batches show (sd of its log), as bench/power measured it on
+	// this project's machine: the least run-to-run variation a comparison
+	// assumes, so that one run a side cannot pass chance for a change.
+	Spread float64
 }
 
 // A Row is one figure of the comparison.
@@ -54,53 +63,65 @@ type Row struct {
 	Unit      string    `json:"unit,omitempty"`
 	Base      []float64 `json:"baseline"`
 	Cand      []float64 `json:"candidate"`
-	BaseMed   float64   `json:"baseline_median"`
-	CandMed   float64   `json:"candidate_median"`
+	BaseMean  float64   `json:"baseline_mean"` // geometric mean (arithmetic for shares)
+	CandMean  float64   `json:"candidate_mean"`
 	Change    float64   `json:"change"`      // percent, or percentage points for shares
 	ChangeIn  string    `json:"change_unit"` // "%" or "pp"
-	P         float64   `json:"p,omitempty"` // U test p-value, when Tested
+	Low       float64   `json:"ci_low"`      // the change's confidence interval, when Tested
+	High      float64   `json:"ci_high"`
+	P         float64   `json:"p,omitempty"` // two-sided p of no change, when Tested
 	Tested    bool      `json:"tested"`
 	Threshold float64   `json:"threshold"`
 	Verdict   string    `json:"verdict"`
 	Gated     bool      `json:"gated"`
 }
 
-// Judge compares one figure's values: the change of the medians against
-// threshold (percent, or points for shares) and, with at least two values a
-// side, a two-sided Mann-Whitney U test at Alpha. A change past the
-// threshold is a regression or improvement only when the test (if there
-// is one) says the sides differ; otherwise it is noise.
-func Judge(f Figure, base, cand []float64, threshold float64) Row {
-	r := Row{Figure: f.Name, Unit: f.Unit, Base: base, Cand: cand, Threshold: threshold, Gated: f.Gate, ChangeIn: "%"}
+// Judge compares one figure's samples (see the package comment for the
+// rule) against threshold: percent, or points for shares.
+func Judge(f Figure, base, cand []Sample, threshold float64) Row {
+	r := Row{Figure: f.Name, Unit: f.Unit, Base: values(base), Cand: values(cand), Threshold: threshold, Gated: f.Gate, ChangeIn: "%"}
+	if f.Points {
+		r.ChangeIn = "pp"
+	}
 	if len(base) == 0 || len(cand) == 0 {
 		r.Verdict = Missing
 		return r
 	}
-	r.BaseMed, r.CandMed = results.SpreadOf(base).Median, results.SpreadOf(cand).Median
-	switch {
-	case f.Points:
-		r.Change, r.ChangeIn = 100*(r.CandMed-r.BaseMed), "pp"
-	case r.BaseMed != 0:
-		r.Change = 100 * (r.CandMed - r.BaseMed) / math.Abs(r.BaseMed)
-	case r.CandMed != 0:
-		r.Change = math.Inf(int(math.Copysign(1, r.CandMed)))
+	r.BaseMean, r.CandMean = center(f, r.Base), center(f, r.Cand)
+	e := change(f, base, cand)
+	r.Change, r.Tested = e.change, e.known
+	if e.known {
+		r.Low, r.High, r.P = e.low, e.high, e.p
 	}
-	if len(base) >= 2 && len(cand) >= 2 {
-		if u, err := stats.MannWhitneyUTest(base, cand, stats.LocationDiffers); err == nil {
-			r.Tested, r.P = true, u.P
+	r.Verdict = verdict(f, e, threshold)
+	return r
+}
+
+func values(xs []Sample) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = x.Value
+	}
+	return out
+}
+
+// center is the side's geometric mean (the arithmetic one for shares, or
+// when a value is not positive): what the change is the change of.
+func center(f Figure, xs []float64) float64 {
+	var sum, logs float64
+	geo := !f.Points
+	for _, x := range xs {
+		sum += x
+		if x <= 0 {
+			geo = false
+		} else {
+			logs += math.Log(x)
 		}
 	}
-	switch {
-	case math.Abs(r.Change) < threshold:
-		r.Verdict = Unchanged
-	case r.Tested && r.P > Alpha:
-		r.Verdict = Noise
-	case (r.Change > 0) == f.Higher:
-		r.Verdict = Improved
-	default:
-		r.Verdict = Regressed
+	if geo {
+		return math.Exp(logs / float64(len(xs)))
 	}
-	return r
+	return sum / float64(len(xs))
 }
 
 // A Result is a whole comparison.
@@ -108,9 +129,11 @@ type Result struct {
 	Baseline  []string `json:"baseline_runs"`
 	Candidate []string `json:"candidate_runs"`
 	Rows      []Row    `json:"figures"`
-	// Regressed lists the gated figures that regressed.
-	Regressed []string `json:"regressed"`
-	Notes     []string `json:"notes,omitempty"`
+	// Regressed lists the gated figures that regressed; Inconclusive
+	// those the data could not decide.
+	Regressed    []string `json:"regressed"`
+	Inconclusive []string `json:"inconclusive,omitempty"`
+	Notes        []string `json:"notes,omitempty"`
 }
 
 // Compare judges every figure either side has against threshold (percent,
@@ -130,21 +153,29 @@ func Compare(base, cand []Values, threshold float64, per map[string]float64) *Re
 		}
 		row := Judge(f, collect(base, f.Name), collect(cand, f.Name), th)
 		res.Rows = append(res.Rows, row)
-		if row.Gated && row.Verdict == Regressed {
-			res.Regressed = append(res.Regressed, row.Figure)
+		if !row.Gated {
+			continue
 		}
-	}
-	if len(base) < 2 || len(cand) < 2 {
-		res.Notes = append(res.Notes, fmt.Sprintf("%d baseline and %d candidate runs: no statistical test is possible with one run a side; verdicts apply the threshold alone (repeat runs, e.g. [experiment] repeats or several runs, for a U test)", len(base), len(cand)))
+		switch row.Verdict {
+		case Regressed:
+			res.Regressed = append(res.Regressed, row.Figure)
+		case Inconclusive:
+			res.Inconclusive = append(res.Inconclusive, row.Figure)
+			res.Notes = append(res.Notes, row.Figure+": "+row.Why())
+		}
 	}
 	return res
 }
 
-func collect(vs []Values, name string) []float64 {
-	var out []float64
+// collect is every sample of a figure on one side: a run with repeats
+// gives one a repeat.
+func collect(vs []Values, name string) []Sample {
+	var out []Sample
 	for _, v := range vs {
-		if x, ok := v.Figures[name]; ok && !math.IsNaN(x) {
-			out = append(out, x)
+		for _, x := range v.Figures[name] {
+			if !math.IsNaN(x.Value) && !math.IsInf(x.Value, 0) {
+				out = append(out, x)
+			}
 		}
 	}
 	return out

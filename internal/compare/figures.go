@@ -2,28 +2,50 @@ package compare
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
 )
 
-// Values are the figures of one run, by figure name, and what the run
-// was (two runs are comparable when these agree).
+// Values are the figures of one run, by figure name (a sample a repeat of
+// its steady phase, else one), and what the run was (two runs are
+// comparable when these agree).
 type Values struct {
 	Run      string
 	Scenario string
 	Kind     string // the main phase's name without its repeat count
 	Model    string
 	Workload string
-	Figures  map[string]float64
+	Shape    string // the testnet: nodes by role, provider
+	Status   string // a run that did not complete is no baseline
+	Figures  map[string][]Sample
+}
+
+// Value returns the figure's first sample, if the run has one.
+func (v Values) Value(name string) (float64, bool) {
+	xs := v.Figures[name]
+	if len(xs) == 0 {
+		return 0, false
+	}
+	return xs[0].Value, true
+}
+
+func (v Values) set(name string, x float64) {
+	v.Figures[name] = []Sample{{Value: x}}
 }
 
 // The headline figures, in report order.
 var headline = []Figure{
 	{Name: "committed tx/s", Unit: "tx/s", Higher: true, Gate: true},
-	{Name: "max sustainable tx/s", Unit: "tx/s", Higher: true, Gate: true},
+	{Name: "max sustainable tx/s", Unit: "tx/s", Higher: true, Gate: true, Spread: 0.10},
 	{Name: "saturation tx/s", Unit: "tx/s", Higher: true, Gate: true},
 	{Name: "latency p50", Unit: "ms", Gate: true},
 	{Name: "latency p99", Unit: "ms", Gate: true},
@@ -60,33 +82,53 @@ func Describe(name string) Figure {
 	return Figure{Name: name}
 }
 
-// FromRun takes a run's figures: the main phase's throughput, latency,
-// rejections and block interval, the find-max and sweep results, each
-// node's mean CPU (cores) and peak RSS from series, and the top
-// allocators' shares of each allocs or heap profile.
+// FromRun takes a run's figures: each steady repeat's (or the main
+// phase's) throughput, latency and rejected share with their batch-means
+// standard errors, the block interval, the find-max result with the SE
+// its confidence interval implies, the sweep's saturation, each node's
+// mean CPU (cores) and peak RSS from series, and the top allocators'
+// shares of each allocs or heap profile.
 func FromRun(r *results.Run, series []observe.Sample) Values {
-	v := Values{Run: r.ID, Scenario: r.Scenario, Figures: map[string]float64{}}
+	v := Values{Run: r.ID, Scenario: r.Scenario, Status: string(r.Status), Shape: shapeOf(r), Figures: map[string][]Sample{}}
 	if p := r.Main(); p != nil {
 		v.Kind = p.KindOf()
 		v.Model, v.Workload = p.Model, p.Workload
-		f := p.Figures
-		v.Figures["committed tx/s"] = f.CommittedTPS
-		v.Figures["latency p50"] = f.LatencyP50
-		v.Figures["latency p99"] = f.LatencyP99
-		v.Figures["rejected share"] = f.RejectedShare
-		if f.Blocks > 1 {
-			v.Figures["block interval"] = f.BlockInterval
+		phases := []*results.Phase{p}
+		if p.KindOf() == scenario.KindSteady {
+			phases = phases[:0]
+			for _, q := range r.Phases {
+				if q.KindOf() == scenario.KindSteady {
+					phases = append(phases, q)
+				}
+			}
 		}
-		if p.Ledger.Fates[load.FateCommitted] == 0 {
-			delete(v.Figures, "latency p50")
-			delete(v.Figures, "latency p99")
+		for _, q := range phases {
+			add := func(name string, value float64, batch func(load.Second) (float64, bool)) {
+				v.Figures[name] = append(v.Figures[name], withSE(value, q, batch))
+			}
+			add("committed tx/s", q.Figures.CommittedTPS, func(s load.Second) (float64, bool) { return float64(s.Committed), true })
+			add("rejected share", q.Figures.RejectedShare, func(s load.Second) (float64, bool) {
+				return float64(s.Rejected) / float64(s.Sent), s.Sent > 0
+			})
+			if q.Ledger.Fates[load.FateCommitted] > 0 {
+				add("latency p50", q.Figures.LatencyP50, func(s load.Second) (float64, bool) { return s.LatencyP50, s.LatencyP50 > 0 })
+				add("latency p99", q.Figures.LatencyP99, func(s load.Second) (float64, bool) { return s.LatencyP99, s.LatencyP99 > 0 })
+			}
+		}
+		if f := p.Figures; f.Blocks > 1 {
+			v.set("block interval", f.BlockInterval)
 		}
 	}
-	if r.FindMax != nil && r.FindMax.MaxTPS > 0 {
-		v.Figures["max sustainable tx/s"] = r.FindMax.MaxTPS
+	if fm := r.FindMax; fm != nil && fm.MaxTPS > 0 {
+		x := Sample{Value: fm.MaxTPS}
+		if fm.Batches >= 2 && fm.High > fm.Low {
+			t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(fm.Batches - 1)}.Quantile(0.975)
+			x.SE, x.DF = (fm.High-fm.Low)/(2*t), fm.Batches-1
+		}
+		v.Figures["max sustainable tx/s"] = []Sample{x}
 	}
 	if r.Sweep != nil && len(r.Sweep.Cells) > 0 {
-		v.Figures["saturation tx/s"] = r.Sweep.Saturation
+		v.set("saturation tx/s", r.Sweep.Saturation)
 	}
 	type span struct {
 		first, last observe.Sample
@@ -105,14 +147,15 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 			sp.n++
 		case observe.SeriesRSS:
 			name := "rss " + s.Node
-			v.Figures[name] = max(v.Figures[name], s.Value/(1<<20))
+			old, _ := v.Value(name)
+			v.set(name, max(old, s.Value/(1<<20)))
 		}
 	}
 	for node, sp := range cpu {
 		// A restarted node's counter starts again: its mean over the run
 		// is then not known.
 		if d := sp.last.At.Sub(sp.first.At).Seconds(); sp.n > 1 && d > 0 && sp.last.Value >= sp.first.Value {
-			v.Figures["cpu "+node] = (sp.last.Value - sp.first.Value) / d
+			v.set("cpu "+node, (sp.last.Value-sp.first.Value)/d)
 		}
 	}
 	for _, p := range r.Profiles {
@@ -123,17 +166,98 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 			if i == 3 {
 				break
 			}
-			v.Figures[fmt.Sprintf("alloc %s %s", p.Node, t.Func)] = t.Share
+			v.set(fmt.Sprintf("alloc %s %s", p.Node, t.Func), t.Share)
 		}
 	}
 	return v
 }
 
+// batchSeconds is the shortest batch of a run's window whose mean is a
+// sample of the figure: a few blocks, so that neighbouring batches are
+// close to independent.
+const batchSeconds = 3
+
+// withSE gives a phase's figure the standard error of batch means over
+// its measured window's seconds (batch says a second's value, or that it
+// has none).
+func withSE(value float64, p *results.Phase, batch func(load.Second) (float64, bool)) Sample {
+	from, to := int(p.Window[0]), min(int(p.Window[1]), len(p.Ledger.PerSecond))
+	var xs []float64
+	for i := from; i < to; i++ {
+		y, ok := batch(p.Ledger.PerSecond[i])
+		if !ok {
+			y = math.NaN()
+		}
+		xs = append(xs, y)
+	}
+	return BatchMeans(value, xs)
+}
+
+// BatchMeans gives value the standard error of batch means of its
+// per-second values xs (NaN: a second with none): xs cut into batches of
+// at least batchSeconds (eight batches at most), each batch's mean a
+// sample; the batches' relative spread is the figure's. Fewer than three
+// batches give no SE.
+func BatchMeans(value float64, xs []float64) Sample {
+	x := Sample{Value: value}
+	if len(xs) < 3*batchSeconds {
+		return x
+	}
+	size := max(batchSeconds, len(xs)/8)
+	var means []float64
+	for b := 0; b+size <= len(xs); b += size {
+		var sum float64
+		n := 0
+		for _, y := range xs[b : b+size] {
+			if !math.IsNaN(y) {
+				sum += y
+				n++
+			}
+		}
+		if n > 0 {
+			means = append(means, sum/float64(n))
+		}
+	}
+	if len(means) < 3 {
+		return x
+	}
+	m, sd := stat.MeanStdDev(means, nil)
+	if m == 0 {
+		return x
+	}
+	x.SE = math.Abs(value) * sd / math.Abs(m) / math.Sqrt(float64(len(means)))
+	x.DF = len(means) - 1
+	return x
+}
+
+// shapeOf names a run's testnet: its nodes by role and its provider.
+func shapeOf(r *results.Run) string {
+	roles := map[string]int{}
+	for _, n := range r.Nodes {
+		roles[n.Role]++
+	}
+	keys := make([]string, 0, len(roles))
+	for k := range roles {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", roles[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Differences says how two sets of runs differ in what they ran: another
-// scenario, experiment, load model or workload makes their figures
-// incomparable.
+// scenario, experiment, load model, workload or testnet makes their
+// figures incomparable, and a run that did not complete is no measure.
 func Differences(base, cand []Values) []string {
 	var out []string
+	for _, v := range append(append([]Values(nil), base...), cand...) {
+		if v.Status != "" && v.Status != string(results.StatusComplete) {
+			out = append(out, fmt.Sprintf("run %s is %s, not complete", v.Run, v.Status))
+		}
+	}
 	check := func(what string, get func(Values) string) {
 		b, c := distinct(base, get), distinct(cand, get)
 		if strings.Join(b, ",") != strings.Join(c, ",") {
@@ -144,6 +268,7 @@ func Differences(base, cand []Values) []string {
 	check("experiment", func(v Values) string { return v.Kind })
 	check("load", func(v Values) string { return v.Model })
 	check("workload", func(v Values) string { return v.Workload })
+	check("testnet", func(v Values) string { return v.Shape })
 	return out
 }
 

@@ -17,9 +17,9 @@ func (r Row) cells() []string {
 			change = "from 0"
 		}
 	}
-	p := "no test"
+	ci := "no interval"
 	if r.Tested {
-		p = fmt.Sprintf("p=%.3f n=%d+%d", r.P, len(r.Base), len(r.Cand))
+		ci = fmt.Sprintf("%+.1f..%+.1f n=%d+%d", r.Low, r.High, len(r.Base), len(r.Cand))
 	}
 	verdict := r.Verdict
 	if !r.Gated {
@@ -29,17 +29,17 @@ func (r Row) cells() []string {
 	if r.Unit != "" && r.Unit != "share" {
 		name += " (" + r.Unit + ")"
 	}
-	return []string{name, side(r.Base, r.BaseMed), side(r.Cand, r.CandMed), change, p, verdict}
+	return []string{name, side(r.Base, r.BaseMean), side(r.Cand, r.CandMean), change, ci, verdict}
 }
 
-func side(xs []float64, med float64) string {
+func side(xs []float64, center float64) string {
 	switch len(xs) {
 	case 0:
 		return "-"
 	case 1:
-		return num(med)
+		return num(center)
 	}
-	return fmt.Sprintf("%s (%d runs)", num(med), len(xs))
+	return fmt.Sprintf("%s (%d samples)", num(center), len(xs))
 }
 
 func num(x float64) string {
@@ -54,11 +54,14 @@ func num(x float64) string {
 	return fmt.Sprintf("%.4f", x)
 }
 
-var header = []string{"figure", "baseline", "candidate", "change", "test", "verdict"}
+var header = []string{"figure", "baseline", "candidate", "change", "95 % interval", "verdict"}
 
 func (res *Result) summary() string {
-	if len(res.Regressed) > 0 {
+	switch {
+	case len(res.Regressed) > 0:
 		return fmt.Sprintf("REGRESSED: %s", strings.Join(res.Regressed, ", "))
+	case len(res.Inconclusive) > 0:
+		return fmt.Sprintf("INCONCLUSIVE: %s (the data cannot tell a change of the threshold from none)", strings.Join(res.Inconclusive, ", "))
 	}
 	return "no gated figure regressed"
 }
@@ -86,7 +89,7 @@ func (res *Result) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
 	for _, r := range res.Rows {
 		c := r.cells()
-		if r.Verdict == Regressed && r.Gated {
+		if r.Gated && (r.Verdict == Regressed || r.Verdict == Inconclusive) {
 			c[5] = "**" + c[5] + "**"
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))
@@ -109,9 +112,15 @@ func (res *Result) JSON(w io.Writer) error {
 	out := *res
 	out.Rows = append([]Row(nil), res.Rows...)
 	for i := range out.Rows {
-		if math.IsInf(out.Rows[i].Change, 0) {
-			out.Rows[i].Change = 0
-			out.Rows[i].ChangeIn = "from 0"
+		r := &out.Rows[i]
+		if math.IsInf(r.Change, 0) {
+			r.Change = 0
+			r.ChangeIn = "from 0"
+		}
+		for _, x := range []*float64{&r.Low, &r.High, &r.P} {
+			if math.IsInf(*x, 0) || math.IsNaN(*x) {
+				*x = 0
+			}
 		}
 	}
 	enc := json.NewEncoder(w)

@@ -96,6 +96,7 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	}
 	start := time.Now().Add(50 * time.Millisecond)
 	ledger := load.NewLedger(start, len(o.Follow) > 0)
+	ledger.SetWindow(o.Warmup, model.Length()-o.Cooldown)
 	gen, err := load.NewGenerator(load.Config{
 		Model: model, Workload: wl, Targets: append([]string(nil), o.Targets...), Method: o.Load.Method,
 		Batch: o.Load.Batch, MaxInFlight: o.Load.MaxInFlight,

@@ -25,11 +25,24 @@ type Config struct {
 	Timeout     time.Duration // per request
 }
 
-// Thresholds past which a run is called generator-bound: the load asked
-// for was not the load sent.
+// Thresholds past which a run's load was not delivered as asked.
 const (
-	BoundLagP99   = 50 * time.Millisecond // p99 of send start - intended time
-	BoundRateLoss = 0.01                  // share of due txs not sent
+	BoundLagP99 = 50 * time.Millisecond // p99 of send start - intended time
+	// OnTime: a tx sent within this of its intended time was sent on
+	// schedule; fewer than 1 - BoundLate of the due txs so sent is a run
+	// that fell behind, whether or not it caught up later.
+	OnTime    = 50 * time.Millisecond
+	BoundLate = 0.01
+	// firstSenders: senders a run starts with; more are added, up to
+	// max_in_flight, while every one is busy, so that an open-loop rate
+	// stays open loop against a node that answers slowly.
+	firstSenders = 32
+)
+
+// Who kept a run's load from being delivered as asked.
+const (
+	BoundByGenerator = "generator" // chainperf fell behind with senders free: its CPU or scheduling
+	BoundByNode      = "node"      // every sender waited for an answer: the node's backpressure
 )
 
 // A Generator sends the txs a rate model asks for, open loop: each tx has
@@ -43,8 +56,21 @@ type Generator struct {
 	dispatched atomic.Int64            // txs handed to senders
 	stop       context.CancelCauseFunc // ends the run with the workload's error
 	blocked    atomic.Int64            // jobs that waited because every sender was busy
-	due        float64                 // txs the schedule asked for
+	due        float64                 // txs whose intended time fell inside the phase
 	elapsed    time.Duration
+
+	// Senders: how many run, how many are busy with a request, and how
+	// to start one more (Run sets it).
+	senders   atomic.Int64
+	busy      atomic.Int64
+	inRequest atomic.Int64 // senders waiting for an answer
+	spawn     func()
+	// Txs sent within OnTime of their intended time, and the late ones by
+	// where they lost the time: waiting for a free sender (the node's
+	// slowness) or before they were handed out (chainperf's own).
+	onTime      atomic.Int64
+	lateQueued  atomic.Int64
+	lateHanding atomic.Int64
 }
 
 // NewGenerator checks cfg and returns a generator that records into l.
@@ -79,8 +105,12 @@ type job struct {
 	seq    uint64        // first tx
 	n      int           // txs
 	due    time.Duration // intended time of the last tx: when the request is due
-	direct bool          // closed loop: intended time = dispatch time
-	done   chan struct{} // if set, told when the send has finished
+	handed time.Duration // when the job was handed to the senders
+	// nodeWait: when it was handed, every sender (max_in_flight of them)
+	// was waiting for an answer, so a wait for a free one is the node's.
+	nodeWait bool
+	direct   bool          // closed loop: intended time = due, no schedule to keep
+	done     chan struct{} // if set, told when the send has finished
 }
 
 // Run sends until the model's length has passed (or ctx ends), then waits
@@ -88,15 +118,23 @@ type job struct {
 func (g *Generator) Run(ctx context.Context) (int64, error) {
 	ctx, g.stop = context.WithCancelCause(ctx)
 	defer g.stop(nil)
-	jobs := make(chan job, g.cfg.MaxInFlight)
+	jobs := make(chan job, firstSenders)
 	var wg sync.WaitGroup
 	client := newClient(g.cfg.MaxInFlight, g.cfg.Timeout)
-	for i := 0; i < g.cfg.MaxInFlight; i++ {
+	g.spawn = func() {
+		g.senders.Add(1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			g.sender(ctx, client, jobs)
 		}()
+	}
+	first := g.cfg.MaxInFlight
+	if _, open := g.cfg.Model.(Max); !open {
+		first = min(first, firstSenders)
+	}
+	for i := 0; i < first; i++ {
+		g.spawn()
 	}
 	switch m := g.cfg.Model.(type) {
 	case Max:
@@ -120,6 +158,12 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 	m, start := g.cfg.Model, g.ledger.Start()
 	_, feedback := m.(*PID)
 	batch := uint64(g.cfg.Batch)
+	// Due: the txs whose intended time fell inside the phase, up to where
+	// it ended (a cancelled run owes nothing after it stopped).
+	defer func() {
+		g.elapsed = min(m.Length(), time.Since(start))
+		g.due = m.Due(g.elapsed)
+	}()
 	var prev time.Duration
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -152,23 +196,32 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 			case <-timer.C:
 			}
 		}
-		j := job{seq: seq, n: int(n), due: due}
-		select {
-		case jobs <- j:
-		default:
-			g.blocked.Add(1)
-			select {
-			case jobs <- j:
-			case <-ctx.Done():
-				return
-			}
-		}
-		g.dispatched.Add(int64(n))
-		if ctx.Err() != nil {
-			return
+		if !g.hand(ctx, jobs, job{seq: seq, n: int(n), due: due, handed: time.Since(start)}) {
+			break
 		}
 	}
-	g.due, g.elapsed = m.Due(m.Length()), m.Length()
+}
+
+// hand gives a job to the senders, starting one more while all are busy
+// (up to max_in_flight); past that it waits for a free one. It reports
+// false when ctx ended.
+func (g *Generator) hand(ctx context.Context, jobs chan<- job, j job) bool {
+	if g.busy.Load() >= g.senders.Load() && g.senders.Load() < int64(g.cfg.MaxInFlight) {
+		g.spawn()
+	}
+	j.nodeWait = g.inRequest.Load() >= int64(g.cfg.MaxInFlight)
+	select {
+	case jobs <- j:
+	default:
+		g.blocked.Add(1)
+		select {
+		case jobs <- j:
+		case <-ctx.Done():
+			return false
+		}
+	}
+	g.dispatched.Add(int64(j.n))
+	return ctx.Err() == nil
 }
 
 // closedLoop keeps every sender busy until the model's length has passed.
@@ -209,10 +262,10 @@ func (g *Generator) users(ctx context.Context, u Users, jobs chan<- job) {
 				if time.Now().After(end) {
 					return
 				}
-				select {
-				case jobs <- job{seq: seq.Add(1) - 1, n: 1, direct: true, done: done}:
-					g.dispatched.Add(1)
-				case <-ctx.Done():
+				// The tx's intended time is now, the end of the think
+				// time: a wait for a free sender counts in its latency.
+				at := time.Since(g.ledger.Start())
+				if !g.hand(ctx, jobs, job{seq: seq.Add(1) - 1, n: 1, due: at, handed: at, direct: true, done: done}) {
 					return
 				}
 				<-done
@@ -246,98 +299,133 @@ func (g *Generator) sender(ctx context.Context, client *fasthttp.Client, jobs <-
 	defer fasthttp.ReleaseResponse(resp)
 	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetContentType("application/json")
-	var body []byte
-	var hashes []Hash
-	var intended []time.Duration
-	var replies []reply
-	var txs [][]byte
+	var buf sendBuffers
 	for j := range jobs {
-		// Every tx of the job is made before any is begun in the ledger:
-		// a workload error (the run ends) leaves no tx half recorded.
-		var err error
-		if txs, err = g.make(ctx, j, txs); err != nil {
-			g.stop(fmt.Errorf("workload: %w", err))
-			if j.done != nil {
-				j.done <- struct{}{}
+		g.busy.Add(1)
+		g.send(ctx, client, j, req, resp, &buf)
+		g.busy.Add(-1)
+	}
+}
+
+// sendBuffers are a sender's buffers, kept from job to job.
+type sendBuffers struct {
+	body     []byte
+	hashes   []Hash
+	intended []time.Duration
+	replies  []reply
+	txs      [][]byte
+}
+
+// send sends one job and records every tx's outcome.
+func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, req *fasthttp.Request, resp *fasthttp.Response, b *sendBuffers) {
+	// Every tx of the job is made before any is begun in the ledger:
+	// a workload error (the run ends) leaves no tx half recorded.
+	var err error
+	if b.txs, err = g.make(ctx, j, b.txs); err != nil {
+		g.stop(fmt.Errorf("workload: %w", err))
+		if j.done != nil {
+			j.done <- struct{}{}
+		}
+		return
+	}
+	start := g.ledger.Start()
+	b.hashes, b.intended = b.hashes[:0], b.intended[:0]
+	b.body = b.body[:0]
+	if j.n > 1 {
+		b.body = append(b.body, '[')
+	}
+	var prev time.Duration
+	dispatch := time.Since(start)
+	if j.direct && j.due == 0 && j.handed == 0 {
+		j.due, j.handed = dispatch, dispatch // closed loop: no schedule
+	}
+	for i := 0; i < j.n; i++ {
+		seq := j.seq + uint64(i)
+		var at time.Duration
+		switch {
+		case j.direct:
+			at = j.due
+		case i == j.n-1:
+			at = j.due
+		default:
+			at, _ = IntendedTime(g.cfg.Model, float64(seq), prev)
+		}
+		prev = at
+		tx := b.txs[i]
+		h := Hash(sha256.Sum256(tx))
+		b.hashes, b.intended = append(b.hashes, h), append(b.intended, at)
+		g.ledger.Begin(h, at)
+		if i > 0 {
+			b.body = append(b.body, ',')
+		}
+		b.body = AppendRequest(b.body, g.method, seq, tx)
+	}
+	if j.n > 1 {
+		b.body = append(b.body, ']')
+	}
+	pick := j.seq / uint64(g.cfg.Batch)
+	if r, ok := g.cfg.Workload.(Router); ok {
+		pick = uint64(r.Route(j.seq))
+	}
+	target := g.cfg.Targets[pick%uint64(len(g.cfg.Targets))]
+	req.SetRequestURI(target)
+	req.SetBodyRaw(b.body)
+	started := time.Now()
+	g.onSchedule(j, b.intended, started.Sub(start))
+	g.inRequest.Add(1)
+	err = client.DoTimeout(req, resp, g.cfg.Timeout)
+	g.inRequest.Add(-1)
+	var errMsg string
+	switch {
+	case err != nil:
+		errMsg = err.Error()
+	case resp.StatusCode() != 200:
+		errMsg = fmt.Sprintf("HTTP %d", resp.StatusCode())
+	default:
+		if b.replies, err = parseReplies(resp.Body(), b.replies); err != nil {
+			errMsg = "unreadable answer: " + err.Error()
+		}
+	}
+	observer, _ := g.cfg.Workload.(Observer)
+	for i, h := range b.hashes {
+		if errMsg != "" {
+			g.ledger.Sent(h, b.intended[i], started, SendError, errMsg)
+			if observer != nil {
+				observer.Sent(j.seq+uint64(i), SendError, errMsg)
 			}
 			continue
 		}
-		start := g.ledger.Start()
-		hashes, intended = hashes[:0], intended[:0]
-		body = body[:0]
-		if j.n > 1 {
-			body = append(body, '[')
-		}
-		var prev time.Duration
-		dispatch := time.Since(start)
-		for i := 0; i < j.n; i++ {
-			seq := j.seq + uint64(i)
-			var at time.Duration
-			switch {
-			case j.direct:
-				at = dispatch
-			case i == j.n-1:
-				at = j.due
-			default:
-				at, _ = IntendedTime(g.cfg.Model, float64(seq), prev)
+		o, why := SendError, "no answer for this tx in the batch"
+		seq := j.seq + uint64(i)
+		for k := range b.replies {
+			if b.replies[k].ID == seq {
+				o, why = b.replies[k].outcome()
+				break
 			}
-			prev = at
-			tx := txs[i]
-			h := Hash(sha256.Sum256(tx))
-			hashes, intended = append(hashes, h), append(intended, at)
-			g.ledger.Begin(h, at)
-			if i > 0 {
-				body = append(body, ',')
-			}
-			body = AppendRequest(body, g.method, seq, tx)
 		}
-		if j.n > 1 {
-			body = append(body, ']')
+		g.ledger.Sent(h, b.intended[i], started, o, why)
+		if observer != nil {
+			observer.Sent(seq, o, why)
 		}
-		pick := j.seq / uint64(g.cfg.Batch)
-		if r, ok := g.cfg.Workload.(Router); ok {
-			pick = uint64(r.Route(j.seq))
-		}
-		target := g.cfg.Targets[pick%uint64(len(g.cfg.Targets))]
-		req.SetRequestURI(target)
-		req.SetBodyRaw(body)
-		started := time.Now()
-		err = client.DoTimeout(req, resp, g.cfg.Timeout)
-		var errMsg string
+	}
+	if j.done != nil {
+		j.done <- struct{}{}
+	}
+}
+
+// onSchedule counts the job's txs as sent on time or late, and a late
+// one by who made it late: the node (every sender was waiting for its
+// answers when the job was handed out) or chainperf (its pacer, or
+// senders busy with their own work).
+func (g *Generator) onSchedule(j job, intended []time.Duration, started time.Duration) {
+	for _, at := range intended {
 		switch {
-		case err != nil:
-			errMsg = err.Error()
-		case resp.StatusCode() != 200:
-			errMsg = fmt.Sprintf("HTTP %d", resp.StatusCode())
+		case started-at <= OnTime:
+			g.onTime.Add(1)
+		case j.nodeWait:
+			g.lateQueued.Add(1)
 		default:
-			if replies, err = parseReplies(resp.Body(), replies); err != nil {
-				errMsg = "unreadable answer: " + err.Error()
-			}
-		}
-		observer, _ := g.cfg.Workload.(Observer)
-		for i, h := range hashes {
-			if errMsg != "" {
-				g.ledger.Sent(h, intended[i], started, SendError, errMsg)
-				if observer != nil {
-					observer.Sent(j.seq+uint64(i), SendError, errMsg)
-				}
-				continue
-			}
-			o, why := SendError, "no answer for this tx in the batch"
-			seq := j.seq + uint64(i)
-			for k := range replies {
-				if replies[k].ID == seq {
-					o, why = replies[k].outcome()
-					break
-				}
-			}
-			g.ledger.Sent(h, intended[i], started, o, why)
-			if observer != nil {
-				observer.Sent(seq, o, why)
-			}
-		}
-		if j.done != nil {
-			j.done <- struct{}{}
+			g.lateHanding.Add(1)
 		}
 	}
 }
@@ -345,29 +433,46 @@ func (g *Generator) sender(ctx context.Context, client *fasthttp.Client, jobs <-
 // Report is how well the generator kept to the schedule.
 type Report struct {
 	Model       string  `json:"model"`
-	Due         float64 `json:"due"`          // txs the schedule asked for (0 for closed loop)
+	Due         float64 `json:"due"`          // txs whose intended time fell inside the phase (0 for closed loop)
 	Dispatched  int64   `json:"dispatched"`   // txs handed to senders
+	OnTime      int64   `json:"on_time"`      // txs sent within OnTime of their intended time
+	Senders     int64   `json:"senders"`      // senders the run grew to (max_in_flight at most)
 	BlockedJobs int64   `json:"blocked_jobs"` // requests that waited for a free sender
-	Bound       bool    `json:"generator_bound"`
-	Why         string  `json:"why,omitempty"`
+	// Bound: the load was not delivered as asked; BoundBy says who held
+	// it back (BoundByGenerator or BoundByNode) and Why how it shows.
+	Bound   bool   `json:"bound"`
+	BoundBy string `json:"bound_by,omitempty"`
+	Why     string `json:"why,omitempty"`
 }
 
-// Report says whether the run was generator-bound, given the ledger's lag.
+// Report says whether the load was delivered as asked, given the
+// ledger's lag, and if not, whether chainperf or the node held it back.
 func (g *Generator) Report(s Summary) Report {
-	r := Report{Model: g.cfg.Model.String(), Due: g.due, Dispatched: g.dispatched.Load(), BlockedJobs: g.blocked.Load()}
+	r := Report{Model: g.cfg.Model.String(), Due: g.due, Dispatched: g.dispatched.Load(), OnTime: g.onTime.Load(),
+		Senders: g.senders.Load(), BlockedJobs: g.blocked.Load()}
+	switch g.cfg.Model.(type) {
+	case Users, Max:
+		return r // a closed loop has no schedule to fall behind
+	}
 	var why []string
 	if lag := time.Duration(s.Lag.P99 * float64(time.Millisecond)); lag > BoundLagP99 {
 		why = append(why, fmt.Sprintf("p99 schedule lag %s > %s", lag.Round(time.Microsecond), BoundLagP99))
 	}
-	if r.Due > 0 && float64(s.Sent) < r.Due*(1-BoundRateLoss) {
-		why = append(why, fmt.Sprintf("sent %d of %.0f due txs", s.Sent, r.Due))
+	if r.Due > 0 && float64(r.OnTime) < r.Due*(1-BoundLate) {
+		why = append(why, fmt.Sprintf("%d of %.0f due txs sent within %s of their time", r.OnTime, r.Due, OnTime))
 	}
-	if _, closed := g.cfg.Model.(Users); closed {
-		why = why[:0] // a closed loop has no schedule to fall behind
+	if len(why) == 0 {
+		return r
 	}
-	if len(why) > 0 && r.BlockedJobs > 0 {
-		why = append(why, fmt.Sprintf("all %d senders were busy %d times (raise load.max_in_flight, or the node answers slowly)", g.cfg.MaxInFlight, r.BlockedJobs))
+	r.Bound = true
+	queued, handing := g.lateQueued.Load(), g.lateHanding.Load()
+	if queued >= handing {
+		r.BoundBy = BoundByNode
+		why = append(why, fmt.Sprintf("node-bound: %d late txs waited for a free sender, all %d busy waiting for answers (the node's backpressure; max_in_flight is the ceiling)", queued, r.Senders))
+	} else {
+		r.BoundBy = BoundByGenerator
+		why = append(why, fmt.Sprintf("generator-bound: %d late txs were late with senders not all waiting for answers (chainperf's CPU or scheduling)", handing))
 	}
-	r.Bound, r.Why = len(why) > 0, strings.Join(why, "; ")
+	r.Why = strings.Join(why, "; ")
 	return r
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 func startSink(t *testing.T) (*Sink, string) {
@@ -170,5 +172,126 @@ func TestGeneratorStopsOnWorkloadError(t *testing.T) {
 	l.Close()
 	if s := l.Summary(); s.Sent < 290 || s.Sent >= 2000 || !s.Balanced() {
 		t.Errorf("sent %d, fates %v; want the txs before 300, all with a fate", s.Sent, s.Fates)
+	}
+}
+
+// slowSink answers every request after delay.
+func slowSink(t *testing.T, delay time.Duration) string {
+	t.Helper()
+	l, url, err := ListenSink("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Sink{}
+	srv := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
+		if string(c.Path()) == "/" {
+			time.Sleep(delay)
+		}
+		s.Handle(c)
+	}, Concurrency: 10000}
+	go srv.Serve(l)
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return url
+}
+
+func runGen(t *testing.T, cfg Config) (Report, Summary) {
+	t.Helper()
+	l := NewLedger(time.Now().Add(10*time.Millisecond), false)
+	g, err := NewGenerator(cfg, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	s := l.Summary()
+	return g.Report(s), s
+}
+
+// A node that answers in 25 ms with 2 requests allowed in flight cannot
+// take 200 tx/s (80 a second at most): the run is bound, by the node,
+// though every tx was sent in the end.
+func TestSlowNodeIsNodeBound(t *testing.T) {
+	url := slowSink(t, 25*time.Millisecond)
+	r, s := runGen(t, Config{Model: Constant{R: 200, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 2})
+	if s.Sent != 200 {
+		t.Errorf("sent %d; want all 200 (late, not lost)", s.Sent)
+	}
+	if !r.Bound || r.BoundBy != BoundByNode || !strings.Contains(r.Why, "node-bound") {
+		t.Errorf("report %+v; want bound by the node", r)
+	}
+	// A slower node with room to grow: senders are added past the first
+	// 32 and the rate stays open loop (40 in flight needed).
+	url = slowSink(t, 100*time.Millisecond)
+	r, _ = runGen(t, Config{Model: Constant{R: 400, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 256})
+	if r.Bound || r.Senders <= firstSenders {
+		t.Errorf("report %+v; want not bound, more than %d senders", r, firstSenders)
+	}
+}
+
+// slowWorkload takes d to build each tx: chainperf's own work.
+type slowWorkload struct {
+	KVStore
+	d time.Duration
+}
+
+func (w slowWorkload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, error) {
+	time.Sleep(w.d)
+	return w.KVStore.Append(ctx, buf, seq)
+}
+
+// A sender starved by its own work (tx building slower than the rate,
+// one sender allowed) is generator-bound: the node answers at once.
+func TestStarvedSenderIsGeneratorBound(t *testing.T) {
+	_, url := startSink(t)
+	r, _ := runGen(t, Config{Model: Constant{R: 400, D: 1 * time.Second}, Workload: slowWorkload{KVStore{RunID: "t", Size: 64}, 5 * time.Millisecond},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 1})
+	if !r.Bound || r.BoundBy != BoundByGenerator {
+		t.Errorf("report %+v; want bound by the generator", r)
+	}
+	if r.OnTime >= int64(r.Due) {
+		t.Errorf("on time %d of %.0f due; want fewer", r.OnTime, r.Due)
+	}
+}
+
+// Open loop: txs go out at their intended times, not all at once. Each
+// second of a 3 s run at 300 tx/s holds its 300 sends (a generator that
+// sent everything at t=0 fails this), and lag stays small.
+func TestPacingSpreadsSends(t *testing.T) {
+	_, url := startSink(t)
+	r, s := runGen(t, Config{Model: Constant{R: 300, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 16})
+	if len(s.PerSecond) < 3 {
+		t.Fatalf("per second %+v", s.PerSecond)
+	}
+	for i, sec := range s.PerSecond[:3] {
+		if sec.Sent < 270 || sec.Sent > 330 {
+			t.Errorf("second %d: %d sends; want about 300", i, sec.Sent)
+		}
+	}
+	if r.Bound || r.OnTime < 891 {
+		t.Errorf("report %+v; want on schedule", r)
+	}
+}
+
+// A cancelled run owes only the txs due before it stopped.
+func TestCancelledRunDueUpToTheStop(t *testing.T) {
+	_, url := startSink(t)
+	l := NewLedger(time.Now().Add(10*time.Millisecond), false)
+	g, err := NewGenerator(Config{Model: Constant{R: 200, D: 10 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 8}, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, _ = g.Run(ctx)
+	l.Close()
+	r := g.Report(l.Summary())
+	if r.Due < 150 || r.Due > 250 {
+		t.Errorf("due %.0f after 1 s of 200 tx/s; want about 200", r.Due)
 	}
 }

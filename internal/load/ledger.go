@@ -69,6 +69,16 @@ type Ledger struct {
 	incl     *hdrhistogram.Histogram   // CometBFT QA: time of block H+1 - intended, µs
 	perSec   []Second
 	closed   bool
+
+	// The measured window (by block-seen time since start) and the
+	// latency of the txs committed in it: the rates' window, so that
+	// latency and throughput describe the same seconds.
+	winFrom, winTo time.Duration
+	winLat         *hdrhistogram.Histogram
+	// The second being filled and the latency of its commits; its
+	// percentiles go into perSec when a later second begins.
+	secAt  int
+	secLat *hdrhistogram.Histogram
 }
 
 // A Second holds what happened in one second of the run, by send time for
@@ -78,7 +88,12 @@ type Second struct {
 	Accepted  int64 `json:"accepted"`
 	Rejected  int64 `json:"rejected"`
 	SendError int64 `json:"send_error"`
-	Committed int64 `json:"committed"`
+	Committed int64 `json:"committed"`        // in a block with result code 0
+	Failed    int64 `json:"failed,omitempty"` // in a block with a result code != 0
+	// Latency percentiles (ms) of the txs seen committed in this second:
+	// the per-second samples compare's test takes (0 when none).
+	LatencyP50 float64 `json:"latency_p50_ms,omitempty"`
+	LatencyP99 float64 `json:"latency_p99_ms,omitempty"`
 }
 
 // NewLedger returns a ledger whose time zero is start.
@@ -93,7 +108,33 @@ func NewLedger(start time.Time, track bool) *Ledger {
 		lag:     hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
 		latency: hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
 		incl:    hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
+		winLat:  hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
+		// Per-second samples need less precision: 2 digits, ms.
+		secLat: hdrhistogram.New(1, int64(time.Hour/time.Millisecond), 2),
+		secAt:  -1,
+		winTo:  1<<63 - 1,
 	}
+}
+
+// SetWindow sets the measured window, as offsets from the start: the
+// window's latency percentiles count txs seen committed inside it. Without
+// it, the window is the whole run.
+func (l *Ledger) SetWindow(from, to time.Duration) {
+	l.mu.Lock()
+	l.winFrom, l.winTo = from, to
+	l.mu.Unlock()
+}
+
+// flushSecond writes the percentiles of the second being filled into
+// perSec and starts at second at.
+func (l *Ledger) flushSecond(at int) {
+	if l.secAt >= 0 && l.secLat.TotalCount() > 0 {
+		s := l.second(time.Duration(l.secAt) * time.Second)
+		s.LatencyP50 = float64(l.secLat.ValueAtQuantile(50))
+		s.LatencyP99 = float64(l.secLat.ValueAtQuantile(99))
+	}
+	l.secLat.Reset()
+	l.secAt = at
 }
 
 // Start is the ledger's time zero.
@@ -177,15 +218,25 @@ func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) (l
 		return 0, false
 	}
 	p.height, p.code = height, code
-	if code == 0 {
-		l.fates[FateCommitted]++
-	} else {
-		l.fates[FateCommittedFailed]++
-	}
 	at := seen.Sub(l.start)
 	latency = max(0, at-p.intended)
+	if code == 0 {
+		l.fates[FateCommitted]++
+		l.second(at).Committed++
+	} else {
+		l.fates[FateCommittedFailed]++
+		l.second(at).Failed++
+	}
 	_ = l.latency.RecordValue(int64(latency / time.Microsecond))
-	l.second(at).Committed++
+	if at >= l.winFrom && at < l.winTo {
+		_ = l.winLat.RecordValue(int64(latency / time.Microsecond))
+	}
+	// Blocks are seen in order, so a second's commits come together; a
+	// late one (a slow read) joins the second being filled.
+	if sec := max(0, int(at/time.Second)); sec > l.secAt {
+		l.flushSecond(sec)
+	}
+	_ = l.secLat.RecordValue(max(1, int64(latency/time.Millisecond)))
 	l.inBlock[height] = append(l.inBlock[height], p.intended)
 	if p.sent {
 		delete(l.pend, h)
@@ -285,9 +336,12 @@ type Summary struct {
 	Fates      map[Fate]int64   `json:"fates"`
 	Reasons    map[string]int64 `json:"reasons,omitempty"`
 	Lag        Percentiles      `json:"lag"`
-	Latency    Percentiles      `json:"latency"`           // first seen in a block - intended send time
-	Inclusion  Percentiles      `json:"inclusion_latency"` // CometBFT QA: block H+1 time - intended send time
-	PerSecond  []Second         `json:"per_second"`
+	Latency    Percentiles      `json:"latency"` // first seen in a block - intended send time
+	// WindowLatency is Latency over the txs seen committed in the measured
+	// window (SetWindow), where the rates are counted.
+	WindowLatency Percentiles `json:"window_latency"`
+	Inclusion     Percentiles `json:"inclusion_latency"` // CometBFT QA: block H+1 time - intended send time
+	PerSecond     []Second    `json:"per_second"`
 	// LatencyHist is the commit latency distribution in buckets of a
 	// 1-2-5 series of upper bounds.
 	LatencyHist []Bucket `json:"latency_hist,omitempty"`
@@ -360,17 +414,23 @@ func (l *Ledger) Summary() Summary {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := Summary{
-		Sent:        l.sent,
-		Accepted:    l.accepted,
-		Rejected:    l.rejected,
-		SendErrors:  l.failed,
-		Fates:       map[Fate]int64{},
-		Reasons:     map[string]int64{},
-		Lag:         percentiles(l.lag),
-		Latency:     percentiles(l.latency),
-		LatencyHist: buckets(l.latency),
-		Inclusion:   percentiles(l.incl),
-		PerSecond:   append([]Second(nil), l.perSec...),
+		Sent:          l.sent,
+		Accepted:      l.accepted,
+		Rejected:      l.rejected,
+		SendErrors:    l.failed,
+		Fates:         map[Fate]int64{},
+		Reasons:       map[string]int64{},
+		Lag:           percentiles(l.lag),
+		Latency:       percentiles(l.latency),
+		WindowLatency: percentiles(l.winLat),
+		LatencyHist:   buckets(l.latency),
+		Inclusion:     percentiles(l.incl),
+		PerSecond:     append([]Second(nil), l.perSec...),
+	}
+	// The second being filled, as far as it goes.
+	if l.secAt >= 0 && l.secLat.TotalCount() > 0 && l.secAt < len(s.PerSecond) {
+		s.PerSecond[l.secAt].LatencyP50 = float64(l.secLat.ValueAtQuantile(50))
+		s.PerSecond[l.secAt].LatencyP99 = float64(l.secLat.ValueAtQuantile(99))
 	}
 	for _, f := range Fates {
 		s.Fates[f] = l.fates[f]

@@ -19,15 +19,17 @@ import (
 
 // A Block is what the follower records of one block.
 type Block struct {
-	Height   int64     `json:"height"`
-	Time     time.Time `json:"time"` // header time (BFT time)
-	Seen     time.Time `json:"seen"` // when chainperf first read it
-	Txs      int       `json:"txs"`
-	Ours     int       `json:"ours"` // txs of this run's ledger
-	Failed   int       `json:"failed"`
-	Bytes    int       `json:"bytes"`
-	Round    int32     `json:"round"` // round in which it was committed; -1 when not known yet
-	Proposer string    `json:"proposer"`
+	Height int64     `json:"height"`
+	Time   time.Time `json:"time"` // header time (BFT time)
+	Seen   time.Time `json:"seen"` // when chainperf first read it
+	Txs    int       `json:"txs"`
+	Ours   int       `json:"ours"` // txs of this run's ledger
+	// OursFailed: those of Ours with a result code != 0 (not throughput).
+	OursFailed int    `json:"ours_failed,omitempty"`
+	Failed     int    `json:"failed"`
+	Bytes      int    `json:"bytes"`
+	Round      int32  `json:"round"` // round in which it was committed; -1 when not known yet
+	Proposer   string `json:"proposer"`
 	// Commit latency of the run's txs in this block, ms (0 when none).
 	LatencyMean float64 `json:"latency_mean_ms"`
 	LatencyMax  float64 `json:"latency_max_ms"`
@@ -191,6 +193,9 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 		}
 		if lat, ok := f.ledger.Committed(load.Hash(tx.Hash()), h, code, fb.seen); ok {
 			b.Ours++
+			if code != 0 {
+				b.OursFailed++
+			}
 			ms := float64(lat) / float64(time.Millisecond)
 			b.LatencyMean += ms
 			b.LatencyMax = max(b.LatencyMax, ms)

@@ -55,7 +55,7 @@ func findMaxRows(fm *results.FindMax) [][]string {
 	return [][]string{
 		{"figure", "value"},
 		{"max sustainable tx/s", fmt.Sprintf("%.0f", fm.MaxTPS)},
-		{"95 % confidence interval", fmt.Sprintf("%.0f .. %.0f (%d batches of %.0f s)", fm.Low, fm.High, fm.Batches, fm.BatchSeconds)},
+		{"confidence interval", fm.Interval()},
 		{"held", fmt.Sprintf("%s %.0f ms (target %.0f ms)", fm.Hold, fm.HeldMS, fm.TargetMS)},
 		{"sent tx/s (stable window)", fmt.Sprintf("%.0f", fm.SentTPS)},
 		{"rejected txs (phase)", fmt.Sprint(fm.Rejected)},

@@ -46,6 +46,18 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 	return paths, nil
 }
 
+// Delivery says whether a phase's load went out as asked, and if not who
+// held it back.
+func Delivery(g load.Report) string {
+	if !g.Bound {
+		if g.Due == 0 {
+			return fmt.Sprintf("closed loop, %d txs sent", g.Dispatched)
+		}
+		return fmt.Sprintf("as asked: %d of %.0f due txs sent within %s of their time, %d senders", g.OnTime, g.Due, load.OnTime, g.Senders)
+	}
+	return strings.ToUpper(g.BoundBy) + "-BOUND: " + g.Why
+}
+
 // Verdict is a run's one-word result: PASS or FAIL for a complete run,
 // else its status in capitals.
 func Verdict(r *results.Run) string {
@@ -80,9 +92,7 @@ func figureRows(p *results.Phase) [][2]string {
 	row("txs per block (mean)", "%.0f", f.TxsPerBlock)
 	row("max round", "%d", f.MaxRound)
 	row("generator lag p50 / p99", "%.2f / %.2f ms", s.Lag.P50, s.Lag.P99)
-	if p.Generator.Bound {
-		row("generator-bound", "%s", p.Generator.Why)
-	}
+	row("load delivered", "%s", Delivery(p.Generator))
 	return rows
 }
 

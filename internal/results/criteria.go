@@ -45,17 +45,35 @@ func Evaluate(r *Run, c scenario.Criteria) {
 		add("wallets whose balance disagrees with the committed txs", "<=", 0, float64(b.Mismatched))
 	}
 	if p != nil {
+		// With repeats, the figures judged are the medians of the repeats'.
+		f := p.Figures
+		if st := SteadyOf(r.Phases); st != nil && p.KindOf() == scenario.KindSteady {
+			f.CommittedTPS, f.LatencyP99 = st.CommittedTPS.Median, st.LatencyP99.Median
+			f.RejectedShare = st.RejectedShare.Median
+		}
 		if c.MinCommittedTPS > 0 {
-			add("committed tx/s", ">=", c.MinCommittedTPS, p.Figures.CommittedTPS)
+			add("committed tx/s", ">=", c.MinCommittedTPS, f.CommittedTPS)
 		}
 		if c.MaxP99Latency > 0 {
-			add("p99 latency ms", "<=", float64(c.MaxP99Latency.D().Milliseconds()), p.Figures.LatencyP99)
+			add("p99 latency ms", "<=", float64(c.MaxP99Latency.D().Milliseconds()), f.LatencyP99)
 		}
 		if c.MaxRejectedShare > 0 {
-			add("rejected share", "<=", c.MaxRejectedShare, p.Figures.RejectedShare)
+			add("rejected share", "<=", c.MaxRejectedShare, f.RejectedShare)
 		}
 		if c.MaxUnresolved >= 0 {
 			add("unresolved txs", "<=", float64(c.MaxUnresolved), float64(p.Ledger.Fates[load.FateUnresolved]))
+		}
+		if c.MaxUnresolvedShare >= 0 && p.Followed && p.Ledger.Sent > 0 {
+			add("unresolved share", "<=", c.MaxUnresolvedShare, float64(p.Ledger.Fates[load.FateUnresolved])/float64(p.Ledger.Sent))
+		}
+		if c.LoadDelivered {
+			undelivered := 0.0
+			for _, ph := range r.Phases {
+				if ph.KindOf() == p.KindOf() && ph.Generator.Bound {
+					undelivered++
+				}
+			}
+			add("phases whose load was not delivered as asked", "<=", 0, undelivered)
 		}
 	}
 	r.Passed = true

@@ -4,39 +4,49 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 )
 
-// Figures are the headline numbers of a load phase. Rates are over the
-// measured window (warm-up and cool-down left out); shares over all txs.
+// Figures are the headline numbers of a load phase. Rates and latency
+// percentiles are over the measured window (warm-up and cool-down left
+// out: rates by the second a tx was seen in a block, latency of the txs
+// seen then); shares over all txs. Committed counts txs with result code
+// 0 only: a tx in a block that failed is not throughput.
 type Figures struct {
-	OfferedTPS     float64 `json:"offered_tps"`   // txs due by the schedule / load length
-	SentTPS        float64 `json:"sent_tps"`      // txs sent with intended time in the window / window
-	CommittedTPS   float64 `json:"committed_tps"` // txs seen committed in the window / window
+	OfferedTPS     float64 `json:"offered_tps"`                    // txs due by the schedule / load length
+	SentTPS        float64 `json:"sent_tps"`                       // txs sent with intended time in the window / window
+	CommittedTPS   float64 `json:"committed_tps"`                  // code-0 txs seen committed in the window / window
+	FailedTPS      float64 `json:"committed_failed_tps,omitempty"` // txs in a block with code != 0, in the window / window
 	CommittedShare float64 `json:"committed_share"`
 	RejectedShare  float64 `json:"rejected_share"`
 	LatencyP50     float64 `json:"latency_p50_ms"`
 	LatencyP99     float64 `json:"latency_p99_ms"`
-	Blocks         int     `json:"blocks"`
-	BlockInterval  float64 `json:"block_interval_s"` // mean of header time differences
-	TxsPerBlock    float64 `json:"txs_per_block"`
-	MaxRound       int32   `json:"max_round"`
-	LagP99         float64 `json:"lag_p99_ms"`
+	// The whole phase's latency: warm-up, cool-down and drain included.
+	PhaseLatencyP50 float64 `json:"phase_latency_p50_ms"`
+	PhaseLatencyP99 float64 `json:"phase_latency_p99_ms"`
+	Blocks          int     `json:"blocks"`
+	BlockInterval   float64 `json:"block_interval_s"` // mean of header time differences
+	TxsPerBlock     float64 `json:"txs_per_block"`
+	MaxRound        int32   `json:"max_round"`
+	LagP99          float64 `json:"lag_p99_ms"`
 }
 
 // Compute derives the figures of a phase from its ledger and blocks.
 func Compute(r *Phase) Figures {
 	s := r.Ledger
-	f := Figures{LatencyP50: s.Latency.P50, LatencyP99: s.Latency.P99, LagP99: s.Lag.P99, Blocks: len(r.Blocks)}
+	f := Figures{LatencyP50: s.WindowLatency.P50, LatencyP99: s.WindowLatency.P99, LagP99: s.Lag.P99, Blocks: len(r.Blocks),
+		PhaseLatencyP50: s.Latency.P50, PhaseLatencyP99: s.Latency.P99}
 	if l := r.Length.Seconds(); l > 0 {
 		f.OfferedTPS = r.Generator.Due / l
 	}
 	from, to := int(r.Window[0]), int(r.Window[1])
 	if to > from {
-		var sent, committed int64
+		var sent, committed, failed int64
 		for i := from; i < to && i < len(s.PerSecond); i++ {
 			sent += s.PerSecond[i].Sent
 			committed += s.PerSecond[i].Committed
+			failed += s.PerSecond[i].Failed
 		}
 		f.SentTPS = float64(sent) / float64(to-from)
 		f.CommittedTPS = float64(committed) / float64(to-from)
+		f.FailedTPS = float64(failed) / float64(to-from)
 	}
 	if s.Sent > 0 {
 		f.CommittedShare = float64(s.Fates[load.FateCommitted]) / float64(s.Sent)

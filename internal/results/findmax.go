@@ -59,18 +59,21 @@ func FindMaxOf(p *Phase, hold string, target time.Duration, maxRate float64) *Fi
 		return fm
 	}
 	// Each block's txs count over the time since the block before it.
-	var ours int
+	var ours, carrying int
 	var held float64
 	var batchRates []float64
 	batchTxs, batchFrom := 0, p.Blocks[in[0]-1].Time
 	for _, i := range in {
 		b, prev := p.Blocks[i], p.Blocks[i-1]
-		ours += b.Ours
-		batchTxs += b.Ours
-		if hold == "latency" {
-			held += b.LatencyMax
-		} else {
+		ours += b.Ours - b.OursFailed // a failed tx is not throughput
+		batchTxs += b.Ours - b.OursFailed
+		switch {
+		case hold != "latency":
 			held += ms(b.Time.Sub(prev.Time))
+			carrying++
+		case b.Ours > 0: // a block with none of the run's txs has no latency to hold
+			held += b.LatencyMax
+			carrying++
 		}
 		if span := b.Time.Sub(batchFrom); span >= findMaxBatch {
 			batchRates = append(batchRates, float64(batchTxs)/span.Seconds())
@@ -83,7 +86,9 @@ func FindMaxOf(p *Phase, hold string, target time.Duration, maxRate float64) *Fi
 		return fm
 	}
 	fm.MaxTPS = float64(ours) / span
-	fm.HeldMS = held / float64(len(in))
+	if carrying > 0 {
+		fm.HeldMS = held / float64(carrying)
+	}
 	fm.Batches = len(batchRates)
 	fm.Low, fm.High = fm.MaxTPS, fm.MaxTPS
 	if n := len(batchRates); n >= 2 {
@@ -108,10 +113,19 @@ func FindMaxOf(p *Phase, hold string, target time.Duration, maxRate float64) *Fi
 	switch {
 	case maxRate > 0 && fm.SentTPS >= 0.95*maxRate:
 		fm.Evidence += fmt.Sprintf("; the rate reached max_rate %g tx/s: the chain may take more, raise [load.pid] max_rate", maxRate)
-	case fm.HeldMS > 1.5*fm.TargetMS:
-		fm.Evidence += "; the target was not held (the chain ran above it even at the lowest rates the controller tried)"
+	case fm.HeldMS > fm.TargetMS:
+		fm.Evidence += "; target not held: the chain ran above it (the result is the rate at which it ran, not a sustainable one)"
 	}
 	return fm
+}
+
+// Interval says the confidence interval, or why there is none: fewer
+// than two batches give no spread to build one from.
+func (fm *FindMax) Interval() string {
+	if fm.Batches < 2 {
+		return fmt.Sprintf("no confidence interval: %d batch of %.0f s (lengthen find_max_duration)", fm.Batches, fm.BatchSeconds)
+	}
+	return fmt.Sprintf("95 %% CI %.0f..%.0f over %d batches of %.0f s", fm.Low, fm.High, fm.Batches, fm.BatchSeconds)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

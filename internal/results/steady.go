@@ -46,12 +46,14 @@ type Steady struct {
 	CommittedTPS Spread `json:"committed_tps"`
 	LatencyP50   Spread `json:"latency_p50_ms"`
 	LatencyP99   Spread `json:"latency_p99_ms"`
+	// RejectedShare's median is what a criterion on it judges.
+	RejectedShare Spread `json:"rejected_share"`
 }
 
 // SteadyOf summarizes the steady phases of a run; nil when it has fewer
 // than two.
 func SteadyOf(phases []*Phase) *Steady {
-	var tps, p50, p99 []float64
+	var tps, p50, p99, rej []float64
 	for _, p := range phases {
 		if p.KindOf() != scenario.KindSteady {
 			continue
@@ -59,9 +61,10 @@ func SteadyOf(phases []*Phase) *Steady {
 		tps = append(tps, p.Figures.CommittedTPS)
 		p50 = append(p50, p.Figures.LatencyP50)
 		p99 = append(p99, p.Figures.LatencyP99)
+		rej = append(rej, p.Figures.RejectedShare)
 	}
 	if len(tps) < 2 {
 		return nil
 	}
-	return &Steady{Repeats: len(tps), CommittedTPS: SpreadOf(tps), LatencyP50: SpreadOf(p50), LatencyP99: SpreadOf(p99)}
+	return &Steady{Repeats: len(tps), CommittedTPS: SpreadOf(tps), LatencyP50: SpreadOf(p50), LatencyP99: SpreadOf(p99), RejectedShare: SpreadOf(rej)}
 }

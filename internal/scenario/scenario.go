@@ -293,6 +293,12 @@ type Criteria struct {
 	MaxP99Latency    Duration `toml:"max_p99_latency"`
 	MaxRejectedShare float64  `toml:"max_rejected_share"`
 	MaxUnresolved    int      `toml:"max_unresolved"`
+	// MaxUnresolvedShare fails a run whose share of sent txs never seen in
+	// a block (accepted, then gone) is above it; negative turns it off.
+	MaxUnresolvedShare float64 `toml:"max_unresolved_share"`
+	// LoadDelivered fails a run whose load was not delivered as asked
+	// (the generator or the node held it back).
+	LoadDelivered bool `toml:"load_delivered"`
 }
 
 // Observe says what is watched besides blocks: every node's Prometheus

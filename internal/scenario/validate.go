@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -152,14 +153,17 @@ func (s *Scenario) validateExperiment(c *checker) {
 // validateCriteria checks [criteria].
 func (s *Scenario) validateCriteria(c *checker) {
 	cr := &s.Criteria
-	if cr.MinCommittedTPS < 0 {
-		c.fail("criteria.min_committed_tps", "%g: cannot be negative", cr.MinCommittedTPS)
+	if !(cr.MinCommittedTPS >= 0) || math.IsInf(cr.MinCommittedTPS, 0) {
+		c.fail("criteria.min_committed_tps", "%g: a finite rate, 0 or more", cr.MinCommittedTPS)
 	}
 	if cr.MaxP99Latency < 0 {
 		c.fail("criteria.max_p99_latency", "cannot be negative")
 	}
-	if cr.MaxRejectedShare < 0 || cr.MaxRejectedShare > 1 {
+	if !(cr.MaxRejectedShare >= 0 && cr.MaxRejectedShare <= 1) {
 		c.fail("criteria.max_rejected_share", "%g: a share is from 0 to 1", cr.MaxRejectedShare)
+	}
+	if x := cr.MaxUnresolvedShare; math.IsNaN(x) || (x < 0 && x != -1) || x > 1 {
+		c.fail("criteria.max_unresolved_share", "%g: a share from 0 to 1, or -1 for no criterion", x)
 	}
 	if cr.MaxUnresolved < -1 {
 		c.fail("criteria.max_unresolved", "%d: use -1 for no criterion or a count", cr.MaxUnresolved)
