@@ -21,6 +21,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/netem"
+	"github.com/chainperf/chainperf/internal/node"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
@@ -46,7 +47,9 @@ type UpOptions struct {
 	Chain chain.Adapter
 	// Provider, if set, replaces the scenario's provider (tests).
 	Provider NewProvider
-	Log      *slog.Logger
+	// Profiling turns on the nodes' mutex and block profiles.
+	Profiling node.Profiling
+	Log       *slog.Logger
 }
 
 // A Net is a testnet that runs, with the provider that runs it.
@@ -181,6 +184,7 @@ func place(spec scenario.Testnet, dir string, temp bool, newProvider NewProvider
 	}
 	t := testnet.New(spec, id, dir, process.Host, base)
 	t.AddRotating(o.Rotating)
+	t.Profiling = o.Profiling
 	prov, err := newProvider(t, spec, o.Table, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log})
 	if err != nil {
 		return nil, nil, nil, err

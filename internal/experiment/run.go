@@ -12,6 +12,7 @@ import (
 	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/node"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -46,6 +47,21 @@ type RunOptions struct {
 // Check refuses what a valid scenario still cannot do here: faults its
 // provider cannot do (each with its file:line and the provider that can).
 func Check(s *scenario.Scenario) error { return providers.Check(s) }
+
+// ProfilingFor is the nodes' profiling rates the scenario's profiles
+// need: mutex and block profiles are empty unless the runtime samples.
+func ProfilingFor(profiles []scenario.Profile) node.Profiling {
+	var p node.Profiling
+	for _, pr := range profiles {
+		switch pr.Kind {
+		case "mutex":
+			p.MutexFraction = 5 // one in five contention events
+		case "block":
+			p.BlockRate = 10000 // one event per 10 µs blocked
+		}
+	}
+	return p
+}
 
 // Run runs a scenario from nothing: testnet up, load phases, drain,
 // testnet down, criteria. The run record is returned even when an error
@@ -157,7 +173,8 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if err != nil {
 		return err
 	}
-	net, err := Up(ctx, s.Testnet, UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotatingNodes(s), Table: table, Chain: adapter, Provider: o.Provider})
+	net, err := Up(ctx, s.Testnet, UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotatingNodes(s), Table: table, Chain: adapter, Provider: o.Provider,
+		Profiling: ProfilingFor(s.Observe.Profiles)})
 	if err != nil {
 		return err
 	}

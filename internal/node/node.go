@@ -29,6 +29,9 @@ func Run(ctx context.Context, home string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if _, err := applyProfiling(home); err != nil {
+		return err
+	}
 	logger, err := cmtflags.ParseLogLevel(cfg.LogLevel, cmtlog.NewTMLogger(cmtlog.NewSyncWriter(out)), config.DefaultLogLevel)
 	if err != nil {
 		return fmt.Errorf("log_level: %w", err)

@@ -1,13 +1,15 @@
-package node
+package node_test
 
 import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/node"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
@@ -26,14 +28,14 @@ func TestLoadConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := tn.Nodes[0].Home
-	cfg, err := LoadConfig(home)
+	cfg, err := node.LoadConfig(home)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.RPC.ListenAddress != "tcp://127.0.0.1:41001" || cfg.Mempool.Size != 1234 || cfg.RootDir != home {
 		t.Errorf("rpc %s, mempool %d, root %s", cfg.RPC.ListenAddress, cfg.Mempool.Size, cfg.RootDir)
 	}
-	if _, err := LoadConfig(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no node config at") {
+	if _, err := node.LoadConfig(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no node config at") {
 		t.Errorf("empty dir: %v", err)
 	}
 	path := filepath.Join(home, "config", "config.toml")
@@ -42,7 +44,7 @@ func TestLoadConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadConfig(home); err == nil || !strings.Contains(err.Error(), path) {
+	if _, err := node.LoadConfig(home); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("negative mempool size: %v; want an error naming %s", err, path)
 	}
 }
@@ -62,16 +64,43 @@ func TestRunUntilCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	tn := testnet.New(s.Testnet, "tn-000002", t.TempDir(), "127.0.0.1", base)
+	// As for a scenario that captures mutex and block profiles: the
+	// runtime's rates are 0 by default, and such profiles empty.
+	tn.Profiling = node.Profiling{MutexFraction: 5, BlockRate: 10000}
 	if err := tn.Setup(); err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.SetMutexProfileFraction(0)
+	defer runtime.SetBlockProfileRate(0)
+	// A profiling file that is not chainperf's is an error naming it.
+	file := filepath.Join(tn.Nodes[0].Home, "config", node.ProfilingFile)
+	good, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(`{"block_profile_rate": -1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	if err := node.Run(context.Background(), tn.Nodes[0].Home, &log); err == nil || !strings.Contains(err.Error(), file) {
+		t.Errorf("crafted profiling file: %v; want an error naming it", err)
+	}
+	if err := os.WriteFile(file, good, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	var log strings.Builder
-	if err := Run(ctx, tn.Nodes[0].Home, &log); err != nil {
+	if err := node.Run(ctx, tn.Nodes[0].Home, &log); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(tn.Nodes[0].Home, "data", "blockstore.db")); err != nil {
 		t.Errorf("no block store after running: %v", err)
 	}
+	if f := runtime.SetMutexProfileFraction(-1); f != 5 {
+		t.Errorf("mutex profile fraction %d; want 5", f)
+	}
+	if n, _ := runtime.BlockProfile(nil); n == 0 {
+		t.Error("no block profile records after a node ran with block profiling on")
+	}
 }
+

@@ -19,6 +19,7 @@ import (
 	"github.com/cometbft/cometbft/types"
 
 	"github.com/chainperf/chainperf/internal/cometcfg"
+	"github.com/chainperf/chainperf/internal/node"
 )
 
 // Setup writes every node's home (config.toml, genesis.json, keys) under
@@ -115,6 +116,9 @@ func (t *Testnet) writeHome(n *Node, g *types.GenesisDoc) error {
 	if err := writeFile(func() {
 		privval.NewFilePV(n.validatorKey(), cfg.PrivValidatorKeyFile(), cfg.PrivValidatorStateFile()).Save()
 	}); err != nil {
+		return err
+	}
+	if err := node.WriteProfiling(n.Home, t.Profiling); err != nil {
 		return err
 	}
 	return writeFile(func() { config.WriteConfigFile(filepath.Join(n.Home, "config", "config.toml"), cfg) })

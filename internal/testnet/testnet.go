@@ -15,6 +15,7 @@ import (
 	"github.com/cometbft/cometbft/crypto/ed25519"
 	"github.com/cometbft/cometbft/p2p"
 
+	"github.com/chainperf/chainperf/internal/node"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -95,9 +96,11 @@ type Testnet struct {
 	// namespaces (the netns provider); node i lives in Network.Namespace(i).
 	Network *Network `json:"network,omitempty"`
 	// Provider is the scenario's provider name ("process", "netns").
-	Provider string           `json:"provider,omitempty"`
-	spec     scenario.Testnet // what it was made from
-	base     int              // first port
+	Provider string `json:"provider,omitempty"`
+	// Profiling turns on the mutex and block profiles in every node.
+	Profiling node.Profiling   `json:"profiling,omitempty"`
+	spec      scenario.Testnet // what it was made from
+	base      int              // first port
 }
 
 // NewID returns a fresh testnet ID.
