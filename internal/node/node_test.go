@@ -103,4 +103,3 @@ func TestRunUntilCancelled(t *testing.T) {
 		t.Error("no block profile records after a node ran with block profiling on")
 	}
 }
-
