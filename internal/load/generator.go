@@ -161,7 +161,10 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 	// Due: the txs whose intended time fell inside the phase, up to where
 	// it ended (a cancelled run owes nothing after it stopped).
 	defer func() {
-		g.elapsed = min(m.Length(), time.Since(start))
+		g.elapsed = m.Length()
+		if ctx.Err() != nil {
+			g.elapsed = min(m.Length(), time.Since(start))
+		}
 		g.due = m.Due(g.elapsed)
 	}()
 	var prev time.Duration
@@ -471,7 +474,7 @@ func (g *Generator) Report(s Summary) Report {
 		why = append(why, fmt.Sprintf("node-bound: %d late txs waited for a free sender, all %d busy waiting for answers (the node's backpressure; max_in_flight is the ceiling)", queued, r.Senders))
 	} else {
 		r.BoundBy = BoundByGenerator
-		why = append(why, fmt.Sprintf("generator-bound: %d late txs were late with senders not all waiting for answers (chainperf's CPU or scheduling)", handing))
+		why = append(why, fmt.Sprintf("generator-bound: %d late txs were late with senders not all waiting for answers: chainperf did not get the CPU in time (its own work, or on a shared machine the nodes' load)", handing))
 	}
 	r.Why = strings.Join(why, "; ")
 	return r

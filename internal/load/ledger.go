@@ -44,6 +44,9 @@ type pending struct {
 	outcome  Outcome
 	height   int64 // > 0 once seen in a block
 	code     uint32
+	// noResult: seen in a block whose results could not be read, so its
+	// code is not known; it stays unresolved, with that reason.
+	noResult bool
 }
 
 // A Ledger follows every tx of a run from its intended time to its fate.
@@ -244,6 +247,20 @@ func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) (l
 	return latency, true
 }
 
+// NoResult records that a tx was seen in a block whose results could not
+// be read: it is not assumed committed (its code may be a failure) and
+// ends unresolved with that reason. It reports whether the tx is ours.
+func (l *Ledger) NoResult(h Hash) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.pend[h]
+	if p == nil || p.height > 0 {
+		return false
+	}
+	p.noResult = true
+	return true
+}
+
 // BlockTime records the header time of block height; it completes the
 // CometBFT QA latency (time of block H+1 - send time) of the txs in H-1.
 func (l *Ledger) BlockTime(height int64, t time.Time) {
@@ -290,9 +307,13 @@ func (l *Ledger) Close() {
 		if p.height > 0 {
 			continue
 		}
-		if p.outcome == SendError {
+		switch {
+		case p.noResult:
+			l.fates[FateUnresolved]++
+			l.reasons["unresolved: in a block whose results could not be read"]++
+		case p.outcome == SendError:
 			l.fates[FateSendError]++
-		} else {
+		default:
 			l.fates[FateUnresolved]++
 		}
 		delete(l.pend, h)

@@ -123,3 +123,52 @@ func TestLedgerLatencyBuckets(t *testing.T) {
 		}
 	}
 }
+
+// A tx seen in a block whose results could not be read is not assumed
+// committed with code 0: it ends unresolved, with that reason, and counts
+// in no committed figure.
+func TestLedgerBlockWithoutResults(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	l.Begin(hashOf(1), 0)
+	l.Sent(hashOf(1), 0, start.Add(time.Millisecond), Accepted, "")
+	if !l.NoResult(hashOf(1)) || l.NoResult(hashOf(2)) {
+		t.Fatal("NoResult: want true for the ledger's tx only")
+	}
+	l.Close()
+	s := l.Summary()
+	if s.Fates[FateUnresolved] != 1 || s.Fates[FateCommitted] != 0 || !s.Balanced() {
+		t.Errorf("fates %v; want the tx unresolved", s.Fates)
+	}
+	if s.Reasons["unresolved: in a block whose results could not be read"] != 1 {
+		t.Errorf("reasons %v; want the unread results named", s.Reasons)
+	}
+}
+
+// Latency percentiles of the measured window count only the txs seen in
+// it; per-second samples hold each second's own.
+func TestLedgerWindowLatency(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	l.SetWindow(2*time.Second, 4*time.Second)
+	for i := 0; i < 6; i++ {
+		l.Begin(hashOf(i), time.Duration(i)*time.Second)
+		l.Sent(hashOf(i), time.Duration(i)*time.Second, start.Add(time.Duration(i)*time.Second), Accepted, "")
+		// Latency i*100 ms + 100 ms, seen in second i.
+		l.Committed(hashOf(i), int64(i+1), 0, start.Add(time.Duration(i)*time.Second+time.Duration(i+1)*100*time.Millisecond))
+	}
+	l.Close()
+	s := l.Summary()
+	if s.WindowLatency.Count != 2 || s.WindowLatency.Max < 399 || s.WindowLatency.Max > 401 {
+		t.Errorf("window latency %+v; want the 2 txs seen in seconds 2 and 3 (300 and 400 ms)", s.WindowLatency)
+	}
+	if s.Latency.Count != 6 {
+		t.Errorf("phase latency count %d; want 6", s.Latency.Count)
+	}
+	for i := 0; i < 6; i++ {
+		// Per-second histograms keep two significant digits: 1 %.
+		if got, want := s.PerSecond[i].LatencyP99, float64(i+1)*100; got < want*0.99 || got > want*1.01 {
+			t.Errorf("second %d: p99 %.0f ms; want %d", i, got, (i+1)*100)
+		}
+	}
+}

@@ -40,6 +40,9 @@ type Ledger interface {
 	// Committed reports a tx found in a block; ours says whether it is
 	// the ledger's, latency is its commit latency then.
 	Committed(h load.Hash, height int64, code uint32, seen time.Time) (latency time.Duration, ours bool)
+	// NoResult reports a tx found in a block whose results could not be
+	// read; it reports whether the tx is the ledger's.
+	NoResult(h load.Hash) bool
 	BlockTime(height int64, t time.Time)
 }
 
@@ -181,10 +184,16 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 		Bytes: blk.Size(), Round: -1, Proposer: blk.ProposerAddress.String(),
 	}
 	for i, tx := range blk.Txs {
-		var code uint32
-		if i < len(codes) {
-			code = codes[i]
+		if i >= len(codes) {
+			// No result read (the run ended first, or the node answered
+			// short): the tx's code is not known, so it is not counted
+			// committed.
+			if f.ledger != nil {
+				f.ledger.NoResult(load.Hash(tx.Hash()))
+			}
+			continue
 		}
+		code := codes[i]
 		if code != 0 {
 			b.Failed++
 		}
