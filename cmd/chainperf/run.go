@@ -156,6 +156,9 @@ func printRun(out io.Writer, r *results.Run, paths []string) {
 		fmt.Fprintf(out, "  load:       %s\n", report.Delivery(p.Generator))
 		fmt.Fprintf(out, "  fates:      %d sent = %d committed + %d committed_failed + %d rejected + %d send_error + %d unresolved\n",
 			s.Sent, s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected], s.Fates[load.FateSendError], s.Fates[load.FateUnresolved])
+		if u := p.Unresolved; u != nil && u.Unresolved > 0 {
+			fmt.Fprintf(out, "  unresolved: %s\n", u)
+		}
 		fmt.Fprintf(out, "  chain:      %d blocks, %.2f s interval, %.0f txs/block, max round %d\n", f.Blocks, f.BlockInterval, f.TxsPerBlock, f.MaxRound)
 	}
 	for _, c := range r.Checks {

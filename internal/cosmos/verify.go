@@ -29,13 +29,17 @@ type Balances struct {
 	FeeCollector uint64 `json:"fee_collector"`
 	Committed    int    `json:"committed"` // txs with code 0
 	Failed       int    `json:"failed"`    // committed with code != 0
-	// Checked wallets had every tx that touched them commit with code 0 or
-	// not at all; Mismatched of those differ from the expected balance.
+	// FailedFees: the fees of failed txs. A tx that fails in its block
+	// pays its fee when the failure is in its message, not when it is in
+	// the ante handler (a sequence that moved on), so each sender's
+	// balance tells how many of its failed txs paid.
+	FailedFees uint64 `json:"failed_fees"`
+	// Checked: every wallet; Mismatched of them hold what no count of
+	// paid fees of their failed txs explains.
 	Checked    int      `json:"checked"`
 	Mismatched int      `json:"mismatched"`
 	Examples   []string `json:"examples,omitempty"`
-	// Conserved: held + fees paid = funded (exact; with failed txs their
-	// fees are unknown and the fee collector stands in for the fees).
+	// Conserved: held + fees paid + failed txs' fees = funded, exactly.
 	Conserved bool `json:"conserved"`
 }
 
@@ -43,8 +47,8 @@ type Balances struct {
 func (b *Balances) OK() bool { return b.Conserved && b.Mismatched == 0 }
 
 func (b *Balances) String() string {
-	return fmt.Sprintf("%d wallets: funded %d%s, held %d + fees %d (fee collector %d); %d committed, %d failed; %d of %d checked wallets mismatched",
-		b.Wallets, b.Funded, b.Denom, b.Held, b.FeesPaid, b.FeeCollector, b.Committed, b.Failed, b.Mismatched, b.Checked)
+	return fmt.Sprintf("%d wallets: funded %d%s, held %d + fees %d + failed txs' fees %d (fee collector %d); %d committed, %d failed; %d of %d checked wallets mismatched",
+		b.Wallets, b.Funded, b.Denom, b.Held, b.FeesPaid, b.FailedFees, b.FeeCollector, b.Committed, b.Failed, b.Mismatched, b.Checked)
 }
 
 // Verify reads every wallet's balance from rpcs and checks it. Txs a node
@@ -69,7 +73,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	at := tip - 1
 	n := len(w.wallets)
 	expected := make([]int64, n) // change from the funded balance
-	touched := make([]bool, n)   // by a failed tx: not checked
+	failedFrom := make([]int64, n)
 	b := &Balances{Denom: w.cfg.Denom, Wallets: n, Funded: w.cfg.Funded * uint64(n), Height: at}
 	w.mu.Lock()
 	for _, e := range w.effects {
@@ -83,10 +87,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 			}
 		case e.code > 0:
 			b.Failed++
-			touched[e.from] = true
-			for _, r := range e.to {
-				touched[r] = true
-			}
+			failedFrom[e.from]++
 		}
 	}
 	w.mu.Unlock()
@@ -117,24 +118,31 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 		return nil, err
 	}
 	b.FeeCollector = fc
+	fee := int64(w.cfg.Fee)
 	for i := range held {
 		b.Held += held[i]
-		if touched[i] {
-			continue
-		}
 		b.Checked++
-		if want := int64(w.cfg.Funded) + expected[i]; int64(held[i]) != want {
+		want := int64(w.cfg.Funded) + expected[i]
+		// What the wallet lacks beyond its code-0 txs: the fees of some of
+		// its failed txs, none of the others' effects.
+		short := want - int64(held[i])
+		paid := int64(-1)
+		switch {
+		case short == 0:
+			paid = 0
+		case fee > 0 && short > 0 && short%fee == 0 && short/fee <= failedFrom[i]:
+			paid = short / fee
+		}
+		if paid < 0 {
 			b.Mismatched++
 			if len(b.Examples) < 5 {
-				b.Examples = append(b.Examples, fmt.Sprintf("wallet %d (%s): holds %d, committed txs say %d", i, w.wallets[i].Address, held[i], want))
+				b.Examples = append(b.Examples, fmt.Sprintf("wallet %d (%s): holds %d, committed txs say %d (less up to %d failed txs' fees of %d)", i, w.wallets[i].Address, held[i], want, failedFrom[i], fee))
 			}
+			continue
 		}
+		b.FailedFees += uint64(paid * fee)
 	}
-	if b.Failed == 0 {
-		b.Conserved = b.Held+b.FeesPaid == b.Funded
-	} else {
-		b.Conserved = b.Held+b.FeeCollector == b.Funded
-	}
+	b.Conserved = b.Held+b.FeesPaid+b.FailedFees == b.Funded
 	return b, nil
 }
 

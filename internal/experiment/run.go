@@ -241,6 +241,19 @@ type phaseRunner struct {
 	made            load.Workload // the chain's workload for every phase; nil: one from [workload] per phase
 }
 
+// targetNodes names the nodes the load goes to.
+func (ph *phaseRunner) targetNodes() []string {
+	var out []string
+	for _, n := range ph.net.Testnet.Nodes {
+		for _, t := range ph.targets {
+			if ph.net.Endpoint(n).RPC == t {
+				out = append(out, n.Name)
+			}
+		}
+	}
+	return out
+}
+
 // run runs one phase: load (with the perturbations, profiles and the
 // kind's companion beside it), drain, and the nodes that crashed.
 func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
@@ -279,7 +292,12 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 	if c, ok := ph.made.(chain.Committer); ok {
 		do.OnCommit = c.Committed
 	}
+	targets := ph.targetNodes()
+	refused0, known0 := ph.pools.refused(targets)
 	p, err := Drive(ctx, do)
+	if refused1, known1 := ph.pools.refused(targets); p != nil && known0 && known1 {
+		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused1-refused0)
+	}
 	perr := endPerturb()
 	if endCompanion != nil {
 		o.Phase(plan.kind + " finishing")

@@ -27,6 +27,10 @@ func watchNodes(ctx context.Context, net *Net, o scenario.Observe, rec *recorder
 		// and memory where it exports them.
 		o.Metrics = append(slices.Clone(o.Metrics), observe.SeriesCPU, observe.SeriesRSS)
 	}
+	if len(o.Metrics) > 0 {
+		// The live view and the unresolved txs' explanation need these.
+		o.Metrics = append(slices.Clone(o.Metrics), "cometbft_mempool_size", rejectedSeries)
+	}
 	return watchTargets(ctx, net.Testnet.Standing(), net.Endpoint, net.PID, o, rec, tap)
 }
 
@@ -157,23 +161,52 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 }
 
 // mempools keeps the latest mempool size of every node, from the samples
-// the watcher takes, for the live view.
+// the watcher takes, for the live view, and the latest count of txs each
+// node's mempool refused for lack of room, to explain unresolved txs.
 type mempools struct {
-	mu   sync.Mutex
-	size map[string]float64
+	mu       sync.Mutex
+	size     map[string]float64
+	rejected map[string]float64
 }
+
+// rejectedSeries counts txs a CometBFT mempool refused for lack of room:
+// those answered "mempool is full", and those dropped silently after
+// their CheckTx said OK because the mempool filled in the meantime.
+const rejectedSeries = "cometbft_mempool_rejected_txs"
 
 func (m *mempools) tap(samples []observe.Sample) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, s := range samples {
-		if s.Series == "cometbft_mempool_size" {
+		switch s.Series {
+		case "cometbft_mempool_size":
 			if m.size == nil {
 				m.size = map[string]float64{}
 			}
 			m.size[s.Node] = s.Value
+		case rejectedSeries:
+			if m.rejected == nil {
+				m.rejected = map[string]float64{}
+			}
+			m.rejected[s.Node] = s.Value
 		}
 	}
+}
+
+// refused is the sum of the nodes' refused-tx counters, and whether every
+// one of them was read.
+func (m *mempools) refused(nodes []string) (float64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var sum float64
+	for _, n := range nodes {
+		v, ok := m.rejected[n]
+		if !ok {
+			return 0, false
+		}
+		sum += v
+	}
+	return sum, len(nodes) > 0
 }
 
 // max is the largest mempool of any node, -1 when none was read.

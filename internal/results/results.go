@@ -31,6 +31,9 @@ type Phase struct {
 	Blocks    []observe.Block `json:"blocks,omitempty"`
 	Followed  bool            `json:"followed"`
 	Figures   Figures         `json:"figures"`
+	// Unresolved explains the phase's unresolved txs by the target nodes'
+	// mempool metrics (nil: none read).
+	Unresolved *Unresolved `json:"unresolved_explained,omitempty"`
 }
 
 // KindOf returns the phase's experiment kind (for runs stored before

@@ -44,3 +44,20 @@ func TestSaturation(t *testing.T) {
 		t.Errorf("saturation %g; want 0", sw.Saturation)
 	}
 }
+
+// Unresolved txs are attributed to silent mempool drops: the target
+// nodes' refused count less the "mempool is full" answers chainperf got;
+// what the drops cannot cover is unexplained.
+func TestExplainUnresolved(t *testing.T) {
+	s := load.Summary{Fates: map[load.Fate]int64{load.FateUnresolved: 50}, Reasons: map[string]int64{"mempool is full": 100}}
+	u := ExplainUnresolved(s, 130)
+	if u.Dropped != 30 || u.Explained != 30 || u.Unexplained != 20 {
+		t.Errorf("%+v; want 30 dropped, 30 explained, 20 unexplained", u)
+	}
+	if u := ExplainUnresolved(s, 500); u.Explained != 50 || u.Unexplained != 0 {
+		t.Errorf("%+v; want all 50 explained", u)
+	}
+	if u := ExplainUnresolved(s, 80); u.Dropped != 0 || u.Unexplained != 50 || !strings.Contains(u.String(), "50 unexplained") {
+		t.Errorf("%+v (%s); want none explained", u, u)
+	}
+}
