@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Observer overhead benchmark: CPU (share of one core) and memory chainperf
-# spends on watching a testnet (block follower over every node, Prometheus
+# spends on watching a testnet (block follower over every node with a ledger
+# that hashes and looks up every tx, as in a real run; Prometheus
 # scraper and /proc sampler at 1 s, everything written to SQLite), at 4 and
 # 20 validators (plus 1 full node) while another chainperf process sends
 # 200 tx/s to the full node.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -144,7 +145,9 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 	defer cancel()
 	rec := newRecorder(ctx, st, r.ID, slog.New(slog.DiscardHandler))
 	stop := watchTargets(wctx, t.Standing(), (*testnet.Node).Endpoint, func(n *testnet.Node) int { return n.PID }, o, rec, nil)
-	f := observe.NewFollower(follow, h+1, nil, func(b observe.Block) {
+	// A ledger, as in a real run: every tx of every block is hashed and
+	// looked up (the load comes from another process, so none is found).
+	f := observe.NewFollower(follow, h+1, load.NewLedger(start, true), func(b observe.Block) {
 		rep.Blocks++
 		rec.write(func(st *store.Store) error { return st.Block(context.WithoutCancel(ctx), r.ID, 0, b) })
 	}, nil)
