@@ -295,3 +295,18 @@ func TestCancelledRunDueUpToTheStop(t *testing.T) {
 		t.Errorf("due %.0f after 1 s of 200 tx/s; want about 200", r.Due)
 	}
 }
+
+// The sink counts what arrives, by second, and says so at StatsPath.
+func TestSinkStats(t *testing.T) {
+	sink, url := startSink(t)
+	runGen(t, Config{Model: Constant{R: 500, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 8})
+	var sum int64
+	for _, n := range sink.Stats().PerSecond {
+		sum += n
+	}
+	code, body, err := fasthttp.Get(nil, url+StatsPath)
+	if err != nil || code != 200 || sum != 500 || !strings.Contains(string(body), `"txs":500`) {
+		t.Errorf("stats: %d %s %v; per-second sum %d; want 500", code, body, err, sum)
+	}
+}

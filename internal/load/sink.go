@@ -3,8 +3,11 @@ package load
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -14,6 +17,30 @@ import (
 // It answers /health and /status too, so that CheckTargets passes.
 type Sink struct {
 	Txs atomic.Int64 // txs accepted
+
+	mu     sync.Mutex
+	perSec map[int64]int64 // txs received, by unix second
+}
+
+// StatsPath answers the sink's own count of what it received, by second:
+// what a generator delivered, counted where it arrives.
+const StatsPath = "/chainperf/sink_stats"
+
+// SinkStats is what StatsPath answers.
+type SinkStats struct {
+	Txs       int64           `json:"txs"`
+	PerSecond map[int64]int64 `json:"per_second"` // unix second -> txs received
+}
+
+// Stats returns the counts so far.
+func (s *Sink) Stats() SinkStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := SinkStats{Txs: s.Txs.Load(), PerSecond: make(map[int64]int64, len(s.perSec))}
+	for k, v := range s.perSec {
+		out.PerSecond[k] = v
+	}
+	return out
 }
 
 var idKey = []byte(`"id":`)
@@ -31,6 +58,10 @@ func (s *Sink) Handle(ctx *fasthttp.RequestCtx) {
 	case "/status":
 		ctx.SetContentType("application/json")
 		ctx.SetBodyString(`{"jsonrpc":"2.0","id":-1,"result":{"node_info":{"moniker":"chainperf-sink"},"sync_info":{"latest_block_height":"0"}}}`)
+		return
+	case StatsPath:
+		ctx.SetContentType("application/json")
+		_ = json.NewEncoder(ctx).Encode(s.Stats())
 		return
 	}
 	body := ctx.PostBody()
@@ -66,6 +97,13 @@ func (s *Sink) Handle(ctx *fasthttp.RequestCtx) {
 		out.Write([]byte{']'})
 	}
 	s.Txs.Add(int64(n))
+	sec := time.Now().Unix()
+	s.mu.Lock()
+	if s.perSec == nil {
+		s.perSec = map[int64]int64{}
+	}
+	s.perSec[sec] += int64(n)
+	s.mu.Unlock()
 }
 
 // Serve answers on l until ctx ends.
