@@ -87,7 +87,7 @@ dir = "`+repo+`"
 ref = "`+ref+`"
 [load]
 rate = 100
-duration = "8s"
+duration = "14s"
 [experiment]
 kind = "steady"
 warmup = "2s"

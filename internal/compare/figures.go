@@ -222,11 +222,12 @@ func BatchMeans(value float64, xs []float64) Sample {
 		return x
 	}
 	m, sd := stat.MeanStdDev(means, nil)
-	if m == 0 {
+	x.DF = len(means) - 1
+	if m == 0 { // a share that stayed 0: its spread as it is
+		x.SE = sd / math.Sqrt(float64(len(means)))
 		return x
 	}
 	x.SE = math.Abs(value) * sd / math.Abs(m) / math.Sqrt(float64(len(means)))
-	x.DF = len(means) - 1
 	return x
 }
 

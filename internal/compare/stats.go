@@ -65,7 +65,7 @@ func pooled(sides [2][]float64, ses [2][]Sample, trSE func(Sample) float64, floo
 			}
 		}
 	}
-	if wn > 0 && w/float64(wn) > sp.v {
+	if wn > 0 && (!sp.known || w/float64(wn) > sp.v) {
 		sp = spread{v: w / float64(wn), df: wdf, known: true}
 	}
 	if sp.known && floor*floor > sp.v {

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/store"
+)
+
+// storeRun stores a finished steady run of 30 s whose per-second commits
+// and latency are drawn around tps and p99 (2 % noise a second, and noise
+// on p99, seeded).
+func storeRun(t *testing.T, st *store.Store, id string, status results.Status, tps, p99, noise float64, seed uint64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 7))
+	ph := &results.Phase{Name: "steady 1/1", Kind: "steady", Model: "constant 500 tx/s for 30s", Workload: "kvstore", Window: [2]float64{5, 28}, Followed: true}
+	var committed int64
+	for i := 0; i < 30; i++ {
+		c := int64(tps * (1 + 0.02*r.NormFloat64()))
+		committed += c
+		ph.Ledger.PerSecond = append(ph.Ledger.PerSecond, load.Second{Sent: 500, Accepted: 500, Committed: c,
+			LatencyP50: 900, LatencyP99: p99 * (1 + noise*r.NormFloat64())})
+	}
+	ph.Ledger.Sent = committed
+	ph.Ledger.Fates = map[load.Fate]int64{load.FateCommitted: committed}
+	ph.Ledger.WindowLatency = load.Percentiles{P50: 900, P99: p99}
+	ph.Ledger.Latency = ph.Ledger.WindowLatency
+	ph.Figures = results.Compute(ph)
+	run := &results.Run{Record: results.Record{ID: id, Scenario: "default", Status: results.StatusRunning, Start: time.Now().UTC()},
+		Setup: results.Setup{Nodes: []results.Node{{Name: "validator0", Role: "validator"}}}}
+	ctx := context.Background()
+	if err := st.Begin(ctx, run, store.Owner{PID: 1, Host: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	run.Phases, run.Status, run.End, run.Passed = []*results.Phase{ph}, status, time.Now().UTC(), true
+	if err := st.Finish(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCompareGate: the CI gate through the command. Three runs a side of
+// a 10 % throughput drop exit 1 (the U test it replaced could not, at
+// 3 vs 3); the same again exit 0; one run a side with a change the data
+// cannot tell exits 3 and says what it could show; a NaN threshold is
+// refused before -o's file is touched; an interrupted run needs --force.
+func TestCompareGate(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "runs.db")
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		storeRun(t, st, fmt.Sprintf("base%d", i), results.StatusComplete, 500, 1800, 0.02, uint64(i))
+		storeRun(t, st, fmt.Sprintf("slow%d", i), results.StatusComplete, 450, 1800, 0.02, uint64(10+i))
+		storeRun(t, st, fmt.Sprintf("same%d", i), results.StatusComplete, 500, 1800, 0.02, uint64(20+i))
+	}
+	storeRun(t, st, "noisy", results.StatusComplete, 500, 1890, 0.3, 30)
+	storeRun(t, st, "cut", results.StatusInterrupted, 500, 1800, 0.02, 31)
+	st.Close()
+	reg := t.TempDir()
+
+	out, code := cli(t, reg, "compare", "--db", db, "base0,base1,base2", "slow0,slow1,slow2")
+	if code != 1 || !strings.Contains(out, "REGRESSED: committed tx/s") {
+		t.Errorf("-10 %% at 3+3: exit %d; want 1, committed tx/s regressed\n%s", code, out)
+	}
+	out, code = cli(t, reg, "compare", "--db", db, "base0,base1,base2", "same0,same1,same2")
+	if code != 0 || !strings.Contains(out, "no gated figure regressed") {
+		t.Errorf("no change at 3+3: exit %d; want 0\n%s", code, out)
+	}
+	// p99 +5 % at 1+1 with 30 % noise a second on one side: cannot be
+	// told from none at a 5 % threshold.
+	out, code = cli(t, reg, "compare", "--db", db, "base0", "noisy")
+	if code != 3 || !strings.Contains(out, "INCONCLUSIVE: latency p99") || !strings.Contains(out, "1 vs 1 cannot show a change below") {
+		t.Errorf("+5 %% p99 at 1+1: exit %d; want 3, inconclusive\n%s", code, out)
+	}
+
+	report := filepath.Join(tmp, "out.md")
+	if err := os.WriteFile(report, []byte("kept"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"nan", "inf", "-5", "0"} {
+		out, code = cli(t, reg, "compare", "--db", db, "--threshold", bad, "-o", report, "base0", "same0")
+		if code != 2 || !strings.Contains(out, "--threshold") {
+			t.Errorf("--threshold %s: exit %d\n%s", bad, code, out)
+		}
+	}
+	out, code = cli(t, reg, "compare", "--db", db, "--threshold-for", "latency p99=nan", "-o", report, "base0", "same0")
+	if code != 2 {
+		t.Errorf("--threshold-for NaN: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(report); string(b) != "kept" {
+		t.Errorf("-o file changed by a refused compare: %q", b)
+	}
+
+	out, code = cli(t, reg, "compare", "--db", db, "base0", "cut")
+	if code != 2 || !strings.Contains(out, "run cut is interrupted") {
+		t.Errorf("interrupted candidate: exit %d; want 2 naming it\n%s", code, out)
+	}
+	if out, code = cli(t, reg, "compare", "--db", db, "--force", "-o", report, "base0,base1,base2", "slow0,slow1,slow2"); code != 1 {
+		t.Errorf("--force -o: exit %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(report); !strings.Contains(string(b), "REGRESSED") {
+		t.Errorf("-o file: %q", b)
+	}
+}
