@@ -5,7 +5,8 @@
 // second by second within a run with its autocorrelation) is estimated
 // from stored runs (--db, --runs), so the table is about real runs of this
 // machine; without --db it uses the values estimated on 2026-11-23 from
-// five runs of the default job (bench/power.sh).
+// five runs of the default job (bench/power.sh makes the runs and the
+// table).
 //
 //	go run ./bench/power --db runs.db --runs "label:calib=1 latest:10"
 package main
@@ -64,12 +65,12 @@ func main() {
 func figure(name string) compare.Figure { return compare.Describe(name) }
 
 // builtIn: estimated by estimate() from five runs of the default job on
-// this project's machine (2 cores), 2026-11-23; bench/power.sh.
+// this project's machine (2 cores), 2026-11-23 (bench/power.sh).
 var builtIn = []compare.Noise{
-	{Figure: figure("committed tx/s"), Between: 0.012, PerSecond: 0.55, Phi: -0.1, Seconds: 23},
-	{Figure: figure("latency p50"), Between: 0.02, PerSecond: 0.25, Phi: 0.1, Seconds: 23},
-	{Figure: figure("latency p99"), Between: 0.02, PerSecond: 0.15, Phi: 0.1, Seconds: 23},
-	{Figure: figure("max sustainable tx/s"), Between: 0.05, WithinSE: 0.06, DF: 4},
+	{Figure: figure("committed tx/s"), Between: 0, PerSecond: 0.052, Phi: -0.12, Seconds: 23},
+	{Figure: figure("latency p50"), Between: 0, PerSecond: 0.067, Phi: 0.29, Seconds: 23},
+	{Figure: figure("latency p99"), Between: 0.036, PerSecond: 0.051, Phi: 0.30, Seconds: 23},
+	{Figure: figure("max sustainable tx/s"), Between: 0.051, WithinSE: 0.066, DF: 4},
 }
 
 // estimate measures each figure's noise from stored runs: the per-second

@@ -48,7 +48,7 @@ var headline = []Figure{
 	{Name: "max sustainable tx/s", Unit: "tx/s", Higher: true, Gate: true, Spread: 0.10},
 	{Name: "saturation tx/s", Unit: "tx/s", Higher: true, Gate: true},
 	{Name: "latency p50", Unit: "ms", Gate: true},
-	{Name: "latency p99", Unit: "ms", Gate: true},
+	{Name: "latency p99", Unit: "ms", Gate: true, Spread: 0.04},
 	{Name: "rejected share", Unit: "share", Gate: true, Points: true},
 	{Name: "block interval", Unit: "s"},
 }

@@ -27,11 +27,10 @@ const Level = 0.95
 
 // spread is how much one sample of a figure varies, on the analysis
 // scale (log of the figure, or points for shares), pooled over both sides
-// of a comparison: the largest of the spread between runs (when a side
-// has repeats), the runs' own batch-means SE and the figure's known
-// spread between runs (floor). Two or three runs that happen to agree
-// say little about how much runs differ, hence the floors; one run a side
-// has only its batches and the floor to go by.
+// of a comparison: the larger of the spread between runs (when a side
+// has repeats) and the runs' own batch-means SE. One run a side cannot
+// show how runs differ: there the figure's known spread between runs
+// (floor) is the least assumed.
 type spread struct {
 	v, df float64
 	known bool
@@ -68,7 +67,9 @@ func pooled(sides [2][]float64, ses [2][]Sample, trSE func(Sample) float64, floo
 	if wn > 0 && (!sp.known || w/float64(wn) > sp.v) {
 		sp = spread{v: w / float64(wn), df: wdf, known: true}
 	}
-	if sp.known && floor*floor > sp.v {
+	// With repeats the data say how runs differ; without, the known
+	// spread stands in for what one run a side cannot show.
+	if sp.known && bdf == 0 && floor*floor > sp.v {
 		sp = spread{v: floor * floor, df: floorDF, known: true}
 	}
 	return sp

@@ -209,7 +209,9 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 // (up to max_in_flight); past that it waits for a free one. It reports
 // false when ctx ended.
 func (g *Generator) hand(ctx context.Context, jobs chan<- job, j job) bool {
-	if g.busy.Load() >= g.senders.Load() && g.senders.Load() < int64(g.cfg.MaxInFlight) {
+	// As many new senders as jobs wait with none free: one a job would
+	// fall behind a node that slows down all at once.
+	for g.busy.Load()+int64(len(jobs)) >= g.senders.Load() && g.senders.Load() < int64(g.cfg.MaxInFlight) {
 		g.spawn()
 	}
 	j.nodeWait = g.inRequest.Load() >= int64(g.cfg.MaxInFlight)
