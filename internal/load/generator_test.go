@@ -310,3 +310,16 @@ func TestSinkStats(t *testing.T) {
 		t.Errorf("stats: %d %s %v; per-second sum %d; want 500", code, body, err, sum)
 	}
 }
+
+// Users model: a tx's intended time is the end of its user's think time,
+// so waiting for a free sender shows as lag (and latency). Ten users with
+// no think time share one sender to a node that answers in 20 ms: each
+// waits for the nine before it.
+func TestUsersWaitForASenderCounts(t *testing.T) {
+	url := slowSink(t, 20*time.Millisecond)
+	_, s := runGen(t, Config{Model: Users{N: 10, Think: time.Millisecond, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 1})
+	if s.Lag.P50 < 100 {
+		t.Errorf("lag p50 %.1f ms; want the wait for the one sender (~180 ms)", s.Lag.P50)
+	}
+}

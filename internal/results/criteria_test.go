@@ -1,0 +1,103 @@
+package results
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+func steadyPhase(tps, p99 float64, unresolved int64, bound bool) *Phase {
+	return &Phase{Kind: scenario.KindSteady, Followed: true,
+		Ledger:    load.Summary{Sent: 10000, Fates: map[load.Fate]int64{load.FateCommitted: 10000 - unresolved, load.FateUnresolved: unresolved}},
+		Generator: load.Report{Bound: bound},
+		Figures:   Figures{CommittedTPS: tps, LatencyP99: p99}}
+}
+
+func check(r *Run, name string) (Check, bool) {
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+// The default criteria: a phase whose load was not delivered fails the
+// run, and so does an unresolved share above 0.5 %; both pass otherwise.
+func TestDefaultCriteria(t *testing.T) {
+	s, err := scenario.Parse("t.toml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		unresolved int64
+		bound      bool
+		fail       string
+	}{
+		{"delivered, resolved", 10, false, ""},
+		{"node-bound", 0, true, "phases whose load was not delivered as asked"},
+		{"1 % unresolved", 100, false, "unresolved share"},
+	} {
+		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, tc.unresolved, tc.bound)}}}
+		Evaluate(r, s.Criteria)
+		if (tc.fail == "") != r.Passed {
+			t.Errorf("%s: passed %v; checks %+v", tc.name, r.Passed, r.Checks)
+		}
+		if tc.fail != "" {
+			if c, ok := check(r, tc.fail); !ok || c.Pass {
+				t.Errorf("%s: check %q %+v; want it failed", tc.name, tc.fail, c)
+			}
+		}
+	}
+}
+
+// With repeats, criteria judge the median of the repeats, not the last.
+func TestCriteriaJudgeTheMedianOfRepeats(t *testing.T) {
+	c := scenario.Criteria{MinCommittedTPS: 450, MaxUnresolved: -1, MaxUnresolvedShare: -1}
+	r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 0, 0, false), steadyPhase(490, 0, 0, false), steadyPhase(300, 0, 0, false)}}}
+	Evaluate(r, c)
+	if got, _ := check(r, "committed tx/s"); !got.Pass || got.Value != 490 {
+		t.Errorf("check %+v; want the median 490, passed", got)
+	}
+	r.Phases = []*Phase{steadyPhase(500, 0, 0, false), steadyPhase(300, 0, 0, false), steadyPhase(310, 0, 0, false)}
+	Evaluate(r, c)
+	if got, _ := check(r, "committed tx/s"); got.Pass || got.Value != 310 {
+		t.Errorf("check %+v; want the median 310, failed", got)
+	}
+}
+
+// Find-max holds its target when the blocks that carry the run's txs stay
+// under it, and says "target not held" when they average above it (not
+// only 1.5 times above); one batch gives no confidence interval.
+func TestFindMaxHeldOrNot(t *testing.T) {
+	start := time.Unix(1000, 0)
+	phase := func(maxLatency float64, seconds int) *Phase {
+		p := &Phase{Start: start, Window: [2]float64{0, float64(seconds + 1)}}
+		for i := 0; i <= seconds; i++ {
+			at := start.Add(time.Duration(i) * time.Second)
+			b := observe.Block{Height: int64(i + 1), Time: at, Seen: at, Ours: 1000, LatencyMax: maxLatency}
+			if i%2 == 1 { // every other block carries none of the run's txs
+				b.Ours, b.LatencyMax = 0, 0
+			}
+			p.Blocks = append(p.Blocks, b)
+		}
+		return p
+	}
+	fm := FindMaxOf(phase(2500, 30), "latency", 3*time.Second, 0)
+	if fm.HeldMS != 2500 || strings.Contains(fm.Evidence, "not held") || fm.Batches < 2 || !strings.HasPrefix(fm.Interval(), "95 % CI") {
+		t.Errorf("held: %+v, %s", fm, fm.Interval())
+	}
+	fm = FindMaxOf(phase(3200, 30), "latency", 3*time.Second, 0)
+	if !strings.Contains(fm.Evidence, "target not held") {
+		t.Errorf("3.2 s against a 3 s target: %s; want target not held", fm.Evidence)
+	}
+	fm = FindMaxOf(phase(2500, 4), "latency", 3*time.Second, 0)
+	if fm.Batches >= 2 || !strings.HasPrefix(fm.Interval(), "no confidence interval") {
+		t.Errorf("4 s of blocks: %d batches, %q; want no interval", fm.Batches, fm.Interval())
+	}
+}
