@@ -96,8 +96,10 @@ drain_timeout = "10s"
 `), 0o644)
 		return f
 	}
+	// One 14 s run a commit: its window can show a change of ~10 %, so
+	// the threshold is 25 % (the sleep doubles p50).
 	out, code := cli(t, reg, "bisect", "--db", db, "--good", commits[0], "--bad", "main", "--scenario", scenarioFor("main"),
-		"--figure", "latency p50", "--report-dir", filepath.Join(tmp, "reports"))
+		"--figure", "latency p50", "--threshold", "25", "--report-dir", filepath.Join(tmp, "reports"))
 	if code != 0 {
 		t.Fatalf("bisect: exit %d\n%s", code, out)
 	}

@@ -136,7 +136,9 @@ func TestCosmosBadInput(t *testing.T) {
 	}{
 		// CheckTx runs only the ante handler (fee, signature, sequence):
 		// a send the balance cannot cover fails in its block, code 5.
-		{"insufficient funds", "wallet_balance = 150", "amount = 100", "", "", false},
+		// With a fee, a send that fails in its block still pays it: the
+		// balance check finds those fees.
+		{"insufficient funds", "wallet_balance = 150", "amount = 100\nfee = 5", "", "", false},
 		// Two phases: the refused txs' sequences are read back from the
 		// chain before the second.
 		{"wrong chain id", "", `chain_id = "another-chain"`, "repeats = 2\npause = \"0s\"", "CheckTx code 4: unauthorized", true},

@@ -98,6 +98,17 @@ func TestRunStoresEverything(t *testing.T) {
 	if s.Latency.Count == 0 || s.Latency.P99 <= 0 {
 		t.Errorf("latency percentiles missing: %+v", s.Latency)
 	}
+	// The window's figures and per-second samples, the load's verdict and
+	// the unresolved txs' explanation from the target node's metrics.
+	if s.WindowLatency.Count == 0 || s.WindowLatency.Count >= s.Latency.Count || p.Figures.LatencyP99 != s.WindowLatency.P99 {
+		t.Errorf("window latency %+v of %d txs; want the window's txs only", s.WindowLatency, s.Latency.Count)
+	}
+	if p.Generator.Due != 1600 || p.Generator.OnTime < 1584 || p.Generator.Bound {
+		t.Errorf("generator %+v; want 1600 due, on time, not bound", p.Generator)
+	}
+	if u := p.Unresolved; u == nil || u.Unresolved != 0 || u.MempoolRefused < u.FullAnswers {
+		t.Errorf("unresolved explained %+v; want the target node's refused count read", u)
+	}
 	// Every node has its Prometheus and process series; the profile was
 	// taken and ranked.
 	series, err := st.Series(ctx, r.ID)

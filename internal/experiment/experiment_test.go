@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet/providertest"
@@ -302,5 +303,21 @@ func TestKindsTable(t *testing.T) {
 		if kinds[k] == nil {
 			t.Errorf("kind %q has no implementation", k)
 		}
+	}
+}
+
+// The refused-tx count of a phase: from the mark (or the first read after
+// it), a node whose counter was never exported counting 0, a node not
+// read at all making it unknown.
+func TestMempoolsRefused(t *testing.T) {
+	var m mempools
+	m.tap([]observe.Sample{{Node: "a", Series: rejectedSeries, Value: 7}, {Node: "b", Series: "cometbft_mempool_size", Value: 3}})
+	m.mark()
+	m.tap([]observe.Sample{{Node: "a", Series: rejectedSeries, Value: 10}, {Node: "b", Series: rejectedSeries, Value: 4}})
+	if got, ok := m.refused([]string{"a", "b"}); !ok || got != 7 {
+		t.Errorf("refused %v, %v; want 3 + 4", got, ok)
+	}
+	if _, ok := m.refused([]string{"a", "c"}); ok {
+		t.Error("a node never read: want unknown")
 	}
 }

@@ -292,11 +292,10 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 	if c, ok := ph.made.(chain.Committer); ok {
 		do.OnCommit = c.Committed
 	}
-	targets := ph.targetNodes()
-	refused0, known0 := ph.pools.refused(targets)
+	ph.pools.mark()
 	p, err := Drive(ctx, do)
-	if refused1, known1 := ph.pools.refused(targets); p != nil && known0 && known1 {
-		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused1-refused0)
+	if refused, known := ph.pools.refused(ph.targetNodes()); p != nil && known {
+		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused)
 	}
 	perr := endPerturb()
 	if endCompanion != nil {

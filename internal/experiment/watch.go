@@ -170,6 +170,9 @@ type mempools struct {
 	mu       sync.Mutex
 	size     map[string]float64
 	rejected map[string]float64
+	// base: each node's refused count when the phase began (mark), or
+	// the first one read after, for a node not read yet then.
+	base map[string]float64
 }
 
 // rejectedSeries counts txs a CometBFT mempool refused for lack of room:
@@ -180,6 +183,12 @@ const rejectedSeries = "cometbft_mempool_rejected_txs"
 func (m *mempools) tap(samples []observe.Sample) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	counted := map[string]bool{} // nodes whose refused count this batch holds
+	for _, s := range samples {
+		if s.Series == rejectedSeries {
+			counted[s.Node] = true
+		}
+	}
 	for _, s := range samples {
 		switch s.Series {
 		case "cometbft_mempool_size":
@@ -187,27 +196,53 @@ func (m *mempools) tap(samples []observe.Sample) {
 				m.size = map[string]float64{}
 			}
 			m.size[s.Node] = s.Value
+			// A counter that never moved is not exported at all (go-kit
+			// makes the series on its first Add): a node whose mempool
+			// answers has refused nothing until it shows one.
+			if _, ok := m.rejected[s.Node]; !ok && !counted[s.Node] {
+				if m.rejected == nil {
+					m.rejected = map[string]float64{}
+				}
+				m.rejected[s.Node] = 0
+				if _, ok := m.base[s.Node]; !ok && m.base != nil {
+					m.base[s.Node] = 0
+				}
+			}
 		case rejectedSeries:
 			if m.rejected == nil {
 				m.rejected = map[string]float64{}
 			}
 			m.rejected[s.Node] = s.Value
+			if _, ok := m.base[s.Node]; !ok && m.base != nil {
+				m.base[s.Node] = s.Value
+			}
 		}
 	}
 }
 
-// refused is the sum of the nodes' refused-tx counters, and whether every
-// one of them was read.
+// mark starts counting the nodes' refused txs from now.
+func (m *mempools) mark() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.base = map[string]float64{}
+	for n, v := range m.rejected {
+		m.base[n] = v
+	}
+}
+
+// refused is how many txs the nodes' mempools refused since mark, and
+// whether every node's count was read.
 func (m *mempools) refused(nodes []string) (float64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var sum float64
 	for _, n := range nodes {
 		v, ok := m.rejected[n]
-		if !ok {
+		b, based := m.base[n]
+		if !ok || !based {
 			return 0, false
 		}
-		sum += v
+		sum += v - b
 	}
 	return sum, len(nodes) > 0
 }
