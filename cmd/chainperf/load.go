@@ -224,8 +224,8 @@ func printDrive(out io.Writer, r *results.Phase) {
 		fmt.Fprintf(out, "fates: committed %d, committed_failed %d, rejected %d, send_error %d, unresolved %d (conservation %s)\n",
 			s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected],
 			s.Fates[load.FateSendError], s.Fates[load.FateUnresolved], map[bool]string{true: "holds", false: "BROKEN"}[s.Balanced()])
-		fmt.Fprintf(out, "committed %.1f tx/s in window; latency p50 %.0fms p99 %.0fms max %.0fms; QA inclusion p50 %.0fms; %d blocks, interval %.2fs, %.0f txs/block\n",
-			f.CommittedTPS, s.Latency.P50, s.Latency.P99, s.Latency.Max, s.Inclusion.P50, f.Blocks, f.BlockInterval, f.TxsPerBlock)
+		fmt.Fprintf(out, "committed %.1f tx/s in window; latency in window p50 %.0fms p99 %.0fms max %.0fms; QA inclusion p50 %.0fms; %d blocks, interval %.2fs, %.0f txs/block\n",
+			f.CommittedTPS, s.WindowLatency.P50, s.WindowLatency.P99, s.WindowLatency.Max, s.Inclusion.P50, f.Blocks, f.BlockInterval, f.TxsPerBlock)
 	}
 	for i, k := range s.TopReasons() {
 		if i == 3 {

@@ -85,8 +85,13 @@ func figureRows(p *results.Phase) [][2]string {
 	row := func(k, format string, v ...any) { rows = append(rows, [2]string{k, fmt.Sprintf(format, v...)}) }
 	row("offered tx/s", "%.1f", f.OfferedTPS)
 	row("sent tx/s (window)", "%.1f", f.SentTPS)
-	row("committed tx/s (window)", "%.1f", f.CommittedTPS)
-	row("latency p50 / p90 / p99 / p99.9 / max", "%.0f / %.0f / %.0f / %.0f / %.0f ms", s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.P999, s.Latency.Max)
+	row("committed tx/s (window, code 0)", "%.1f", f.CommittedTPS)
+	if f.FailedTPS > 0 {
+		row("failed in their block tx/s (window)", "%.1f", f.FailedTPS)
+	}
+	w := s.WindowLatency
+	row("latency p50 / p90 / p99 / p99.9 / max (window)", "%.0f / %.0f / %.0f / %.0f / %.0f ms", w.P50, w.P90, w.P99, w.P999, w.Max)
+	row("latency p50 / p90 / p99 / p99.9 / max (whole phase)", "%.0f / %.0f / %.0f / %.0f / %.0f ms", s.Latency.P50, s.Latency.P90, s.Latency.P99, s.Latency.P999, s.Latency.Max)
 	row("QA inclusion latency p50 / p99", "%.0f / %.0f ms", s.Inclusion.P50, s.Inclusion.P99)
 	row("blocks, mean interval", "%d, %.2f s", f.Blocks, f.BlockInterval)
 	row("txs per block (mean)", "%.0f", f.TxsPerBlock)
