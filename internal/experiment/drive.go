@@ -99,7 +99,7 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	ledger.SetWindow(o.Warmup, model.Length()-o.Cooldown)
 	gen, err := load.NewGenerator(load.Config{
 		Model: model, Workload: wl, Targets: append([]string(nil), o.Targets...), Method: o.Load.Method,
-		Batch: o.Load.Batch, MaxInFlight: o.Load.MaxInFlight,
+		Batch: o.Load.Batch, MaxInFlight: o.Load.MaxInFlight, MaxPending: o.Load.MaxPending,
 	}, ledger)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ type Config struct {
 	Batch       int           // txs per JSON-RPC request (1: no batching)
 	MaxInFlight int           // requests outstanding at most
 	Timeout     time.Duration // per request
+	MaxPending  int           // txs without a final fate at most (0: DefaultMaxPending)
 }
 
 // Thresholds past which a run's load was not delivered as asked.
@@ -97,6 +98,7 @@ func NewGenerator(cfg Config, l *Ledger) (*Generator, error) {
 	for i, t := range cfg.Targets {
 		cfg.Targets[i] = strings.TrimRight(t, "/") + "/"
 	}
+	l.SetMaxPending(cfg.MaxPending)
 	return &Generator{cfg: cfg, ledger: l, method: m}, nil
 }
 
@@ -325,9 +327,14 @@ type sendBuffers struct {
 func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, req *fasthttp.Request, resp *fasthttp.Response, b *sendBuffers) {
 	// Every tx of the job is made before any is begun in the ledger:
 	// a workload error (the run ends) leaves no tx half recorded.
-	var err error
-	if b.txs, err = g.make(ctx, j, b.txs); err != nil {
-		g.stop(fmt.Errorf("workload: %w", err))
+	err := g.ledger.Full()
+	if err == nil {
+		if b.txs, err = g.make(ctx, j, b.txs); err != nil {
+			err = fmt.Errorf("workload: %w", err)
+		}
+	}
+	if err != nil {
+		g.stop(err)
 		if j.done != nil {
 			j.done <- struct{}{}
 		}

@@ -323,3 +323,23 @@ func TestUsersWaitForASenderCounts(t *testing.T) {
 		t.Errorf("lag p50 %.1f ms; want the wait for the one sender (~180 ms)", s.Lag.P50)
 	}
 }
+
+// A node that takes txs and never commits them fills the ledger to its
+// cap; the run then stops with that reason instead of growing.
+func TestGeneratorStopsAtThePendingCap(t *testing.T) {
+	_, url := startSink(t)
+	l := NewLedger(time.Now().Add(10*time.Millisecond), true)
+	g, err := NewGenerator(Config{Model: Constant{R: 2000, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 8, MaxPending: 1000}, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := g.Run(context.Background())
+	if !errors.Is(err, ErrTooManyPending) || n > 1500 {
+		t.Errorf("dispatched %d, err %v; want a stop near 1000 with too many unresolved", n, err)
+	}
+	l.Close()
+	if s := l.Summary(); !s.Balanced() {
+		t.Errorf("fates %v of %d sent: conservation broken", s.Fates, s.Sent)
+	}
+}

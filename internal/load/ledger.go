@@ -1,7 +1,10 @@
 package load
 
 import (
+	"cmp"
 	"crypto/sha256"
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -72,6 +75,11 @@ type Ledger struct {
 	incl     *hdrhistogram.Histogram   // CometBFT QA: time of block H+1 - intended, µs
 	perSec   []Second
 	closed   bool
+	// waiting: accepted txs not seen in a block yet (Unresolved), kept as
+	// a count so the drain's question costs nothing.
+	waiting int64
+	// maxPending bounds the txs whose fate is not final (each ~130 B).
+	maxPending int
 
 	// The measured window (by block-seen time since start) and the
 	// latency of the txs committed in it: the rates' window, so that
@@ -113,10 +121,26 @@ func NewLedger(start time.Time, track bool) *Ledger {
 		incl:    hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
 		winLat:  hdrhistogram.New(1, int64(time.Hour/time.Microsecond), 3),
 		// Per-second samples need less precision: 2 digits, ms.
-		secLat: hdrhistogram.New(1, int64(time.Hour/time.Millisecond), 2),
-		secAt:  -1,
-		winTo:  1<<63 - 1,
+		secLat:     hdrhistogram.New(1, int64(time.Hour/time.Millisecond), 2),
+		secAt:      -1,
+		winTo:      1<<63 - 1,
+		maxPending: DefaultMaxPending,
 	}
+}
+
+// DefaultMaxPending: txs in flight or waiting for a block at most, ~130
+// MB of ledger; a node that takes txs and never commits them stops the
+// run there instead of growing the harness without bound.
+const DefaultMaxPending = 1_000_000
+
+// ErrTooManyPending: the ledger holds its cap of txs without a fate.
+var ErrTooManyPending = errors.New("too many unresolved txs")
+
+// SetMaxPending sets the cap on txs without a final fate (0: the default).
+func (l *Ledger) SetMaxPending(n int) {
+	l.mu.Lock()
+	l.maxPending = cmp.Or(n, DefaultMaxPending)
+	l.mu.Unlock()
 }
 
 // SetWindow sets the measured window, as offsets from the start: the
@@ -140,6 +164,12 @@ func (l *Ledger) flushSecond(at int) {
 	l.secAt = at
 }
 
+// record counts v in h, at h's top when above it: a latency of more
+// than an hour still counts (as an hour), it is not lost.
+func record(h *hdrhistogram.Histogram, v int64) {
+	_ = h.RecordValue(min(max(0, v), h.HighestTrackableValue()))
+}
+
 // Start is the ledger's time zero.
 func (l *Ledger) Start() time.Time { return l.start }
 
@@ -149,6 +179,19 @@ func (l *Ledger) second(d time.Duration) *Second {
 		l.perSec = append(l.perSec, Second{})
 	}
 	return &l.perSec[i]
+}
+
+// Full says, as an error, that the ledger holds its cap of txs without a
+// fate: the run must stop sending (senders ask before a request, so the
+// cap may be passed by the requests being made at that moment).
+func (l *Ledger) Full() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.pend) < l.maxPending {
+		return nil
+	}
+	return fmt.Errorf("%w: %d sent txs have no fate yet (%d accepted and waiting for a block): the nodes are not keeping up; lower the rate, or raise load.max_pending (about 130 B a tx)",
+		ErrTooManyPending, len(l.pend), l.waiting)
 }
 
 // Begin registers a tx before its send, so that a block that holds it can
@@ -162,6 +205,13 @@ func (l *Ledger) Begin(h Hash, intended time.Duration) {
 	l.mu.Unlock()
 }
 
+// neverArrived says whether a send error shows the request never reached
+// the node (no connection), so that the tx cannot be in a block.
+func neverArrived(reason string) bool {
+	return strings.Contains(reason, "connection refused") || strings.Contains(reason, "dial") ||
+		strings.Contains(reason, "no route to host") || strings.Contains(reason, "no free connections")
+}
+
 // Sent records how the send of a tx ended: when it started (for the lag),
 // its outcome and, for a rejection or error, the reason.
 func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outcome, reason string) {
@@ -169,7 +219,7 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sent++
-	_ = l.lag.RecordValue(max(0, int64(lag/time.Microsecond)))
+	record(l.lag, int64(lag/time.Microsecond))
 	sec := l.second(started.Sub(l.start))
 	sec.Sent++
 	switch o {
@@ -206,6 +256,11 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 	case o == Rejected: // final: the node does not hold it
 		l.fates[FateRejected]++
 		delete(l.pend, h)
+	case o == SendError && neverArrived(reason): // final: no node saw it
+		l.fates[FateSendError]++
+		delete(l.pend, h)
+	case o == Accepted && !p.noResult:
+		l.waiting++
 	}
 	// Accepted txs wait for a block; failed sends too, since a node may
 	// have taken a tx whose answer was lost.
@@ -220,6 +275,9 @@ func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) (l
 	if p == nil || p.height > 0 {
 		return 0, false
 	}
+	if p.sent && p.outcome == Accepted && !p.noResult {
+		l.waiting--
+	}
 	p.height, p.code = height, code
 	at := seen.Sub(l.start)
 	latency = max(0, at-p.intended)
@@ -230,16 +288,16 @@ func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) (l
 		l.fates[FateCommittedFailed]++
 		l.second(at).Failed++
 	}
-	_ = l.latency.RecordValue(int64(latency / time.Microsecond))
+	record(l.latency, int64(latency/time.Microsecond))
 	if at >= l.winFrom && at < l.winTo {
-		_ = l.winLat.RecordValue(int64(latency / time.Microsecond))
+		record(l.winLat, int64(latency/time.Microsecond))
 	}
 	// Blocks are seen in order, so a second's commits come together; a
 	// late one (a slow read) joins the second being filled.
 	if sec := max(0, int(at/time.Second)); sec > l.secAt {
 		l.flushSecond(sec)
 	}
-	_ = l.secLat.RecordValue(max(1, int64(latency/time.Millisecond)))
+	record(l.secLat, max(1, int64(latency/time.Millisecond)))
 	l.inBlock[height] = append(l.inBlock[height], p.intended)
 	if p.sent {
 		delete(l.pend, h)
@@ -257,6 +315,9 @@ func (l *Ledger) NoResult(h Hash) bool {
 	if p == nil || p.height > 0 {
 		return false
 	}
+	if p.sent && p.outcome == Accepted && !p.noResult {
+		l.waiting-- // it will never be seen with a result: nothing to wait for
+	}
 	p.noResult = true
 	return true
 }
@@ -268,7 +329,7 @@ func (l *Ledger) BlockTime(height int64, t time.Time) {
 	defer l.mu.Unlock()
 	at := t.Sub(l.start)
 	for _, intended := range l.inBlock[height-1] {
-		_ = l.incl.RecordValue(max(0, int64((at-intended)/time.Microsecond)))
+		record(l.incl, int64((at-intended)/time.Microsecond))
 	}
 	delete(l.inBlock, height-1)
 }
@@ -285,13 +346,7 @@ func (l *Ledger) Refusals() (sent, rejected int64) {
 func (l *Ledger) Unresolved() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
-	for _, p := range l.pend {
-		if p.sent && p.outcome == Accepted && p.height == 0 {
-			n++
-		}
-	}
-	return n
+	return int(l.waiting)
 }
 
 // Close ends the drain: txs not seen in a block get their final fate
@@ -303,6 +358,7 @@ func (l *Ledger) Close() {
 		return
 	}
 	l.closed = true
+	l.waiting = 0
 	for h, p := range l.pend {
 		if p.height > 0 {
 			continue

@@ -2,7 +2,9 @@ package load
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -170,5 +172,44 @@ func TestLedgerWindowLatency(t *testing.T) {
 		if got, want := s.PerSecond[i].LatencyP99, float64(i+1)*100; got < want*0.99 || got > want*1.01 {
 			t.Errorf("second %d: p99 %.0f ms; want %d", i, got, (i+1)*100)
 		}
+	}
+}
+
+// Bounded memory: a send that never reached a node is final at once; the
+// ledger says when it holds its cap of txs without a fate; the count of
+// txs waiting for a block follows every path; a latency past the
+// histogram's top (1 h) still counts.
+func TestLedgerBounds(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	l.SetMaxPending(2)
+	for i := 0; i < 2; i++ {
+		l.Begin(hashOf(i), 0)
+		l.Sent(hashOf(i), 0, start, SendError, "dial tcp 127.0.0.1:1: connect: connection refused")
+	}
+	if err := l.Full(); err != nil {
+		t.Errorf("refused connections kept pending: %v", err)
+	}
+	l.Begin(hashOf(2), 0)
+	l.Sent(hashOf(2), 0, start, Accepted, "")
+	l.Begin(hashOf(3), 0)
+	l.Sent(hashOf(3), 0, start, SendError, "timeout") // the answer may be lost: it may still commit
+	if err := l.Full(); !errors.Is(err, ErrTooManyPending) || !strings.Contains(err.Error(), "not keeping up") {
+		t.Errorf("Full() = %v; want too many unresolved", err)
+	}
+	if l.Unresolved() != 1 {
+		t.Errorf("waiting %d; want 1 (tx 2)", l.Unresolved())
+	}
+	committed(l, hashOf(2), 1, 0, start.Add(2*time.Hour))
+	if l.Unresolved() != 0 || l.Full() != nil {
+		t.Errorf("after the commit: waiting %d, full %v", l.Unresolved(), l.Full())
+	}
+	l.Close()
+	s := l.Summary()
+	if s.Latency.Count != 1 || s.Latency.Max < 3599e3 {
+		t.Errorf("a 2 h latency: %+v; want it counted at the top (1 h)", s.Latency)
+	}
+	if s.Fates[FateSendError] != 3 || !s.Balanced() {
+		t.Errorf("fates %v", s.Fates)
 	}
 }

@@ -189,6 +189,7 @@ type Load struct {
 	Method      string   `toml:"method"`
 	Batch       int      `toml:"batch"`
 	MaxInFlight int      `toml:"max_in_flight"`
+	MaxPending  int      `toml:"max_pending"`
 	Users       int      `toml:"users"`
 	ThinkTime   Duration `toml:"think_time"`
 	PID         PID      `toml:"pid"`

@@ -180,6 +180,11 @@ func (s *Scenario) validateLoad(c *checker) {
 	if l.MaxInFlight < 1 || l.MaxInFlight > 100000 {
 		c.fail("load.max_in_flight", "%d: must be from 1 to 100000", l.MaxInFlight)
 	}
+	// 100 million txs without a fate is ~13 GB of ledger: more than a
+	// harness should hold.
+	if l.MaxPending < 1000 || l.MaxPending > 100_000_000 {
+		c.fail("load.max_pending", "%d: must be from 1000 to 100000000 (about 130 B a tx)", l.MaxPending)
+	}
 	if l.Model != "steps" && l.Duration <= 0 {
 		c.fail("load.duration", "%s: must be positive", l.Duration.D())
 	}
