@@ -40,6 +40,10 @@ const (
 	firstSenders = 32
 )
 
+// PhaseGrace: how long past its length a phase may still hand out txs
+// (late ones of a generator that fell behind) before it is ended anyway.
+const PhaseGrace = 5 * time.Second
+
 // Who kept a run's load from being delivered as asked.
 const (
 	BoundByGenerator = "generator" // chainperf fell behind with senders free: its CPU or scheduling
@@ -174,6 +178,10 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 	defer timer.Stop()
 	<-timer.C
 	for seq, n := uint64(0), batch; ; seq += n {
+		// Whatever the model says, a phase ends at its length and a grace.
+		if time.Since(start) > m.Length()+PhaseGrace {
+			break
+		}
 		due, ok := IntendedTime(m, float64(seq+n-1), prev)
 		if !ok {
 			// A feedback model may raise its rate later: wait and look again.

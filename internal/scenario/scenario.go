@@ -8,6 +8,7 @@ package scenario
 import (
 	_ "embed"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -367,7 +368,13 @@ func (l Load) Length() time.Duration {
 	}
 	var total time.Duration
 	for _, s := range l.Steps {
-		total += s.Duration.D()
+		// Saturating: steps whose sum would overflow last "forever",
+		// which validation refuses, instead of a negative length.
+		if d := s.Duration.D(); d > 0 && total > math.MaxInt64-d {
+			return math.MaxInt64
+		} else if d > 0 {
+			total += d
+		}
 	}
 	return total
 }

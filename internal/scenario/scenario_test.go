@@ -85,6 +85,23 @@ func TestParseErrors(t *testing.T) {
 		{"multisend outputs", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-multisend\"\noutputs = 0\n", "f.toml:5: workload.outputs: 0: must be from 1 to 1000"},
 		{"negative gas", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\ngas_limit = -5\n", "f.toml:5: workload.gas_limit"},
 		{"tiny observe interval", "[observe]\ninterval = \"1ms\"\n", "f.toml:2: observe.interval: 1ms: must be from 100ms to 1m"},
+		// Non-finite and huge numbers: NaN fails every comparison, so a
+		// per-key "rate <= 0" let it through and a phase never ended.
+		{"rate nan", "[load]\nrate = nan\n", "f.toml:2: load.rate: NaN: not a finite number"},
+		{"rate inf", "[load]\nrate = inf\n", "f.toml:2: load.rate: +Inf: not a finite number"},
+		{"rate 1e12", "[load]\nrate = 1e12\n", "f.toml:2: load.rate: 1e+12 tx/s: at most 1e+07"},
+		{"criterion nan", "[criteria]\nmin_committed_tps = nan\n", "f.toml:2: criteria.min_committed_tps: NaN: not a finite number"},
+		{"unresolved share nan", "[criteria]\nmax_unresolved_share = nan\n", "criteria.max_unresolved_share: NaN"},
+		{"sweep rate inf", "[experiment]\nkind = \"sweep\"\nrates = [100, inf]\n", "experiment.rates[1]: +Inf: not a finite number"},
+		{"zipf nan", "[workload]\nzipf_shift = nan\n", "workload.zipf_shift: NaN: not a finite number"},
+		{"validators max int", "[testnet]\nvalidators = 9223372036854775807\nfull_nodes = 1\n", "f.toml:2: testnet.validators: 9223372036854775807: at most 200 nodes"},
+		{"steps overflow", "[load]\nmodel = \"steps\"\nsteps = [{rate = 1, duration = \"2000000h\"}, {rate = 1, duration = \"2000000h\"}]\n", "at most 168h0m0s"},
+		{"week-long duration", "[load]\nduration = \"200h\"\n", "f.toml:2: load.duration: 200h0m0s: at most 168h0m0s"},
+		{"negative drain", "[experiment]\ndrain_timeout = \"-5s\"\n", "experiment.drain_timeout: -5s: cannot be negative"},
+		{"repeats 1e9", "[experiment]\nrepeats = 1000000000\n", "f.toml:2: experiment.repeats: 1000000000: at most 1000"},
+		{"connections 1e9", "[load]\nmodel = \"connections\"\nconnections = 1000000000\n", "load.connections: 1000000000: at most 10000"},
+		{"request of 13 GB", "[load]\nbatch = 10000\n[workload]\ntx_size = 1300000\n", "load.batch: batch 10000 x tx_size 1300000"},
+		{"max pending", "[load]\nmax_pending = 5\n", "f.toml:2: load.max_pending: 5: must be from 1000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("f.toml", []byte(tc.doc))

@@ -70,6 +70,7 @@ func (s *Scenario) validate(l lines) []error {
 	s.validateCriteria(c)
 	s.validateObserve(c)
 	s.validatePerturbations(c)
+	s.validateNumbers(c)
 	if s.Report.Dir == "" {
 		c.fail("report.dir", "cannot be empty")
 	}
@@ -89,9 +90,6 @@ func (s *Scenario) validateExperiment(c *checker) {
 			c.fail("experiment.kind", "%q is named twice (use repeats for steady)", k)
 		}
 		seenKind[k] = true
-	}
-	if e.Warmup < 0 || e.Cooldown < 0 || e.DrainTimeout < 0 {
-		c.fail("experiment", "warmup, cooldown and drain_timeout cannot be negative")
 	}
 	if e.Repeats < 1 {
 		c.fail("experiment.repeats", "%d: must be at least 1", e.Repeats)

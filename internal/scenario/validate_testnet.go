@@ -33,7 +33,7 @@ func (s *Scenario) validateTestnet(c *checker) {
 		if p, err := netip.ParsePrefix(t.Subnet); err != nil || !p.Addr().Is4() || p.Bits() > 24 {
 			c.fail("testnet.subnet", "%q: give an IPv4 range of /24 or wider, e.g. \"198.18.0.0/15\"", t.Subnet)
 		}
-		if t.Validators+t.FullNodes+t.Seeds > 200 {
+		if n := min(t.Validators, MaxNodes+1) + min(t.FullNodes, MaxNodes+1) + min(t.Seeds, MaxNodes+1); n > 200 {
 			c.fail("testnet", "the netns provider gives each node an address of one /24: at most 200 nodes")
 		}
 	}
@@ -47,7 +47,16 @@ func (s *Scenario) validateTestnet(c *checker) {
 	if t.Seeds < 0 {
 		c.fail("testnet.seeds", "%d: cannot be negative", t.Seeds)
 	}
-	if n := t.Validators + t.FullNodes + t.Seeds; n > MaxNodes {
+	// Each count alone first: a sum of huge counts wraps negative.
+	for _, k := range []struct {
+		path string
+		n    int
+	}{{"testnet.validators", t.Validators}, {"testnet.full_nodes", t.FullNodes}, {"testnet.seeds", t.Seeds}} {
+		if k.n > MaxNodes {
+			c.fail(k.path, "%d: at most %d nodes fit on one machine", k.n, MaxNodes)
+		}
+	}
+	if n := t.Validators + t.FullNodes + t.Seeds; n > MaxNodes && t.Validators <= MaxNodes && t.FullNodes <= MaxNodes && t.Seeds <= MaxNodes {
 		c.fail("testnet", "%d nodes: at most %d fit on one machine", n, MaxNodes)
 	}
 	if len(t.Powers) > 0 {
