@@ -51,7 +51,7 @@ input. Usable as a CI step.`,
 			default:
 				return fmt.Errorf("--format %q: use text, md or json", format)
 			}
-			st, err := openStore(cmd.Context())
+			st, err := openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -112,3 +112,40 @@ func TestCompareGate(t *testing.T) {
 		t.Errorf("-o file: %q", b)
 	}
 }
+
+// Read-only commands make no database; bad --db paths and a bogus status
+// are clear errors (exit 2); exporting a run that is not there fails in
+// both formats.
+func TestReadOnlyCommandsAndBadDB(t *testing.T) {
+	tmp := t.TempDir()
+	reg := t.TempDir()
+	missing := filepath.Join(tmp, "none.db")
+	for _, args := range [][]string{{"runs", "list"}, {"runs", "show", "x"}, {"compare", "a", "b"}, {"report", "x"}} {
+		out, code := cli(t, reg, append(args, "--db", missing)...)
+		if code != 2 || !strings.Contains(out, "no results database at") {
+			t.Errorf("%v on a missing db: exit %d\n%s", args, code, out)
+		}
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("a read-only command made a database")
+	}
+	for db, want := range map[string]string{tmp: "is a directory", "/dev/null": "is a device"} {
+		if out, code := cli(t, reg, "runs", "list", "--db", db); code != 2 || !strings.Contains(out, want) {
+			t.Errorf("--db %s: exit %d\n%s", db, code, out)
+		}
+	}
+	db := filepath.Join(tmp, "runs.db")
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if out, code := cli(t, reg, "runs", "list", "--status", "bogus", "--db", db); code != 2 || !strings.Contains(out, `--status "bogus"`) {
+		t.Errorf("--status bogus: exit %d\n%s", code, out)
+	}
+	for _, format := range []string{"json", "csv"} {
+		if out, code := cli(t, reg, "runs", "export", "nope", "--format", format, "--db", db); code != 2 {
+			t.Errorf("export of no run as %s: exit %d\n%s", format, code, out)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/report"
+	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/store"
 )
 
@@ -25,7 +27,25 @@ var dbFlag string
 // openStore opens the results database and marks the runs of dead
 // harnesses interrupted.
 func openStore(ctx context.Context) (*store.Store, error) {
-	st, err := store.Open(ctx, store.Locate(dbFlag))
+	dsn := store.Locate(dbFlag)
+	if err := store.CheckPath(dsn, false); err != nil {
+		return nil, err
+	}
+	return openAt(ctx, dsn)
+}
+
+// openExisting opens the results database for a command that only reads
+// (or deletes) what is there: a database that does not exist is not made.
+func openExisting(ctx context.Context) (*store.Store, error) {
+	dsn := store.Locate(dbFlag)
+	if err := store.CheckPath(dsn, true); err != nil {
+		return nil, err
+	}
+	return openAt(ctx, dsn)
+}
+
+func openAt(ctx context.Context, dsn string) (*store.Store, error) {
+	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +80,10 @@ func runsCmd() *cobra.Command {
 					return fmt.Errorf("--since %q: write a duration (24h) or a date (2026-11-22)", since)
 				}
 			}
-			st, err := openStore(cmd.Context())
+			if f.Status != "" && !slices.Contains(results.Statuses, results.Status(f.Status)) {
+				return fmt.Errorf("--status %q: use one of %v", f.Status, results.Statuses)
+			}
+			st, err := openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -92,7 +115,7 @@ func runsCmd() *cobra.Command {
 		Short: "Show a stored run's summary",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(cmd.Context())
+			st, err := openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -114,11 +137,15 @@ func runsCmd() *cobra.Command {
 			if format != "json" && format != "csv" {
 				return fmt.Errorf("--format %q: use json or csv", format)
 			}
-			st, err := openStore(cmd.Context())
+			st, err := openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			// Both forms say so when there is no such run.
+			if _, err := st.Run(cmd.Context(), args[0]); err != nil {
+				return err
+			}
 			if format == "csv" {
 				w := csv.NewWriter(cmd.OutOrStdout())
 				if err := st.SecondsCSV(cmd.Context(), args[0], w.Write); err != nil {
@@ -142,7 +169,7 @@ func runsCmd() *cobra.Command {
 		Short: "Delete a stored run and everything recorded with it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(cmd.Context())
+			st, err := openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -165,7 +192,7 @@ func reportCmd() *cobra.Command {
 		Short: "Render a stored run's report again",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openStore(cmd.Context())
+			st, err := openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -56,6 +56,9 @@ const (
 	StatusInterrupted Status = "interrupted" // Ctrl-C, or a harness that died
 )
 
+// Statuses lists every status.
+var Statuses = []Status{StatusRunning, StatusComplete, StatusFailed, StatusInterrupted}
+
 // A Run is one execution of a scenario, in the parts its readers need:
 // the record that names it (run lists, the store's index), what ran and
 // where (reports), what the phases measured and the verdict (criteria,

@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -40,12 +41,49 @@ func Locate(flag string) string {
 	return DefaultPath
 }
 
+// CheckPath checks a SQLite path before Open: a directory, a device or a
+// FIFO is no database (SQLite's own error for a directory is "out of
+// memory"), and with mustExist a missing file is an error instead of a
+// new database. A postgres URL passes.
+func CheckPath(dsn string, mustExist bool) error {
+	if isPostgres(dsn) {
+		return nil
+	}
+	fi, err := os.Stat(dsn)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && mustExist:
+		return fmt.Errorf("no results database at %s (a run makes one; --db or CHAINPERF_DB names another)", dsn)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("results database %s: %w", dsn, err)
+	case fi.IsDir():
+		return fmt.Errorf("results database %s is a directory: name a file, e.g. %s", dsn, filepath.Join(dsn, DefaultPath))
+	case !fi.Mode().IsRegular():
+		what := "a special file"
+		switch m := fi.Mode(); {
+		case m&fs.ModeDevice != 0:
+			what = "a device"
+		case m&fs.ModeNamedPipe != 0:
+			what = "a named pipe"
+		case m&fs.ModeSocket != 0:
+			what = "a socket"
+		}
+		return fmt.Errorf("results database %s is %s, not a regular file", dsn, what)
+	}
+	return nil
+}
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
 // Open opens (and creates or migrates) the database at dsn: a
 // postgres:// or postgresql:// URL, or a SQLite file path.
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	s := &Store{}
 	var err error
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if isPostgres(dsn) {
 		s.postgres, s.where = true, redact(dsn)
 		s.db, err = sql.Open("pgx", dsn)
 	} else {
