@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -139,7 +140,29 @@ func TestReadOnlyCommandsAndBadDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Crafted rows: an ID that would put a report outside --report-dir,
+	// and a scenario name with a terminal escape sequence.
+	storeRun(t, st, "../../escaped", results.StatusComplete, 500, 1800, 0.02, 1)
+	storeRun(t, st, "fine", results.StatusComplete, 500, 1800, 0.02, 2)
 	st.Close()
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`UPDATE runs SET scenario = ? WHERE id = 'fine'`, "evil\x1b]0;pwned\x07"); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	reports := filepath.Join(tmp, "a", "b")
+	if out, code := cli(t, reg, "report", "../../escaped", "--db", db, "--report-dir", reports); code != 2 || !strings.Contains(out, "is not one chainperf makes") {
+		t.Errorf("report of a crafted ID: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "escaped")); err == nil {
+		t.Error("a crafted run ID wrote a report outside --report-dir")
+	}
+	if out, _ := cli(t, reg, "runs", "list", "--db", db); strings.Contains(out, "\x1b]0") || !strings.Contains(out, `evil\x1b]0;pwned\x07`) {
+		t.Errorf("runs list printed a stored escape sequence raw:\n%q", out)
+	}
 	if out, code := cli(t, reg, "runs", "list", "--status", "bogus", "--db", db); code != 2 || !strings.Contains(out, `--status "bogus"`) {
 		t.Errorf("--status bogus: exit %d\n%s", code, out)
 	}

@@ -99,7 +99,8 @@ func runsCmd() *cobra.Command {
 				if r.Passed != nil {
 					res = map[bool]string{true: "pass", false: "fail"}[*r.Passed]
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Scenario, r.Status, res, r.Start.Local().Format("2006-01-02 15:04:05"), formatLabels(r.Labels))
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", report.Printable(r.ID), report.Printable(r.Scenario), report.Printable(string(r.Status)),
+					res, r.Start.Local().Format("2006-01-02 15:04:05"), report.Printable(formatLabels(r.Labels)))
 			}
 			return w.Flush()
 		},
@@ -199,6 +200,9 @@ func reportCmd() *cobra.Command {
 			defer st.Close()
 			r, err := st.Run(cmd.Context(), args[0])
 			if err != nil {
+				return err
+			}
+			if err := results.CheckRunID(r.ID); err != nil {
 				return err
 			}
 			series, err := st.Series(cmd.Context(), r.ID)

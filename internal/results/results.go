@@ -4,6 +4,8 @@
 package results
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -55,6 +57,19 @@ const (
 	StatusFailed      Status = "failed"      // it could not finish (an error)
 	StatusInterrupted Status = "interrupted" // Ctrl-C, or a harness that died
 )
+
+// runIDPattern is what a run ID may be: it becomes a folder name.
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// CheckRunID refuses an ID read from outside (a database, an argument)
+// that could not be a folder name of its own: "..", a slash, a control
+// character would put a report elsewhere.
+func CheckRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return fmt.Errorf("run ID %q is not one chainperf makes (letters, digits, '.', '_', '-'; at most 64)", id)
+	}
+	return nil
+}
 
 // Statuses lists every status.
 var Statuses = []Status{StatusRunning, StatusComplete, StatusFailed, StatusInterrupted}
