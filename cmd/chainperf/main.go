@@ -13,8 +13,11 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/chainperf/chainperf/internal/testnet/clean"
 )
 
 // Exit codes: 0 pass, 1 the run failed its criteria (compare: a gated
@@ -23,6 +26,8 @@ const (
 	exitFail         = 1
 	exitError        = 2
 	exitInconclusive = 3
+	// exitInterrupted: a second signal ended the process (128 + SIGINT).
+	exitInterrupted = 130
 )
 
 // errFailed is returned by commands whose run completed but failed its
@@ -49,8 +54,10 @@ func execute() int {
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a closed terminal) tears down like Ctrl-C and SIGTERM.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	go secondSignal(ctx, stop)
 	err := rootCmd().ExecuteContext(ctx)
 	switch {
 	case err == nil:
@@ -63,6 +70,23 @@ func execute() int {
 		fmt.Fprintln(os.Stderr, "chainperf:", err)
 		return exitError
 	}
+}
+
+// secondSignal waits for the first signal (ctx done), after which the
+// orderly teardown runs; a second one ends the process at once, after a
+// best-effort teardown of this harness's testnets (`chainperf clean`
+// removes what that misses).
+func secondSignal(ctx context.Context, stop context.CancelFunc) {
+	<-ctx.Done()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	stop()
+	<-sig
+	fmt.Fprintln(os.Stderr, "chainperf: second signal: ending now after a quick teardown (`chainperf clean` removes anything left)")
+	tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	clean.Mine(tctx)
+	cancel()
+	os.Exit(exitInterrupted)
 }
 
 func rootCmd() *cobra.Command {

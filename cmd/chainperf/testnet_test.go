@@ -195,21 +195,36 @@ func TestDetachedTestnet(t *testing.T) {
 	}
 }
 
-// TestForegroundInterruptAndKill: Ctrl-C of a foreground harness takes its
-// nodes down; a SIGKILLed harness leaves nothing once `clean` has run.
+// TestForegroundInterruptAndKill: Ctrl-C (and SIGHUP, a closed terminal)
+// of a foreground harness takes its nodes down; a second Ctrl-C ends it at
+// once, still taking them down; a SIGKILLed harness leaves nothing once
+// `clean` has run.
 func TestForegroundInterruptAndKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP, 0, syscall.SIGKILL} {
+		name := sig.String()
+		if sig == 0 {
+			name = "interrupt twice"
+		}
+		t.Run(name, func(t *testing.T) {
 			reg := t.TempDir()
 			cmd, dir := upForeground(t, reg, "[testnet]\nvalidators = 2\nfull_nodes = 0\n")
 			if n := len(nodeProcs(t, dir)); n != 2 {
 				t.Fatalf("%d node processes running; want 2", n)
 			}
-			cmd.Process.Signal(sig)
+			if sig == 0 {
+				cmd.Process.Signal(syscall.SIGINT)
+				time.Sleep(50 * time.Millisecond)
+				cmd.Process.Signal(syscall.SIGINT)
+			} else {
+				cmd.Process.Signal(sig)
+			}
 			cmd.Wait()
+			if sig == 0 && cmd.ProcessState.ExitCode() != 130 {
+				t.Errorf("exit %d after a second Ctrl-C; want 130", cmd.ProcessState.ExitCode())
+			}
 			if sig == syscall.SIGKILL {
 				out, code := cli(t, reg, "clean")
 				if code != 0 || !strings.Contains(out, "removed testnet") {

@@ -109,3 +109,21 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 	}
 	return out, errs
 }
+
+// Mine tears down, best effort, the foreground testnets this process runs
+// (a second Ctrl-C: no time for the orderly way): their recorded processes
+// are stopped, their dirs, namespaces and registry entries removed.
+func Mine(ctx context.Context) int {
+	states, _ := testnet.Registered()
+	start, _ := process.StartTime(os.Getpid())
+	n := 0
+	for _, st := range states {
+		if st.Detached || st.HarnessPID != os.Getpid() || st.HarnessStart != start {
+			continue
+		}
+		process.StopRecorded(ctx, st)
+		Remove(st)
+		n++
+	}
+	return n
+}
