@@ -54,10 +54,21 @@ func execute() int {
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}
 	}
-	// SIGHUP (a closed terminal) tears down like Ctrl-C and SIGTERM.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	go secondSignal(ctx, stop)
+	// SIGHUP (a closed terminal) tears down like Ctrl-C and SIGTERM. One
+	// channel takes every signal from the start, so a second one that
+	// comes right after the first is not lost.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go onSignals(sigs, cancel, func() {
+		fmt.Fprintln(os.Stderr, "chainperf: second signal: ending now after a quick teardown (`chainperf clean` removes anything left)")
+		ctx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+		clean.Mine(ctx)
+		stop()
+		os.Exit(exitInterrupted)
+	})
 	err := rootCmd().ExecuteContext(ctx)
 	switch {
 	case err == nil:
@@ -72,21 +83,15 @@ func execute() int {
 	}
 }
 
-// secondSignal waits for the first signal (ctx done), after which the
-// orderly teardown runs; a second one ends the process at once, after a
-// best-effort teardown of this harness's testnets (`chainperf clean`
-// removes what that misses).
-func secondSignal(ctx context.Context, stop context.CancelFunc) {
-	<-ctx.Done()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	stop()
-	<-sig
-	fmt.Fprintln(os.Stderr, "chainperf: second signal: ending now after a quick teardown (`chainperf clean` removes anything left)")
-	tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	clean.Mine(tctx)
+// onSignals cancels the command at the first signal (the orderly
+// teardown follows) and calls quit at a second one: a best-effort
+// teardown of this harness's testnets and an immediate exit (`chainperf
+// clean` removes what that misses).
+func onSignals(sigs <-chan os.Signal, cancel context.CancelFunc, quit func()) {
+	<-sigs
 	cancel()
-	os.Exit(exitInterrupted)
+	<-sigs
+	quit()
 }
 
 func rootCmd() *cobra.Command {
