@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -81,10 +82,13 @@ input or an error.`,
 // returns the error that decides the exit code: runErr, or errFailed when
 // the criteria failed.
 func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.Run, runErr error) error {
+	// After Ctrl-C ctx is done, and the report is still due: what was
+	// stored is read without it.
+	ctx = context.WithoutCancel(ctx)
 	if _, err := st.Run(ctx, r.ID); err != nil && runErr != nil {
 		return runErr // it stopped before it began (a failed build): nothing to report
 	}
-	series, err := st.Series(context.WithoutCancel(ctx), r.ID)
+	series, err := st.Series(ctx, r.ID)
 	if err != nil {
 		return err
 	}
@@ -95,6 +99,8 @@ func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.R
 	printRun(out, r, paths)
 	fmt.Fprintf(out, "stored in %s: `chainperf runs show %s`\n", st.Where(), r.ID)
 	switch {
+	case errors.Is(runErr, context.Canceled):
+		return fmt.Errorf("interrupted: what was measured until then is stored and reported above")
 	case runErr != nil:
 		return runErr
 	case !r.Passed:

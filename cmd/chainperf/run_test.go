@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -179,31 +181,43 @@ func TestKilledRunIsInterrupted(t *testing.T) {
 	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
 	scn := filepath.Join(tmp, "long.toml")
 	os.WriteFile(scn, []byte("name = \"long\"\n[testnet]\nvalidators = 2\nfull_nodes = 0\n[load]\nrate = 100\nduration = \"60s\"\n"), 0o644)
-	cmd := exec.Command(binary, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
-	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Wait until a few blocks are stored, then kill.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if n := storedBlocks(t, db); n >= 3 {
-			break
+	// startAndWait starts the run and waits until a few blocks are stored.
+	startAndWait := func(db string) (*exec.Cmd, *bytes.Buffer) {
+		var out bytes.Buffer
+		cmd := exec.Command(binary, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+		cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("no blocks stored within 60s")
+		deadline := time.Now().Add(60 * time.Second)
+		for storedBlocks(t, db) < 3 {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("no blocks stored within 60s")
+			}
+			time.Sleep(500 * time.Millisecond)
 		}
-		time.Sleep(500 * time.Millisecond)
+		return cmd, &out
 	}
+	// Ctrl-C: the run ends interrupted, and its summary and report are
+	// still written from what was stored.
+	cmd, out := startAndWait(filepath.Join(tmp, "ctrlc.db"))
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if !regexp.MustCompile(`run \S+: INTERRUPTED in`).MatchString(out.String()) || !strings.Contains(out.String(), "report: ") || !strings.Contains(out.String(), "interrupted") {
+		t.Errorf("Ctrl-C: no summary or report of the interrupted run:\n%s", out)
+	}
+	// SIGKILL: the next chainperf marks it interrupted.
+	cmd, _ = startAndWait(db)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	if out, code := cli(t, reg, "clean"); code != 0 {
 		t.Fatalf("clean: exit %d\n%s", code, out)
 	}
-	out, code := cli(t, reg, "runs", "list", "--db", db)
-	if code != 0 || !strings.Contains(out, "interrupted") {
-		t.Fatalf("runs list after a kill: exit %d; want the run interrupted\n%s", code, out)
+	list, code := cli(t, reg, "runs", "list", "--db", db)
+	if code != 0 || !strings.Contains(list, "interrupted") {
+		t.Fatalf("runs list after a kill: exit %d; want the run interrupted\n%s", code, list)
 	}
 	if n := storedBlocks(t, db); n < 3 {
 		t.Errorf("interrupted run keeps %d blocks; want the 3+ it had", n)
