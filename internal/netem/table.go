@@ -6,11 +6,12 @@
 package netem
 
 import (
+	"github.com/chainperf/chainperf/internal/files"
+
 	"bytes"
 	_ "embed"
 	"encoding/csv"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +49,8 @@ func Builtin() *Table {
 // source: a header "From/to,zoneA,zoneB,...", then one row per sending
 // zone, in the same order, of one-way delays in milliseconds.
 func ReadCSV(path string) (*Table, error) {
-	data, err := os.ReadFile(path)
+	// A table of 200 zones is ~1 MB; /dev/zero or a FIFO is no table.
+	data, err := files.ReadRegular(path, 4<<20)
 	if err != nil {
 		return nil, fmt.Errorf("latency table: %w", err)
 	}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/chainperf/chainperf/internal/files"
 	"github.com/chainperf/chainperf/internal/suggest"
 )
 
@@ -28,16 +28,82 @@ func Open(path string) (*Scenario, error) {
 	if path == "" {
 		return Parse("<default>", Default)
 	}
-	data, err := os.ReadFile(path)
+	data, err := files.ReadRegular(path, MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
 	}
 	return Parse(path, data)
 }
 
+// MaxFileBytes bounds a scenario file (the default is ~12 KB) and
+// MaxDepth its nesting of arrays and inline tables: go-toml's memory grows
+// with the square of the depth (40 KB of nested brackets took 659 MB).
+const (
+	MaxFileBytes = 1 << 20
+	MaxDepth     = 16
+)
+
+// checkShape refuses data past MaxFileBytes or nested past MaxDepth
+// before the decoder sees it, naming the line where the depth is passed.
+// Brackets inside strings and comments do not count.
+func checkShape(file string, data []byte) error {
+	if len(data) > MaxFileBytes {
+		return &Error{Pos: file, Msg: fmt.Sprintf("%d bytes: a scenario is at most %d", len(data), MaxFileBytes)}
+	}
+	depth, line := 0, 1
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '\n':
+			line++
+		case '#':
+			for i+1 < len(data) && data[i+1] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			i = skipString(data, i, &line)
+		case '[', '{':
+			if depth++; depth > MaxDepth {
+				return &Error{Pos: fmt.Sprintf("%s:%d", file, line), Msg: fmt.Sprintf("nested more than %d arrays or tables deep", MaxDepth)}
+			}
+		case ']', '}':
+			depth = max(0, depth-1)
+		}
+	}
+	return nil
+}
+
+// skipString returns the index of the last byte of the string that opens
+// at data[i]: its closing quote (triple for a multi-line string), or for
+// an unterminated single-line one the byte before its line's end.
+func skipString(data []byte, i int, line *int) int {
+	q := data[i]
+	end := []byte{q}
+	if bytes.HasPrefix(data[i:], []byte{q, q, q}) {
+		end, i = []byte{q, q, q}, i+2
+	}
+	for i++; i < len(data); i++ {
+		switch {
+		case bytes.HasPrefix(data[i:], end):
+			return i + len(end) - 1
+		case data[i] == '\n' && len(end) == 1:
+			return i - 1 // the decoder will say it is unterminated
+		case data[i] == '\n':
+			*line++
+		case data[i] == '\\' && q == '"':
+			i++
+		}
+	}
+	return len(data) - 1
+}
+
 // Parse decodes data (named file in messages) on top of the defaults and
 // validates the result. All problems found are returned joined.
 func Parse(file string, data []byte) (*Scenario, error) {
+	// A UTF-8 byte order mark, as some editors write, is not TOML.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if err := checkShape(file, data); err != nil {
+		return nil, err
+	}
 	s, err := defaults()
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,10 +150,21 @@ func FuzzParse(f *testing.F) {
 	f.Add(Default)
 	f.Add([]byte("[testnet]\nvalidators = 2\n[testnet.config]\n\"p2p.send_rate\" = 1\n"))
 	f.Add([]byte("[load]\nmodel = \"steps\"\nsteps = [{rate = 1, duration = \"1s\"}]\n"))
+	// Bad numbers, nesting, strings that look nested, a BOM.
+	f.Add([]byte("[testnet]\nvalidators = 2\n[load]\nrate = nan\n"))
+	f.Add([]byte("[testnet]\nargs = [[[[[[]]]]]]\n"))
+	f.Add([]byte("name = '''\n[[[\n'''\n[load]\nrate = 1e12\n"))
+	f.Add([]byte("\xef\xbb\xbf[experiment]\nkind = [\"steady\", \"find-max\"]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.toml", data)
-		if err == nil && s.Testnet.Validators < 1 {
-			t.Fatalf("accepted %d validators", s.Testnet.Validators)
+		if err != nil {
+			return
+		}
+		if s.Testnet.Validators < 1 || math.IsNaN(s.Load.Rate) || s.Load.Rate > MaxRate {
+			t.Fatalf("accepted %d validators, rate %g", s.Testnet.Validators, s.Load.Rate)
+		}
+		if err := s.Check(); err != nil {
+			t.Errorf("accepted, then refused on a second check: %v", err)
 		}
 	})
 }
@@ -209,5 +221,30 @@ func TestExternalScenario(t *testing.T) {
 		case tc.want == "" && s.Testnet.NodeNames()[0] != "full0":
 			t.Errorf("%s: names %v", tc.name, s.Testnet.NodeNames())
 		}
+	}
+}
+
+// The shape of a file is checked before the decoder sees it: nesting past
+// MaxDepth (memory grew with its square) and size past MaxFileBytes are
+// errors; brackets in strings and comments do not count; a UTF-8 BOM is
+// accepted.
+func TestFileShape(t *testing.T) {
+	deep := "[testnet]\nargs = " + strings.Repeat("[", 40) + strings.Repeat("]", 40) + "\n"
+	if _, err := Parse("f.toml", []byte(deep)); err == nil || !strings.Contains(err.Error(), "f.toml:2: nested more than 16") {
+		t.Errorf("40 deep: %v", err)
+	}
+	quoted := "name = \"" + strings.Repeat("[", 40) + "\" # " + strings.Repeat("{", 40) + "\n[testnet]\nargs = ['''\n" + strings.Repeat("[", 40) + "''']\n"
+	if _, err := Parse("f.toml", []byte(quoted)); err != nil && strings.Contains(err.Error(), "nested") {
+		t.Errorf("brackets in strings and comments counted: %v", err)
+	}
+	big := "name = \"x\"\n" + strings.Repeat("# padding\n", MaxFileBytes/10+1)
+	if _, err := Parse("f.toml", []byte(big)); err == nil || !strings.Contains(err.Error(), "a scenario is at most") {
+		t.Errorf("a 1 MiB+ file: %v", err)
+	}
+	if s, err := Parse("f.toml", []byte("\xef\xbb\xbfname = \"bom\"\n")); err != nil || s.Name != "bom" {
+		t.Errorf("a BOM: %v", err)
+	}
+	if _, err := Open("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device") {
+		t.Errorf("/dev/zero: %v", err)
 	}
 }

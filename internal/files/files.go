@@ -1,0 +1,53 @@
+// Package files reads the files a user names (scenarios, latency tables)
+// without trusting what they are: only a regular file is read, and no more
+// of it than a limit, so /dev/zero, a FIFO or a huge file is a clear error
+// instead of a hang or an exhausted memory.
+package files
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+)
+
+// ReadRegular reads the regular file at path, refusing anything else and
+// anything larger than limit bytes.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	// O_NONBLOCK: opening a FIFO for reading must not wait for a writer;
+	// the kind is checked on the open file, so it cannot change between.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		what := "not a regular file"
+		switch m := fi.Mode(); {
+		case m.IsDir():
+			what = "a directory"
+		case m&os.ModeDevice != 0:
+			what = "a device"
+		case m&os.ModeNamedPipe != 0:
+			what = "a named pipe"
+		case m&os.ModeSocket != 0:
+			what = "a socket"
+		}
+		return nil, fmt.Errorf("%s is %s: name a regular file", path, what)
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes: at most %d", path, fi.Size(), limit)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is more than %d bytes", path, limit)
+	}
+	return data, nil
+}
