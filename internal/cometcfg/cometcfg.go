@@ -6,8 +6,11 @@ package cometcfg
 
 import (
 	"fmt"
+	"net"
+	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cometbft/cometbft/config"
@@ -61,6 +64,37 @@ func Set(cfg *config.Config, key string, value any) error {
 	}
 	if err := assign(field, value); err != nil {
 		return fmt.Errorf("%s: %w", key, err)
+	}
+	if field.Kind() == reflect.String {
+		if err := inside(key, field.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inside keeps a node's files and listeners inside the harness: a path
+// (a key ending in _file, _dir or _path) must stay under the node's home,
+// and a listener (a key ending in laddr or _addr) must bind a loopback
+// address, since the harness cannot clean up or account for what lives
+// elsewhere.
+func inside(key, v string) error {
+	switch {
+	case v == "":
+		return nil
+	case strings.HasSuffix(key, "_file") || strings.HasSuffix(key, "_dir") || strings.HasSuffix(key, "_path"):
+		if filepath.IsAbs(v) || !filepath.IsLocal(v) {
+			return fmt.Errorf("%s = %q: a path outside the node's home; give one relative to it, with no '..'", key, v)
+		}
+	case strings.HasSuffix(key, "laddr") || strings.HasSuffix(key, "_addr"):
+		_, hostport, ok := strings.Cut(v, "://")
+		if !ok {
+			hostport = v
+		}
+		host, _, err := net.SplitHostPort(hostport)
+		if ip := net.ParseIP(host); err != nil || (host != "localhost" && (ip == nil || !ip.IsLoopback())) {
+			return fmt.Errorf("%s = %q: a listener must bind a loopback address (127.0.0.1:PORT); chainperf does not open nodes to the network", key, v)
+		}
 	}
 	return nil
 }

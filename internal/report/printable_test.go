@@ -1,6 +1,11 @@
 package report
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/results"
+)
 
 func TestPrintable(t *testing.T) {
 	for in, want := range map[string]string{
@@ -12,6 +17,18 @@ func TestPrintable(t *testing.T) {
 	} {
 		if got := Printable(in); got != want {
 			t.Errorf("Printable(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+// A run with rpc.unsafe on says so in its report; one without does not.
+func TestUnsafeRPCIsSaid(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		r := &results.Run{Setup: results.Setup{Config: map[string]any{"rpc.unsafe": on}}}
+		var b strings.Builder
+		Markdown(&b, r)
+		if got := strings.Contains(b.String(), "rpc.unsafe is on"); got != on {
+			t.Errorf("rpc.unsafe = %v: report says so: %v\n%s", on, got, b.String())
 		}
 	}
 }

@@ -187,6 +187,9 @@ func Markdown(w io.Writer, r *results.Run) {
 	fmt.Fprintln(w)
 	if len(r.Config) > 0 {
 		fmt.Fprintf(w, "- CometBFT config overrides: %v\n", r.Config)
+		if r.Config["rpc.unsafe"] == true {
+			fmt.Fprintf(w, "- **rpc.unsafe is on**: the nodes' RPC took unsafe commands (dial_seeds, unsafe_flush_mempool) during this run\n")
+		}
 	}
 	if wan := r.WAN; wan != nil {
 		fmt.Fprintf(w, "- emulated WAN: %s delays, %s backend, jitter %.0f %%, loss %g %%, zones %v\n", wan.Table, wan.Backend, 100*wan.Jitter, wan.Loss, wan.Zones)

@@ -102,6 +102,12 @@ func TestParseErrors(t *testing.T) {
 		{"repeats 1e9", "[experiment]\nrepeats = 1000000000\n", "f.toml:2: experiment.repeats: 1000000000: at most 1000"},
 		{"connections 1e9", "[load]\nmodel = \"connections\"\nconnections = 1000000000\n", "load.connections: 1000000000: at most 10000"},
 		{"request of 13 GB", "[load]\nbatch = 10000\n[workload]\ntx_size = 1300000\n", "load.batch: batch 10000 x tx_size 1300000"},
+		// Node configs stay inside the harness: paths under the home,
+		// listeners on loopback.
+		{"db_dir outside", "[testnet.config]\ndb_dir = \"/etc\"\n", "f.toml:2: testnet.config.db_dir: db_dir = \"/etc\": a path outside the node's home"},
+		{"wal file escapes", "[testnet.config]\n\"consensus.wal_file\" = \"../../x\"\n", "consensus.wal_file = \"../../x\": a path outside"},
+		{"addr book outside", "[testnet.config]\n\"p2p.addr_book_file\" = \"/tmp/book.json\"\n", "p2p.addr_book_file"},
+		{"grpc on every interface", "[testnet.config]\n\"rpc.grpc_laddr\" = \"tcp://0.0.0.0:9090\"\n", "rpc.grpc_laddr = \"tcp://0.0.0.0:9090\": a listener must bind a loopback address"},
 		{"max pending", "[load]\nmax_pending = 5\n", "f.toml:2: load.max_pending: 5: must be from 1000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
