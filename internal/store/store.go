@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"net/url"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -46,8 +48,8 @@ func Locate(flag string) string {
 // memory"), and with mustExist a missing file is an error instead of a
 // new database. A postgres URL passes.
 func CheckPath(dsn string, mustExist bool) error {
-	if isPostgres(dsn) {
-		return nil
+	if err := checkDSN(dsn); err != nil || isPostgres(dsn) {
+		return err
 	}
 	fi, err := os.Stat(dsn)
 	switch {
@@ -75,17 +77,39 @@ func CheckPath(dsn string, mustExist bool) error {
 }
 
 func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+	scheme, _, ok := strings.Cut(dsn, "://")
+	return ok && (strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql"))
 }
+
+// checkDSN refuses what looks like a database address but is not one
+// chainperf reads: another URL scheme, or a keyword DSN ("host=...
+// password=..."), which would otherwise become a SQLite file name (and
+// its password part of every message). The error never repeats dsn.
+func checkDSN(dsn string) error {
+	if scheme, _, ok := strings.Cut(dsn, "://"); ok && !isPostgres(dsn) {
+		return fmt.Errorf("results database: unknown URL scheme %q: use postgres://USER:PASSWORD@HOST/DB or a SQLite file path", scheme)
+	}
+	if keywordDSN.MatchString(dsn) {
+		return fmt.Errorf("results database: a keyword DSN (host=... password=...) is not read: write it as postgres://USER:PASSWORD@HOST/DB")
+	}
+	return nil
+}
+
+var keywordDSN = regexp.MustCompile(`(?i)(^|\s)(host|hostaddr|port|dbname|user|password|sslmode)\s*=`)
 
 // Open opens (and creates or migrates) the database at dsn: a
 // postgres:// or postgresql:// URL, or a SQLite file path.
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	s := &Store{}
+	if err := checkDSN(dsn); err != nil {
+		return nil, err
+	}
 	var err error
 	if isPostgres(dsn) {
 		s.postgres, s.where = true, redact(dsn)
-		s.db, err = sql.Open("pgx", dsn)
+		// pgx wants the scheme in lower case; the user may not write it so.
+		scheme, rest, _ := strings.Cut(dsn, "://")
+		s.db, err = sql.Open("pgx", strings.ToLower(scheme)+"://"+rest)
 	} else {
 		s.where = dsn
 		dir := filepath.Dir(dsn)
@@ -120,17 +144,25 @@ func (s *Store) Close() error { return s.db.Close() }
 func (s *Store) Where() string { return s.where }
 
 // redact removes the password from a URL.
+// redact returns a postgres URL fit for messages: the password of its
+// user and of its query (password=, sslpassword=) replaced.
 func redact(dsn string) string {
-	at := strings.LastIndex(dsn, "@")
-	scheme := strings.Index(dsn, "://")
-	if at < 0 || scheme < 0 {
-		return dsn
+	u, err := url.Parse(dsn)
+	if err != nil || u.Opaque != "" || !isPostgres(dsn) {
+		return "(a postgres address that does not parse)" // no part of it: any could be the password
 	}
-	userinfo := dsn[scheme+3 : at]
-	if u, _, ok := strings.Cut(userinfo, ":"); ok {
-		return dsn[:scheme+3] + u + ":***" + dsn[at:]
+	u.Fragment, u.RawFragment = "", ""
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "REDACTED")
 	}
-	return dsn
+	q := u.Query()
+	for k := range q {
+		if strings.Contains(strings.ToLower(k), "password") {
+			q.Set(k, "REDACTED")
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // q rewrites '?' placeholders to PostgreSQL's $1, $2, ...
