@@ -11,10 +11,10 @@ import (
 // looks like a database address is refused without repeating it.
 func TestDSNSecrets(t *testing.T) {
 	for dsn, want := range map[string]string{
-		"postgres://bob:s3cret@db.example/runs":                 "postgres://bob:REDACTED@db.example/runs",
-		"POSTGRES://bob:s3cret@db.example/runs":                 "POSTGRES://bob:REDACTED@db.example/runs",
-		"postgresql://bob@db.example/runs?password=s3cret":      "postgresql://bob@db.example/runs?password=REDACTED",
-		"postgres://db.example/runs?sslpassword=s3cret&x=1":     "postgres://db.example/runs?sslpassword=REDACTED&x=1",
+		"postgres://bob:s3cret@db.example/runs":                  "postgres://bob:REDACTED@db.example/runs",
+		"POSTGRES://bob:s3cret@db.example/runs":                  "POSTGRES://bob:REDACTED@db.example/runs",
+		"postgresql://bob@db.example/runs?password=s3cret":       "postgresql://bob@db.example/runs?password=REDACTED",
+		"postgres://db.example/runs?sslpassword=s3cret&x=1":      "postgres://db.example/runs?sslpassword=REDACTED&x=1",
 		"postgres://bob:s3cret@db.example:5432/runs?sslmode=off": "postgres://bob:REDACTED@db.example:5432/runs?sslmode=off",
 	} {
 		got := redact(dsn)
