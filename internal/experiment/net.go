@@ -107,7 +107,7 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	temp := o.Dir == ""
 	dir := o.Dir
 	if temp {
-		if dir, err = os.MkdirTemp("", "chainperf-testnet-"); err != nil {
+		if dir, err = os.MkdirTemp("", testnet.TempDirPrefix); err != nil {
 			return nil, fmt.Errorf("temp dir: %w", err)
 		}
 	} else if dir, err = filepath.Abs(dir); err != nil {

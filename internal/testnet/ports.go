@@ -16,10 +16,10 @@ const FirstAutoPort = 26600
 // save of a testnet's state hold together, so that two testnets starting at
 // once never pick the same ports. Call the returned func to release it.
 func LockPorts() (func(), error) {
-	if err := os.MkdirAll(RegistryDir(), 0o755); err != nil {
-		return nil, fmt.Errorf("registry: %w", err)
+	if err := MakeRegistry(); err != nil {
+		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(RegistryDir(), ".ports.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(filepath.Join(RegistryDir(), ".ports.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("port lock: %w", err)
 	}

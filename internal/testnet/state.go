@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -36,15 +39,86 @@ func (s *State) Save() error {
 	if err := writeAtomic(filepath.Join(s.Dir, StateFile), data); err != nil {
 		return fmt.Errorf("save state: %w", err)
 	}
-	if err := os.MkdirAll(RegistryDir(), 0o755); err != nil {
-		return fmt.Errorf("registry: %w", err)
+	if err := MakeRegistry(); err != nil {
+		return err
 	}
 	return writeAtomic(filepath.Join(RegistryDir(), s.ID+".json"), data)
 }
 
-// Forget removes the state file and the registry entry.
+// MakeRegistry makes the registry dir (0700) if it is not there, and
+// checks that it is this user's and writable by no one else: its state
+// files say which processes to end and which dirs to remove.
+func MakeRegistry() error {
+	dir := RegistryDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("registry: %w", err)
+	}
+	return checkRegistry(dir)
+}
+
+func checkRegistry(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("registry: %w", err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("registry %s is not a directory", dir)
+	case !ok || int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("registry %s belongs to another user: chainperf trusts only its own (remove it, or set CHAINPERF_REGISTRY)", dir)
+	case fi.Mode().Perm()&0o022 != 0:
+		// Writable by others, it could hold their state files (read,
+		// merely, it only tells which testnets run).
+		return fmt.Errorf("registry %s is writable by other users (mode %v): chmod 700 it", dir, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// idPattern is every testnet ID NewID makes.
+var idPattern = regexp.MustCompile(`^tn-[0-9a-f]{6}$`)
+
+// check refuses a state read back that chainperf could not have written,
+// before anything acts on it: an ID of another form, a namespace tag that
+// is not the ID's, a node home outside the testnet dir.
+func (s *State) check(path string) error {
+	if !idPattern.MatchString(s.ID) {
+		return fmt.Errorf("state file %s: testnet ID %q is not one chainperf makes", path, s.ID)
+	}
+	if s.Network != nil && s.Network.Tag != NetworkTag(s.ID) {
+		return fmt.Errorf("state file %s: network tag %q is not testnet %s's", path, s.Network.Tag, s.ID)
+	}
+	if !filepath.IsAbs(s.Dir) {
+		return fmt.Errorf("state file %s: dir %q is not absolute", path, s.Dir)
+	}
+	for _, n := range s.Nodes {
+		if rel, err := filepath.Rel(s.Dir, n.Home); err != nil || !filepath.IsLocal(rel) {
+			return fmt.Errorf("state file %s: node %s's home %q is outside the testnet dir %s", path, n.Name, n.Home, s.Dir)
+		}
+	}
+	return nil
+}
+
+// OwnsDir reports whether s's dir is one chainperf may remove whole: one
+// it made (a chainperf-testnet- dir in the temp dir) that holds a state
+// file of the same testnet.
+func (s *State) OwnsDir() bool {
+	if !s.TempDir || filepath.Dir(s.Dir) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(s.Dir), TempDirPrefix) {
+		return false
+	}
+	inDir, err := readState(filepath.Join(s.Dir, StateFile))
+	return err == nil && inDir.ID == s.ID
+}
+
+// TempDirPrefix starts the name of every testnet dir chainperf makes.
+const TempDirPrefix = "chainperf-testnet-"
+
+// Forget removes the registry entry, and the dir's state file while it is
+// this testnet's.
 func (s *State) Forget() {
-	_ = os.Remove(filepath.Join(s.Dir, StateFile))
+	if inDir, err := readState(filepath.Join(s.Dir, StateFile)); err == nil && inDir.ID == s.ID {
+		_ = os.Remove(filepath.Join(s.Dir, StateFile))
+	}
 	_ = os.Remove(filepath.Join(RegistryDir(), s.ID+".json"))
 }
 
@@ -56,9 +130,23 @@ func writeAtomic(path string, data []byte) error {
 	return os.Rename(tmp, path)
 }
 
-// ReadState reads the state file of the testnet in dir.
+// ReadState reads the state file of the testnet in dir. The state must
+// be of dir itself: a file that names another dir is refused, so that
+// acting on it cannot reach outside dir.
 func ReadState(dir string) (*State, error) {
-	return readState(filepath.Join(dir, StateFile))
+	path := filepath.Join(dir, StateFile)
+	s, err := readState(path)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if filepath.Clean(s.Dir) != abs {
+		return nil, fmt.Errorf("state file %s names another dir (%s): not acting on it", path, s.Dir)
+	}
+	return s, nil
 }
 
 func readState(path string) (*State, error) {
@@ -76,6 +164,9 @@ func readState(path string) (*State, error) {
 	if s.Testnet == nil {
 		return nil, fmt.Errorf("state file %s holds no testnet", path)
 	}
+	if err := s.check(path); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -86,12 +177,19 @@ func RegistryDir() string {
 	if d := os.Getenv("CHAINPERF_REGISTRY"); d != "" {
 		return d
 	}
-	return filepath.Join(os.TempDir(), "chainperf", "testnets")
+	// Per user: another user's state files are never read.
+	return filepath.Join(os.TempDir(), fmt.Sprintf("chainperf-%d", os.Geteuid()), "testnets")
 }
 
 // Registered returns the states in the registry, oldest first. Damaged
 // entries are skipped and reported in errs.
 func Registered() (states []*State, errs []error) {
+	if err := checkRegistry(RegistryDir()); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []error{err}
+	}
 	paths, _ := filepath.Glob(filepath.Join(RegistryDir(), "*.json"))
 	for _, p := range paths {
 		s, err := readState(p)

@@ -25,7 +25,7 @@ func Down(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if process.HarnessAlive(st) {
+	if process.HarnessAlive(st) && process.Runs(st.HarnessPID, "chainperf") {
 		_ = syscall.Kill(st.HarnessPID, syscall.SIGINT)
 		for i := 0; i < 300 && process.Alive(st.HarnessPID, st.HarnessStart); i++ {
 			time.Sleep(100 * time.Millisecond)
@@ -48,14 +48,23 @@ func Remove(st *testnet.State) {
 	if st.Network != nil {
 		_ = netns.Remove(context.Background(), st.Network.Tag)
 	}
-	if st.TempDir {
+	switch {
+	case st.OwnsDir():
 		_ = os.RemoveAll(st.Dir)
-	} else {
+	case hasOwnState(st):
+		// The homes only, and only while the dir still holds this
+		// testnet's state (checked homes are inside it).
 		for _, n := range st.Nodes {
 			_ = os.RemoveAll(n.Home)
 		}
 	}
 	st.Forget()
+}
+
+// hasOwnState reports whether st's dir holds a state file of st's testnet.
+func hasOwnState(st *testnet.State) bool {
+	inDir, err := testnet.ReadState(st.Dir)
+	return err == nil && inDir.ID == st.ID
 }
 
 // A Leftover is one testnet `Clean` dealt with.

@@ -6,6 +6,7 @@
 package process
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -331,7 +332,7 @@ func Alive(pid int, start uint64) bool {
 func StopRecorded(ctx context.Context, st *testnet.State) (stopped int) {
 	var live []*testnet.Node
 	for _, n := range st.Nodes {
-		if Alive(n.PID, n.Start) {
+		if Alive(n.PID, n.Start) && Runs(n.PID, n.Home) {
 			_ = syscall.Kill(-n.PID, syscall.SIGTERM)
 			_ = syscall.Kill(-n.PID, syscall.SIGCONT)
 			live = append(live, n)
@@ -351,6 +352,14 @@ func StopRecorded(ctx context.Context, st *testnet.State) (stopped int) {
 		n.PID, n.Start = 0, 0
 	}
 	return len(live)
+}
+
+// Runs reports whether process pid's command line holds want (a node's
+// home, "chainperf"): with the start time, what says a recorded PID is
+// still the process it was, and not another one a crafted file names.
+func Runs(pid int, want string) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && want != "" && bytes.Contains(cmdline, []byte(want))
 }
 
 // HarnessAlive reports whether the harness that owns st still runs.

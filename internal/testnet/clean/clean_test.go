@@ -1,0 +1,97 @@
+package clean
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/process"
+)
+
+// A crafted registry entry (as a second local user could once write into
+// a shared registry) names an unrelated dir to remove and an unrelated
+// process (right PID, right start time) to end: clean removes neither.
+func TestCleanTrustsNoCraftedState(t *testing.T) {
+	reg := t.TempDir()
+	os.Chmod(reg, 0o700)
+	t.Setenv("CHAINPERF_REGISTRY", reg)
+	victim := t.TempDir()
+	os.WriteFile(filepath.Join(victim, "precious"), []byte("x"), 0o644)
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleeper.Process.Kill()
+	start, err := process.StartTime(sleeper.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &testnet.State{Testnet: &testnet.Testnet{ID: "tn-0badc0", Dir: victim,
+		Nodes: []*testnet.Node{{Name: "validator0", Home: filepath.Join(victim, "validator0"), PID: sleeper.Process.Pid, Start: start}}},
+		TempDir: true, HarnessPID: 1, Created: time.Now()}
+	data, _ := json.Marshal(st)
+	os.WriteFile(filepath.Join(reg, st.ID+".json"), data, 0o600)
+
+	if _, errs := Clean(context.Background(), true); len(errs) != 0 {
+		t.Logf("clean errors: %v", errs)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "precious")); err != nil {
+		t.Errorf("clean removed a dir a crafted entry named: %v", err)
+	}
+	if !process.Alive(sleeper.Process.Pid, start) {
+		t.Error("clean ended a process a crafted entry named (its command line holds no node home)")
+	}
+	// `down --dir D` acts on D's own state only: a file in D naming
+	// another dir is refused.
+	d := t.TempDir()
+	st.Dir = victim
+	data, _ = json.Marshal(st)
+	os.WriteFile(filepath.Join(d, testnet.StateFile), data, 0o600)
+	if err := Down(context.Background(), d); err == nil || !strings.Contains(err.Error(), "names another dir") {
+		t.Errorf("down of a dir whose state names another: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(victim, "precious")); err != nil {
+		t.Errorf("down removed the dir a crafted state named: %v", err)
+	}
+}
+
+// State files chainperf could not have written are refused when read.
+func TestCraftedStatesRefused(t *testing.T) {
+	reg := t.TempDir()
+	os.Chmod(reg, 0o700)
+	t.Setenv("CHAINPERF_REGISTRY", reg)
+	dir := t.TempDir()
+	for name, st := range map[string]*testnet.State{
+		"id":   {Testnet: &testnet.Testnet{ID: "../../etc", Dir: dir}},
+		"home": {Testnet: &testnet.Testnet{ID: "tn-000001", Dir: dir, Nodes: []*testnet.Node{{Name: "v", Home: "/etc"}}}},
+		"tag":  {Testnet: &testnet.Testnet{ID: "tn-000001", Dir: dir, Network: &testnet.Network{Tag: ""}}},
+	} {
+		data, _ := json.Marshal(st)
+		os.WriteFile(filepath.Join(dir, testnet.StateFile), data, 0o600)
+		if _, err := testnet.ReadState(dir); err == nil {
+			t.Errorf("%s: a crafted state was read", name)
+		}
+	}
+	// A registry others can write is not trusted.
+	os.Chmod(reg, 0o777)
+	if _, errs := testnet.Registered(); len(errs) == 0 || !strings.Contains(errs[0].Error(), "writable by other users") {
+		t.Errorf("a world-writable registry: %v", errs)
+	}
+	if err := testnet.MakeRegistry(); err == nil {
+		t.Error("MakeRegistry accepted a world-writable registry")
+	}
+	os.Chmod(reg, 0o700)
+	if os.Geteuid() == 0 {
+		os.Chown(reg, 65534, 65534)
+		if err := testnet.MakeRegistry(); err == nil || !strings.Contains(err.Error(), "another user") {
+			t.Errorf("a registry of another user: %v", err)
+		}
+		os.Chown(reg, 0, 0)
+	}
+}
