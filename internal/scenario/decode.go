@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -175,7 +176,7 @@ func decode(file string, data []byte, s *Scenario) error {
 		for _, e := range strict.Errors {
 			row, _ := e.Position()
 			key := strings.Join(e.Key(), ".")
-			msg := fmt.Sprintf("unknown key %q", key)
+			msg := fmt.Sprintf("unknown key %q", shorten(key))
 			if s := suggest.Closest(key, knownKeys()); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
@@ -183,19 +184,123 @@ func decode(file string, data []byte, s *Scenario) error {
 		}
 		return errors.Join(errs...)
 	}
+	msg := strings.TrimPrefix(err.Error(), "toml: ")
+	// A value of the wrong type: say so in the scenario's words.
+	if m := wrongType.FindStringSubmatch(msg); m != nil {
+		row := lineOf(err)
+		key := shorten(keyAt(data, row))
+		return &Error{Pos: fmt.Sprintf("%s:%d", file, row), Msg: fmt.Sprintf("%s must be %s, got %s", key, typeWords(m[2]), m[1])}
+	}
+	// A key or table defined twice: the line of the second one.
+	if m := defined.FindStringSubmatch(msg); m != nil {
+		name, table := m[1], m[2] != ""
+		if table {
+			name = m[2]
+		}
+		return &Error{Pos: fmt.Sprintf("%s:%d", file, secondDefinition(data, name, table)), Msg: shorten(name) + " is defined twice"}
+	}
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, _ := de.Position()
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
 		if k := de.Key(); len(k) > 0 {
-			msg = strings.Join(k, ".") + ": " + msg
+			msg = shorten(strings.Join(k, ".")) + ": " + msg
 		}
 		return &Error{Pos: fmt.Sprintf("%s:%d", file, row), Msg: msg}
 	}
 	// Errors of our own decoders (Kinds) start with the key they are about.
-	msg := strings.TrimPrefix(err.Error(), "toml: ")
 	key, _, _ := strings.Cut(msg, ": ")
 	return &Error{Pos: indexLines(data).at(file, key), Msg: msg}
+}
+
+var (
+	wrongType = regexp.MustCompile(`cannot decode TOML (\w+) into struct field \S+ of type (\S+)`)
+	defined   = regexp.MustCompile(`^(?:key (\S+) is already defined|table (\S+) already exists)`)
+)
+
+// lineOf is the line an error of the decoder points at (1 when none).
+func lineOf(err error) int {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, _ := de.Position()
+		return row
+	}
+	var se interface{ Position() (int, int) }
+	if errors.As(err, &se) {
+		row, _ := se.Position()
+		return row
+	}
+	return 1
+}
+
+// keyAt is the dotted key set on line row: its table's name and the text
+// before "=".
+func keyAt(data []byte, row int) string {
+	table := ""
+	for i, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			table = strings.Trim(t, "[] ")
+		}
+		if i+1 == row {
+			k, _, _ := strings.Cut(t, "=")
+			k = strings.Trim(strings.TrimSpace(k), `"`)
+			if table != "" {
+				return table + "." + k
+			}
+			return k
+		}
+	}
+	return "a value"
+}
+
+// secondDefinition is the line where key (or table) is set the second
+// time, 1 when it cannot be found.
+func secondDefinition(data []byte, key string, table bool) int {
+	last := key[strings.LastIndex(key, ".")+1:]
+	seen := 0
+	for i, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		var hit bool
+		if table {
+			hit = strings.Trim(t, "[] ") == key && strings.HasPrefix(t, "[")
+		} else {
+			k, _, ok := strings.Cut(t, "=")
+			hit = ok && strings.Trim(strings.TrimSpace(k), `"`) == last
+		}
+		if hit {
+			if seen++; seen == 2 {
+				return i + 1
+			}
+		}
+	}
+	return 1
+}
+
+// typeWords says a Go field type as the scenario's words.
+func typeWords(goType string) string {
+	switch {
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
+		return "an integer"
+	case strings.HasPrefix(goType, "float"):
+		return "a number"
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "true or false"
+	case strings.HasSuffix(goType, "Duration"):
+		return `a duration such as "30s"`
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	}
+	return "a table"
+}
+
+// shorten keeps a key readable in a message: a long one is cut.
+func shorten(key string) string {
+	if len(key) <= 60 {
+		return key
+	}
+	return key[:57] + "..."
 }
 
 // knownKeys lists every dotted key a scenario may set, from the struct tags.

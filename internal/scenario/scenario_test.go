@@ -108,6 +108,13 @@ func TestParseErrors(t *testing.T) {
 		{"wal file escapes", "[testnet.config]\n\"consensus.wal_file\" = \"../../x\"\n", "consensus.wal_file = \"../../x\": a path outside"},
 		{"addr book outside", "[testnet.config]\n\"p2p.addr_book_file\" = \"/tmp/book.json\"\n", "p2p.addr_book_file"},
 		{"grpc on every interface", "[testnet.config]\n\"rpc.grpc_laddr\" = \"tcp://0.0.0.0:9090\"\n", "rpc.grpc_laddr = \"tcp://0.0.0.0:9090\": a listener must bind a loopback address"},
+		// Decoder errors in the scenario's words, with their line.
+		{"type words", "[testnet]\nvalidators = \"four\"\n", "f.toml:2: testnet.validators must be an integer, got string"},
+		{"rate a string", "[load]\nrate = \"fast\"\n", "f.toml:2: load.rate must be a number, got string"},
+		{"key twice", "[testnet]\nvalidators = 2\nvalidators = 3\n", "f.toml:3: validators is defined twice"},
+		{"table twice", "[testnet]\nvalidators = 2\n[testnet]\n", "f.toml:3: testnet is defined twice"},
+		{"long key", "[testnet]\n" + strings.Repeat("x", 300) + " = 1\n", `f.toml:2: unknown key "testnet.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."`},
+		{"empty fault kind", "[[perturbation]]\nkind = \"\"\nnodes = [\"validator0\"]\nat = \"5s\"\n", "perturbation[0].kind: is empty: name one of kill"},
 		{"max pending", "[load]\nmax_pending = 5\n", "f.toml:2: load.max_pending: 5: must be from 1000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

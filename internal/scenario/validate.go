@@ -53,6 +53,10 @@ func (c *checker) oneOf(path, v string, allowed []string) {
 			return
 		}
 	}
+	if v == "" {
+		c.fail(path, "is empty: name one of %s", strings.Join(allowed, ", "))
+		return
+	}
 	msg := fmt.Sprintf("%q is not one of %s", v, strings.Join(allowed, ", "))
 	if s := suggest.Closest(v, allowed); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
@@ -335,7 +339,7 @@ func (s *Scenario) validatePerturbations(c *checker) {
 		if p.At < 0 || p.Duration < 0 {
 			c.fail(path, "at and duration cannot be negative")
 		}
-		if p.Kind != "kill" && p.Duration <= 0 {
+		if p.Kind != "kill" && p.Kind != "" && p.Duration <= 0 {
 			c.fail(path+".duration", "a %s lasts some time: give a positive duration", p.Kind)
 		}
 		if total > 0 && p.At.D()+p.Duration.D() >= total {
