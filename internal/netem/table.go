@@ -74,7 +74,10 @@ func ParseCSV(name string, data []byte) (*Table, error) {
 		if len(r) != len(zones)+1 {
 			return nil, fmt.Errorf("%s:%d: %d delays for %d zones: the table must be square", name, i+2, len(r)-1, len(zones))
 		}
-		if r[0] != zones[i] && i < len(zones) {
+		if i >= len(zones) {
+			return nil, fmt.Errorf("%s:%d: %d rows for %d zones: the table must be square", name, i+2, len(rows)-1, len(zones))
+		}
+		if r[0] != zones[i] {
 			return nil, fmt.Errorf("%s:%d: row %q where the header has %q: rows follow the header's order", name, i+2, r[0], zones[i])
 		}
 		row := make([]float64, len(zones))
@@ -110,7 +113,7 @@ func newTable(zones []string, ms [][]float64) (*Table, error) {
 		}
 		row := make([]time.Duration, len(zones))
 		for j, v := range ms[i] {
-			if v < 0 || v > 10_000 {
+			if !(v >= 0 && v <= 10_000) { // NaN too
 				return nil, fmt.Errorf("%s -> %s: %g ms: a delay is from 0 to 10000 ms", z, zones[j], v)
 			}
 			row[j] = time.Duration(v * float64(time.Millisecond))
