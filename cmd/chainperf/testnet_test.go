@@ -252,6 +252,10 @@ func TestBadInput(t *testing.T) {
 	}
 	defer busy.Close()
 	busyPort := busy.Addr().(*net.TCPAddr).Port
+	fifo := filepath.Join(tmp, "fifo.toml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	roDir := filepath.Join(tmp, "ro")
 	os.Mkdir(roDir, 0o555)
 	unwritable := filepath.Join(roDir, "net")
@@ -286,6 +290,18 @@ func TestBadInput(t *testing.T) {
 			"no such file"},
 		{"down of nothing", []string{"testnet", "down", "--dir", tmp},
 			"no testnet state"},
+		// Files that are no scenario, numbers that are no numbers, and
+		// addresses that are no database: one line, exit 2, nothing made.
+		{"scenario from /dev/zero", []string{"scenario", "check", "/dev/zero"}, "/dev/zero is a device"},
+		{"scenario from a FIFO", []string{"scenario", "check", fifo}, "is a named pipe"},
+		{"scenario nested deep", []string{"scenario", "check", write("deep.toml", "[testnet]\nargs = "+strings.Repeat("[", 100)+strings.Repeat("]", 100)+"\n")}, "deep.toml:2: nested more than 16"},
+		{"rate flag nan", []string{"load", "--rpc", "http://127.0.0.1:1", "--rate", "nan", "--no-store"}, "load.rate: NaN: not a finite number"},
+		{"drain flag negative", []string{"load", "--rpc", "http://127.0.0.1:1", "--drain", "-5s", "--no-store"}, "experiment.drain_timeout: -5s: cannot be negative"},
+		{"threshold inf", []string{"compare", "a", "b", "--threshold", "inf", "--db", filepath.Join(tmp, "none.db")}, "--threshold +Inf"},
+		{"keyword dsn", []string{"runs", "list", "--db", "host=db password=s3cret"}, "a keyword DSN"},
+		{"unknown db scheme", []string{"runs", "list", "--db", "mysql://u:s3cret@db/x"}, `unknown URL scheme "mysql"`},
+		{"db a directory", []string{"runs", "list", "--db", tmp}, "is a directory"},
+		{"validators overflow", []string{"scenario", "check", write("big.toml", "[testnet]\nvalidators = 9223372036854775807\nfull_nodes = 1\n")}, "big.toml:2: testnet.validators: 9223372036854775807: at most 200"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, code := cli(t, reg, tc.args...)
@@ -298,10 +314,16 @@ func TestBadInput(t *testing.T) {
 			if lines := strings.Count(strings.TrimSpace(out), "\n") + 1; lines != 1 {
 				t.Errorf("error takes %d lines; want 1:\n%s", lines, out)
 			}
+			if strings.Contains(out, "s3cret") {
+				t.Errorf("a password reached the output:\n%s", out)
+			}
 		})
 	}
 	if entries, _ := registered(reg); len(entries) != 0 {
 		t.Errorf("bad input left %d registry entries", len(entries))
+	}
+	if dbs, _ := filepath.Glob(filepath.Join(tmp, "*.db")); len(dbs) != 0 {
+		t.Errorf("bad input made databases: %v", dbs)
 	}
 }
 
