@@ -69,10 +69,10 @@ type Generator struct {
 	senders   atomic.Int64
 	busy      atomic.Int64
 	inRequest atomic.Int64 // senders waiting for an answer
-	spawn     func()
+	spawn     func() bool  // false at max_in_flight
 	// Txs sent within OnTime of their intended time, and the late ones by
-	// where they lost the time: waiting for a free sender (the node's
-	// slowness) or before they were handed out (chainperf's own).
+	// who made them late: the node (every sender was waiting for its
+	// answers when they were handed out) or chainperf.
 	onTime      atomic.Int64
 	lateQueued  atomic.Int64
 	lateHanding atomic.Int64
@@ -127,13 +127,24 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 	jobs := make(chan job, firstSenders)
 	var wg sync.WaitGroup
 	client := newClient(g.cfg.MaxInFlight, g.cfg.Timeout)
-	g.spawn = func() {
-		g.senders.Add(1)
+	g.spawn = func() bool {
+		// Users hand jobs from many goroutines: take a slot first, so
+		// that max_in_flight is never passed.
+		for {
+			n := g.senders.Load()
+			if n >= int64(g.cfg.MaxInFlight) {
+				return false
+			}
+			if g.senders.CompareAndSwap(n, n+1) {
+				break
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			g.sender(ctx, client, jobs)
 		}()
+		return true
 	}
 	first := g.cfg.MaxInFlight
 	if _, open := g.cfg.Model.(Max); !open {
@@ -221,8 +232,10 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 func (g *Generator) hand(ctx context.Context, jobs chan<- job, j job) bool {
 	// As many new senders as jobs wait with none free: one a job would
 	// fall behind a node that slows down all at once.
-	for g.busy.Load()+int64(len(jobs)) >= g.senders.Load() && g.senders.Load() < int64(g.cfg.MaxInFlight) {
-		g.spawn()
+	for g.busy.Load()+int64(len(jobs)) >= g.senders.Load() {
+		if !g.spawn() {
+			break
+		}
 	}
 	j.nodeWait = g.inRequest.Load() >= int64(g.cfg.MaxInFlight)
 	select {

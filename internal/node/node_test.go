@@ -63,7 +63,16 @@ func TestRunUntilCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tn := testnet.New(s.Testnet, "tn-000002", t.TempDir(), "127.0.0.1", base)
+	dir := t.TempDir()
+	// CometBFT's address book may still be saved for a moment after Stop
+	// returns: remove the homes with a retry before TempDir's own
+	// cleanup (which runs after this one) fails on a dir being written.
+	t.Cleanup(func() {
+		for i := 0; i < 30 && os.RemoveAll(dir) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	tn := testnet.New(s.Testnet, "tn-000002", dir, "127.0.0.1", base)
 	// As for a scenario that captures mutex and block profiles: the
 	// runtime's rates are 0 by default, and such profiles empty.
 	tn.Profiling = node.Profiling{MutexFraction: 5, BlockRate: 10000}
