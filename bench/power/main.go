@@ -42,7 +42,7 @@ func main() {
 		}
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "figure\truns a side\tfalse alarms (no change)\tdetected -5 %%\t-10 %%\t-20 %%\t-50 %%\tnoise: between\tper second\tphi\twithin SE\t\n")
+	fmt.Fprintf(w, "figure\truns a side\tfalse alarms (no change)\tdetected -5 %%\t-10 %%\t-20 %%\t-50 %%\tnoise: between\tper second\tphi\twithin SE\tdf\t\n")
 	for _, n := range noises {
 		for _, runs := range []int{1, 2, 3, 5} {
 			worse := func(x float64) float64 { // a change that makes the figure x worse
@@ -56,7 +56,7 @@ func main() {
 			for _, x := range []float64{0.05, 0.10, 0.20, 0.50} {
 				row += fmt.Sprintf("\t%.1f %%", 100*compare.Power(n, runs, worse(x), *threshold, compare.Regressed, *trials, 2))
 			}
-			fmt.Fprintf(w, "%s\t%.3f\t%.3f\t%.2f\t%.3f\t\n", row, n.Between, n.PerSecond, n.Phi, n.WithinSE)
+			fmt.Fprintf(w, "%s\t%.3f\t%.3f\t%.2f\t%.3f\t%d\t\n", row, n.Between, n.PerSecond, n.Phi, n.WithinSE, n.DF)
 		}
 	}
 	w.Flush()
@@ -67,9 +67,9 @@ func figure(name string) compare.Figure { return compare.Describe(name) }
 // builtIn: estimated by estimate() from five runs of the default job on
 // this project's machine (2 cores), 2026-11-23 (bench/power.sh).
 var builtIn = []compare.Noise{
-	{Figure: figure("committed tx/s"), Between: 0, PerSecond: 0.052, Phi: -0.12, Seconds: 23},
-	{Figure: figure("latency p50"), Between: 0, PerSecond: 0.067, Phi: 0.29, Seconds: 23},
-	{Figure: figure("latency p99"), Between: 0.036, PerSecond: 0.051, Phi: 0.30, Seconds: 23},
+	{Figure: figure("committed tx/s"), Between: 0.004, WithinSE: 0.007, DF: 5, PerSecond: 0.052, Phi: -0.12},
+	{Figure: figure("latency p50"), Between: 0, WithinSE: 0.022, DF: 6, PerSecond: 0.067, Phi: 0.29},
+	{Figure: figure("latency p99"), Between: 0.036, WithinSE: 0.018, DF: 6, PerSecond: 0.051, Phi: 0.30},
 	{Figure: figure("max sustainable tx/s"), Between: 0.051, WithinSE: 0.066, DF: 4},
 }
 
@@ -92,8 +92,7 @@ func estimate(db, query string) ([]compare.Noise, error) {
 		return nil, fmt.Errorf("%d runs: the between-run spread needs at least 2", len(ids))
 	}
 	type acc struct {
-		logs, ses, sds, phis []float64
-		seconds              int
+		logs, ses, dfs, sds, phis []float64
 	}
 	per := map[string]*acc{}
 	get := func(name string) *acc {
@@ -126,7 +125,6 @@ func estimate(db, query string) ([]compare.Noise, error) {
 				a := get(name)
 				a.sds = append(a.sds, stat.StdDev(xs, nil))
 				a.phis = append(a.phis, lag1(xs))
-				a.seconds = int(p.Window[1] - p.Window[0])
 			}
 		}
 		for name, xs := range v.Figures {
@@ -136,6 +134,7 @@ func estimate(db, query string) ([]compare.Noise, error) {
 			a := get(name)
 			a.logs = append(a.logs, math.Log(xs[0].Value))
 			a.ses = append(a.ses, xs[0].SE/xs[0].Value)
+			a.dfs = append(a.dfs, float64(xs[0].DF))
 		}
 	}
 	var out []compare.Noise
@@ -144,12 +143,14 @@ func estimate(db, query string) ([]compare.Noise, error) {
 		if a == nil || len(a.logs) < 2 {
 			continue
 		}
+		// Within a run: the SE compare itself computes for these runs
+		// (batch means of the window), with its degrees of freedom; the
+		// per-second spread and autocorrelation are shown, not simulated.
 		within := stat.Mean(squares(a.ses), nil)
-		n := compare.Noise{Figure: figure(name), Between: math.Sqrt(math.Max(0, stat.Variance(a.logs, nil)-within))}
+		n := compare.Noise{Figure: figure(name), Between: math.Sqrt(math.Max(0, stat.Variance(a.logs, nil)-within)),
+			WithinSE: math.Sqrt(within), DF: int(math.Round(stat.Mean(a.dfs, nil)))}
 		if len(a.sds) > 0 {
-			n.PerSecond, n.Phi, n.Seconds = stat.Mean(a.sds, nil), stat.Mean(a.phis, nil), a.seconds
-		} else {
-			n.WithinSE, n.DF = math.Sqrt(within), 4
+			n.PerSecond, n.Phi = stat.Mean(a.sds, nil), stat.Mean(a.phis, nil)
 		}
 		out = append(out, n)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -106,7 +107,11 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 			add := func(name string, value float64, batch func(load.Second) (float64, bool)) {
 				v.Figures[name] = append(v.Figures[name], withSE(value, q, batch))
 			}
-			add("committed tx/s", q.Figures.CommittedTPS, func(s load.Second) (float64, bool) { return float64(s.Committed), true })
+			if x, ok := blockSE(q.Figures.CommittedTPS, q); ok {
+				v.Figures["committed tx/s"] = append(v.Figures["committed tx/s"], x)
+			} else {
+				add("committed tx/s", q.Figures.CommittedTPS, func(s load.Second) (float64, bool) { return float64(s.Committed), true })
+			}
 			add("rejected share", q.Figures.RejectedShare, func(s load.Second) (float64, bool) {
 				return float64(s.Rejected) / float64(s.Sent), s.Sent > 0
 			})
@@ -191,6 +196,49 @@ func withSE(value float64, p *results.Phase, batch func(load.Second) (float64, b
 		xs = append(xs, y)
 	}
 	return BatchMeans(value, xs)
+}
+
+// blockSE gives a committed rate the standard error of batch means over
+// the window's blocks: consecutive blocks grouped into batches of at
+// least batchSeconds of header time, each batch's txs over its span. By
+// seconds, a rate jumps between 0 and a block's worth as blocks come
+// every second or so; by blocks it does not.
+func blockSE(value float64, p *results.Phase) (Sample, bool) {
+	x := Sample{Value: value}
+	var rates []float64
+	var prev *observe.Block
+	txs, from := 0, time.Time{}
+	for i := range p.Blocks {
+		b := &p.Blocks[i]
+		at := b.Seen.Sub(p.Start).Seconds()
+		if at < p.Window[0] || at >= p.Window[1] {
+			prev = b
+			continue
+		}
+		if prev == nil {
+			prev = b
+			continue
+		}
+		if from.IsZero() {
+			from = prev.Time
+		}
+		txs += b.Ours
+		if span := b.Time.Sub(from); span >= batchSeconds*time.Second {
+			rates = append(rates, float64(txs)/span.Seconds())
+			txs, from = 0, b.Time
+		}
+		prev = b
+	}
+	if len(rates) < 3 {
+		return x, false
+	}
+	m, sd := stat.MeanStdDev(rates, nil)
+	if m == 0 {
+		return x, false
+	}
+	x.SE = math.Abs(value) * sd / m / math.Sqrt(float64(len(rates)))
+	x.DF = len(rates) - 1
+	return x, true
 }
 
 // BatchMeans gives value the standard error of batch means of its

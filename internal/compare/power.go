@@ -6,10 +6,11 @@ import (
 )
 
 // Noise is how a figure varies, for the power simulation: between runs
-// (the sd of a run's level, log scale) and within a run, either second by
-// second (sd of a second's log value and its lag-1 autocorrelation over a
-// window of Seconds) or, for a figure that is one estimate a run
-// (find-max), as that estimate's relative SE over DF+1 batches.
+// (the sd of a run's level, log scale) and within a run, either as the
+// run's estimate's relative SE over DF+1 batches (what compare computes;
+// Seconds 0), or second by second (sd of a second's log value and its
+// lag-1 autocorrelation over a window of Seconds, batch means then taken
+// as compare does).
 type Noise struct {
 	Figure    Figure
 	Between   float64
@@ -24,8 +25,19 @@ type Noise struct {
 func (n Noise) run(r *rand.Rand, level float64) Sample {
 	lvl := level * math.Exp(n.Between*r.NormFloat64())
 	if n.Seconds == 0 {
+		// The run's estimate, and its SE as the run itself would
+		// estimate it from DF+1 batches: scaled by sqrt(chi2(DF)/DF).
 		v := lvl * math.Exp(n.WithinSE*r.NormFloat64())
-		return Sample{Value: v, SE: v * n.WithinSE, DF: n.DF}
+		var chi2 float64
+		for i := 0; i < n.DF; i++ {
+			z := r.NormFloat64()
+			chi2 += z * z
+		}
+		se := n.WithinSE
+		if n.DF > 0 {
+			se *= math.Sqrt(chi2 / float64(n.DF))
+		}
+		return Sample{Value: v, SE: v * se, DF: n.DF}
 	}
 	xs := make([]float64, n.Seconds)
 	e := n.PerSecond * r.NormFloat64()
