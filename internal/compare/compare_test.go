@@ -5,6 +5,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/results"
 )
 
 var tps = Figure{Name: "committed tx/s", Unit: "tx/s", Higher: true, Gate: true}
@@ -174,5 +179,29 @@ func TestDifferences(t *testing.T) {
 	d = Differences(a, c)
 	if len(d) != 2 || !strings.Contains(d[0], "run x is interrupted") || !strings.Contains(d[1], "testnet: baseline") {
 		t.Errorf("differences %q; want the interrupted run and the testnet named", d)
+	}
+}
+
+// Committed tx/s: batches of blocks, not of seconds. Blocks of 650 txs
+// every 1.3 s make seconds of 0 and 650; by blocks the rate is steady and
+// its SE small.
+func TestCommittedSEByBlocks(t *testing.T) {
+	start := time.Unix(1000, 0)
+	p := &results.Phase{Start: start, Window: [2]float64{5, 28}}
+	for i := 0; i < 25; i++ {
+		at := start.Add(time.Duration(i) * 1300 * time.Millisecond)
+		p.Blocks = append(p.Blocks, observe.Block{Height: int64(i + 1), Time: at, Seen: at, Ours: 650})
+		for len(p.Ledger.PerSecond) <= int(at.Sub(start).Seconds()) {
+			p.Ledger.PerSecond = append(p.Ledger.PerSecond, load.Second{})
+		}
+		p.Ledger.PerSecond[int(at.Sub(start).Seconds())].Committed += 650
+	}
+	x, ok := blockSE(500, p)
+	if !ok || x.DF < 2 || x.SE/x.Value > 0.01 {
+		t.Errorf("by blocks: %+v, %v; want an SE under 1 %%", x, ok)
+	}
+	y := withSE(500, p, func(s load.Second) (float64, bool) { return float64(s.Committed), true })
+	if y.SE <= 5*x.SE {
+		t.Errorf("by seconds SE %.1f, by blocks %.1f: want the seconds' far larger", y.SE, x.SE)
 	}
 }
