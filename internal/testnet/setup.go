@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,11 +63,26 @@ func CheckDir(dir string) error {
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	if st, err := ReadState(dir); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
+		st, err := ReadState(dir)
+		if err != nil {
+			return fmt.Errorf("dir %s holds a state file chainperf cannot use (%v): remove it or choose another dir", dir, err)
+		}
 		return fmt.Errorf("dir %s already holds testnet %s: run `chainperf testnet down --dir %s` first or choose another dir", dir, st.ID, dir)
+	}
+	// Node folders no state records: another tool's, or a testnet whose
+	// state is gone. Writing homes over them would mix two nodes' data.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() && nodeDir.MatchString(e.Name()) {
+			return fmt.Errorf("dir %s holds %s/, a node folder no testnet of chainperf's records: remove it or choose an empty dir", dir, e.Name())
+		}
 	}
 	return nil
 }
+
+// nodeDir matches the folders of a testnet's node homes.
+var nodeDir = regexp.MustCompile(`^(validator|full|seed|rotate)\d+$`)
 
 func unwrapPath(err error) error {
 	var pe *os.PathError

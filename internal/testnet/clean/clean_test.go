@@ -95,3 +95,22 @@ func TestCraftedStatesRefused(t *testing.T) {
 		os.Chown(reg, 0, 0)
 	}
 }
+
+// A testnet is not set up in a dir holding node folders no state records,
+// nor one holding a state file chainperf cannot use.
+func TestSetupRefusesForeignDirs(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "validator0"), 0o755)
+	os.WriteFile(filepath.Join(dir, "validator0", "data"), []byte("someone's"), 0o644)
+	if err := testnet.CheckDir(dir); err == nil || !strings.Contains(err.Error(), "holds validator0/") {
+		t.Errorf("node folder: %v", err)
+	}
+	dir = t.TempDir()
+	os.WriteFile(filepath.Join(dir, testnet.StateFile), []byte(`{"id":"../x","dir":"/etc"}`), 0o644)
+	if err := testnet.CheckDir(dir); err == nil || !strings.Contains(err.Error(), "cannot use") {
+		t.Errorf("foreign state file: %v", err)
+	}
+	if err := testnet.CheckDir(t.TempDir()); err != nil {
+		t.Errorf("an empty dir: %v", err)
+	}
+}
