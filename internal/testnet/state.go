@@ -68,8 +68,8 @@ func checkRegistry(dir string) error {
 	case !ok || int(st.Uid) != os.Geteuid():
 		return fmt.Errorf("registry %s belongs to another user: chainperf trusts only its own (remove it, or set CHAINPERF_REGISTRY)", dir)
 	case fi.Mode().Perm()&0o022 != 0:
-		// Writable by others, it could hold their state files (read,
-		// merely, it only tells which testnets run).
+		// Writable by others, it could hold their state files; readable
+		// is harmless (it only tells which testnets run).
 		return fmt.Errorf("registry %s is writable by other users (mode %v): chmod 700 it", dir, fi.Mode().Perm())
 	}
 	return nil
