@@ -1,10 +1,10 @@
 // Command power measures how often chainperf compare's rule is right: the
 // false-alarm rate with no change and the detection rate of regressions
 // of 5, 10, 20 and 50 %, at 1+1, 2+2, 3+3 and 5+5 runs, for each gated
-// figure of the default job. The noise of each figure (between runs, and
-// second by second within a run with its autocorrelation) is estimated
-// from stored runs (--db, --runs), so the table is about real runs of this
-// machine; without --db it uses the values estimated on 2026-11-23 from
+// figure of the default job. The noise of each figure (the standard
+// error compare computes within a run, and the spread between runs it
+// leaves unexplained) is estimated from stored runs (--db, --runs), so the
+// table is about real runs of this machine; without --db it uses the values estimated on 2026-11-23 from
 // five runs of the default job (bench/power.sh makes the runs and the
 // table).
 //
@@ -23,7 +23,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/chainperf/chainperf/internal/compare"
-	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/store"
 )
 
@@ -42,7 +41,7 @@ func main() {
 		}
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "figure\truns a side\tfalse alarms (no change)\tdetected -5 %%\t-10 %%\t-20 %%\t-50 %%\tnoise: between\tper second\tphi\twithin SE\tdf\t\n")
+	fmt.Fprintf(w, "figure\truns a side\tfalse alarms (no change)\tdetected -5 %%\t-10 %%\t-20 %%\t-50 %%\tnoise: between\twithin SE\tdf\t\n")
 	for _, n := range noises {
 		for _, runs := range []int{1, 2, 3, 5} {
 			worse := func(x float64) float64 { // a change that makes the figure x worse
@@ -56,7 +55,7 @@ func main() {
 			for _, x := range []float64{0.05, 0.10, 0.20, 0.50} {
 				row += fmt.Sprintf("\t%.1f %%", 100*compare.Power(n, runs, worse(x), *threshold, compare.Regressed, *trials, 2))
 			}
-			fmt.Fprintf(w, "%s\t%.3f\t%.3f\t%.2f\t%.3f\t%d\t\n", row, n.Between, n.PerSecond, n.Phi, n.WithinSE, n.DF)
+			fmt.Fprintf(w, "%s\t%.3f\t%.3f\t%d\t\n", row, n.Between, n.WithinSE, n.DF)
 		}
 	}
 	w.Flush()
@@ -67,16 +66,16 @@ func figure(name string) compare.Figure { return compare.Describe(name) }
 // builtIn: estimated by estimate() from five runs of the default job on
 // this project's machine (2 cores), 2026-11-23 (bench/power.sh).
 var builtIn = []compare.Noise{
-	{Figure: figure("committed tx/s"), Between: 0.004, WithinSE: 0.007, DF: 5, PerSecond: 0.052, Phi: -0.12},
-	{Figure: figure("latency p50"), Between: 0, WithinSE: 0.022, DF: 6, PerSecond: 0.067, Phi: 0.29},
-	{Figure: figure("latency p99"), Between: 0.036, WithinSE: 0.018, DF: 6, PerSecond: 0.051, Phi: 0.30},
+	{Figure: figure("committed tx/s"), Between: 0.004, WithinSE: 0.007, DF: 5},
+	{Figure: figure("latency p50"), Between: 0, WithinSE: 0.022, DF: 6},
+	{Figure: figure("latency p99"), Between: 0.036, WithinSE: 0.018, DF: 6},
 	{Figure: figure("max sustainable tx/s"), Between: 0.051, WithinSE: 0.066, DF: 4},
 }
 
-// estimate measures each figure's noise from stored runs: the per-second
-// log values' sd and lag-1 autocorrelation inside the steady window
-// (averaged over runs), and the between-run sd of the log figure less what
-// the within-run error explains.
+// estimate measures each figure's noise from stored runs: the SE compare
+// computes within each run (its mean square, and the batches' degrees of
+// freedom), and the between-run sd of the log figure less what that SE
+// explains.
 func estimate(db, query string) ([]compare.Noise, error) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, db)
@@ -91,47 +90,22 @@ func estimate(db, query string) ([]compare.Noise, error) {
 	if len(ids) < 2 {
 		return nil, fmt.Errorf("%d runs: the between-run spread needs at least 2", len(ids))
 	}
-	type acc struct {
-		logs, ses, dfs, sds, phis []float64
-	}
+	type acc struct{ logs, ses, dfs []float64 }
 	per := map[string]*acc{}
-	get := func(name string) *acc {
-		if per[name] == nil {
-			per[name] = &acc{}
-		}
-		return per[name]
-	}
 	for _, id := range ids {
 		r, err := st.Run(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		v := compare.FromRun(r, nil)
-		if p := r.Main(); p != nil {
-			for name, sec := range map[string]func(load.Second) float64{
-				"committed tx/s": func(s load.Second) float64 { return float64(s.Committed) },
-				"latency p50":    func(s load.Second) float64 { return s.LatencyP50 },
-				"latency p99":    func(s load.Second) float64 { return s.LatencyP99 },
-			} {
-				var xs []float64
-				for i := int(p.Window[0]); i < int(p.Window[1]) && i < len(p.Ledger.PerSecond); i++ {
-					if y := sec(p.Ledger.PerSecond[i]); y > 0 {
-						xs = append(xs, math.Log(y))
-					}
-				}
-				if len(xs) < 4 {
-					continue
-				}
-				a := get(name)
-				a.sds = append(a.sds, stat.StdDev(xs, nil))
-				a.phis = append(a.phis, lag1(xs))
-			}
-		}
-		for name, xs := range v.Figures {
+		for name, xs := range compare.FromRun(r, nil).Figures {
 			if len(xs) == 0 || xs[0].Value <= 0 {
 				continue
 			}
-			a := get(name)
+			a := per[name]
+			if a == nil {
+				a = &acc{}
+				per[name] = a
+			}
 			a.logs = append(a.logs, math.Log(xs[0].Value))
 			a.ses = append(a.ses, xs[0].SE/xs[0].Value)
 			a.dfs = append(a.dfs, float64(xs[0].DF))
@@ -143,16 +117,9 @@ func estimate(db, query string) ([]compare.Noise, error) {
 		if a == nil || len(a.logs) < 2 {
 			continue
 		}
-		// Within a run: the SE compare itself computes for these runs
-		// (batch means of the window), with its degrees of freedom; the
-		// per-second spread and autocorrelation are shown, not simulated.
 		within := stat.Mean(squares(a.ses), nil)
-		n := compare.Noise{Figure: figure(name), Between: math.Sqrt(math.Max(0, stat.Variance(a.logs, nil)-within)),
-			WithinSE: math.Sqrt(within), DF: int(math.Round(stat.Mean(a.dfs, nil)))}
-		if len(a.sds) > 0 {
-			n.PerSecond, n.Phi = stat.Mean(a.sds, nil), stat.Mean(a.phis, nil)
-		}
-		out = append(out, n)
+		out = append(out, compare.Noise{Figure: figure(name), Between: math.Sqrt(math.Max(0, stat.Variance(a.logs, nil)-within)),
+			WithinSE: math.Sqrt(within), DF: int(math.Round(stat.Mean(a.dfs, nil)))})
 	}
 	return out, nil
 }
@@ -163,20 +130,4 @@ func squares(xs []float64) []float64 {
 		out[i] = x * x
 	}
 	return out
-}
-
-// lag1 is the lag-1 autocorrelation of xs.
-func lag1(xs []float64) float64 {
-	m := stat.Mean(xs, nil)
-	var num, den float64
-	for i, x := range xs {
-		den += (x - m) * (x - m)
-		if i > 0 {
-			num += (x - m) * (xs[i-1] - m)
-		}
-	}
-	if den == 0 {
-		return 0
-	}
-	return num / den
 }

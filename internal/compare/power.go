@@ -6,50 +6,30 @@ import (
 )
 
 // Noise is how a figure varies, for the power simulation: between runs
-// (the sd of a run's level, log scale) and within a run, either as the
-// run's estimate's relative SE over DF+1 batches (what compare computes;
-// Seconds 0), or second by second (sd of a second's log value and its
-// lag-1 autocorrelation over a window of Seconds, batch means then taken
-// as compare does).
+// (the sd of a run's level, log scale) and within a run, as the relative
+// SE compare computes from a run's DF+1 batches.
 type Noise struct {
-	Figure    Figure
-	Between   float64
-	PerSecond float64
-	Phi       float64
-	Seconds   int
-	WithinSE  float64
-	DF        int
+	Figure   Figure
+	Between  float64
+	WithinSE float64
+	DF       int
 }
 
-// run draws one run's sample of a figure whose true level is level.
+// run draws one run's sample of a figure whose true level is level: its
+// estimate, and the SE the run itself would estimate from DF+1 batches
+// (the true SE scaled by sqrt(chi2(DF)/DF)).
 func (n Noise) run(r *rand.Rand, level float64) Sample {
-	lvl := level * math.Exp(n.Between*r.NormFloat64())
-	if n.Seconds == 0 {
-		// The run's estimate, and its SE as the run itself would
-		// estimate it from DF+1 batches: scaled by sqrt(chi2(DF)/DF).
-		v := lvl * math.Exp(n.WithinSE*r.NormFloat64())
-		var chi2 float64
-		for i := 0; i < n.DF; i++ {
-			z := r.NormFloat64()
-			chi2 += z * z
-		}
-		se := n.WithinSE
-		if n.DF > 0 {
-			se *= math.Sqrt(chi2 / float64(n.DF))
-		}
-		return Sample{Value: v, SE: v * se, DF: n.DF}
+	v := level * math.Exp(n.Between*r.NormFloat64()+n.WithinSE*r.NormFloat64())
+	var chi2 float64
+	for i := 0; i < n.DF; i++ {
+		z := r.NormFloat64()
+		chi2 += z * z
 	}
-	xs := make([]float64, n.Seconds)
-	e := n.PerSecond * r.NormFloat64()
-	var sum float64
-	for i := range xs {
-		if i > 0 {
-			e = n.Phi*e + math.Sqrt(1-n.Phi*n.Phi)*n.PerSecond*r.NormFloat64()
-		}
-		xs[i] = lvl * math.Exp(e)
-		sum += xs[i]
+	se := n.WithinSE
+	if n.DF > 0 {
+		se *= math.Sqrt(chi2 / float64(n.DF))
 	}
-	return BatchMeans(sum/float64(len(xs)), xs)
+	return Sample{Value: v, SE: v * se, DF: n.DF}
 }
 
 // Power is how often Judge says verdict when the candidate's true level

@@ -26,18 +26,7 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		what := "not a regular file"
-		switch m := fi.Mode(); {
-		case m.IsDir():
-			what = "a directory"
-		case m&os.ModeDevice != 0:
-			what = "a device"
-		case m&os.ModeNamedPipe != 0:
-			what = "a named pipe"
-		case m&os.ModeSocket != 0:
-			what = "a socket"
-		}
-		return nil, fmt.Errorf("%s is %s: name a regular file", path, what)
+		return nil, fmt.Errorf("%s is %s: name a regular file", path, Kind(fi.Mode()))
 	}
 	if fi.Size() > limit {
 		return nil, fmt.Errorf("%s is %d bytes: at most %d", path, fi.Size(), limit)
@@ -50,4 +39,21 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is more than %d bytes", path, limit)
 	}
 	return data, nil
+}
+
+// Kind names what a file that is not a regular one is, for messages.
+func Kind(m os.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }

@@ -115,7 +115,8 @@ type job struct {
 	// nodeWait: when it was handed, every sender (max_in_flight of them)
 	// was waiting for an answer, so a wait for a free one is the node's.
 	nodeWait bool
-	direct   bool          // closed loop: intended time = due, no schedule to keep
+	direct   bool          // closed loop: every tx's intended time is due, no schedule to keep
+	pickup   bool          // the max model: due is when a sender takes the job
 	done     chan struct{} // if set, told when the send has finished
 }
 
@@ -258,7 +259,7 @@ func (g *Generator) closedLoop(ctx context.Context, jobs chan<- job) {
 	batch := uint64(g.cfg.Batch)
 	for seq := uint64(0); time.Now().Before(end); seq += batch {
 		select {
-		case jobs <- job{seq: seq, n: int(batch), direct: true}:
+		case jobs <- job{seq: seq, n: int(batch), direct: true, pickup: true}:
 			g.dispatched.Add(int64(batch))
 		case <-ctx.Done():
 			return
@@ -368,17 +369,15 @@ func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, re
 		b.body = append(b.body, '[')
 	}
 	var prev time.Duration
-	dispatch := time.Since(start)
-	if j.direct && j.due == 0 && j.handed == 0 {
-		j.due, j.handed = dispatch, dispatch // closed loop: no schedule
+	if j.pickup {
+		j.due = time.Since(start)
+		j.handed = j.due
 	}
 	for i := 0; i < j.n; i++ {
 		seq := j.seq + uint64(i)
 		var at time.Duration
 		switch {
-		case j.direct:
-			at = j.due
-		case i == j.n-1:
+		case j.direct || i == j.n-1:
 			at = j.due
 		default:
 			at, _ = IntendedTime(g.cfg.Model, float64(seq), prev)
@@ -451,15 +450,19 @@ func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, re
 // answers when the job was handed out) or chainperf (its pacer, or
 // senders busy with their own work).
 func (g *Generator) onSchedule(j job, intended []time.Duration, started time.Duration) {
+	var onTime int64
 	for _, at := range intended {
-		switch {
-		case started-at <= OnTime:
-			g.onTime.Add(1)
-		case j.nodeWait:
-			g.lateQueued.Add(1)
-		default:
-			g.lateHanding.Add(1)
+		if started-at <= OnTime {
+			onTime++
 		}
+	}
+	g.onTime.Add(onTime)
+	switch late := int64(len(intended)) - onTime; {
+	case late == 0:
+	case j.nodeWait:
+		g.lateQueued.Add(late)
+	default:
+		g.lateHanding.Add(late)
 	}
 }
 

@@ -61,19 +61,10 @@ func TestGeneratorRefusedConnections(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	l := NewLedger(time.Now(), true)
-	g, err := NewGenerator(Config{
+	_, s := runGen(t, Config{
 		Model: Constant{R: 200, D: 500 * time.Millisecond}, Workload: KVStore{RunID: "t", Size: 100},
 		Targets: []string{"http://" + addr}, Method: "sync", MaxInFlight: 8,
-	}, l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := g.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
-	s := l.Summary()
+	}, true)
 	if s.Sent != 100 || s.Fates[FateSendError] != 100 || !s.Balanced() {
 		t.Errorf("sent %d, fates %v; want 100 send errors", s.Sent, s.Fates)
 	}
@@ -194,9 +185,11 @@ func slowSink(t *testing.T, delay time.Duration) string {
 	return url
 }
 
-func runGen(t *testing.T, cfg Config) (Report, Summary) {
+// runGen runs a generator to its end with a ledger (tracking each tx's
+// fate when track) and returns its report and the ledger's summary.
+func runGen(t *testing.T, cfg Config, track bool) (Report, Summary) {
 	t.Helper()
-	l := NewLedger(time.Now().Add(10*time.Millisecond), false)
+	l := NewLedger(time.Now().Add(10*time.Millisecond), track)
 	g, err := NewGenerator(cfg, l)
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +208,7 @@ func runGen(t *testing.T, cfg Config) (Report, Summary) {
 func TestSlowNodeIsNodeBound(t *testing.T) {
 	url := slowSink(t, 25*time.Millisecond)
 	r, s := runGen(t, Config{Model: Constant{R: 200, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
-		Targets: []string{url}, Method: "sync", MaxInFlight: 2})
+		Targets: []string{url}, Method: "sync", MaxInFlight: 2}, false)
 	if s.Sent != 200 {
 		t.Errorf("sent %d; want all 200 (late, not lost)", s.Sent)
 	}
@@ -226,7 +219,7 @@ func TestSlowNodeIsNodeBound(t *testing.T) {
 	// 32 and the rate stays open loop (40 in flight needed).
 	url = slowSink(t, 100*time.Millisecond)
 	r, _ = runGen(t, Config{Model: Constant{R: 400, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
-		Targets: []string{url}, Method: "sync", MaxInFlight: 256})
+		Targets: []string{url}, Method: "sync", MaxInFlight: 256}, false)
 	if r.Bound || r.Senders <= firstSenders {
 		t.Errorf("report %+v; want not bound, more than %d senders", r, firstSenders)
 	}
@@ -248,7 +241,7 @@ func (w slowWorkload) Append(ctx context.Context, buf []byte, seq uint64) ([]byt
 func TestStarvedSenderIsGeneratorBound(t *testing.T) {
 	_, url := startSink(t)
 	r, _ := runGen(t, Config{Model: Constant{R: 400, D: 1 * time.Second}, Workload: slowWorkload{KVStore{RunID: "t", Size: 64}, 5 * time.Millisecond},
-		Targets: []string{url}, Method: "sync", MaxInFlight: 1})
+		Targets: []string{url}, Method: "sync", MaxInFlight: 1}, false)
 	if !r.Bound || r.BoundBy != BoundByGenerator {
 		t.Errorf("report %+v; want bound by the generator", r)
 	}
@@ -263,7 +256,7 @@ func TestStarvedSenderIsGeneratorBound(t *testing.T) {
 func TestPacingSpreadsSends(t *testing.T) {
 	_, url := startSink(t)
 	r, s := runGen(t, Config{Model: Constant{R: 300, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
-		Targets: []string{url}, Method: "sync", MaxInFlight: 16})
+		Targets: []string{url}, Method: "sync", MaxInFlight: 16}, false)
 	if len(s.PerSecond) < 3 {
 		t.Fatalf("per second %+v", s.PerSecond)
 	}
@@ -300,7 +293,7 @@ func TestCancelledRunDueUpToTheStop(t *testing.T) {
 func TestSinkStats(t *testing.T) {
 	sink, url := startSink(t)
 	runGen(t, Config{Model: Constant{R: 500, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
-		Targets: []string{url}, Method: "sync", MaxInFlight: 8})
+		Targets: []string{url}, Method: "sync", MaxInFlight: 8}, false)
 	var sum int64
 	for _, n := range sink.Stats().PerSecond {
 		sum += n
@@ -318,7 +311,7 @@ func TestSinkStats(t *testing.T) {
 func TestUsersWaitForASenderCounts(t *testing.T) {
 	url := slowSink(t, 20*time.Millisecond)
 	_, s := runGen(t, Config{Model: Users{N: 10, Think: time.Millisecond, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
-		Targets: []string{url}, Method: "sync", MaxInFlight: 1})
+		Targets: []string{url}, Method: "sync", MaxInFlight: 1}, false)
 	if s.Lag.P50 < 100 {
 		t.Errorf("lag p50 %.1f ms; want the wait for the one sender (~180 ms)", s.Lag.P50)
 	}

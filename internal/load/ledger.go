@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -52,6 +53,12 @@ type pending struct {
 	noResult bool
 }
 
+// waits says whether the tx counts in Unresolved: accepted, and a block
+// with its result may still come.
+func (p *pending) waits() bool {
+	return p.sent && p.outcome == Accepted && !p.noResult && p.height == 0
+}
+
 // A Ledger follows every tx of a run from its intended time to its fate.
 // Per-tx state lives only until the fate is final; everything else is
 // aggregated into counters and HDR histograms, so memory stays flat in the
@@ -78,7 +85,10 @@ type Ledger struct {
 	// waiting: accepted txs not seen in a block yet (Unresolved), kept as
 	// a count so the drain's question costs nothing.
 	waiting int64
-	// maxPending bounds the txs whose fate is not final (each ~130 B).
+	// npend is len(pend), kept so that senders can ask whether the ledger
+	// is full without taking its lock; maxPending bounds it (each tx
+	// ~130 B).
+	npend      atomic.Int64
 	maxPending int
 
 	// The measured window (by block-seen time since start) and the
@@ -185,11 +195,11 @@ func (l *Ledger) second(d time.Duration) *Second {
 // fate: the run must stop sending (senders ask before a request, so the
 // cap may be passed by the requests being made at that moment).
 func (l *Ledger) Full() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.pend) < l.maxPending {
+	if l.npend.Load() < int64(l.maxPending) {
 		return nil
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return fmt.Errorf("%w: %d sent txs have no fate yet (%d accepted and waiting for a block): the nodes are not keeping up; lower the rate, or raise load.max_pending (about 130 B a tx)",
 		ErrTooManyPending, len(l.pend), l.waiting)
 }
@@ -201,8 +211,17 @@ func (l *Ledger) Begin(h Hash, intended time.Duration) {
 		return
 	}
 	l.mu.Lock()
+	if _, again := l.pend[h]; !again {
+		l.npend.Add(1)
+	}
 	l.pend[h] = &pending{intended: intended}
 	l.mu.Unlock()
+}
+
+// drop forgets a tx whose fate is final (mu held).
+func (l *Ledger) drop(h Hash) {
+	delete(l.pend, h)
+	l.npend.Add(-1)
 }
 
 // neverArrived says whether a send error shows the request never reached
@@ -252,14 +271,14 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 	p.sent, p.outcome = true, o
 	switch {
 	case p.height > 0: // a block already held it
-		delete(l.pend, h)
+		l.drop(h)
 	case o == Rejected: // final: the node does not hold it
 		l.fates[FateRejected]++
-		delete(l.pend, h)
+		l.drop(h)
 	case o == SendError && neverArrived(reason): // final: no node saw it
 		l.fates[FateSendError]++
-		delete(l.pend, h)
-	case o == Accepted && !p.noResult:
+		l.drop(h)
+	case p.waits():
 		l.waiting++
 	}
 	// Accepted txs wait for a block; failed sends too, since a node may
@@ -275,7 +294,7 @@ func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) (l
 	if p == nil || p.height > 0 {
 		return 0, false
 	}
-	if p.sent && p.outcome == Accepted && !p.noResult {
+	if p.waits() {
 		l.waiting--
 	}
 	p.height, p.code = height, code
@@ -300,7 +319,7 @@ func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) (l
 	record(l.secLat, max(1, int64(latency/time.Millisecond)))
 	l.inBlock[height] = append(l.inBlock[height], p.intended)
 	if p.sent {
-		delete(l.pend, h)
+		l.drop(h)
 	}
 	return latency, true
 }
@@ -315,7 +334,7 @@ func (l *Ledger) NoResult(h Hash) bool {
 	if p == nil || p.height > 0 {
 		return false
 	}
-	if p.sent && p.outcome == Accepted && !p.noResult {
+	if p.waits() {
 		l.waiting-- // it will never be seen with a result: nothing to wait for
 	}
 	p.noResult = true
@@ -372,7 +391,7 @@ func (l *Ledger) Close() {
 		default:
 			l.fates[FateUnresolved]++
 		}
-		delete(l.pend, h)
+		l.drop(h)
 	}
 }
 

@@ -19,6 +19,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
 	_ "modernc.org/sqlite"             // registers "sqlite"
+
+	"github.com/chainperf/chainperf/internal/files"
 )
 
 // DefaultPath is the SQLite file used when neither --db nor CHAINPERF_DB
@@ -62,16 +64,7 @@ func CheckPath(dsn string, mustExist bool) error {
 	case fi.IsDir():
 		return fmt.Errorf("results database %s is a directory: name a file, e.g. %s", dsn, filepath.Join(dsn, DefaultPath))
 	case !fi.Mode().IsRegular():
-		what := "a special file"
-		switch m := fi.Mode(); {
-		case m&fs.ModeDevice != 0:
-			what = "a device"
-		case m&fs.ModeNamedPipe != 0:
-			what = "a named pipe"
-		case m&fs.ModeSocket != 0:
-			what = "a socket"
-		}
-		return fmt.Errorf("results database %s is %s, not a regular file", dsn, what)
+		return fmt.Errorf("results database %s is %s, not a regular file", dsn, files.Kind(fi.Mode()))
 	}
 	return nil
 }
