@@ -311,13 +311,22 @@ func TestKindsTable(t *testing.T) {
 // read at all making it unknown.
 func TestMempoolsRefused(t *testing.T) {
 	var m mempools
-	m.tap([]observe.Sample{{Node: "a", Series: rejectedSeries, Value: 7}, {Node: "b", Series: "cometbft_mempool_size", Value: 3}})
+	size := func(n string) observe.Sample {
+		return observe.Sample{Node: n, Series: "cometbft_mempool_size", Value: 3}
+	}
+	m.tap([]observe.Sample{size("a"), {Node: "a", Series: rejectedSeries, Value: 7}, size("b")})
 	m.mark()
-	m.tap([]observe.Sample{{Node: "a", Series: rejectedSeries, Value: 10}, {Node: "b", Series: rejectedSeries, Value: 4}})
+	m.tap([]observe.Sample{size("a"), {Node: "a", Series: rejectedSeries, Value: 10}, size("b"), {Node: "b", Series: rejectedSeries, Value: 4}})
 	if got, ok := m.refused([]string{"a", "b"}); !ok || got != 7 {
 		t.Errorf("refused %v, %v; want 3 + 4", got, ok)
 	}
 	if _, ok := m.refused([]string{"a", "c"}); ok {
 		t.Error("a node never read: want unknown")
+	}
+	// A node first read after the mark: counted from that first read.
+	m.tap([]observe.Sample{size("c"), {Node: "c", Series: rejectedSeries, Value: 50}})
+	m.tap([]observe.Sample{size("c"), {Node: "c", Series: rejectedSeries, Value: 55}})
+	if got, ok := m.refused([]string{"c"}); !ok || got != 5 {
+		t.Errorf("refused %v, %v; want 5 since c's first read", got, ok)
 	}
 }

@@ -171,7 +171,7 @@ type mempools struct {
 	size     map[string]float64
 	rejected map[string]float64
 	// base: each node's refused count when the phase began (mark), or
-	// the first one read after, for a node not read yet then.
+	// when it was first read after, for a node not read yet then.
 	base map[string]float64
 }
 
@@ -183,66 +183,48 @@ const rejectedSeries = "cometbft_mempool_rejected_txs"
 func (m *mempools) tap(samples []observe.Sample) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	counted := map[string]bool{} // nodes whose refused count this batch holds
-	for _, s := range samples {
-		if s.Series == rejectedSeries {
-			counted[s.Node] = true
-		}
+	if m.size == nil {
+		m.size, m.rejected = map[string]float64{}, map[string]float64{}
 	}
 	for _, s := range samples {
 		switch s.Series {
 		case "cometbft_mempool_size":
-			if m.size == nil {
-				m.size = map[string]float64{}
-			}
 			m.size[s.Node] = s.Value
-			// A counter that never moved is not exported at all (go-kit
-			// makes the series on its first Add): a node whose mempool
-			// answers has refused nothing until it shows one.
-			if _, ok := m.rejected[s.Node]; !ok && !counted[s.Node] {
-				if m.rejected == nil {
-					m.rejected = map[string]float64{}
-				}
-				m.rejected[s.Node] = 0
-				if _, ok := m.base[s.Node]; !ok && m.base != nil {
-					m.base[s.Node] = 0
-				}
-			}
 		case rejectedSeries:
-			if m.rejected == nil {
-				m.rejected = map[string]float64{}
-			}
 			m.rejected[s.Node] = s.Value
-			if _, ok := m.base[s.Node]; !ok && m.base != nil {
-				m.base[s.Node] = s.Value
-			}
+		}
+	}
+	for n := range m.size {
+		if _, ok := m.base[n]; !ok && m.base != nil {
+			m.base[n] = m.rejected[n]
 		}
 	}
 }
 
-// mark starts counting the nodes' refused txs from now.
+// mark starts counting the nodes' refused txs from now. A node's count is
+// 0 until it has refused one: go-kit exports a counter only from its
+// first Add, so a node read (its mempool size) without one refused none.
 func (m *mempools) mark() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.base = map[string]float64{}
-	for n, v := range m.rejected {
-		m.base[n] = v
+	for n := range m.size {
+		m.base[n] = m.rejected[n]
 	}
 }
 
 // refused is how many txs the nodes' mempools refused since mark, and
-// whether every node's count was read.
+// whether every node was read.
 func (m *mempools) refused(nodes []string) (float64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var sum float64
 	for _, n := range nodes {
-		v, ok := m.rejected[n]
 		b, based := m.base[n]
-		if !ok || !based {
+		if !based {
 			return 0, false
 		}
-		sum += v - b
+		sum += m.rejected[n] - b
 	}
 	return sum, len(nodes) > 0
 }
