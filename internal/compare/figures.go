@@ -25,13 +25,13 @@ type Values struct {
 	Kind     string // the main phase's name without its repeat count
 	Model    string
 	Workload string
-	Shape    string // the testnet: nodes by role, provider
+	Shape    string // the testnet: its nodes by role
 	Status   string // a run that did not complete is no baseline
 	Figures  map[string][]Sample
 }
 
-// Value returns the figure's first sample, if the run has one.
-func (v Values) Value(name string) (float64, bool) {
+// first returns the figure's first sample, if the run has one.
+func (v Values) first(name string) (float64, bool) {
 	xs := v.Figures[name]
 	if len(xs) == 0 {
 		return 0, false
@@ -152,7 +152,7 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 			sp.n++
 		case observe.SeriesRSS:
 			name := "rss " + s.Node
-			old, _ := v.Value(name)
+			old, _ := v.first(name)
 			v.set(name, max(old, s.Value/(1<<20)))
 		}
 	}
@@ -195,7 +195,7 @@ func withSE(value float64, p *results.Phase, batch func(load.Second) (float64, b
 		}
 		xs = append(xs, y)
 	}
-	return BatchMeans(value, xs)
+	return batchMeans(value, xs)
 }
 
 // blockSE gives a committed rate the standard error of batch means over
@@ -205,30 +205,7 @@ func withSE(value float64, p *results.Phase, batch func(load.Second) (float64, b
 // every second or so; by blocks it does not.
 func blockSE(value float64, p *results.Phase) (Sample, bool) {
 	x := Sample{Value: value}
-	var rates []float64
-	var prev *observe.Block
-	txs, from := 0, time.Time{}
-	for i := range p.Blocks {
-		b := &p.Blocks[i]
-		at := b.Seen.Sub(p.Start).Seconds()
-		if at < p.Window[0] || at >= p.Window[1] {
-			prev = b
-			continue
-		}
-		if prev == nil {
-			prev = b
-			continue
-		}
-		if from.IsZero() {
-			from = prev.Time
-		}
-		txs += b.Ours
-		if span := b.Time.Sub(from); span >= batchSeconds*time.Second {
-			rates = append(rates, float64(txs)/span.Seconds())
-			txs, from = 0, b.Time
-		}
-		prev = b
-	}
+	rates := results.BatchRates(p, results.WindowBlocks(p), batchSeconds*time.Second)
 	if len(rates) < 3 {
 		return x, false
 	}
@@ -241,12 +218,12 @@ func blockSE(value float64, p *results.Phase) (Sample, bool) {
 	return x, true
 }
 
-// BatchMeans gives value the standard error of batch means of its
+// batchMeans gives value the standard error of batch means of its
 // per-second values xs (NaN: a second with none): xs cut into batches of
 // at least batchSeconds (eight batches at most), each batch's mean a
 // sample; the batches' relative spread is the figure's. Fewer than three
 // batches give no SE.
-func BatchMeans(value float64, xs []float64) Sample {
+func batchMeans(value float64, xs []float64) Sample {
 	x := Sample{Value: value}
 	if len(xs) < 3*batchSeconds {
 		return x

@@ -43,17 +43,7 @@ const findMaxBatch = 5 * time.Second
 func FindMaxOf(p *Phase, hold string, target time.Duration, maxRate float64) *FindMax {
 	fm := &FindMax{Hold: hold, TargetMS: ms(target), BatchSeconds: findMaxBatch.Seconds(),
 		SentTPS: p.Figures.SentTPS, Rejected: p.Ledger.Fates[load.FateRejected]}
-	// The window's blocks, by when chainperf saw them.
-	var in []int
-	for i, b := range p.Blocks {
-		at := b.Seen.Sub(p.Start).Seconds()
-		if at >= p.Window[0] && at < p.Window[1] {
-			in = append(in, i)
-		}
-	}
-	if len(in) > 0 && in[0] == 0 {
-		in = in[1:] // the phase's first block has no interval
-	}
+	in := WindowBlocks(p)
 	if len(in) < 2 {
 		fm.Evidence = fmt.Sprintf("only %d blocks in the stable window: no result (lengthen find_max_duration)", len(in))
 		return fm
@@ -61,12 +51,9 @@ func FindMaxOf(p *Phase, hold string, target time.Duration, maxRate float64) *Fi
 	// Each block's txs count over the time since the block before it.
 	var ours, carrying int
 	var held float64
-	var batchRates []float64
-	batchTxs, batchFrom := 0, p.Blocks[in[0]-1].Time
 	for _, i := range in {
 		b, prev := p.Blocks[i], p.Blocks[i-1]
 		ours += b.Ours - b.OursFailed // a failed tx is not throughput
-		batchTxs += b.Ours - b.OursFailed
 		switch {
 		case hold != "latency":
 			held += ms(b.Time.Sub(prev.Time))
@@ -75,11 +62,8 @@ func FindMaxOf(p *Phase, hold string, target time.Duration, maxRate float64) *Fi
 			held += b.LatencyMax
 			carrying++
 		}
-		if span := b.Time.Sub(batchFrom); span >= findMaxBatch {
-			batchRates = append(batchRates, float64(batchTxs)/span.Seconds())
-			batchTxs, batchFrom = 0, b.Time
-		}
 	}
+	batchRates := BatchRates(p, in, findMaxBatch)
 	span := p.Blocks[in[len(in)-1]].Time.Sub(p.Blocks[in[0]-1].Time).Seconds()
 	if span <= 0 {
 		fm.Evidence = "the stable window's blocks span no time: no result"
@@ -117,6 +101,40 @@ func FindMaxOf(p *Phase, hold string, target time.Duration, maxRate float64) *Fi
 		fm.Evidence += "; target not held: the chain ran above it (the result is the rate at which it ran, not a sustainable one)"
 	}
 	return fm
+}
+
+// WindowBlocks returns the indices of p's blocks seen inside its measured
+// window, each with the block before it (the first block of a phase has
+// none, so it is left out: its interval is not known).
+func WindowBlocks(p *Phase) []int {
+	var in []int
+	for i, b := range p.Blocks {
+		at := b.Seen.Sub(p.Start).Seconds()
+		if at >= p.Window[0] && at < p.Window[1] && i > 0 {
+			in = append(in, i)
+		}
+	}
+	return in
+}
+
+// BatchRates cuts the blocks in (WindowBlocks) into batches of at least
+// span of header time and returns each batch's committed rate: its code-0
+// txs of the run over its span, measured from the block before it.
+func BatchRates(p *Phase, in []int, span time.Duration) []float64 {
+	if len(in) == 0 {
+		return nil
+	}
+	var rates []float64
+	txs, from := 0, p.Blocks[in[0]-1].Time
+	for _, i := range in {
+		b := p.Blocks[i]
+		txs += b.Ours - b.OursFailed
+		if d := b.Time.Sub(from); d >= span {
+			rates = append(rates, float64(txs)/d.Seconds())
+			txs, from = 0, b.Time
+		}
+	}
+	return rates
 }
 
 // Interval says the confidence interval, or why there is none: fewer
