@@ -24,28 +24,22 @@ import (
 // database.
 var dbFlag string
 
-// openStore opens the results database and marks the runs of dead
-// harnesses interrupted.
+// openStore opens the results database (making it if it is not there)
+// and marks the runs of dead harnesses interrupted.
 func openStore(ctx context.Context) (*store.Store, error) {
-	dsn := store.Locate(dbFlag)
-	if err := store.CheckPath(dsn, false); err != nil {
-		return nil, err
-	}
-	return openAt(ctx, dsn)
+	st, err := store.Open(ctx, store.Locate(dbFlag))
+	return recovered(ctx, st, err)
 }
 
-// openExisting opens the results database for a command that only reads
-// (or deletes) what is there: a database that does not exist is not made.
+// openExisting is openStore for a command that only reads (or deletes)
+// what is there: a database that does not exist is not made.
 func openExisting(ctx context.Context) (*store.Store, error) {
-	dsn := store.Locate(dbFlag)
-	if err := store.CheckPath(dsn, true); err != nil {
-		return nil, err
-	}
-	return openAt(ctx, dsn)
+	st, err := store.OpenExisting(ctx, store.Locate(dbFlag))
+	return recovered(ctx, st, err)
 }
 
-func openAt(ctx context.Context, dsn string) (*store.Store, error) {
-	st, err := store.Open(ctx, dsn)
+// recovered marks the runs of dead harnesses in st interrupted.
+func recovered(ctx context.Context, st *store.Store, err error) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}

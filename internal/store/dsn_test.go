@@ -27,8 +27,8 @@ func TestDSNSecrets(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("Open(%q): %v; want a refusal that does not repeat the password", dsn, err)
 		}
-		if err := CheckPath(dsn, true); err == nil || strings.Contains(err.Error(), "s3cret") {
-			t.Errorf("CheckPath(%q): %v", dsn, err)
+		if _, err := OpenExisting(context.Background(), dsn); err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("OpenExisting(%q): %v", dsn, err)
 		}
 	}
 	// An upper-case scheme is Postgres, not a SQLite file named so: the

@@ -45,13 +45,13 @@ func Locate(flag string) string {
 	return DefaultPath
 }
 
-// CheckPath checks a SQLite path before Open: a directory, a device or a
-// FIFO is no database (SQLite's own error for a directory is "out of
-// memory"), and with mustExist a missing file is an error instead of a
-// new database. A postgres URL passes.
-func CheckPath(dsn string, mustExist bool) error {
-	if err := checkDSN(dsn); err != nil || isPostgres(dsn) {
-		return err
+// checkPath checks a SQLite path before it is opened: a directory, a
+// device or a FIFO is no database (SQLite's own error for a directory is
+// "out of memory"), and with mustExist a missing file is an error instead
+// of a new database. A postgres URL passes.
+func checkPath(dsn string, mustExist bool) error {
+	if isPostgres(dsn) {
+		return nil
 	}
 	fi, err := os.Stat(dsn)
 	switch {
@@ -93,8 +93,21 @@ var keywordDSN = regexp.MustCompile(`(?i)(^|\s)(host|hostaddr|port|dbname|user|p
 // Open opens (and creates or migrates) the database at dsn: a
 // postgres:// or postgresql:// URL, or a SQLite file path.
 func Open(ctx context.Context, dsn string) (*Store, error) {
+	return open(ctx, dsn, false)
+}
+
+// OpenExisting opens the database at dsn for a reader: one that does not
+// exist is an error, not made.
+func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
+	return open(ctx, dsn, true)
+}
+
+func open(ctx context.Context, dsn string, mustExist bool) (*Store, error) {
 	s := &Store{}
 	if err := checkDSN(dsn); err != nil {
+		return nil, err
+	}
+	if err := checkPath(dsn, mustExist); err != nil {
 		return nil, err
 	}
 	var err error
