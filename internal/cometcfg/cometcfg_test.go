@@ -31,6 +31,12 @@ func TestSet(t *testing.T) {
 		{"mempool.sise", int64(1), `did you mean "mempool.size"`, nil},
 		// What chainperf sets for every node cannot be overridden.
 		{"rpc.laddr", "tcp://0.0.0.0:1", "set by chainperf", nil},
+		// Paths stay under the node's home, listeners on loopback.
+		{"db_dir", "data2", "", func(c *config.Config) bool { return c.DBPath == "data2" }},
+		{"db_dir", "/var/db", "a path outside the node's home", nil},
+		{"consensus.wal_file", "../wal", "a path outside the node's home", nil},
+		{"rpc.grpc_laddr", "tcp://127.0.0.1:9090", "", func(c *config.Config) bool { return c.RPC.GRPCListenAddress == "tcp://127.0.0.1:9090" }},
+		{"rpc.grpc_laddr", "tcp://0.0.0.0:9090", "must bind a loopback address", nil},
 	} {
 		cfg := config.DefaultConfig()
 		err := Set(cfg, tc.key, tc.value)

@@ -44,6 +44,19 @@ func TestHalfTheThroughputAtThreeRunsRegresses(t *testing.T) {
 	}
 }
 
+// The mirror of a regression: 50 % more throughput is improved, and so is
+// 30 % less latency; neither fails the gate.
+func TestBigGainsImprove(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	if row := Judge(tps, runs(r, 3, 1000, 0.03, 0.02), runs(r, 3, 1500, 0.03, 0.02), DefaultThreshold); row.Verdict != Improved {
+		t.Errorf("+50 %% throughput: %s", row.Verdict)
+	}
+	p99 := Figure{Name: "latency p99", Gate: true}
+	if row := Judge(p99, runs(r, 3, 2000, 0.03, 0.02), runs(r, 3, 1400, 0.03, 0.02), DefaultThreshold); row.Verdict != Improved {
+		t.Errorf("-30 %% p99: %s", row.Verdict)
+	}
+}
+
 // Two samples of one distribution: regressed at most at the interval's
 // one-sided error rate (2.5 %, some slack for the simulation).
 func TestSameDistributionRarelyRegresses(t *testing.T) {

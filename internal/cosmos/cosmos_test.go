@@ -337,3 +337,26 @@ func TestAppendWaitsWithAContext(t *testing.T) {
 		t.Fatalf("after the answer: %v", err)
 	}
 }
+
+// A wallet's balance is explained by its failed txs' fees only when it
+// lacks a whole number of fees, no more than it had failed txs; anything
+// else is a mismatch.
+func TestFailedFeesPaid(t *testing.T) {
+	for _, tc := range []struct {
+		want, held, fee, failed, paid int64
+		ok                            bool
+	}{
+		{1000, 1000, 5, 0, 0, true},  // nothing failed, nothing lacking
+		{1000, 990, 5, 3, 2, true},   // two of three failed txs paid
+		{1000, 985, 5, 3, 3, true},   // all three paid
+		{1000, 980, 5, 3, 0, false},  // more than its failed txs could pay
+		{1000, 993, 5, 3, 0, false},  // not a whole number of fees
+		{1000, 1005, 5, 3, 0, false}, // more than it should hold
+		{1000, 995, 0, 3, 0, false},  // no fee: nothing may be lacking
+	} {
+		paid, ok := failedFeesPaid(tc.want, tc.held, tc.fee, tc.failed)
+		if paid != tc.paid || ok != tc.ok {
+			t.Errorf("failedFeesPaid(%+v) = %d, %v", tc, paid, ok)
+		}
+	}
+}

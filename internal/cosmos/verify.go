@@ -123,17 +123,8 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 		b.Held += held[i]
 		b.Checked++
 		want := int64(w.cfg.Funded) + expected[i]
-		// What the wallet lacks beyond its code-0 txs: the fees of some of
-		// its failed txs, none of the others' effects.
-		short := want - int64(held[i])
-		paid := int64(-1)
-		switch {
-		case short == 0:
-			paid = 0
-		case fee > 0 && short > 0 && short%fee == 0 && short/fee <= failedFrom[i]:
-			paid = short / fee
-		}
-		if paid < 0 {
+		paid, ok := failedFeesPaid(want, int64(held[i]), fee, failedFrom[i])
+		if !ok {
 			b.Mismatched++
 			if len(b.Examples) < 5 {
 				b.Examples = append(b.Examples, fmt.Sprintf("wallet %d (%s): holds %d, committed txs say %d (less up to %d failed txs' fees of %d)", i, w.wallets[i].Address, held[i], want, failedFrom[i], fee))
@@ -144,6 +135,21 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	}
 	b.Conserved = b.Held+b.FeesPaid+b.FailedFees == b.Funded
 	return b, nil
+}
+
+// failedFeesPaid explains a wallet holding held where its code-0 txs say
+// want: what it lacks beyond them must be the fees of some of its failed
+// txs (a failure in the message pays the fee, one in the ante handler
+// does not), none of anything else. It returns how many paid, or false
+// when no count of them explains the balance.
+func failedFeesPaid(want, held, fee, failed int64) (int64, bool) {
+	switch short := want - held; {
+	case short == 0:
+		return 0, true
+	case fee > 0 && short > 0 && short%fee == 0 && short/fee <= failed:
+		return short / fee, true
+	}
+	return 0, false
 }
 
 // settle resolves accepted txs that no block showed: it waits until every

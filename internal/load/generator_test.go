@@ -336,3 +336,19 @@ func TestGeneratorStopsAtThePendingCap(t *testing.T) {
 		t.Errorf("fates %v of %d sent: conservation broken", s.Fates, s.Sent)
 	}
 }
+
+// A generator far behind still ends its phase at its length and the
+// grace: 1 s of 1000 tx/s, each tx 10 ms to build with one sender, would
+// take 10 s to hand out.
+func TestPhaseEndsAtLengthAndGrace(t *testing.T) {
+	_, url := startSink(t)
+	began := time.Now()
+	r, _ := runGen(t, Config{Model: Constant{R: 1000, D: time.Second}, Workload: slowWorkload{KVStore{RunID: "t", Size: 64}, 10 * time.Millisecond},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 1}, false)
+	if took := time.Since(began); took > time.Second+PhaseGrace+2*time.Second || r.Dispatched >= 1000 {
+		t.Errorf("took %s, dispatched %d of 1000; want the phase ended near %s", took, r.Dispatched, time.Second+PhaseGrace)
+	}
+	if !r.Bound {
+		t.Errorf("report %+v; want bound", r)
+	}
+}
