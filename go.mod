@@ -4,7 +4,6 @@ go 1.26
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.1.2
-	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/btcsuite/btcd/btcutil v1.1.6
 	github.com/cometbft/cometbft v0.38.19
 	github.com/florianl/go-nfqueue/v2 v2.0.1
