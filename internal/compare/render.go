@@ -9,7 +9,8 @@ import (
 	"text/tabwriter"
 )
 
-func (r Row) cells() []string {
+// Cells are the row as the verdict table shows it (Header names them).
+func (r Row) Cells() []string {
 	change := "-"
 	if r.Verdict != Missing {
 		change = fmt.Sprintf("%+.1f %s", r.Change, r.ChangeIn)
@@ -54,9 +55,11 @@ func num(x float64) string {
 	return fmt.Sprintf("%.4f", x)
 }
 
-var header = []string{"figure", "baseline", "candidate", "change", "95 % interval", "verdict"}
+// Header names the columns of the verdict table.
+var Header = []string{"figure", "baseline", "candidate", "change", "95 % interval", "verdict"}
 
-func (res *Result) summary() string {
+// Summary is the comparison's verdict in one line.
+func (res *Result) Summary() string {
 	switch {
 	case len(res.Regressed) > 0:
 		return fmt.Sprintf("REGRESSED: %s", strings.Join(res.Regressed, ", "))
@@ -70,25 +73,25 @@ func (res *Result) summary() string {
 func (res *Result) Text(w io.Writer) {
 	fmt.Fprintf(w, "baseline:  %s\ncandidate: %s\n\n", strings.Join(res.Baseline, ", "), strings.Join(res.Candidate, ", "))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	fmt.Fprintln(tw, strings.Join(Header, "\t"))
 	for _, r := range res.Rows {
-		fmt.Fprintln(tw, strings.Join(r.cells(), "\t"))
+		fmt.Fprintln(tw, strings.Join(r.Cells(), "\t"))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
-	fmt.Fprintln(w, res.summary())
+	fmt.Fprintln(w, res.Summary())
 }
 
 // Markdown writes the comparison for a pull-request comment.
 func (res *Result) Markdown(w io.Writer) {
-	fmt.Fprintf(w, "### chainperf compare: %s\n\nBaseline %s; candidate %s.\n\n", res.summary(),
+	fmt.Fprintf(w, "### chainperf compare: %s\n\nBaseline %s; candidate %s.\n\n", res.Summary(),
 		code(res.Baseline), code(res.Candidate))
-	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(Header, " | "), strings.Repeat("---|", len(Header)))
 	for _, r := range res.Rows {
-		c := r.cells()
+		c := r.Cells()
 		if r.Gated && (r.Verdict == Regressed || r.Verdict == Inconclusive) {
 			c[5] = "**" + c[5] + "**"
 		}

@@ -336,3 +336,89 @@ func (s *Store) SecondsCSV(ctx context.Context, id string, w func(record []strin
 	}
 	return rows.Err()
 }
+
+// An Entry is one run of the index: its listing and, once it has ended,
+// its stored record (JSON) for a reader that wants figures from it.
+type Entry struct {
+	Listing
+	Error string
+}
+
+// Index returns every run, newest first, with its labels, in two queries
+// (List reads labels run by run).
+func (s *Store) Index(ctx context.Context) ([]Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, scenario, status, passed, started_at, ended_at, error FROM runs ORDER BY started_at DESC`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Entry
+	at := map[string]int{}
+	for rows.Next() {
+		var e Entry
+		var status, start, end string
+		var passed sql.NullBool
+		if err := rows.Scan(&e.ID, &e.Scenario, &status, &passed, &start, &end, &e.Error); err != nil {
+			return nil, err
+		}
+		e.Status = results.Status(status)
+		if passed.Valid {
+			e.Passed = &passed.Bool
+		}
+		e.Start, _ = time.Parse(timeFormat, start)
+		e.End, _ = time.Parse(timeFormat, end)
+		e.Labels = map[string]string{}
+		at[e.ID] = len(out)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	lrows, err := s.db.QueryContext(ctx, `SELECT run_id, key, value FROM run_labels`)
+	if err != nil {
+		return nil, err
+	}
+	defer lrows.Close()
+	for lrows.Next() {
+		var id, k, v string
+		if err := lrows.Scan(&id, &k, &v); err != nil {
+			return nil, err
+		}
+		if i, ok := at[id]; ok { // a run added between the two reads has none yet
+			out[i].Labels[k] = v
+		}
+	}
+	return out, lrows.Err()
+}
+
+// Records calls fn with the stored record (JSON) of every run that has
+// ended, one row at a time.
+func (s *Store) Records(ctx context.Context, fn func(id string, record []byte) error) error {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, record FROM runs WHERE status <> ?`), string(results.StatusRunning))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var rec []byte
+		if err := rows.Scan(&id, &rec); err != nil {
+			return err
+		}
+		if err := fn(id, rec); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Record returns one run's stored record (JSON).
+func (s *Store) Record(ctx context.Context, id string) ([]byte, error) {
+	var rec []byte
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT record FROM runs WHERE id = ?`), id).Scan(&rec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("run %s: %w", id, ErrNotFound)
+	}
+	return rec, err
+}

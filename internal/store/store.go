@@ -102,7 +102,40 @@ func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
 	return open(ctx, dsn, true)
 }
 
+// OpenReadOnly opens an existing database for a reader that must change
+// nothing (the dashboard): SQLite in read-only mode, PostgreSQL sessions
+// with read-only transactions; no migration, and a schema other than this
+// chainperf's is refused with what to do.
+func OpenReadOnly(ctx context.Context, dsn string) (*Store, error) {
+	s, err := openDB(ctx, dsn, true, true)
+	if err != nil {
+		return nil, err
+	}
+	var v int
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("results database %s: no chainperf schema in it (%v)", s.where, err)
+	}
+	if v != SchemaVersion {
+		s.db.Close()
+		return nil, fmt.Errorf("results database %s has schema version %d, this chainperf reads %d: open it once with a chainperf command that writes (e.g. `chainperf runs list`) to migrate it, or use the chainperf that wrote it", s.where, v, SchemaVersion)
+	}
+	return s, nil
+}
+
 func open(ctx context.Context, dsn string, mustExist bool) (*Store, error) {
+	s, err := openDB(ctx, dsn, mustExist, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("results database %s: %w", s.where, err)
+	}
+	return s, nil
+}
+
+func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, error) {
 	s := &Store{}
 	if err := checkDSN(dsn); err != nil {
 		return nil, err
@@ -115,6 +148,14 @@ func open(ctx context.Context, dsn string, mustExist bool) (*Store, error) {
 		s.postgres, s.where = true, redact(dsn)
 		// pgx wants the scheme in lower case; the user may not write it so.
 		scheme, rest, _ := strings.Cut(dsn, "://")
+		if readOnly {
+			// pgx passes unknown parameters to the server as settings.
+			sep := "?"
+			if strings.Contains(rest, "?") {
+				sep = "&"
+			}
+			rest += sep + "default_transaction_read_only=on"
+		}
 		s.db, err = sql.Open("pgx", strings.ToLower(scheme)+"://"+rest)
 	} else {
 		s.where = dsn
@@ -124,8 +165,13 @@ func open(ctx context.Context, dsn string, mustExist bool) (*Store, error) {
 		}
 		// WAL: readers never block the writer of a run in progress;
 		// busy_timeout: two chainperf processes may share the file.
-		s.db, err = sql.Open("sqlite", "file:"+dsn+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)")
-		if err == nil {
+		opts := "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+		if readOnly {
+			// The writer made it WAL; a reader in WAL mode never blocks it.
+			opts = "?mode=ro&_pragma=busy_timeout(10000)"
+		}
+		s.db, err = sql.Open("sqlite", "file:"+dsn+opts)
+		if err == nil && !readOnly {
 			s.db.SetMaxOpenConns(1)
 		}
 	}
@@ -135,10 +181,6 @@ func open(ctx context.Context, dsn string, mustExist bool) (*Store, error) {
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("results database %s: cannot connect: %w", s.where, err)
-	}
-	if err := s.migrate(ctx); err != nil {
-		s.db.Close()
-		return nil, fmt.Errorf("results database %s: %w", s.where, err)
 	}
 	return s, nil
 }

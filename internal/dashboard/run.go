@@ -1,0 +1,240 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/store"
+)
+
+// runOf reads the run named in the path, refusing an ID chainperf does not
+// make before it reaches a query.
+func (s *Server) runOf(r *http.Request) (*results.Run, error) {
+	id := r.PathValue("id")
+	if err := results.CheckRunID(id); err != nil {
+		return nil, bad("%v", err)
+	}
+	return s.st.Run(r.Context(), id)
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	if len(r.URL.Query()) > 0 {
+		s.failErr(w, r, bad("a run's page takes no parameters"))
+		return
+	}
+	run, err := s.runOf(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	events, err := s.st.Events(r.Context(), run.ID)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	profiles, err := s.st.Profiles(r.Context(), run.ID)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	var shown []store.Event
+	for _, e := range events {
+		if e.Kind != "scrape_ok" {
+			shown = append(shown, e)
+		}
+	}
+	var main *results.Phase
+	if run.Status != results.StatusRunning {
+		main = run.Main()
+	}
+	s.render(w, "run.html", map[string]any{
+		"Title":    "Run " + run.ID,
+		"Run":      run,
+		"Labels":   labelText(run.Labels),
+		"Live":     run.Status == results.StatusRunning,
+		"Poll":     s.Poll.Milliseconds(),
+		"Main":     main,
+		"Fates":    fatesOf(main),
+		"Events":   shown,
+		"Profiles": profiles,
+		"Files":    reportFiles(run),
+	})
+}
+
+// A fate is one line of the fates table.
+type fate struct {
+	Name  string
+	Count int64
+}
+
+func fatesOf(p *results.Phase) []fate {
+	if p == nil {
+		return nil
+	}
+	var out []fate
+	for f, n := range p.Ledger.Fates {
+		out = append(out, fate{string(f), n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// reportFileName is what a report file may be called: no path, no dot
+// first.
+var reportFileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// reportRoot opens the run's report folder, if it is one: the record names
+// it (a database is not trusted), so it must be a folder named for the run
+// holding the run's summary.json.
+func reportRoot(run *results.Run) (*os.Root, bool) {
+	if run.ReportDir == "" || filepath.Base(run.ReportDir) != run.ID {
+		return nil, false
+	}
+	root, err := os.OpenRoot(run.ReportDir)
+	if err != nil {
+		return nil, false
+	}
+	f, err := root.Open("summary.json")
+	if err == nil {
+		var sum struct {
+			ID string `json:"id"`
+		}
+		err = json.NewDecoder(io.LimitReader(f, 64<<20)).Decode(&sum)
+		f.Close()
+		if err == nil && sum.ID == run.ID {
+			return root, true
+		}
+	}
+	root.Close()
+	return nil, false
+}
+
+// reportFiles lists the run's stored report files that exist, as links.
+func reportFiles(run *results.Run) []string {
+	root, ok := reportRoot(run)
+	if !ok {
+		return nil
+	}
+	defer root.Close()
+	var out []string
+	for _, name := range []string{"report.html", "report.md", "summary.json"} {
+		if fi, err := root.Lstat(name); err == nil && fi.Mode().IsRegular() {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// runFile serves one of the run's report files (report.html, report.md,
+// summary.json) or a captured profile, from the run's report folder only.
+func (s *Server) runFile(w http.ResponseWriter, r *http.Request) {
+	run, err := s.runOf(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	name := r.PathValue("name")
+	rel := ""
+	switch {
+	case name == "report.html" || name == "report.md" || name == "summary.json":
+		rel = name
+	case reportFileName.MatchString(name) && path.Ext(name) == ".gz":
+		// A profile the run captured (they live in profiles/).
+		profiles, err := s.st.Profiles(r.Context(), run.ID)
+		if err != nil {
+			s.failErr(w, r, err)
+			return
+		}
+		for _, p := range profiles {
+			if filepath.Base(p.File) == name {
+				rel = "profiles/" + name
+			}
+		}
+	}
+	if rel == "" {
+		s.fail(w, r, http.StatusNotFound, "run "+run.ID+" has no file "+name)
+		return
+	}
+	root, ok := reportRoot(run)
+	if !ok {
+		s.fail(w, r, http.StatusNotFound, "run "+run.ID+"'s report folder is not here")
+		return
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	if err != nil {
+		s.fail(w, r, http.StatusNotFound, "run "+run.ID+" has no file "+name)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		s.fail(w, r, http.StatusNotFound, name+" is not a regular file")
+		return
+	}
+	ctype := mime.TypeByExtension(path.Ext(name))
+	switch path.Ext(name) {
+	case ".md":
+		ctype = "text/plain; charset=utf-8"
+	case ".gz":
+		ctype = "application/octet-stream"
+		w.Header().Set("Content-Disposition", "attachment")
+	case ".html":
+		// The report is one file with its styles inline and no script.
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:")
+	}
+	w.Header().Set("Content-Type", ctype)
+	http.ServeContent(w, r, name, fi.ModTime(), f)
+}
+
+// runData is what a run's page draws, as JSON: its charts, the fault and
+// phase timeline, and while it goes what it has written so far.
+func (s *Server) runData(w http.ResponseWriter, r *http.Request) {
+	if len(r.URL.Query()) > 0 {
+		s.failErr(w, r, bad("the run API takes no parameters"))
+		return
+	}
+	run, err := s.runOf(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	series, err := s.st.Series(r.Context(), run.ID)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	events, err := s.st.Events(r.Context(), run.ID)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, timelineOf(run, series, events))
+}
+
+// writeJSON writes v; NaN and Inf are not JSON, so a figure that is one
+// is sent as null (the charts leave a gap).
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(v); err != nil {
+		code = http.StatusInternalServerError
+		buf.Reset()
+		json.NewEncoder(&buf).Encode(map[string]string{"error": err.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}
+
+func unix(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

@@ -1,0 +1,346 @@
+package dashboard
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/store"
+)
+
+// num is a chart value; NaN (no value there) is sent as null, a gap.
+type num float64
+
+func (n num) MarshalJSON() ([]byte, error) {
+	f := float64(n)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, f, 'g', 8, 64), nil
+}
+
+var gap = num(math.NaN())
+
+// A line is one series of a chart, aligned with the chart's X.
+type line struct {
+	Label  string `json:"label"`
+	Values []num  `json:"values"`
+	Points bool   `json:"points,omitempty"` // dots, not a line
+}
+
+// A chart is drawn by the page: X is seconds since the epoch.
+type chart struct {
+	ID    string  `json:"id"`
+	Title string  `json:"title"`
+	Unit  string  `json:"unit"`
+	X     []num   `json:"x"`
+	Lines []*line `json:"lines"`
+	// SpanGaps joins a line over missing values (nodes sampled at
+	// different times) instead of breaking it (between phases).
+	SpanGaps bool `json:"span_gaps,omitempty"`
+}
+
+// A span is a stretch of the run: a phase or a fault (To 0: still on).
+type span struct {
+	Label string  `json:"label"`
+	From  float64 `json:"from"`
+	To    float64 `json:"to"`
+}
+
+// A mark is a moment: an event.
+type mark struct {
+	At    float64 `json:"at"`
+	Label string  `json:"label"`
+}
+
+// A timeline is what a run's page draws.
+type timeline struct {
+	Status string   `json:"status"`
+	Phases []span   `json:"phases"`
+	Faults []span   `json:"faults"`
+	Marks  []mark   `json:"marks"`
+	Charts []*chart `json:"charts"`
+	// What has been written so far (the live page shows it).
+	Blocks    int   `json:"blocks"`
+	Height    int64 `json:"height"`
+	Committed int64 `json:"committed"` // the run's txs in blocks
+	Samples   int   `json:"samples"`
+}
+
+// timelineOf builds the charts of a run from what the database holds: a
+// finished run's per-second ledger, or while it goes the blocks, node
+// samples and events written so far.
+func timelineOf(run *results.Run, series []observe.Sample, events []store.Event) *timeline {
+	t := &timeline{Status: string(run.Status), Samples: len(series)}
+	blocks := blocksOf(run)
+	t.Blocks = len(blocks)
+	for _, b := range blocks {
+		t.Committed += int64(b.Ours)
+		t.Height = max(t.Height, b.Height)
+	}
+	finished := false
+	for _, p := range run.Phases {
+		if !p.Start.IsZero() {
+			finished = true
+			t.Phases = append(t.Phases, span{p.Name, unix(p.Start), unix(p.End)})
+		}
+	}
+	for _, f := range run.Faults {
+		sp := span{Label: f.What + " " + f.Nodes, From: unix(f.Begin)}
+		if !f.End.IsZero() {
+			sp.To = unix(f.End)
+		}
+		t.Faults = append(t.Faults, sp)
+	}
+	for _, e := range events {
+		switch e.Kind {
+		case "phase":
+			if !finished {
+				if n := len(t.Phases); n > 0 {
+					t.Phases[n-1].To = unix(e.At)
+				}
+				t.Phases = append(t.Phases, span{Label: e.Detail, From: unix(e.At)})
+			}
+		case "perturbation", "rotation":
+			t.Marks = append(t.Marks, mark{unix(e.At), e.Kind + ": " + e.Detail})
+		}
+	}
+	if finished {
+		t.Charts = append(t.Charts, throughput(run.Phases), latencyPerSecond(run.Phases))
+	} else {
+		t.Charts = append(t.Charts, committedFromBlocks(blocks))
+	}
+	t.Charts = append(t.Charts, blockCharts(blocks)...)
+	t.Charts = append(t.Charts, nodeCharts(series)...)
+	out := t.Charts[:0]
+	for _, c := range t.Charts {
+		if c != nil && len(c.X) > 0 {
+			out = append(out, c)
+		}
+	}
+	t.Charts = out
+	return t
+}
+
+// blocksOf is every block of the run once, in height order.
+func blocksOf(run *results.Run) []observe.Block {
+	seen := map[int64]bool{}
+	var out []observe.Block
+	for _, p := range run.Phases {
+		for _, b := range p.Blocks {
+			if !seen[b.Height] {
+				seen[b.Height] = true
+				out = append(out, b)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Height < out[j].Height })
+	return out
+}
+
+// perSecond draws one value a second of every phase's ledger, with a gap
+// between phases so that no line joins them.
+func perSecond(id, title, unit string, phases []*results.Phase, names []string, value func(p *results.Phase, s int) []float64) *chart {
+	c := &chart{ID: id, Title: title, Unit: unit}
+	for _, n := range names {
+		c.Lines = append(c.Lines, &line{Label: n})
+	}
+	for _, p := range phases {
+		if len(p.Ledger.PerSecond) == 0 {
+			continue
+		}
+		if len(c.X) > 0 {
+			c.X = append(c.X, num(unix(p.Start)))
+			for _, l := range c.Lines {
+				l.Values = append(l.Values, gap)
+			}
+		}
+		for i := range p.Ledger.PerSecond {
+			c.X = append(c.X, num(unix(p.Start)+float64(i)+0.5))
+			for j, v := range value(p, i) {
+				c.Lines[j].Values = append(c.Lines[j].Values, num(v))
+			}
+		}
+	}
+	return c
+}
+
+func throughput(phases []*results.Phase) *chart {
+	return perSecond("throughput", "Offered, sent and committed tx/s", "tx/s", phases,
+		[]string{"offered (phase mean)", "sent", "committed", "failed in a block"},
+		func(p *results.Phase, i int) []float64 {
+			s := p.Ledger.PerSecond[i]
+			return []float64{p.Figures.OfferedTPS, float64(s.Sent), float64(s.Committed), float64(s.Failed)}
+		})
+}
+
+func latencyPerSecond(phases []*results.Phase) *chart {
+	zeroGap := func(x float64) float64 {
+		if x == 0 {
+			return math.NaN()
+		}
+		return x
+	}
+	return perSecond("latency", "Commit latency of the txs seen each second", "ms", phases,
+		[]string{"p50", "p99"},
+		func(p *results.Phase, i int) []float64 {
+			s := p.Ledger.PerSecond[i]
+			return []float64{zeroGap(s.LatencyP50), zeroGap(s.LatencyP99)}
+		})
+}
+
+// committedFromBlocks is a live run's committed tx/s: its txs in the
+// blocks seen each second (the ledger's seconds are written at the end).
+func committedFromBlocks(blocks []observe.Block) *chart {
+	c := &chart{ID: "throughput", Title: "Committed tx/s so far (the run's txs in blocks, by second seen)", Unit: "tx/s"}
+	if len(blocks) == 0 {
+		return c
+	}
+	l := &line{Label: "committed"}
+	c.Lines = []*line{l}
+	first := blocks[0].Seen.Truncate(time.Second)
+	per := map[int64]int{}
+	last := int64(0)
+	for _, b := range blocks {
+		s := int64(b.Seen.Sub(first) / time.Second)
+		per[s] += b.Ours
+		last = max(last, s)
+	}
+	for s := int64(0); s <= last; s++ {
+		c.X = append(c.X, num(unix(first)+float64(s)+0.5))
+		l.Values = append(l.Values, num(per[s]))
+	}
+	return c
+}
+
+func blockCharts(blocks []observe.Block) []*chart {
+	lat := &chart{ID: "block-latency", Title: "Commit latency of the run's txs per block", Unit: "ms",
+		Lines: []*line{{Label: "block mean", Points: true}, {Label: "block max", Points: true}}}
+	iv := &chart{ID: "block-interval", Title: "Block interval (header times)", Unit: "s", Lines: []*line{{Label: "interval"}}}
+	txs := &chart{ID: "block-txs", Title: "Txs per block", Unit: "txs", Lines: []*line{{Label: "all txs"}, {Label: "the run's"}}}
+	for i, b := range blocks {
+		x := num(unix(b.Time))
+		if b.Ours > 0 {
+			lat.X = append(lat.X, num(unix(b.Seen)))
+			lat.Lines[0].Values = append(lat.Lines[0].Values, num(b.LatencyMean))
+			lat.Lines[1].Values = append(lat.Lines[1].Values, num(b.LatencyMax))
+		}
+		if i > 0 {
+			iv.X = append(iv.X, x)
+			iv.Lines[0].Values = append(iv.Lines[0].Values, num(b.Time.Sub(blocks[i-1].Time).Seconds()))
+		}
+		txs.X = append(txs.X, x)
+		txs.Lines[0].Values = append(txs.Lines[0].Values, num(b.Txs))
+		txs.Lines[1].Values = append(txs.Lines[1].Values, num(b.Ours))
+	}
+	return []*chart{lat, iv, txs}
+}
+
+// nodeCharts draws the node series: mempool size (mean and max across
+// nodes), and per node peers, CPU, RSS; the machine's load1.
+func nodeCharts(series []observe.Sample) []*chart {
+	by := map[string]map[string][]observe.Sample{} // series -> node -> samples
+	for _, s := range series {
+		if by[s.Series] == nil {
+			by[s.Series] = map[string][]observe.Sample{}
+		}
+		by[s.Series][s.Node] = append(by[s.Series][s.Node], s)
+	}
+	var out []*chart
+	if nodes := by["cometbft_mempool_size"]; len(nodes) > 0 {
+		out = append(out, acrossNodes(nodes))
+	}
+	out = append(out,
+		perNode("peers", "Peers per node", "peers", by["cometbft_p2p_peers"], 1, false),
+		perNode("cpu", "CPU per node", "% of one core", by[observe.SeriesCPU], 100, true),
+		perNode("rss", "RSS per node", "MiB", by[observe.SeriesRSS], 1.0/(1<<20), false),
+		perNode("load1", "Machine load", "load1", by[observe.SeriesLoad1], 1, false),
+	)
+	return out
+}
+
+// acrossNodes is the mean and max of the mempool size over the nodes read
+// in each scrape round (the samples of a round share their time).
+func acrossNodes(nodes map[string][]observe.Sample) *chart {
+	type agg struct{ sum, max, n float64 }
+	rounds := map[time.Time]*agg{}
+	for _, ss := range nodes {
+		for _, s := range ss {
+			a := rounds[s.At]
+			if a == nil {
+				a = &agg{max: math.Inf(-1)}
+				rounds[s.At] = a
+			}
+			a.sum, a.n, a.max = a.sum+s.Value, a.n+1, math.Max(a.max, s.Value)
+		}
+	}
+	at := make([]time.Time, 0, len(rounds))
+	for t := range rounds {
+		at = append(at, t)
+	}
+	sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
+	c := &chart{ID: "mempool", Title: "Mempool size across nodes", Unit: "txs", Lines: []*line{{Label: "mean"}, {Label: "max"}}}
+	for _, t := range at {
+		a := rounds[t]
+		c.X = append(c.X, num(unix(t)))
+		c.Lines[0].Values = append(c.Lines[0].Values, num(a.sum/a.n))
+		c.Lines[1].Values = append(c.Lines[1].Values, num(a.max))
+	}
+	return c
+}
+
+// perNode draws one line a node on the union of their sample times;
+// rate draws the per-second increase of a counter instead of its value.
+func perNode(id, title, unit string, nodes map[string][]observe.Sample, scale float64, rate bool) *chart {
+	if len(nodes) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(nodes))
+	for n := range nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	values := make([]map[time.Time]float64, len(names))
+	times := map[time.Time]bool{}
+	for i, n := range names {
+		values[i] = map[time.Time]float64{}
+		ss := nodes[n]
+		for j, s := range ss {
+			switch {
+			case rate && j > 0 && s.At.After(ss[j-1].At) && s.Value >= ss[j-1].Value:
+				values[i][s.At] = (s.Value - ss[j-1].Value) / s.At.Sub(ss[j-1].At).Seconds() * scale
+			case rate:
+				continue // the first sample, or a counter that restarted
+			default:
+				values[i][s.At] = s.Value * scale
+			}
+			times[s.At] = true
+		}
+	}
+	at := make([]time.Time, 0, len(times))
+	for t := range times {
+		at = append(at, t)
+	}
+	sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
+	c := &chart{ID: id, Title: title, Unit: unit, SpanGaps: true}
+	for range names {
+		c.Lines = append(c.Lines, &line{})
+	}
+	for i, n := range names {
+		c.Lines[i].Label = n
+	}
+	for _, t := range at {
+		c.X = append(c.X, num(unix(t)))
+		for i := range names {
+			v, ok := values[i][t]
+			if !ok {
+				v = math.NaN()
+			}
+			c.Lines[i].Values = append(c.Lines[i].Values, num(v))
+		}
+	}
+	return c
+}

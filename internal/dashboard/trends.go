@@ -1,0 +1,144 @@
+package dashboard
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/chainperf/chainperf/internal/compare"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// trendQuery is the trends page's parameters: which runs (a scenario,
+// labels), which figure, how many runs before each one it is judged
+// against.
+type trendQuery struct {
+	Scenario  string
+	Labels    map[string]string
+	LabelText string
+	Figure    string
+	Window    int
+	Threshold float64
+}
+
+// maxTrend bounds the runs one trend reads.
+const maxTrend = 1000
+
+func parseTrend(v url.Values) (trendQuery, error) {
+	q := trendQuery{Scenario: v.Get("scenario"), Figure: v.Get("figure"), LabelText: v.Get("label"), Window: 5, Threshold: compare.DefaultThreshold}
+	for k := range v {
+		if !slices.Contains([]string{"scenario", "label", "figure", "window"}, k) {
+			return q, bad("unknown parameter %q: trends take scenario, label, figure and window", k)
+		}
+	}
+	if q.Figure == "" {
+		q.Figure = "committed tx/s"
+	} else if !slices.Contains(compare.Headline(), q.Figure) {
+		return q, bad("figure %q: use one of %q", q.Figure, compare.Headline())
+	}
+	var err error
+	if q.Labels, err = parseLabels(q.LabelText); err != nil {
+		return q, err
+	}
+	if w := v.Get("window"); w != "" {
+		if q.Window, err = strconv.Atoi(w); err != nil || q.Window < 1 || q.Window > 50 {
+			return q, bad("window %q: how many runs before each one it is judged against, 1 to 50", w)
+		}
+	}
+	return q, nil
+}
+
+// trend reads the complete runs the query names (oldest first, at most
+// maxTrend of the newest) and judges the figure along them.
+func (s *Server) trend(ctx context.Context, q trendQuery) ([]compare.Point, map[string]float64, error) {
+	all, err := s.index.rows(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	lq := listQuery{Scenario: q.Scenario, Labels: q.Labels, Status: string(results.StatusComplete)}
+	var ids []string
+	starts := map[string]float64{}
+	for _, x := range all { // newest first
+		if lq.match(x) && len(ids) < maxTrend {
+			ids = append(ids, x.ID)
+			starts[x.ID] = unix(x.Start)
+		}
+	}
+	slices.Reverse(ids)
+	var vs []compare.Values
+	for _, id := range ids {
+		r, err := s.st.Run(ctx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		// Headline figures come from the record alone: no node series.
+		vs = append(vs, compare.FromRun(r, nil))
+	}
+	return compare.Trend(vs, q.Figure, q.Window, q.Threshold), starts, nil
+}
+
+func (s *Server) trendsPage(w http.ResponseWriter, r *http.Request) {
+	q, err := parseTrend(r.URL.Query())
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	all, err := s.index.rows(r.Context())
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	scenarios := map[string]bool{}
+	for _, x := range all {
+		scenarios[x.Scenario] = true
+	}
+	names := make([]string, 0, len(scenarios))
+	for n := range scenarios {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	points, _, err := s.trend(r.Context(), q)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	var regressed []compare.Point
+	for _, p := range points {
+		if p.Verdict == compare.Regressed {
+			regressed = append(regressed, p)
+		}
+	}
+	s.render(w, "trends.html", map[string]any{
+		"Title": "Trends", "Q": q, "Scenarios": names, "Figures": compare.Headline(),
+		"Points": len(points), "Regressed": regressed, "API": "/api/trends?" + r.URL.RawQuery,
+	})
+}
+
+// trendsData is the trend as JSON: one point a run, with its start time
+// and verdict.
+func (s *Server) trendsData(w http.ResponseWriter, r *http.Request) {
+	q, err := parseTrend(r.URL.Query())
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	points, starts, err := s.trend(r.Context(), q)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	type at struct {
+		compare.Point
+		Start float64 `json:"start"`
+		Value  num     `json:"value"`
+		Change num     `json:"change"`
+	}
+	out := make([]at, len(points))
+	for i, p := range points {
+		out[i] = at{p, starts[p.Run], num(p.Value), num(p.Change)}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"figure": q.Figure, "unit": compare.Describe(q.Figure).Unit, "points": out})
+}
