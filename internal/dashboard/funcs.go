@@ -31,7 +31,7 @@ var funcs = template.FuncMap{
 		return fmt.Sprintf("%.3f", x)
 	},
 	"base": filepath.Base,
-	"pct": func(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) },
+	"pct":  func(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) },
 	"dur": func(d time.Duration) string {
 		if d == 0 {
 			return "-"

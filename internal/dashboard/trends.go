@@ -132,7 +132,7 @@ func (s *Server) trendsData(w http.ResponseWriter, r *http.Request) {
 	}
 	type at struct {
 		compare.Point
-		Start float64 `json:"start"`
+		Start  float64 `json:"start"`
 		Value  num     `json:"value"`
 		Change num     `json:"change"`
 	}
