@@ -19,7 +19,7 @@ func (n num) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return []byte("null"), nil
 	}
-	return strconv.AppendFloat(nil, f, 'g', 8, 64), nil
+	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
 }
 
 var gap = num(math.NaN())
