@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/livemetrics"
 	"github.com/chainperf/chainperf/internal/load"
 )
 
@@ -34,26 +35,9 @@ func isTerminal(out io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// recent returns the mean sent and committed tx/s over the last n whole
-// seconds before elapsed (commits come a block at a time: one second says
-// little).
-func recent(s load.Summary, elapsed time.Duration, n int) (sent, committed float64) {
-	end := min(int(elapsed.Seconds()), len(s.PerSecond))
-	from := max(0, end-n)
-	if end <= from {
-		return 0, 0
-	}
-	for _, sec := range s.PerSecond[from:end] {
-		sent += float64(sec.Sent)
-		committed += float64(sec.Committed)
-	}
-	k := float64(end - from)
-	return sent / k, committed / k
-}
-
 func statusLines(p experiment.Progress) []string {
 	s := p.Ledger
-	sent, committed := recent(s, p.Elapsed, 5)
+	sent, committed := livemetrics.Recent(s, p.Elapsed, 5)
 	left := max(0, p.Length-p.Elapsed).Round(time.Second)
 	name := p.Name
 	if name == "" {

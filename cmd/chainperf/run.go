@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/listen"
+	"github.com/chainperf/chainperf/internal/livemetrics"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
@@ -20,7 +22,8 @@ import (
 
 func runCmd() *cobra.Command {
 	var labels []string
-	var reportDir, backend string
+	var reportDir, backend, metricsAddr string
+	var remote bool
 	cmd := &cobra.Command{
 		Use:   "run [scenario.toml]",
 		Short: "Run a scenario from nothing to a report (the built-in default without a file)",
@@ -64,8 +67,24 @@ input or an error.`,
 			}
 			fmt.Fprintf(out, "scenario %s: %s, %s\n", s.Name, nodes, describeLoad(s))
 			live := newLiveView(out)
+			progress := live.Update
+			if metricsAddr != "" {
+				l, warning, err := listen.Open("--metrics-addr", metricsAddr, remote)
+				if err != nil {
+					return err
+				}
+				if warning != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), warning)
+				}
+				var exp livemetrics.Exporter
+				mctx, stop := context.WithCancel(cmd.Context())
+				defer stop()
+				go exp.Serve(mctx, l)
+				fmt.Fprintf(out, "live metrics on http://%s/metrics\n", l.Addr())
+				progress = func(p experiment.Progress) { live.Update(p); exp.Update(p) }
+			}
 			r, runErr := experiment.Run(cmd.Context(), s, experiment.RunOptions{
-				Exe: exe, Labels: lbl, Progress: live.Update, Store: st, ReportDir: reportDir,
+				Exe: exe, Labels: lbl, Progress: progress, Store: st, ReportDir: reportDir,
 				Phase: func(p string) { live.End(); fmt.Fprintf(out, "== %s\n", p) },
 			})
 			live.End()
@@ -74,6 +93,8 @@ input or an error.`,
 	}
 	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable), e.g. --label branch=main")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the run's live figures for Prometheus on this address, e.g. 127.0.0.1:9464 (off by default)")
+	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a --metrics-addr other machines can reach")
 	cmd.Flags().StringVar(&backend, "netem-backend", "", `force the emulated WAN's delay backend: "tc" or "nfqueue" (default: the scenario's, "auto")`)
 	return cmd
 }

@@ -1,0 +1,169 @@
+// Package livemetrics exposes a run's live figures in the Prometheus text
+// format while it goes (`chainperf run --metrics-addr`), so that a team's
+// Prometheus and Grafana show chainperf's view next to the nodes' own
+// CometBFT metrics (docs/grafana/chainperf.json).
+//
+// The figures are the run's phase being driven: counters start again at
+// each phase (Prometheus treats that as a counter reset).
+package livemetrics
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// latencyBounds are the histogram's upper bounds in seconds: the ledger's
+// 1-2-5 series from 1 ms to 100 s (the bounds must not change between
+// scrapes).
+var latencyBounds = func() []float64 {
+	var out []float64
+	for decade := 0.001; decade < 200; decade *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if b := decade * m; b <= 100.0001 {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}()
+
+// An Exporter holds the last progress report and turns it into metrics
+// at each scrape.
+type Exporter struct {
+	mu   sync.Mutex
+	last *experiment.Progress
+	at   time.Time
+}
+
+// Update keeps p; it is the run's progress callback.
+func (e *Exporter) Update(p experiment.Progress) {
+	e.mu.Lock()
+	e.last, e.at = &p, time.Now()
+	e.mu.Unlock()
+}
+
+var (
+	descTarget    = prometheus.NewDesc("chainperf_target_tps", "Tx/s the rate model asks for now.", nil, nil)
+	descSent      = prometheus.NewDesc("chainperf_sent_tps", "Tx/s sent, mean of the last 5 whole seconds.", nil, nil)
+	descCommitted = prometheus.NewDesc("chainperf_committed_tps", "Tx/s of the run's txs seen committed (code 0), mean of the last 5 whole seconds.", nil, nil)
+	descSentTotal = prometheus.NewDesc("chainperf_sent_total", "Txs sent in this phase.", nil, nil)
+	descAccepted  = prometheus.NewDesc("chainperf_accepted_total", "Sends the node accepted in this phase.", nil, nil)
+	descFates     = prometheus.NewDesc("chainperf_txs_total", "Txs of this phase by fate so far (unresolved: accepted, not yet in a block).", []string{"fate"}, nil)
+	descLatency   = prometheus.NewDesc("chainperf_commit_latency_seconds", "Commit latency (first seen in a block - intended send time) of this phase's txs.", nil, nil)
+	descLagP99    = prometheus.NewDesc("chainperf_schedule_lag_p99_seconds", "p99 of how late the generator sent txs after their intended time.", nil, nil)
+	descHeight    = prometheus.NewDesc("chainperf_height", "Height of the last block the follower read.", nil, nil)
+	descInterval  = prometheus.NewDesc("chainperf_block_interval_seconds", "Interval of the last block (header times).", nil, nil)
+	descMempool   = prometheus.NewDesc("chainperf_mempool_max", "Largest mempool of any node at the last scrape (txs).", nil, nil)
+	descPhase     = prometheus.NewDesc("chainperf_phase_info", "The phase being driven (1).", []string{"phase", "step"}, nil)
+	descElapsed   = prometheus.NewDesc("chainperf_phase_elapsed_seconds", "Time since the phase's load started.", nil, nil)
+	descUpdated   = prometheus.NewDesc("chainperf_last_update_timestamp_seconds", "When chainperf last updated these figures (unix time).", nil, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descTarget, descSent, descCommitted, descSentTotal, descAccepted, descFates, descLatency,
+		descLagP99, descHeight, descInterval, descMempool, descPhase, descElapsed, descUpdated} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector: nothing before the first
+// progress report.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.mu.Lock()
+	p, at := e.last, e.at
+	e.mu.Unlock()
+	if p == nil {
+		return
+	}
+	s := p.Ledger
+	sent, committed := Recent(s, p.Elapsed, 5)
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	gauge(descTarget, p.Target)
+	gauge(descSent, sent)
+	gauge(descCommitted, committed)
+	counter(descSentTotal, float64(s.Sent))
+	counter(descAccepted, float64(s.Accepted))
+	fates := map[load.Fate]int64{}
+	for f, n := range s.Fates {
+		fates[f] = n
+	}
+	// While the phase goes, accepted txs not yet in a block are waiting.
+	fates[load.FateUnresolved] += max(0, s.Accepted-s.Fates[load.FateCommitted]-s.Fates[load.FateCommittedFailed]-s.Fates[load.FateUnresolved])
+	for _, f := range []load.Fate{load.FateCommitted, load.FateCommittedFailed, load.FateRejected, load.FateSendError, load.FateUnresolved} {
+		counter(descFates, float64(fates[f]), string(f))
+	}
+	buckets := map[float64]uint64{}
+	var count uint64
+	for _, b := range s.LatencyHist {
+		count += uint64(b.Count)
+		for _, bound := range latencyBounds {
+			if b.UpToMS/1000 <= bound*1.0001 {
+				buckets[bound] += uint64(b.Count)
+			}
+		}
+	}
+	ch <- prometheus.MustNewConstHistogram(descLatency, count, s.Latency.Mean/1000*float64(s.Latency.Count), buckets)
+	gauge(descLagP99, s.Lag.P99/1000)
+	gauge(descHeight, float64(p.Height))
+	gauge(descInterval, p.Interval.Seconds())
+	if p.MempoolMax >= 0 {
+		gauge(descMempool, p.MempoolMax)
+	}
+	gauge(descPhase, 1, p.Name, p.Phase)
+	gauge(descElapsed, p.Elapsed.Seconds())
+	gauge(descUpdated, float64(at.UnixNano())/1e9)
+}
+
+// Recent returns the mean sent and committed tx/s over the last n whole
+// seconds before elapsed (commits come a block at a time: one second says
+// little).
+func Recent(s load.Summary, elapsed time.Duration, n int) (sent, committed float64) {
+	end := min(int(elapsed.Seconds()), len(s.PerSecond))
+	from := max(0, end-n)
+	if end <= from {
+		return 0, 0
+	}
+	for _, sec := range s.PerSecond[from:end] {
+		sent += float64(sec.Sent)
+		committed += float64(sec.Committed)
+	}
+	k := float64(end - from)
+	return sent / k, committed / k
+}
+
+// Serve serves /metrics on l (the exporter's figures and chainperf's own
+// process and Go runtime) until ctx ends.
+func (e *Exporter) Serve(ctx context.Context, l net.Listener) error {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(e, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package livemetrics
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	fams, err := (&expfmt.TextParser{}).TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fams
+}
+
+func serve(t *testing.T, e *Exporter) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.Serve(ctx, l); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + l.Addr().String() + "/metrics"
+}
+
+func TestExportsTheRunsLiveFigures(t *testing.T) {
+	var e Exporter
+	url := serve(t, &e)
+	if fams := scrape(t, url); fams["chainperf_target_tps"] != nil {
+		t.Fatal("figures before the first progress report")
+	}
+	p := experiment.Progress{Phase: "load", Name: "steady 1/1", Elapsed: 10 * time.Second, Length: time.Minute, Target: 300, Height: 42,
+		Interval: 1500 * time.Millisecond, MempoolMax: 17}
+	p.Ledger = load.Summary{Sent: 3000, Accepted: 2990, Rejected: 10,
+		Fates:       map[load.Fate]int64{load.FateCommitted: 2500, load.FateRejected: 10},
+		Latency:     load.Percentiles{Count: 2500, Mean: 800},
+		Lag:         load.Percentiles{P99: 2},
+		LatencyHist: []load.Bucket{{UpToMS: 500, Count: 1000}, {UpToMS: 1000, Count: 1400}, {UpToMS: 2000, Count: 100}}}
+	for i := 0; i < 10; i++ {
+		p.Ledger.PerSecond = append(p.Ledger.PerSecond, load.Second{Sent: 300, Committed: int64(200 + 10*i)})
+	}
+	e.Update(p)
+	fams := scrape(t, url)
+	gauge := func(name string) float64 {
+		f := fams[name]
+		if f == nil || len(f.Metric) != 1 {
+			t.Fatalf("%s: %v", name, f)
+		}
+		if g := f.Metric[0].Gauge; g != nil {
+			return g.GetValue()
+		}
+		return f.Metric[0].Counter.GetValue()
+	}
+	for name, want := range map[string]float64{
+		"chainperf_target_tps": 300, "chainperf_sent_tps": 300, "chainperf_committed_tps": 270, // seconds 5-9: 250..290
+		"chainperf_sent_total": 3000, "chainperf_height": 42, "chainperf_block_interval_seconds": 1.5,
+		"chainperf_mempool_max": 17, "chainperf_schedule_lag_p99_seconds": 0.002, "chainperf_phase_elapsed_seconds": 10,
+	} {
+		if got := gauge(name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	fates := map[string]float64{}
+	for _, m := range fams["chainperf_txs_total"].Metric {
+		fates[m.Label[0].GetValue()] = m.Counter.GetValue()
+	}
+	if fates["committed"] != 2500 || fates["rejected"] != 10 || fates["unresolved"] != 490 {
+		t.Errorf("fates %v: want 2500 committed, 10 rejected, 490 waiting", fates)
+	}
+	h := fams["chainperf_commit_latency_seconds"].Metric[0].Histogram
+	if h.GetSampleCount() != 2500 || h.GetSampleSum() != 2000 {
+		t.Errorf("histogram count %d sum %v", h.GetSampleCount(), h.GetSampleSum())
+	}
+	cum := map[float64]uint64{}
+	for _, b := range h.Bucket {
+		cum[b.GetUpperBound()] = b.GetCumulativeCount()
+	}
+	if cum[0.2] != 0 || cum[0.5] != 1000 || cum[1] != 2400 || cum[2] != 2500 || cum[100] != 2500 {
+		t.Errorf("cumulative buckets %v", cum)
+	}
+	if fams["process_cpu_seconds_total"] == nil {
+		t.Error("no process metrics of chainperf itself")
+	}
+}
+
+// TestGrafanaDashboardShowsWhatIsExported: every chainperf_ metric the
+// dashboard JSON queries is one the exporter serves, so a rename here
+// fails until the dashboard follows.
+func TestGrafanaDashboardShowsWhatIsExported(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/grafana/chainperf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(raw, &dash); err != nil {
+		t.Fatalf("dashboard JSON: %v", err)
+	}
+	exported := map[string]bool{}
+	descs := make(chan *prometheus.Desc, 64)
+	go func() { (&Exporter{}).Describe(descs); close(descs) }()
+	for d := range descs {
+		exported[regexp.MustCompile(`fqName: "([^"]+)"`).FindStringSubmatch(d.String())[1]] = true
+	}
+	metric := regexp.MustCompile(`\b(chainperf_[a-z0-9_]+?)(_bucket|_sum|_count)?\b`)
+	var cometbft, ours int
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			if strings.Contains(tg.Expr, "cometbft_") {
+				cometbft++
+			}
+			for _, m := range metric.FindAllStringSubmatch(tg.Expr, -1) {
+				ours++
+				if !exported[m[1]] {
+					t.Errorf("panel %q queries %s, which chainperf does not export", p.Title, m[1])
+				}
+			}
+		}
+	}
+	if ours == 0 || cometbft == 0 {
+		t.Errorf("the dashboard should show chainperf's figures (%d queries) next to CometBFT's (%d)", ours, cometbft)
+	}
+}
