@@ -229,3 +229,54 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("Open(unreachable postgres) = %v; want 'cannot connect' and no password", err)
 	}
 }
+
+// TestReadOnlyReadsAndRefusesWrites: the dashboard's open reads every run
+// and cannot write, on both backends; a database without chainperf's
+// schema is refused with what to do.
+func TestReadOnlyReadsAndRefusesWrites(t *testing.T) {
+	ctx := context.Background()
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			st, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := sampleRun("ro-1", time.Now())
+			if err := st.Begin(ctx, r, Owner{}); err != nil {
+				t.Fatal(err)
+			}
+			r.Status, r.End = results.StatusComplete, time.Now()
+			if err := st.Finish(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			ro, err := OpenReadOnly(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ro.Close()
+			idx, err := ro.Index(ctx)
+			if err != nil || len(idx) != 1 || idx[0].ID != "ro-1" || idx[0].Labels["branch"] != "main" || idx[0].Status != results.StatusComplete {
+				t.Fatalf("index %+v %v", idx, err)
+			}
+			n := 0
+			if err := ro.Records(ctx, func(id string, rec []byte) error { n++; return nil }); err != nil || n != 1 {
+				t.Fatalf("records: %d %v", n, err)
+			}
+			if err := ro.Event(ctx, "ro-1", "x", "y"); err == nil {
+				t.Fatal("a write through the read-only store succeeded")
+			}
+			if err := ro.Delete(ctx, "ro-1"); err == nil {
+				t.Fatal("a delete through the read-only store succeeded")
+			}
+		})
+	}
+	empty := filepath.Join(t.TempDir(), "empty.db")
+	os.WriteFile(empty, nil, 0o644)
+	if _, err := OpenReadOnly(ctx, empty); err == nil || !strings.Contains(err.Error(), "no chainperf schema") {
+		t.Fatalf("an empty file: %v", err)
+	}
+	if _, err := OpenReadOnly(ctx, filepath.Join(t.TempDir(), "none.db")); err == nil || !strings.Contains(err.Error(), "no results database") {
+		t.Fatalf("a missing file: %v", err)
+	}
+}
