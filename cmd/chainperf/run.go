@@ -81,7 +81,11 @@ input or an error.`,
 				defer stop()
 				go exp.Serve(mctx, l)
 				fmt.Fprintf(out, "live metrics on http://%s/metrics\n", l.Addr())
-				progress = func(p experiment.Progress) { live.Update(p); exp.Update(p) }
+				progress = func(p experiment.Progress) {
+					live.Update(p)
+					exp.Update(livemetrics.State{Name: p.Name, Step: p.Phase, Elapsed: p.Elapsed, Target: p.Target, Ledger: p.Ledger,
+						Height: p.Height, Interval: p.Interval, MempoolMax: p.MempoolMax})
+				}
 			}
 			r, runErr := experiment.Run(cmd.Context(), s, experiment.RunOptions{
 				Exe: exe, Labels: lbl, Progress: progress, Store: st, ReportDir: reportDir,

@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/load"
 )
 
@@ -38,16 +37,28 @@ var latencyBounds = func() []float64 {
 	return out
 }()
 
-// An Exporter holds the last progress report and turns it into metrics
-// at each scrape.
+// State is what a run reports about the phase it drives, once a second.
+type State struct {
+	Name       string // the experiment phase: "steady 1/1", "find-max"
+	Step       string // "load" or "drain"
+	Elapsed    time.Duration
+	Target     float64 // tx/s the rate model wants now
+	Ledger     load.Summary
+	Height     int64
+	Interval   time.Duration // the last block's
+	MempoolMax float64       // -1: not known
+}
+
+// An Exporter holds the last state and turns it into metrics at each
+// scrape.
 type Exporter struct {
 	mu   sync.Mutex
-	last *experiment.Progress
+	last *State
 	at   time.Time
 }
 
-// Update keeps p; it is the run's progress callback.
-func (e *Exporter) Update(p experiment.Progress) {
+// Update keeps p.
+func (e *Exporter) Update(p State) {
 	e.mu.Lock()
 	e.last, e.at = &p, time.Now()
 	e.mu.Unlock()
@@ -126,7 +137,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	if p.MempoolMax >= 0 {
 		gauge(descMempool, p.MempoolMax)
 	}
-	gauge(descPhase, 1, p.Name, p.Phase)
+	gauge(descPhase, 1, p.Name, p.Step)
 	gauge(descElapsed, p.Elapsed.Seconds())
 	gauge(descUpdated, float64(at.UnixNano())/1e9)
 }

@@ -15,7 +15,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/load"
 )
 
@@ -52,7 +51,7 @@ func TestExportsTheRunsLiveFigures(t *testing.T) {
 	if fams := scrape(t, url); fams["chainperf_target_tps"] != nil {
 		t.Fatal("figures before the first progress report")
 	}
-	p := experiment.Progress{Phase: "load", Name: "steady 1/1", Elapsed: 10 * time.Second, Length: time.Minute, Target: 300, Height: 42,
+	p := State{Step: "load", Name: "steady 1/1", Elapsed: 10 * time.Second, Target: 300, Height: 42,
 		Interval: 1500 * time.Millisecond, MempoolMax: 17}
 	p.Ledger = load.Summary{Sent: 3000, Accepted: 2990, Rejected: 10,
 		Fates:       map[load.Fate]int64{load.FateCommitted: 2500, load.FateRejected: 10},
