@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/browser"
+	"github.com/chainperf/chainperf/internal/dashboard"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/store"
 )
@@ -50,19 +50,6 @@ func freePort(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
-}
-
-// shown formats a figure as the dashboard does.
-func shown(x float64) string {
-	switch {
-	case x == 0:
-		return "0"
-	case math.Abs(x) >= 100:
-		return fmt.Sprintf("%.0f", x)
-	case math.Abs(x) >= 1:
-		return fmt.Sprintf("%.1f", x)
-	}
-	return fmt.Sprintf("%.3f", x)
 }
 
 // TestDashboardOnRealRuns runs the scenario on real nodes, serves the
@@ -169,17 +156,17 @@ func TestDashboardOnRealRuns(t *testing.T) {
 
 	look("/", "runs", 0)
 	row := fmt.Sprintf(`tr[data-run=%q] `, first.ID)
-	if got, want := text(row+"td.committed"), shown(main.Figures.CommittedTPS); got != want {
+	if got, want := text(row+"td.committed"), dashboard.Figure(main.Figures.CommittedTPS); got != want {
 		t.Errorf("runs list: committed tx/s %q, stored %q", got, want)
 	}
-	if got, want := text(row+"td.p99"), shown(main.Figures.LatencyP99); got != want {
+	if got, want := text(row+"td.p99"), dashboard.Figure(main.Figures.LatencyP99); got != want {
 		t.Errorf("runs list: p99 %q, stored %q", got, want)
 	}
 	look("/runs/"+first.ID, "run", 9)
 	if got := text("#status"); !strings.HasPrefix(got, "complete") {
 		t.Errorf("run page status %q", got)
 	}
-	if got, want := text("#phases tbody tr td:nth-child(4)"), shown(main.Figures.CommittedTPS); got != want {
+	if got, want := text("#phases tbody tr td:nth-child(4)"), dashboard.Figure(main.Figures.CommittedTPS); got != want {
 		t.Errorf("run page: committed tx/s %q, stored %q", got, want)
 	}
 	if got, want := text("#fates tbody tr:first-child td.num"), strconv.FormatInt(main.Ledger.Fates["committed"], 10); got != want {

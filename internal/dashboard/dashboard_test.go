@@ -176,7 +176,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{"/?from=yesterday", 400, "write a date"},
 		{"/?label=novalue", 400, "KEY=VALUE"},
 		{"/?x=1", 400, "unknown parameter"},
-		{"/runs/r1?x=1", 400, "no parameters"},
+		{"/runs/r1?x=1", 400, "take no parameters"}, {"/api/runs/r1?x=1", 400, "take no parameters"},
 		{"/runs/r1/files/..%2fsecret", 404, "no file"},
 		{"/runs/r1/files/report.html", 404, "report folder is not here"},
 		{"/compare?threshold=NaN&base=r1&cand=r1", 400, "a percentage above 0"},

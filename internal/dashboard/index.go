@@ -310,10 +310,8 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		s.failErr(w, r, err)
 		return
 	}
-	scenarios := map[string]bool{}
 	var shown []row
 	for _, x := range all {
-		scenarios[x.Scenario] = true
 		if q.match(x) {
 			shown = append(shown, x)
 		}
@@ -328,11 +326,6 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	pages := max(1, (len(shown)+pageSize-1)/pageSize)
 	from := min((q.Page-1)*pageSize, len(shown))
 	page := shown[from:min(from+pageSize, len(shown))]
-	names := make([]string, 0, len(scenarios))
-	for n := range scenarios {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	columns := []struct{ Key, Title string }{
 		{"id", "run"}, {"status", "status"}, {"scenario", "scenario"}, {"labels", "labels"}, {"start", "started"},
 		{"length", "length"}, {"committed", "committed tx/s"}, {"p99", "p99 ms"}, {"verdict", "verdict"},
@@ -348,7 +341,8 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	data := map[string]any{
 		"Title": "Runs", "Q": q, "Rows": page, "Total": len(all), "Matched": len(shown),
-		"Page": q.Page, "Pages": pages, "Heads": heads, "Scenarios": names, "Statuses": results.Statuses,
+		"Page": q.Page, "Pages": pages, "Heads": heads, "Statuses": results.Statuses,
+		"Scenarios": scenarioNames(all),
 	}
 	if q.Page > 1 {
 		data["Prev"] = q.with("page", strconv.Itoa(q.Page-1))
@@ -357,4 +351,18 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		data["Next"] = q.with("page", strconv.Itoa(q.Page+1))
 	}
 	s.render(w, "runs.html", data)
+}
+
+// scenarioNames lists the scenarios of the runs, sorted, for the filters.
+func scenarioNames(all []row) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, x := range all {
+		if !seen[x.Scenario] {
+			seen[x.Scenario] = true
+			names = append(names, x.Scenario)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

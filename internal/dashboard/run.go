@@ -27,17 +27,22 @@ func (s *Server) runOf(r *http.Request) (*results.Run, error) {
 	return s.st.Run(r.Context(), id)
 }
 
-func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+// runAndEvents reads the run a page or its data is about, with its
+// events; neither takes parameters.
+func (s *Server) runAndEvents(r *http.Request) (*results.Run, []store.Event, error) {
 	if len(r.URL.Query()) > 0 {
-		s.failErr(w, r, bad("a run's page takes no parameters"))
-		return
+		return nil, nil, bad("a run's page and data take no parameters")
 	}
 	run, err := s.runOf(r)
 	if err != nil {
-		s.failErr(w, r, err)
-		return
+		return nil, nil, err
 	}
 	events, err := s.st.Events(r.Context(), run.ID)
+	return run, events, err
+}
+
+func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
+	run, events, err := s.runAndEvents(r)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -200,21 +205,12 @@ func (s *Server) runFile(w http.ResponseWriter, r *http.Request) {
 // runData is what a run's page draws, as JSON: its charts, the fault and
 // phase timeline, and while it goes what it has written so far.
 func (s *Server) runData(w http.ResponseWriter, r *http.Request) {
-	if len(r.URL.Query()) > 0 {
-		s.failErr(w, r, bad("the run API takes no parameters"))
-		return
-	}
-	run, err := s.runOf(r)
+	run, events, err := s.runAndEvents(r)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
 	series, err := s.st.Series(r.Context(), run.ID)
-	if err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	events, err := s.st.Events(r.Context(), run.ID)
 	if err != nil {
 		s.failErr(w, r, err)
 		return

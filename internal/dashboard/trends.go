@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/chainperf/chainperf/internal/compare"
@@ -91,15 +90,6 @@ func (s *Server) trendsPage(w http.ResponseWriter, r *http.Request) {
 		s.failErr(w, r, err)
 		return
 	}
-	scenarios := map[string]bool{}
-	for _, x := range all {
-		scenarios[x.Scenario] = true
-	}
-	names := make([]string, 0, len(scenarios))
-	for n := range scenarios {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	points, _, err := s.trend(r.Context(), q)
 	if err != nil {
 		s.failErr(w, r, err)
@@ -112,7 +102,7 @@ func (s *Server) trendsPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, "trends.html", map[string]any{
-		"Title": "Trends", "Q": q, "Scenarios": names, "Figures": compare.Headline(),
+		"Title": "Trends", "Q": q, "Scenarios": scenarioNames(all), "Figures": compare.Headline(),
 		"Points": len(points), "Regressed": regressed, "API": "/api/trends?" + r.URL.RawQuery,
 	})
 }

@@ -173,17 +173,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Listing, error) {
 	var out []Listing
 	for rows.Next() {
 		var l Listing
-		var status, start, end string
-		var passed sql.NullBool
-		if err := rows.Scan(&l.ID, &l.Scenario, &status, &passed, &start, &end); err != nil {
+		if err := scanListing(rows, &l); err != nil {
 			return nil, err
 		}
-		l.Status = results.Status(status)
-		if passed.Valid {
-			l.Passed = &passed.Bool
-		}
-		l.Start, _ = time.Parse(timeFormat, start)
-		l.End, _ = time.Parse(timeFormat, end)
 		out = append(out, l)
 	}
 	if err := rows.Err(); err != nil {
@@ -195,6 +187,23 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Listing, error) {
 		}
 	}
 	return out, nil
+}
+
+// scanListing reads a row of id, scenario, status, passed, started_at,
+// ended_at and then extra.
+func scanListing(rows *sql.Rows, l *Listing, extra ...any) error {
+	var status, start, end string
+	var passed sql.NullBool
+	if err := rows.Scan(append([]any{&l.ID, &l.Scenario, &status, &passed, &start, &end}, extra...)...); err != nil {
+		return err
+	}
+	l.Status = results.Status(status)
+	if passed.Valid {
+		l.Passed = &passed.Bool
+	}
+	l.Start, _ = time.Parse(timeFormat, start)
+	l.End, _ = time.Parse(timeFormat, end)
+	return nil
 }
 
 func (s *Store) labels(ctx context.Context, id string) (map[string]string, error) {
@@ -356,17 +365,9 @@ func (s *Store) Index(ctx context.Context) ([]Entry, error) {
 	at := map[string]int{}
 	for rows.Next() {
 		var e Entry
-		var status, start, end string
-		var passed sql.NullBool
-		if err := rows.Scan(&e.ID, &e.Scenario, &status, &passed, &start, &end, &e.Error); err != nil {
+		if err := scanListing(rows, &e.Listing, &e.Error); err != nil {
 			return nil, err
 		}
-		e.Status = results.Status(status)
-		if passed.Valid {
-			e.Passed = &passed.Bool
-		}
-		e.Start, _ = time.Parse(timeFormat, start)
-		e.End, _ = time.Parse(timeFormat, end)
 		e.Labels = map[string]string{}
 		at[e.ID] = len(out)
 		out = append(out, e)
