@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -442,5 +443,33 @@ func TestListenRefusesOtherMachinesUnlessAsked(t *testing.T) {
 	}
 	if _, _, err := Listen("nonsense", false); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
 		t.Fatalf("bad addr: %v", err)
+	}
+}
+
+// TestADownNodeIsAGap: a node that stops answering for longer than a few
+// scrapes shows a gap on the per-node charts, not a line drawn across
+// its silence; a node sampled a moment after another holds its value.
+func TestADownNodeIsAGap(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	var a, b []observe.Sample
+	for s := 0; s < 12; s++ {
+		a = append(a, observe.Sample{At: t0.Add(time.Duration(s) * time.Second), Value: 1})
+		if s < 3 || s > 8 { // b down from 3 s to 8 s
+			b = append(b, observe.Sample{At: t0.Add(time.Duration(s)*time.Second + 100*time.Millisecond), Value: 2})
+		}
+	}
+	c := perNode("x", "x", "x", map[string][]observe.Sample{"a": a, "b": b}, 1, false)
+	for i, x := range c.X {
+		at := time.Unix(0, int64(float64(x)*1e9))
+		got := float64(c.Lines[1].Values[i])
+		// No value before its first sample (0.1 s), nor from 3 s after
+		// its last before the silence (2.1 s) to its next (9.1 s).
+		down := at.Before(t0.Add(100*time.Millisecond)) || at.After(t0.Add(5100*time.Millisecond)) && at.Before(t0.Add(9100*time.Millisecond))
+		if down != math.IsNaN(got) {
+			t.Errorf("node b at %v: %v (down %v)", at.Sub(t0), got, down)
+		}
+		if !down && got != 2 {
+			t.Errorf("node b at %v: %v, want its value 2 held", at.Sub(t0), got)
+		}
 	}
 }

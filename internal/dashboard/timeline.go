@@ -38,9 +38,6 @@ type chart struct {
 	Unit  string  `json:"unit"`
 	X     []num   `json:"x"`
 	Lines []*line `json:"lines"`
-	// SpanGaps joins a line over missing values (nodes sampled at
-	// different times) instead of breaking it (between phases).
-	SpanGaps bool `json:"span_gaps,omitempty"`
 }
 
 // A span is a stretch of the run: a phase or a fault (To 0: still on).
@@ -325,18 +322,25 @@ func perNode(id, title, unit string, nodes map[string][]observe.Sample, scale fl
 		at = append(at, t)
 	}
 	sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
-	c := &chart{ID: id, Title: title, Unit: unit, SpanGaps: true}
-	for range names {
-		c.Lines = append(c.Lines, &line{})
+	c := &chart{ID: id, Title: title, Unit: unit}
+	for _, n := range names {
+		c.Lines = append(c.Lines, &line{Label: n})
 	}
-	for i, n := range names {
-		c.Lines[i].Label = n
-	}
+	// Nodes are sampled at slightly different times: at another node's
+	// time a node shows its last value if that is recent, else a gap (a
+	// node that was down or not answering).
+	last := make([]time.Time, len(names))
+	lastV := make([]float64, len(names))
 	for _, t := range at {
 		c.X = append(c.X, num(unix(t)))
 		for i := range names {
 			v, ok := values[i][t]
-			if !ok {
+			switch {
+			case ok:
+				last[i], lastV[i] = t, v
+			case !last[i].IsZero() && t.Sub(last[i]) <= holdSample:
+				v = lastV[i]
+			default:
 				v = math.NaN()
 			}
 			c.Lines[i].Values = append(c.Lines[i].Values, num(v))
@@ -344,3 +348,7 @@ func perNode(id, title, unit string, nodes map[string][]observe.Sample, scale fl
 	}
 	return c
 }
+
+// holdSample is how long a node's sample stands for it on the chart: a
+// few scrape intervals; longer without one is a gap.
+const holdSample = 3 * time.Second

@@ -58,10 +58,10 @@
     };
   }
 
-  function seriesOpts(lines, spanGaps) {
+  function seriesOpts(lines) {
     return [{}].concat(lines.map(function (l, i) {
       const color = l.color || palette[i % palette.length];
-      const s = { label: l.label, stroke: color, width: 1.5, spanGaps: !!spanGaps };
+      const s = { label: l.label, stroke: color, width: 1.5 };
       if (l.points) {
         s.paths = function () { return null; };
         s.points = { show: true, size: l.size || 5, fill: color, stroke: color };
@@ -85,7 +85,7 @@
       width: width(parent),
       height: 240,
       scales: { x: { time: time !== false } },
-      series: seriesOpts(spec.lines, spec.span_gaps),
+      series: seriesOpts(spec.lines),
       axes: [{}, { label: spec.unit, size: 60 }],
       cursor: { drag: { x: true, y: false } },
       plugins: plugins || []
