@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -80,10 +81,13 @@ func run(runs, minutes, nodes int, db, shots string, reps int) error {
 			return fmt.Errorf("no runs in %s (%v)", db, err)
 		}
 		pages = []string{"/", "/runs/" + idx[0].ID}
-		if len(idx) > 1 {
-			pages = append(pages, "/compare?base="+idx[len(idx)-1].ID+"&cand="+idx[0].ID+"&force=1")
+		for _, e := range idx[1:] { // the run of the same scenario before it
+			if e.Scenario == idx[0].Scenario {
+				pages = append(pages, "/compare?base="+e.ID+"&cand="+idx[0].ID)
+				break
+			}
 		}
-		pages = append(pages, "/trends?scenario="+idx[0].Scenario)
+		pages = append(pages, "/trends?scenario="+url.QueryEscape(idx[0].Scenario))
 	}
 
 	fmt.Printf("\n%-40s %12s %12s %10s\n", "page", "server cold", "server warm", "bytes")
@@ -116,7 +120,7 @@ func run(runs, minutes, nodes int, db, shots string, reps int) error {
 	}
 	defer b.Close()
 	fmt.Printf("\n%-40s %12s %8s\n", "page (Chromium)", "ready", "charts")
-	for i, p := range pages {
+	for _, p := range pages {
 		if strings.HasPrefix(p, "/api/") {
 			continue
 		}
@@ -137,7 +141,12 @@ func run(runs, minutes, nodes int, db, shots string, reps int) error {
 			if err := os.MkdirAll(shots, 0o755); err != nil {
 				return err
 			}
-			name := []string{"runs", "run", "compare", "trends"}[min(i, 3)] + ".png"
+			name := "runs.png"
+			for prefix, n := range map[string]string{"/runs/": "run.png", "/compare": "compare.png", "/trends": "trends.png"} {
+				if strings.HasPrefix(p, prefix) {
+					name = n
+				}
+			}
 			if err := b.Screenshot(filepath.Join(shots, name)); err != nil {
 				return err
 			}
