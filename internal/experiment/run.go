@@ -79,7 +79,13 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		Setup: results.Setup{Versions: results.ReadVersions(s.Testnet.Binary), Host: results.ReadHost(), Config: s.Testnet.Config},
 	}
 	if o.ReportDir != "" {
-		r.ReportDir = filepath.Join(o.ReportDir, r.ID)
+		// Absolute: the stored record is read from other folders (the
+		// dashboard links the report files).
+		dir := o.ReportDir
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		r.ReportDir = filepath.Join(dir, r.ID)
 	}
 	// A build that fails stops the run before anything is stored.
 	if b := s.Testnet.Build; b.Dir != "" {
