@@ -127,7 +127,12 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 	defer g.stop(nil)
 	jobs := make(chan job, firstSenders)
 	var wg sync.WaitGroup
-	client := newClient(g.cfg.MaxInFlight, g.cfg.Timeout)
+	client, conns := newClient(g.cfg.MaxInFlight, g.cfg.Timeout)
+	// Stopped (Ctrl-C, a workload error): the requests in flight end now,
+	// as send errors, instead of at their timeout. A phase that ends on
+	// its own is not cancelled before every sender is done.
+	stopConns := context.AfterFunc(ctx, conns.closeAll)
+	defer stopConns()
 	g.spawn = func() bool {
 		// Users hand jobs from many goroutines: take a slot first, so
 		// that max_in_flight is never passed.

@@ -352,3 +352,41 @@ func TestPhaseEndsAtLengthAndGrace(t *testing.T) {
 		t.Errorf("report %+v; want bound", r)
 	}
 }
+
+// TestStopEndsRequestsInFlight: a run stopped while its node sits on
+// every request (30 s here, the timeout 20 s) returns at once; the txs
+// in flight get their fate (send errors) instead of waiting out the
+// timeout.
+func TestStopEndsRequestsInFlight(t *testing.T) {
+	l0, url, err := ListenSink("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	srv := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
+		select {
+		case <-release:
+		case <-time.After(30 * time.Second):
+		}
+	}}
+	go srv.Serve(l0)
+	t.Cleanup(func() { close(release); _ = srv.Shutdown() })
+	l := NewLedger(time.Now(), true)
+	g, err := NewGenerator(Config{Model: Constant{R: 100, D: 10 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 16, Timeout: 20 * time.Second}, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	start := time.Now()
+	g.Run(ctx)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("a stopped run took %v to return: its requests waited for their timeout", took)
+	}
+	l.Close()
+	s := l.Summary()
+	if s.Sent == 0 || s.SendErrors != s.Sent || !s.Balanced() {
+		t.Fatalf("summary %+v: want every tx sent and ended as a send error", s)
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -137,7 +139,67 @@ func parseReplies(body []byte, into []reply) ([]reply, error) {
 // show as schedule lag) instead of failing.
 const MaxConnsPerNode = 850
 
-func newClient(conns int, timeout time.Duration) *fasthttp.Client {
+// connSet tracks a client's open connections, so that a run that is
+// stopped (Ctrl-C, a workload error) ends its requests in flight at once
+// instead of at their timeout: fasthttp takes no context per request.
+type connSet struct {
+	mu     sync.Mutex
+	open   map[*trackedConn]struct{}
+	closed bool
+}
+
+// errStopped is the send error of a request cut short by the run's stop.
+var errStopped = errors.New("the run stopped: request not sent or cut short")
+
+func (s *connSet) dial(addr string) (net.Conn, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, errStopped
+	}
+	c, err := fasthttp.DialTimeout(addr, 3*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	tc := &trackedConn{Conn: c, set: s}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		c.Close()
+		return nil, errStopped
+	}
+	s.open[tc] = struct{}{}
+	return tc, nil
+}
+
+// closeAll closes every open connection and refuses new ones.
+func (s *connSet) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for c := range s.open {
+		c.Conn.Close()
+	}
+	clear(s.open)
+}
+
+type trackedConn struct {
+	net.Conn
+	set *connSet
+}
+
+func (c *trackedConn) Close() error {
+	c.set.mu.Lock()
+	delete(c.set.open, c)
+	c.set.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// newClient returns a client and the set of its connections (closeAll
+// cuts every request short).
+func newClient(conns int, timeout time.Duration) (*fasthttp.Client, *connSet) {
+	set := &connSet{open: map[*trackedConn]struct{}{}}
 	return &fasthttp.Client{
 		Name:            "chainperf",
 		MaxConnsPerHost: min(conns, MaxConnsPerNode),
@@ -148,10 +210,8 @@ func newClient(conns int, timeout time.Duration) *fasthttp.Client {
 		ReadTimeout:         timeout,
 		WriteTimeout:        timeout,
 		MaxConnWaitTimeout:  timeout,
-		Dial: func(addr string) (net.Conn, error) {
-			return fasthttp.DialTimeout(addr, 3*time.Second)
-		},
-	}
+		Dial:                set.dial,
+	}, set
 }
 
 // CheckTargets makes sure every RPC URL answers /health before a run, so
@@ -160,7 +220,7 @@ func CheckTargets(ctx context.Context, targets []string) error {
 	if len(targets) == 0 {
 		return fmt.Errorf("no RPC node to send to")
 	}
-	c := newClient(1, 3*time.Second)
+	c, _ := newClient(1, 3*time.Second)
 	for _, t := range targets {
 		if !strings.HasPrefix(t, "http://") && !strings.HasPrefix(t, "https://") {
 			return fmt.Errorf("RPC URL %q: write it as http://host:port", t)
