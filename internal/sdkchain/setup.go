@@ -101,19 +101,12 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario
 		if err != nil {
 			return nil, err
 		}
-		var key struct {
-			Address string `json:"address"`
-		}
-		// Some versions print a warning before the JSON, and the mnemonic
-		// may follow it on stderr.
-		if j := bytes.IndexByte(out, '{'); j >= 0 {
-			_ = json.NewDecoder(bytes.NewReader(out[j:])).Decode(&key)
-		}
-		if key.Address == "" {
-			return nil, fmt.Errorf("%s keys add: no address in %q", binary, out)
+		addr, err := operatorAddress(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s keys add: %w", binary, err)
 		}
 		stake := fmt.Sprintf("%d%s", v.Power*spec.Stake, spec.Denom)
-		if _, err := run("genesis", "add-genesis-account", key.Address, stake, "--home", first.Home); err != nil {
+		if _, err := run("genesis", "add-genesis-account", addr, stake, "--home", first.Home); err != nil {
 			return nil, err
 		}
 	}
@@ -179,7 +172,9 @@ func cli(ctx context.Context, binary string, args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %v: %s", filepath.Base(binary), strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		// What a failing command printed goes into the error, without
+		// anything that looks like a mnemonic (keys add prints one).
+		return nil, fmt.Errorf("%s %s: %v: %s", filepath.Base(binary), strings.Join(args, " "), err, redactMnemonic(strings.TrimSpace(stderr.String())))
 	}
 	// keys add writes its JSON to stderr in some SDK versions.
 	return append(out, stderr.Bytes()...), nil
@@ -229,4 +224,29 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return os.WriteFile(to, b, 0o644)
+}
+
+// operatorAddress reads the address from `keys add --output json`. Some
+// versions print a warning before the JSON; the JSON (and sometimes the
+// text after it) holds the key's mnemonic, so an error never quotes it.
+func operatorAddress(out []byte) (string, error) {
+	var key struct {
+		Address string `json:"address"`
+	}
+	if j := bytes.IndexByte(out, '{'); j >= 0 {
+		_ = json.NewDecoder(bytes.NewReader(out[j:])).Decode(&key)
+	}
+	if key.Address == "" {
+		return "", fmt.Errorf("no address in its output (%d bytes, not shown: it may hold the key's mnemonic); run the command by hand to see why", len(out))
+	}
+	return key.Address, nil
+}
+
+// mnemonicRE matches a "mnemonic" JSON field and a run of 12 or more
+// lower-case words on one line, the form of a BIP-39 mnemonic.
+var mnemonicRE = regexp.MustCompile(`"mnemonic"\s*:\s*"[^"]*"|\b[a-z]{3,8}( [a-z]{3,8}){11,}\b`)
+
+// redactMnemonic removes what looks like a mnemonic from a command's output.
+func redactMnemonic(s string) string {
+	return mnemonicRE.ReplaceAllString(s, "[mnemonic removed]")
 }
