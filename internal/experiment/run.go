@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/build"
@@ -145,7 +146,16 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 func harness(host string) store.Owner {
 	pid := os.Getpid()
 	start, _ := process.StartTime(pid)
-	return store.Owner{PID: pid, Start: start, Host: host}
+	return store.Owner{PID: pid, Start: start, Host: host, Boot: BootID()}
+}
+
+// BootID is the kernel's ID of this boot ("" when it cannot be read).
+func BootID() string {
+	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // Recover marks runs whose harness died (SIGKILL, crash, power loss) as
@@ -156,12 +166,19 @@ func Recover(ctx context.Context, st *store.Store) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	boot := BootID()
 	var ids []string
 	for id, o := range running {
-		if o.PID == os.Getpid() || process.Alive(o.PID, o.Start) {
+		why := fmt.Sprintf("harness pid %d ended before the run did", o.PID)
+		switch {
+		case o.Boot != "" && boot != "" && o.Boot != boot:
+			// The machine restarted: its PID and start time may now be
+			// another process's.
+			why = fmt.Sprintf("the machine restarted during the run (harness pid %d, boot %s)", o.PID, o.Boot)
+		case o.PID == os.Getpid() || process.Alive(o.PID, o.Start):
 			continue
 		}
-		if err := st.MarkInterrupted(ctx, id, fmt.Sprintf("harness pid %d ended before the run did", o.PID)); err != nil {
+		if err := st.MarkInterrupted(ctx, id, why); err != nil {
 			return ids, err
 		}
 		ids = append(ids, id)

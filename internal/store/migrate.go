@@ -85,6 +85,11 @@ var migrations = [][]string{
 			top        TEXT NOT NULL
 		)`,
 	},
+	3: {
+		// The boot the harness ran in: after a reboot a PID and start
+		// time can belong to another process.
+		`ALTER TABLE runs ADD COLUMN harness_boot TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // SchemaVersion is the schema this chainperf writes.

@@ -30,6 +30,7 @@ type Owner struct {
 	PID   int
 	Start uint64 // process start time, clock ticks since boot
 	Host  string
+	Boot  string // the kernel's boot ID ("" when not known)
 }
 
 // Begin records a new run as running, with its labels.
@@ -39,8 +40,8 @@ func (s *Store) Begin(ctx context.Context, r *results.Run, o Owner) error {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO runs (id, scenario, scenario_text, status, started_at, harness_pid, harness_start, harness_host)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`), r.ID, r.Scenario, r.Text, string(results.StatusRunning), ts(r.Start), o.PID, int64(o.Start), o.Host); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO runs (id, scenario, scenario_text, status, started_at, harness_pid, harness_start, harness_host, harness_boot)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), r.ID, r.Scenario, r.Text, string(results.StatusRunning), ts(r.Start), o.PID, int64(o.Start), o.Host, o.Boot); err != nil {
 		return fmt.Errorf("record run %s: %w", r.ID, err)
 	}
 	for k, v := range r.Labels {
@@ -295,7 +296,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 
 // Running returns the runs recorded as running on host, with their owners.
 func (s *Store) Running(ctx context.Context, host string) (map[string]Owner, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, harness_pid, harness_start FROM runs WHERE status = ? AND harness_host = ?`),
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, harness_pid, harness_start, harness_boot FROM runs WHERE status = ? AND harness_host = ?`),
 		string(results.StatusRunning), host)
 	if err != nil {
 		return nil, err
@@ -303,12 +304,12 @@ func (s *Store) Running(ctx context.Context, host string) (map[string]Owner, err
 	defer rows.Close()
 	out := map[string]Owner{}
 	for rows.Next() {
-		var id string
+		var id, boot string
 		var pid, start int64
-		if err := rows.Scan(&id, &pid, &start); err != nil {
+		if err := rows.Scan(&id, &pid, &start, &boot); err != nil {
 			return nil, err
 		}
-		out[id] = Owner{PID: int(pid), Start: uint64(start), Host: host}
+		out[id] = Owner{PID: int(pid), Start: uint64(start), Host: host, Boot: boot}
 	}
 	return out, rows.Err()
 }
