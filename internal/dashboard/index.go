@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -113,6 +114,9 @@ func (ix *index) rows(ctx context.Context) ([]row, error) {
 	} else {
 		for id := range stale {
 			rec, err := ix.st.Record(ctx, id)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // deleted since the index was read
+			}
 			if err != nil {
 				return nil, err
 			}
