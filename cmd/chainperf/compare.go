@@ -56,23 +56,9 @@ input. Usable as a CI step.`,
 				return err
 			}
 			defer st.Close()
-			var sides [2][]compare.Values
-			for i, arg := range args {
-				ids, err := compare.Resolve(cmd.Context(), st, arg)
-				if err != nil {
-					return fmt.Errorf("%s: %w", []string{"baseline", "candidate"}[i], err)
-				}
-				for _, id := range ids {
-					r, err := st.Run(cmd.Context(), id)
-					if err != nil {
-						return err
-					}
-					series, err := st.Series(cmd.Context(), id)
-					if err != nil {
-						return err
-					}
-					sides[i] = append(sides[i], compare.FromRun(r, series))
-				}
+			sides, err := compare.Sides(cmd.Context(), st, args[0], args[1], 0)
+			if err != nil {
+				return err
 			}
 			if diff := compare.Differences(sides[0], sides[1]); len(diff) > 0 && !force {
 				return fmt.Errorf("the sides ran different things, so their figures do not compare (--force compares anyway):\n  %s", strings.Join(diff, "\n  "))

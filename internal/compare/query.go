@@ -75,3 +75,32 @@ func Resolve(ctx context.Context, st *store.Store, side string) ([]string, error
 	}
 	return ids, nil
 }
+
+// Sides resolves both sides of a comparison (see Resolve) and reads each
+// run's figures; an error names the side. A side of more than max runs is
+// refused (0: no bound).
+func Sides(ctx context.Context, st *store.Store, base, cand string, max int) ([2][]Values, error) {
+	var sides [2][]Values
+	for i, arg := range []string{base, cand} {
+		name := []string{"baseline", "candidate"}[i]
+		ids, err := Resolve(ctx, st, arg)
+		if err != nil {
+			return sides, fmt.Errorf("%s: %w", name, err)
+		}
+		if max > 0 && len(ids) > max {
+			return sides, fmt.Errorf("%s: %d runs; compare at most %d a side", name, len(ids), max)
+		}
+		for _, id := range ids {
+			r, err := st.Run(ctx, id)
+			if err != nil {
+				return sides, fmt.Errorf("%s: %w", name, err)
+			}
+			series, err := st.Series(ctx, id)
+			if err != nil {
+				return sides, fmt.Errorf("%s: %w", name, err)
+			}
+			sides[i] = append(sides[i], FromRun(r, series))
+		}
+	}
+	return sides, nil
+}

@@ -55,28 +55,11 @@ func parseCompare(v url.Values) (compareQuery, error) {
 // does; a side that does not resolve or sides that ran different things
 // are the user's to fix (400).
 func (s *Server) comparison(ctx context.Context, q compareQuery) (*compare.Result, error) {
-	var sides [2][]compare.Values
-	for i, arg := range []string{q.Base, q.Cand} {
-		ids, err := compare.Resolve(ctx, s.st, arg)
-		if err != nil {
-			// A side that names no run or is written wrong is the user's
-			// to fix; the message says which and how.
-			return nil, bad("%s: %v", []string{"baseline", "candidate"}[i], err)
-		}
-		if len(ids) > 200 {
-			return nil, bad("%s: %d runs; compare at most 200 a side", []string{"baseline", "candidate"}[i], len(ids))
-		}
-		for _, id := range ids {
-			r, err := s.st.Run(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			series, err := s.st.Series(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			sides[i] = append(sides[i], compare.FromRun(r, series))
-		}
+	sides, err := compare.Sides(ctx, s.st, q.Base, q.Cand, 200)
+	if err != nil {
+		// A side that names no run or is written wrong is the user's to
+		// fix; the message says which and how.
+		return nil, bad("%v", err)
 	}
 	if diff := compare.Differences(sides[0], sides[1]); len(diff) > 0 && !q.Force {
 		return nil, bad("the sides ran different things, so their figures do not compare (tick force to compare anyway): %s", strings.Join(diff, "; "))
