@@ -304,7 +304,31 @@ func TestBadInput(t *testing.T) {
 		{"validators overflow", []string{"scenario", "check", write("big.toml", "[testnet]\nvalidators = 9223372036854775807\nfull_nodes = 1\n")}, "big.toml:2: testnet.validators: 9223372036854775807: at most 200"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, code := cli(t, reg, tc.args...)
+			// Each case runs in a working dir and a TMPDIR of its own, so
+			// that anything it leaves (a database, a report, a testnet
+			// dir, a node process, a namespace) is seen.
+			cwd, tmpdir := t.TempDir(), t.TempDir()
+			inputs := listing(tmp)
+			netns := listing("/run/netns")
+			cmd := exec.Command(binary, tc.args...)
+			cmd.Dir = cwd
+			cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg, "TMPDIR="+tmpdir)
+			outb, _ := cmd.CombinedOutput()
+			out, code := string(outb), cmd.ProcessState.ExitCode()
+			for _, dir := range []string{cwd, tmpdir} {
+				if left := listing(dir); left != "" {
+					t.Errorf("left in %s: %s", dir, left)
+				}
+			}
+			if after := listing(tmp); after != inputs {
+				t.Errorf("the inputs' folder changed:\nbefore %s\nafter  %s", inputs, after)
+			}
+			if after := listing("/run/netns"); after != netns {
+				t.Errorf("network namespaces changed:\nbefore %s\nafter  %s", netns, after)
+			}
+			if procs := processesUnder(cwd, tmpdir); len(procs) > 0 {
+				t.Errorf("processes left running: %v", procs)
+			}
 			if code != 2 {
 				t.Errorf("exit code %d; want 2\n%s", code, out)
 			}
@@ -325,6 +349,33 @@ func TestBadInput(t *testing.T) {
 	if dbs, _ := filepath.Glob(filepath.Join(tmp, "*.db")); len(dbs) != 0 {
 		t.Errorf("bad input made databases: %v", dbs)
 	}
+}
+
+// listing names what a folder holds ("" for nothing or no folder).
+func listing(dir string) string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
+}
+
+// processesUnder lists the processes whose command line or working dir
+// names one of dirs (a node's home is under them).
+func processesUnder(dirs ...string) []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		cmdline, _ := os.ReadFile(filepath.Join(p, "cmdline"))
+		cwd, _ := os.Readlink(filepath.Join(p, "cwd"))
+		for _, d := range dirs {
+			if strings.Contains(string(cmdline), d) || strings.HasPrefix(cwd, d) {
+				out = append(out, filepath.Base(p)+" "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+			}
+		}
+	}
+	return out
 }
 
 func height(rpc string) int64 {
