@@ -18,6 +18,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/scenario/scenariotest"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
 	"github.com/chainperf/chainperf/internal/testnet/process"
@@ -304,30 +305,10 @@ func TestBadInput(t *testing.T) {
 		{"validators overflow", []string{"scenario", "check", write("big.toml", "[testnet]\nvalidators = 9223372036854775807\nfull_nodes = 1\n")}, "big.toml:2: testnet.validators: 9223372036854775807: at most 200"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			// Each case runs in a working dir and a TMPDIR of its own, so
-			// that anything it leaves (a database, a report, a testnet
-			// dir, a node process, a namespace) is seen.
-			cwd, tmpdir := t.TempDir(), t.TempDir()
 			inputs := listing(tmp)
-			netns := listing("/run/netns")
-			cmd := exec.Command(binary, tc.args...)
-			cmd.Dir = cwd
-			cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg, "TMPDIR="+tmpdir)
-			outb, _ := cmd.CombinedOutput()
-			out, code := string(outb), cmd.ProcessState.ExitCode()
-			for _, dir := range []string{cwd, tmpdir} {
-				if left := listing(dir); left != "" {
-					t.Errorf("left in %s: %s", dir, left)
-				}
-			}
+			out, code := cliLeavesNothing(t, reg, tc.args...)
 			if after := listing(tmp); after != inputs {
 				t.Errorf("the inputs' folder changed:\nbefore %s\nafter  %s", inputs, after)
-			}
-			if after := listing("/run/netns"); after != netns {
-				t.Errorf("network namespaces changed:\nbefore %s\nafter  %s", netns, after)
-			}
-			if procs := processesUnder(cwd, tmpdir); len(procs) > 0 {
-				t.Errorf("processes left running: %v", procs)
 			}
 			if code != 2 {
 				t.Errorf("exit code %d; want 2\n%s", code, out)
@@ -348,6 +329,58 @@ func TestBadInput(t *testing.T) {
 	}
 	if dbs, _ := filepath.Glob(filepath.Join(tmp, "*.db")); len(dbs) != 0 {
 		t.Errorf("bad input made databases: %v", dbs)
+	}
+}
+
+// cliLeavesNothing runs chainperf like cli, in a working dir and a
+// TMPDIR of its own, and fails the test if it left anything there, a
+// network namespace or a process.
+func cliLeavesNothing(t *testing.T, reg string, args ...string) (string, int) {
+	t.Helper()
+	cwd, tmpdir := t.TempDir(), t.TempDir()
+	netns := listing("/run/netns")
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg, "TMPDIR="+tmpdir)
+	out, err := cmd.CombinedOutput()
+	if err != nil && cmd.ProcessState == nil {
+		t.Fatalf("run chainperf %v: %v", args, err)
+	}
+	for _, dir := range []string{cwd, tmpdir} {
+		if left := listing(dir); left != "" {
+			t.Errorf("left in %s: %s", dir, left)
+		}
+	}
+	if after := listing("/run/netns"); after != netns {
+		t.Errorf("network namespaces changed:\nbefore %s\nafter  %s", netns, after)
+	}
+	if procs := processesUnder(cwd, tmpdir); len(procs) > 0 {
+		t.Errorf("processes left running: %v", procs)
+	}
+	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// TestBadScenariosThroughRun: every bad scenario of the parser's table,
+// given to `chainperf run`, exits 2 with its error (file:line) on one
+// line and leaves nothing behind.
+func TestBadScenariosThroughRun(t *testing.T) {
+	reg := t.TempDir()
+	for _, tc := range scenariotest.Bads {
+		t.Run(tc.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			f := filepath.Join(dir, "f.toml")
+			os.WriteFile(f, []byte(tc.Doc), 0o644)
+			out, code := cliLeavesNothing(t, reg, "run", f, "--db", filepath.Join(dir, "runs.db"))
+			if code != 2 || !strings.Contains(out, tc.Want) {
+				t.Errorf("exit %d, %q; want 2 and %q", code, out, tc.Want)
+			}
+			if listing(dir) != "f.toml" {
+				t.Errorf("left beside the scenario: %s", listing(dir))
+			}
+		})
+	}
+	if entries, _ := registered(reg); len(entries) != 0 {
+		t.Errorf("bad scenarios left %d registry entries", len(entries))
 	}
 }
 
