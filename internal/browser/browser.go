@@ -41,6 +41,9 @@ func Start(ctx context.Context) (*Browser, error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.UserDataDir(profile),
+		// Chromium's own temp files (org.chromium.Chromium.*) go with
+		// the profile, which Close removes.
+		chromedp.Env("TMPDIR="+profile),
 		chromedp.NoSandbox, // root in CI; the pages are our own
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.WindowSize(1280, 900),

@@ -25,7 +25,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	shot := filepath.Join(dir, "shot.png")
 	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
 		"--window-size=1200,6000", "--screenshot="+shot, "file://"+filepath.Join(dir, "report.html"))
-	cmd.Env = append(os.Environ(), "HOME="+dir) // chromium writes a profile there
+	cmd.Env = append(os.Environ(), "HOME="+dir, "TMPDIR="+dir) // chromium writes a profile and temp files there
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium: %v\n%s", err, out)
 	}
