@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -94,7 +93,7 @@ func runsCmd() *cobra.Command {
 					res = map[bool]string{true: "pass", false: "fail"}[*r.Passed]
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", report.Printable(r.ID), report.Printable(r.Scenario), report.Printable(string(r.Status)),
-					res, r.Start.Local().Format("2006-01-02 15:04:05"), report.Printable(formatLabels(r.Labels)))
+					res, r.Start.Local().Format("2006-01-02 15:04:05"), report.Printable(results.FormatLabels(r.Labels)))
 			}
 			return w.Flush()
 		},
@@ -213,17 +212,4 @@ func reportCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "report-dir", "chainperf-reports", "where the report goes (RUN_ID/ below it)")
 	return cmd
-}
-
-func formatLabels(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
-	}
-	return strings.Join(parts, ",")
 }

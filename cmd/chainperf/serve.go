@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/dashboard"
+	"github.com/chainperf/chainperf/internal/listen"
 	"github.com/chainperf/chainperf/internal/store"
 )
 
@@ -33,7 +34,7 @@ this machine only unless --allow-remote is given with another address.`,
 			if err != nil {
 				return err
 			}
-			l, warning, err := dashboard.Listen(addr, remote)
+			l, warning, err := listen.Open("--addr", addr, remote)
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/browser"
-	"github.com/chainperf/chainperf/internal/dashboard"
+	"github.com/chainperf/chainperf/internal/compare"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/store"
 )
@@ -156,21 +156,25 @@ func TestDashboardOnRealRuns(t *testing.T) {
 
 	look("/", "runs", 0)
 	row := fmt.Sprintf(`tr[data-run=%q] `, first.ID)
-	if got, want := text(row+"td.committed"), dashboard.Figure(main.Figures.CommittedTPS); got != want {
+	if got, want := text(row+"td.committed"), compare.Num(main.Figures.CommittedTPS); got != want {
 		t.Errorf("runs list: committed tx/s %q, stored %q", got, want)
 	}
-	if got, want := text(row+"td.p99"), dashboard.Figure(main.Figures.LatencyP99); got != want {
+	if got, want := text(row+"td.p99"), compare.Num(main.Figures.LatencyP99); got != want {
 		t.Errorf("runs list: p99 %q, stored %q", got, want)
 	}
 	look("/runs/"+first.ID, "run", 9)
 	if got := text("#status"); !strings.HasPrefix(got, "complete") {
 		t.Errorf("run page status %q", got)
 	}
-	if got, want := text("#phases tbody tr td:nth-child(4)"), dashboard.Figure(main.Figures.CommittedTPS); got != want {
+	if got, want := text("#phases tbody tr td:nth-child(4)"), compare.Num(main.Figures.CommittedTPS); got != want {
 		t.Errorf("run page: committed tx/s %q, stored %q", got, want)
 	}
 	if got, want := text("#fates tbody tr:first-child td.num"), strconv.FormatInt(main.Ledger.Fates["committed"], 10); got != want {
 		t.Errorf("run page: committed txs %q, stored %q", got, want)
+	}
+	// Its report files are linked (the folder holds its summary.json).
+	if got := text(`dd a[href$="/files/report.html"]`); got != "report.html" {
+		t.Errorf("run page links %q, want report.html", got)
 	}
 	if got := text("#faults tbody td"); got != "pause" {
 		t.Errorf("faults table shows %q", got)

@@ -38,13 +38,17 @@ func side(xs []float64, center float64) string {
 	case 0:
 		return "-"
 	case 1:
-		return num(center)
+		return Num(center)
 	}
-	return fmt.Sprintf("%s (%d samples)", num(center), len(xs))
+	return fmt.Sprintf("%s (%d samples)", Num(center), len(xs))
 }
 
-func num(x float64) string {
+// Num shows a figure with the digits it deserves (the verdict table's
+// and the dashboard's format); "-" for NaN or infinity.
+func Num(x float64) string {
 	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "-"
 	case x == 0:
 		return "0"
 	case math.Abs(x) >= 100:

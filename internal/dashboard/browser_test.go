@@ -34,7 +34,7 @@ func TestPagesDrawInABrowser(t *testing.T) {
 		sel    string
 		text   string
 	}{
-		{"/", 0, `tr[data-run="r3"] td.committed`, "60.0"},
+		{"/", 0, `tr[data-run="r3"] td.committed`, "60.00"},
 		{"/runs/r1", 8, "#criteria td.num", "101"},
 		{"/compare?base=r0,r1,r2&cand=r3", 1, "#verdict", "REGRESSED: committed tx/s"},
 		{"/trends?scenario=nightly", 1, "#regressions td a", "r3"},

@@ -94,8 +94,13 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 			for _, row := range res.Rows {
 				rows = append(rows, shown{row.Cells(), row.Verdict, row.Gated})
 			}
-			data["Result"], data["Rows"], data["Summary"] = res, rows, res.Summary()
-			data["API"] = "/api/compare?" + r.URL.RawQuery
+			// The charts' data goes with the page: the runs are read once.
+			var js strings.Builder
+			if err := res.JSON(&js); err != nil {
+				s.failErr(w, r, err)
+				return
+			}
+			data["Result"], data["Rows"], data["Summary"], data["Data"] = res, rows, res.Summary(), js.String()
 		}
 	}
 	recent, err := s.index.rows(r.Context())

@@ -424,28 +424,6 @@ func TestComparePageGivesCompareVerdicts(t *testing.T) {
 	}
 }
 
-func TestListenRefusesOtherMachinesUnlessAsked(t *testing.T) {
-	if _, _, err := Listen("0.0.0.0:0", false); err == nil || !strings.Contains(err.Error(), "--allow-remote") {
-		t.Fatalf("0.0.0.0 without --allow-remote: %v", err)
-	}
-	l, warning, err := Listen("0.0.0.0:0", true)
-	if err != nil || !strings.Contains(warning, "no login") {
-		t.Fatalf("with --allow-remote: %v %q", err, warning)
-	}
-	l.Close()
-	l, warning, err = Listen("127.0.0.1:0", false)
-	if err != nil || warning != "" {
-		t.Fatalf("loopback: %v %q", err, warning)
-	}
-	defer l.Close()
-	if _, _, err := Listen(l.Addr().String(), false); err == nil || !strings.Contains(err.Error(), "taken") {
-		t.Fatalf("a port in use: %v", err)
-	}
-	if _, _, err := Listen("nonsense", false); err == nil || !strings.Contains(err.Error(), "HOST:PORT") {
-		t.Fatalf("bad addr: %v", err)
-	}
-}
-
 // TestADownNodeIsAGap: a node that stops answering for longer than a few
 // scrapes shows a gap on the per-node charts, not a line drawn across
 // its silence; a node sampled a moment after another holds its value.
@@ -470,6 +448,31 @@ func TestADownNodeIsAGap(t *testing.T) {
 		}
 		if !down && got != 2 {
 			t.Errorf("node b at %v: %v, want its value 2 held", at.Sub(t0), got)
+		}
+	}
+}
+
+// TestVerdictColumn: a run that met its criteria shows PASS, one that
+// did not FAIL, one that is still going its status.
+func TestVerdictColumn(t *testing.T) {
+	st, path := newDB(t)
+	t0 := time.Now().Add(-time.Hour)
+	fakeRun(t, st, "good", "x", nil, t0, 100)
+	fakeRun(t, st, "bad", "x", nil, t0.Add(time.Minute), 10) // below its 50 tx/s criterion
+	going := &results.Run{Record: results.Record{ID: "going", Scenario: "x", Status: results.StatusRunning, Start: t0.Add(2 * time.Minute)}}
+	if err := st.Begin(context.Background(), going, store.Owner{}); err != nil {
+		t.Fatal(err)
+	}
+	ts := testServer(t, path)
+	_, body, _ := get(t, ts, "/")
+	for id, want := range map[string]string{"good": "PASS", "bad": "FAIL", "going": "running"} {
+		i := strings.Index(body, `data-run="`+id+`"`)
+		if i < 0 {
+			t.Fatalf("no row for %s", id)
+		}
+		row := body[i : i+strings.Index(body[i:], "</tr>")]
+		if !strings.Contains(row, `class="verdict verdict-`+want+`">`+want+`<`) {
+			t.Errorf("%s: row %s, want verdict %s", id, row, want)
 		}
 	}
 }

@@ -25,6 +25,7 @@ type row struct {
 	Committed float64 // committed tx/s
 	P99       float64 // latency p99, ms
 	Figures   bool    // whether the record had a main phase
+	LabelText string  // the labels as the list shows and sorts them
 }
 
 // Length is how long the run took (0 while it goes).
@@ -44,18 +45,6 @@ func (r row) Verdict() string {
 		return "PASS"
 	}
 	return "FAIL"
-}
-
-// LabelText is the labels as k=v, sorted.
-func (r row) LabelText() string { return labelText(r.Labels) }
-
-func labelText(labels map[string]string) string {
-	parts := make([]string, 0, len(labels))
-	for k, v := range labels {
-		parts = append(parts, k+"="+v)
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, " ")
 }
 
 // figures are a finished run's headline figures, read from its record
@@ -126,7 +115,7 @@ func (ix *index) rows(ctx context.Context) ([]row, error) {
 	out := make([]row, len(entries))
 	for i, e := range entries {
 		f := ix.figs[e.ID]
-		out[i] = row{Entry: e, Committed: f.committed, P99: f.p99, Figures: f.ok}
+		out[i] = row{Entry: e, Committed: f.committed, P99: f.p99, Figures: f.ok, LabelText: results.FormatLabels(e.Labels)}
 	}
 	return out, nil
 }
@@ -175,7 +164,7 @@ var sortKeys = map[string]func(a, b row) int{
 	"id":        func(a, b row) int { return strings.Compare(a.ID, b.ID) },
 	"status":    func(a, b row) int { return strings.Compare(string(a.Status), string(b.Status)) },
 	"scenario":  func(a, b row) int { return strings.Compare(a.Scenario, b.Scenario) },
-	"labels":    func(a, b row) int { return strings.Compare(a.LabelText(), b.LabelText()) },
+	"labels":    func(a, b row) int { return strings.Compare(a.LabelText, b.LabelText) },
 	"start":     func(a, b row) int { return a.Start.Compare(b.Start) },
 	"length":    func(a, b row) int { return cmp.Compare(a.Length(), b.Length()) },
 	"committed": func(a, b row) int { return cmp.Compare(a.Committed, b.Committed) },

@@ -65,7 +65,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, "run.html", map[string]any{
 		"Title":    "Run " + run.ID,
 		"Run":      run,
-		"Labels":   labelText(run.Labels),
+		"Labels":   results.FormatLabels(run.Labels),
 		"Live":     run.Status == results.StatusRunning,
 		"Poll":     s.Poll.Milliseconds(),
 		"Main":     main,
@@ -109,19 +109,42 @@ func reportRoot(run *results.Run) (*os.Root, bool) {
 	if err != nil {
 		return nil, false
 	}
-	f, err := root.Open("summary.json")
-	if err == nil {
-		var sum struct {
-			ID string `json:"id"`
-		}
-		err = json.NewDecoder(io.LimitReader(f, 64<<20)).Decode(&sum)
+	if f, err := root.Open("summary.json"); err == nil {
+		id := summaryID(f)
 		f.Close()
-		if err == nil && sum.ID == run.ID {
+		if id == run.ID {
 			return root, true
 		}
 	}
 	root.Close()
 	return nil, false
+}
+
+// summaryID reads the run ID of a summary.json: its "id" comes first, so
+// only the start of a file of megabytes is read.
+func summaryID(r io.Reader) string {
+	dec := json.NewDecoder(io.LimitReader(r, 64<<20))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key == "id" {
+			var id string
+			if dec.Decode(&id) != nil {
+				return ""
+			}
+			return id
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // reportFiles lists the run's stored report files that exist, as links.

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -50,13 +51,10 @@ func parseTrend(v url.Values) (trendQuery, error) {
 	return q, nil
 }
 
-// trend reads the complete runs the query names (oldest first, at most
-// maxTrend of the newest) and judges the figure along them.
-func (s *Server) trend(ctx context.Context, q trendQuery) ([]compare.Point, map[string]float64, error) {
-	all, err := s.index.rows(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
+// trend reads the complete runs of all (the index, newest first) the
+// query names, oldest first, at most maxTrend of the newest, and judges
+// the figure along them.
+func (s *Server) trend(ctx context.Context, all []row, q trendQuery) ([]compare.Point, map[string]float64, error) {
 	lq := listQuery{Scenario: q.Scenario, Labels: q.Labels, Status: string(results.StatusComplete)}
 	var ids []string
 	starts := map[string]float64{}
@@ -90,7 +88,13 @@ func (s *Server) trendsPage(w http.ResponseWriter, r *http.Request) {
 		s.failErr(w, r, err)
 		return
 	}
-	points, _, err := s.trend(r.Context(), q)
+	points, starts, err := s.trend(r.Context(), all, q)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	// The chart's data goes with the page: the trend is read once.
+	chartData, err := json.Marshal(trendChart(q, points, starts))
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -103,7 +107,7 @@ func (s *Server) trendsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, "trends.html", map[string]any{
 		"Title": "Trends", "Q": q, "Scenarios": scenarioNames(all), "Figures": compare.Headline(),
-		"Points": len(points), "Regressed": regressed, "API": "/api/trends?" + r.URL.RawQuery,
+		"Points": len(points), "Regressed": regressed, "Data": string(chartData),
 	})
 }
 
@@ -115,11 +119,22 @@ func (s *Server) trendsData(w http.ResponseWriter, r *http.Request) {
 		s.failErr(w, r, err)
 		return
 	}
-	points, starts, err := s.trend(r.Context(), q)
+	all, err := s.index.rows(r.Context())
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
+	points, starts, err := s.trend(r.Context(), all, q)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, trendChart(q, points, starts))
+}
+
+// trendChart is what the trend's chart draws: one point a run, with its
+// start time and verdict.
+func trendChart(q trendQuery, points []compare.Point, starts map[string]float64) any {
 	type at struct {
 		compare.Point
 		Start  float64 `json:"start"`
@@ -130,5 +145,5 @@ func (s *Server) trendsData(w http.ResponseWriter, r *http.Request) {
 	for i, p := range points {
 		out[i] = at{p, starts[p.Run], num(p.Value), num(p.Change)}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"figure": q.Figure, "unit": compare.Describe(q.Figure).Unit, "points": out})
+	return map[string]any{"figure": q.Figure, "unit": compare.Describe(q.Figure).Unit, "points": out}
 }

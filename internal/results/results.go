@@ -5,7 +5,9 @@ package results
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,6 +71,17 @@ func CheckRunID(id string) error {
 		return fmt.Errorf("run ID %q is not one chainperf makes (letters, digits, '.', '_', '-'; at most 64)", id)
 	}
 	return nil
+}
+
+// FormatLabels writes labels as KEY=VALUE, sorted by key, joined by
+// commas (what --label and the dashboard's filter read back).
+func FormatLabels(labels map[string]string) string {
+	keys := slices.Sorted(maps.Keys(labels))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + labels[k]
+	}
+	return strings.Join(parts, ",")
 }
 
 // Statuses lists every status.

@@ -15,6 +15,11 @@
     });
   }
 
+  // fromPage reads the data a page carries in its data-json attribute.
+  function fromPage(el) {
+    return new Promise(function (resolve) { resolve(JSON.parse(el.dataset.json)); });
+  }
+
   function problem(el, err) {
     const p = document.createElement('p');
     p.className = 'problem';
@@ -138,7 +143,7 @@
 
   // The compare page: each figure's samples, side by side.
   function comparePage(box) {
-    getJSON(box.dataset.api).then(function (res) {
+    fromPage(box).then(function (res) {
       res.figures.forEach(function (row, i) {
         const n = Math.max(row.baseline.length, row.candidate.length);
         const x = [], b = [], c = [], bm = [], cm = [];
@@ -165,7 +170,7 @@
 
   // The trends page: the figure over time, regressions in red.
   function trendPage(box) {
-    getJSON(box.dataset.api).then(function (t) {
+    fromPage(box).then(function (t) {
       const x = [], v = [], reg = [];
       t.points.forEach(function (p) {
         x.push(p.start);

@@ -5,19 +5,11 @@ import (
 	"net"
 	"net/http"
 	"time"
-
-	"github.com/chainperf/chainperf/internal/listen"
 )
 
 // DefaultAddr is where the dashboard listens unless told otherwise: this
 // machine only.
 const DefaultAddr = "127.0.0.1:8080"
-
-// Listen opens addr for the dashboard (see listen.Open): an address
-// other machines can reach needs remote, and then warning says so.
-func Listen(addr string, remote bool) (net.Listener, string, error) {
-	return listen.Open("--addr", addr, remote)
-}
 
 // Serve serves the dashboard on l until ctx ends, then shuts down.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
