@@ -73,6 +73,33 @@ func checkShape(file string, data []byte) error {
 	return nil
 }
 
+// bareSign is the line of the first + or - that stands for a value with
+// no digit after it (outside strings and comments), 1 when there is none.
+func bareSign(data []byte) int {
+	line, prev := 1, byte('\n')
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case c == '\n':
+			line++
+		case c == '#':
+			for i+1 < len(data) && data[i+1] != '\n' {
+				i++
+			}
+		case c == '"' || c == '\'':
+			i = skipString(data, i, &line)
+		case (c == '+' || c == '-') && strings.IndexByte("=[,", prev) >= 0:
+			if i+1 == len(data) || strings.IndexByte(" \t\r\n,]}#", data[i+1]) >= 0 {
+				return line
+			}
+		}
+		if c != ' ' && c != '\t' {
+			prev = c
+		}
+	}
+	return 1
+}
+
 // skipString returns the index of the last byte of the string that opens
 // at data[i]: its closing quote (triple for a multi-line string), or for
 // an unterminated single-line one the byte before its line's end.
@@ -128,7 +155,14 @@ func defaults() (*Scenario, error) {
 	return &s, nil
 }
 
-func decode(file string, data []byte, s *Scenario) error {
+func decode(file string, data []byte, s *Scenario) (err error) {
+	// go-toml v2.2.4 panics on a sign with no digits ("rate = -") in a
+	// float field; v2.4 fixes it but decodes our kinds differently.
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Pos: fmt.Sprintf("%s:%d", file, bareSign(data)), Msg: fmt.Sprintf("cannot read this value (%v); a number needs digits after its sign", r)}
+		}
+	}()
 	// Lists in a file replace the defaults' lists; go-toml would reuse them.
 	var probe map[string]any
 	if err := toml.Unmarshal(data, &probe); err == nil {
@@ -166,7 +200,7 @@ func decode(file string, data []byte, s *Scenario) error {
 		}
 	}
 	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().EnableUnmarshalerInterface()
-	err := dec.Decode(s)
+	err = dec.Decode(s)
 	if err == nil {
 		return nil
 	}

@@ -75,6 +75,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("[testnet]\nvalidators = 2\n[load]\nrate = nan\n"))
 	f.Add([]byte("[testnet]\nargs = [[[[[[]]]]]]\n"))
 	f.Add([]byte("name = '''\n[[[\n'''\n[load]\nrate = 1e12\n"))
+	f.Add([]byte("[load]\nrate = -\n")) // go-toml v2.2.4 panicked on it
 	f.Add([]byte("\xef\xbb\xbf[experiment]\nkind = [\"steady\", \"find-max\"]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.toml", data)

@@ -82,6 +82,8 @@ var Bads = []Bad{
 	{"criterion nan", "[criteria]\nmin_committed_tps = nan\n", "f.toml:2: criteria.min_committed_tps: NaN: not a finite number"},
 	{"unresolved share nan", "[criteria]\nmax_unresolved_share = nan\n", "criteria.max_unresolved_share: NaN"},
 	{"sweep rate inf", "[experiment]\nkind = \"sweep\"\nrates = [100, inf]\n", "experiment.rates[1]: +Inf: not a finite number"},
+	{"bare minus", "[load]\nrate = -\n", "f.toml:2: cannot read this value"},
+	{"bare plus in a step", "[load]\nmodel = \"steps\"\nsteps = [{rate = +, duration = \"1s\"}]\n", "f.toml:3: cannot read this value"},
 	{"zipf nan", "[workload]\nzipf_shift = nan\n", "workload.zipf_shift: NaN: not a finite number"},
 	{"validators max int", "[testnet]\nvalidators = 9223372036854775807\nfull_nodes = 1\n", "f.toml:2: testnet.validators: 9223372036854775807: at most 200 nodes"},
 	{"steps overflow", "[load]\nmodel = \"steps\"\nsteps = [{rate = 1, duration = \"2000000h\"}, {rate = 1, duration = \"2000000h\"}]\n", "at most 168h0m0s"},
