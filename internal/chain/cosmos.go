@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/http"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
@@ -24,6 +26,7 @@ type Cosmos struct {
 	binary string
 	chain  *sdkchain.Chain
 	work   *cosmos.Workload
+	ext    *external // on an external network
 }
 
 var (
@@ -32,6 +35,9 @@ var (
 )
 
 func newCosmos(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Adapter, error) {
+	if s.Testnet.Provider == scenario.ProviderExternal {
+		return &Cosmos{s: s, log: log}, nil // no binary: it runs no node
+	}
 	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
 	bin, err := sdkchain.Find(ctx, s.Testnet.Cosmos.Binary, logf)
 	if err != nil {
@@ -57,9 +63,27 @@ func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 // by simulating one tx on the chain.
 func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error) {
 	w, cs := c.s.Workload, c.s.Testnet.Cosmos
-	wallets := c.chain.Wallets
+	chainID, denom := c.s.Testnet.ChainID, cs.Denom
+	if w.ChainID != "" {
+		chainID = w.ChainID
+	}
+	var wallets []cosmos.Wallet
+	var start []uint64
+	if cs.Funded() {
+		ext, err := c.fundExternal(ctx, rpcs[0])
+		if err != nil {
+			return nil, err
+		}
+		c.ext = ext
+		wallets, start, chainID, denom, cs.GasPrice = ext.wallets, ext.start, ext.chain.ID, ext.cfg.Denom, ext.cfg.GasPrice
+	} else {
+		wallets = c.chain.Wallets
+	}
 	if w.Accounts > 0 {
 		wallets = wallets[:w.Accounts]
+		if start != nil {
+			start = start[:w.Accounts]
+		}
 	}
 	pick := func(seed uint64) (load.Selector, error) {
 		if w.Selection == "zipf" {
@@ -75,17 +99,13 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	if err != nil {
 		return nil, err
 	}
-	chainID := c.s.Testnet.ChainID
-	if w.ChainID != "" {
-		chainID = w.ChainID
-	}
 	fee := uint64(w.Fee)
 	if w.Fee < 0 {
 		fee = uint64(math.Ceil(float64(w.GasLimit) * cs.GasPrice))
 	}
 	cw, err := cosmos.NewWorkload(cosmos.WorkloadConfig{
-		Kind: w.Kind, Live: w.Mode == "live", ChainID: chainID, Denom: cs.Denom,
-		Amount: uint64(w.Amount), Outputs: w.Outputs, GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance),
+		Kind: w.Kind, Live: w.Mode == "live", ChainID: chainID, Denom: denom,
+		Amount: uint64(w.Amount), Outputs: w.Outputs, GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance), Start: start,
 		Senders: senders, Receivers: receivers, Targets: len(rpcs), RPCs: rpcs, CacheDir: w.CacheDir,
 		GasPrice: cs.GasPrice, FeeFromGas: w.Fee < 0,
 		Logf: func(f string, a ...any) { c.log.Info(fmt.Sprintf(f, a...)) },
@@ -101,6 +121,10 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		c.log.Info("simulated gas", "used", used, "workload", cw.String())
 	}
 	c.work = cw
+	if c.ext != nil {
+		r.Cosmos = &results.Cosmos{Wallets: len(wallets), Workload: cw.String(), Funding: c.ext.record}
+		return cw, nil
+	}
 	r.Versions.Node = c.chain.Binary
 	r.Cosmos = &results.Cosmos{Binary: c.chain.Binary, Wallets: c.chain.Funding.Wallets, GenesisBytes: c.chain.Funding.Bytes,
 		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String()}
@@ -114,11 +138,23 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 	if c.work == nil {
 		return nil
 	}
-	b, err := c.work.Verify(ctx, follow, c.s.Testnet.Cosmos.Bech32Prefix, c.s.Experiment.DrainTimeout.D())
+	prefix := c.s.Testnet.Cosmos.Bech32Prefix
+	if c.ext != nil {
+		prefix = c.ext.chain.Prefix
+	}
+	b, err := c.work.Verify(ctx, follow, prefix, c.s.Experiment.DrainTimeout.D())
 	if err != nil {
 		return fmt.Errorf("balance check: %w", err)
 	}
 	r.Cosmos.Balances, r.Cosmos.Stats = b, c.work.Stats()
 	c.log.Info("balance check", "result", b.String())
+	if c.ext != nil && c.s.Testnet.Cosmos.SweepBack {
+		back, err := cosmos.Sweep(ctx, &http.Client{Timeout: 10 * time.Second}, c.ext.cfg, c.ext.wallets)
+		c.ext.record.Swept = back
+		if err != nil {
+			return fmt.Errorf("sweep back to the funder: %w", err)
+		}
+		c.log.Info("swept back", "amount", back, "to", c.ext.cfg.Funder.Address)
+	}
 	return nil
 }

@@ -360,3 +360,24 @@ func TestFailedFeesPaid(t *testing.T) {
 		}
 	}
 }
+
+// The fee a node asks for is read from its refusal, in its denom only.
+func TestRequiredFee(t *testing.T) {
+	for _, tc := range []struct {
+		log, denom string
+		want       uint64
+		ok         bool
+	}{
+		{"insufficient fees; got:  required: 12345stake: insufficient fee", "stake", 12345, true},
+		{"insufficient fees; got: 1uatom required: 10uatom,200stake: insufficient fee", "stake", 200, true},
+		{"insufficient fees; got: 1uatom required: 10uatom: insufficient fee", "stake", 0, false},
+		{"insufficient fees; got: 1ibc/AB12 required: 77ibc/AB12", "ibc/AB12", 77, true},
+		{"out of gas", "stake", 0, false},
+		{"required: 99999999999999999999999stake", "stake", 0, false},
+	} {
+		got, ok := requiredFee(tc.log, tc.denom)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%q: %d %v; want %d %v", tc.log, got, ok, tc.want, tc.ok)
+		}
+	}
+}

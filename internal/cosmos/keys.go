@@ -24,9 +24,15 @@ type Wallet struct {
 }
 
 // Derive returns wallet i of seed: the key is a pure function of both, so
-// a run can be repeated and its txs cached.
+// a run can be repeated and its txs cached. Anyone who knows the seed
+// holds these keys: they are for chains of chainperf's own making.
 func Derive(seed string, i int, prefix string) (Wallet, error) {
-	k := secp256k1.GenPrivKeySecp256k1([]byte(fmt.Sprintf("chainperf/%s/%d", seed, i)))
+	return derive(nil, seed, i, prefix)
+}
+
+// derive is wallet i of seed under secret (nil: seed alone).
+func derive(secret []byte, seed string, i int, prefix string) (Wallet, error) {
+	k := secp256k1.GenPrivKeySecp256k1(fmt.Appendf(secret, "chainperf/%s/%d", seed, i))
 	pub := k.PubKey()
 	addr, err := Bech32(prefix, pub.Address())
 	if err != nil {
@@ -35,8 +41,15 @@ func Derive(seed string, i int, prefix string) (Wallet, error) {
 	return Wallet{Key: k, PubKey: pub.Bytes(), Address: addr}, nil
 }
 
-// Derive n wallets of seed on every core, numbered first, first+1, ...
+// Wallets derives n wallets of seed on every core, numbered first,
+// first+1, ...
 func Wallets(seed string, n int, prefix string, first uint64) ([]Wallet, error) {
+	return SecretWallets(nil, seed, n, prefix, first)
+}
+
+// SecretWallets derives n wallets of seed under secret (a funder's key:
+// on someone else's chain only its holder can take what they hold).
+func SecretWallets(secret []byte, seed string, n int, prefix string, first uint64) ([]Wallet, error) {
 	out := make([]Wallet, n)
 	workers := runtime.GOMAXPROCS(0)
 	errs := make([]error, workers)
@@ -46,7 +59,7 @@ func Wallets(seed string, n int, prefix string, first uint64) ([]Wallet, error) 
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += workers {
-				wl, err := Derive(seed, i, prefix)
+				wl, err := derive(secret, seed, i, prefix)
 				if err != nil {
 					errs[w] = err
 					return

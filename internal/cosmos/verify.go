@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
@@ -20,7 +19,7 @@ type Balances struct {
 	Denom   string `json:"denom"`
 	Wallets int    `json:"wallets"`
 	Height  int64  `json:"height"` // the state read, on the first node
-	Funded  uint64 `json:"funded"` // sum of the genesis balances
+	Funded  uint64 `json:"funded"` // sum of the balances at the start
 	Held    uint64 `json:"held"`   // sum of the balances now
 	// FeesPaid is the fees of the committed txs (code 0); FeeCollector
 	// what the fee collector holds (chains without distribution keep
@@ -74,7 +73,10 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	n := len(w.wallets)
 	expected := make([]int64, n) // change from the funded balance
 	failedFrom := make([]int64, n)
-	b := &Balances{Denom: w.cfg.Denom, Wallets: n, Funded: w.cfg.Funded * uint64(n), Height: at}
+	b := &Balances{Denom: w.cfg.Denom, Wallets: n, Height: at}
+	for i := range n {
+		b.Funded += w.start(i)
+	}
 	w.mu.Lock()
 	for _, e := range w.effects {
 		switch {
@@ -92,25 +94,15 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	}
 	w.mu.Unlock()
 	held := make([]uint64, n)
-	errs := make(chan error, 16)
-	var wg sync.WaitGroup
-	for k := 0; k < 16; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := k; i < n; i += 16 {
-				v, err := QueryBalance(ctx, w.http, rpc, w.wallets[i].Address, w.cfg.Denom, at)
-				if err != nil {
-					errs <- fmt.Errorf("balance of wallet %d: %w", i, err)
-					return
-				}
-				held[i] = v
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	err = each(ctx, n, func(i int) error {
+		v, err := QueryBalance(ctx, w.http, rpc, w.wallets[i].Address, w.cfg.Denom, at)
+		held[i] = v
+		if err != nil {
+			return fmt.Errorf("balance of wallet %d: %w", i, err)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	fc, err := QueryBalance(ctx, w.http, rpc, ModuleAddress(prefix, "fee_collector"), w.cfg.Denom, at)
@@ -122,7 +114,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	for i := range held {
 		b.Held += held[i]
 		b.Checked++
-		want := int64(w.cfg.Funded) + expected[i]
+		want := int64(w.start(i)) + expected[i]
 		paid, ok := failedFeesPaid(want, int64(held[i]), fee, failedFrom[i])
 		if !ok {
 			b.Mismatched++

@@ -33,6 +33,9 @@ type WorkloadConfig struct {
 	GasLimit uint64
 	Fee      uint64
 	Funded   uint64 // each wallet's genesis balance
+	// Start, if set, is each wallet's balance at the start instead (funded
+	// on a running chain, where earlier runs may have left more).
+	Start []uint64
 	// GasPrice prices the fee when FeeFromGas is set: fee = ceil(gas x
 	// price), after a simulation sets the gas limit.
 	GasPrice   float64
@@ -106,6 +109,8 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 		return nil, fmt.Errorf("unknown Cosmos workload %q", cfg.Kind)
 	case len(wallets) < 2:
 		return nil, fmt.Errorf("a Cosmos workload needs at least 2 wallets")
+	case cfg.Start != nil && len(cfg.Start) != len(wallets):
+		return nil, fmt.Errorf("%d start balances for %d wallets", len(cfg.Start), len(wallets))
 	case cfg.Targets < 1:
 		cfg.Targets = 1
 	}
@@ -163,6 +168,14 @@ func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 		w.cfg.Fee = uint64(math.Ceil(float64(w.cfg.GasLimit) * w.cfg.GasPrice))
 	}
 	return used, nil
+}
+
+// start is wallet i's balance at the start.
+func (w *Workload) start(i int) uint64 {
+	if w.cfg.Start != nil {
+		return w.cfg.Start[i]
+	}
+	return w.cfg.Funded
 }
 
 // cost is what one tx takes from its sender's balance.
@@ -442,7 +455,7 @@ func (w *Workload) pickFree(ctx context.Context, seq uint64) (int, error) {
 	for k := uint64(1); k <= 16; k++ {
 		st := &w.state[from]
 		st.mu.Lock()
-		funded := st.spent+w.cost() <= w.cfg.Funded
+		funded := st.spent+w.cost() <= w.start(from)
 		st.mu.Unlock()
 		if !funded {
 			w.skipped.Add(1)

@@ -120,14 +120,24 @@ func BalanceSummary(b *cosmos.Balances) string {
 }
 
 func cosmosRows(c *results.Cosmos) [][]string {
-	rows := [][]string{{"what", "value"},
-		{"chain binary", c.Binary},
-		{"wallets funded in genesis", fmt.Sprint(c.Wallets)},
-		{"genesis: derive and fund wallets", fmt.Sprintf("%.2f s, genesis file %.1f MB", c.GenesisSecs, float64(c.GenesisBytes)/1e6)},
-		{"txs signed", fmt.Sprintf("%d (pregeneration %.2f s; %d read from the cache; %d signed live past the pregenerated)", c.Stats.Signed, c.Stats.PregenSecs, c.Stats.Cached, c.Stats.SignedLive)},
-		{"sequence repairs", fmt.Sprint(c.Stats.Repairs)},
-		{"senders passed over for want of funds", fmt.Sprint(c.Stats.SkippedPoor)},
+	rows := [][]string{{"what", "value"}}
+	if f := c.Funding; f != nil {
+		rows = append(rows,
+			[]string{"chain (read from it)", fmt.Sprintf("%s, denom %s, gas price %g", f.ChainID, f.Denom, f.GasPrice)},
+			[]string{"wallets funded by " + f.Funder, fmt.Sprintf("%d: %d %s paid in %d multisend txs (fees %d), %.2f s", c.Wallets, f.Paid, f.Denom, f.Txs, f.Fees, f.Secs)})
+		if f.Swept > 0 {
+			rows = append(rows, []string{"swept back to the funder", fmt.Sprintf("%d %s", f.Swept, f.Denom)})
+		}
+	} else {
+		rows = append(rows,
+			[]string{"chain binary", c.Binary},
+			[]string{"wallets funded in genesis", fmt.Sprint(c.Wallets)},
+			[]string{"genesis: derive and fund wallets", fmt.Sprintf("%.2f s, genesis file %.1f MB", c.GenesisSecs, float64(c.GenesisBytes)/1e6)})
 	}
+	rows = append(rows,
+		[]string{"txs signed", fmt.Sprintf("%d (pregeneration %.2f s; %d read from the cache; %d signed live past the pregenerated)", c.Stats.Signed, c.Stats.PregenSecs, c.Stats.Cached, c.Stats.SignedLive)},
+		[]string{"sequence repairs", fmt.Sprint(c.Stats.Repairs)},
+		[]string{"senders passed over for want of funds", fmt.Sprint(c.Stats.SkippedPoor)})
 	if b := c.Balances; b != nil {
 		rows = append(rows,
 			[]string{"balances", BalanceSummary(b)},

@@ -12,4 +12,21 @@ type Cosmos struct {
 	Workload     string           `json:"workload"`
 	Stats        cosmos.Stats     `json:"stats"`
 	Balances     *cosmos.Balances `json:"balances,omitempty"`
+	// Funding is set when a given account funded the wallets on a running
+	// chain (an external network) instead of genesis.
+	Funding *Funding `json:"funding,omitempty"`
+}
+
+// Funding is how the wallets of a run on an external network were funded
+// and, if asked, swept back. Only the funder's address is kept.
+type Funding struct {
+	Funder   string  `json:"funder"`
+	ChainID  string  `json:"chain_id"`
+	Denom    string  `json:"denom"`
+	Txs      int     `json:"txs"`
+	Paid     uint64  `json:"paid"`
+	Fees     uint64  `json:"fees"`
+	GasPrice float64 `json:"gas_price"`
+	Swept    uint64  `json:"swept,omitempty"`
+	Secs     float64 `json:"s"`
 }

@@ -121,7 +121,20 @@ type Cosmos struct {
 	Wallets       int    `toml:"wallets"`
 	WalletBalance int64  `toml:"wallet_balance"`
 	Seed          string `toml:"seed"`
+	// On an external network the wallets are derived from the funder's
+	// key and Seed and funded by it at the start: its mnemonic is read
+	// from a file or an environment variable, never from the scenario.
+	FunderMnemonicFile string `toml:"funder_mnemonic_file"`
+	FunderMnemonicEnv  string `toml:"funder_mnemonic_env"`
+	FunderHDPath       string `toml:"funder_hd_path"`
+	// SweepBack sends what the wallets hold back to the funder after the
+	// balance check.
+	SweepBack bool `toml:"sweep_back"`
 }
+
+// Funded says whether the wallets are funded by a given account at the
+// start, not in genesis.
+func (c Cosmos) Funded() bool { return c.FunderMnemonicFile != "" || c.FunderMnemonicEnv != "" }
 
 // Emulated says whether the testnet emulates a WAN (zones or a delay).
 func (t Testnet) Emulated() bool {

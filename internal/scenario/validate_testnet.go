@@ -138,7 +138,9 @@ func (s *Scenario) validateCosmos(c *checker) {
 	if t.Binary != "" || t.Build.Dir != "" {
 		c.fail("testnet.binary", "a Cosmos SDK chain names its binary in testnet.cosmos.binary")
 	}
-	if cs.Binary != "" {
+	if cs.Binary != "" && t.Provider == ProviderExternal {
+		c.fail("testnet.cosmos.binary", "chainperf starts no node of an external network: leave it out")
+	} else if cs.Binary != "" {
 		if err := checkBinary(cs.Binary); err != nil {
 			c.fail("testnet.cosmos.binary", "%v", err)
 		}
@@ -167,7 +169,29 @@ func (s *Scenario) validateCosmos(c *checker) {
 	if cs.Seed == "" {
 		c.fail("testnet.cosmos.seed", "give a seed: the wallets are derived from it")
 	}
+	external := t.Provider == ProviderExternal
+	switch {
+	case external && !cs.Funded():
+		c.fail("testnet.cosmos.funder_mnemonic_file", "an external network's wallets are funded by an account you give: set funder_mnemonic_file (a file holding its mnemonic) or funder_mnemonic_env (a variable holding it)")
+	case external && cs.FunderMnemonicFile != "" && cs.FunderMnemonicEnv != "":
+		c.fail("testnet.cosmos.funder_mnemonic_env", "give the funder's mnemonic once: funder_mnemonic_file or funder_mnemonic_env, not both")
+	case !external && cs.Funded():
+		c.fail("testnet.cosmos.funder_mnemonic_file", "a funder is for provider \"external\": a testnet chainperf makes funds its wallets in genesis")
+	case !external && cs.SweepBack:
+		c.fail("testnet.cosmos.sweep_back", "for provider \"external\" only: a testnet chainperf makes is removed after the run")
+	}
+	if cs.FunderMnemonicEnv != "" && !envRE.MatchString(cs.FunderMnemonicEnv) {
+		c.fail("testnet.cosmos.funder_mnemonic_env", "%q: the name of an environment variable (letters, digits, '_')", cs.FunderMnemonicEnv)
+	}
+	if !hdPathRE.MatchString(cs.FunderHDPath) {
+		c.fail("testnet.cosmos.funder_hd_path", "%q: a BIP-32 path such as \"m/44'/118'/0'/0/0\"", cs.FunderHDPath)
+	}
 }
+
+var (
+	envRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+	hdPathRE = regexp.MustCompile(`^m(/[0-9]{1,9}'?){1,10}$`)
+)
 
 func (s *Scenario) validateCosmosWorkload(c *checker) {
 	w, cs := &s.Workload, &s.Testnet.Cosmos
@@ -315,8 +339,9 @@ func (s *Scenario) validateExternal(c *checker) {
 	case len(t.Config) > 0:
 		c.fail("testnet.config", "config overrides cannot be applied: %s", why)
 	}
-	if t.Chain != "kvstore" {
-		c.fail("testnet.chain", "%q on an external network needs wallets funded from an account you give, which chainperf does not do yet: use chain = \"kvstore\" (raw txs) for now", t.Chain)
+	c.oneOf("testnet.chain", t.Chain, Chains)
+	if t.Chain == "cosmos" {
+		s.validateCosmos(c)
 	}
 	if s.Experiment.Kind.Has(KindRotate) {
 		c.fail("experiment.kind", "rotate starts fresh nodes: an external network has none for chainperf to start")

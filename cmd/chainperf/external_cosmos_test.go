@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/store"
+	"github.com/chainperf/chainperf/internal/testnet"
+	bip39 "github.com/cosmos/go-bip39"
+)
+
+// TestExternalCosmos: a Cosmos SDK chain chainperf did not make for this
+// run (a detached testnet, addressed only by URLs) is loaded from wallets
+// that one given account funds at the start: chain ID, prefix, denom,
+// account numbers and the node's minimum fee read from the chain; every
+// balance checked after; what is left swept back to the funder; the
+// mnemonic nowhere in the output, the database or the report.
+func TestExternalCosmos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real Cosmos SDK nodes")
+	}
+	ctx := context.Background()
+	reg, tmp := t.TempDir(), t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// The network: its minimum gas price is one the external scenario does
+	// not know (it says 0); its chain ID is one the scenario does not name.
+	dir := filepath.Join(tmp, "net")
+	local := write("local.toml", `[testnet]
+validators = 2
+full_nodes = 1
+chain = "cosmos"
+chain_id = "their-chain-7"
+[testnet.cosmos]
+wallets = 2
+gas_price = 0.01
+[testnet.config]
+"consensus.timeout_commit" = "300ms"
+[workload]
+kind = "cosmos-send"
+`)
+	if out, code := cli(t, reg, "testnet", "up", "-f", local, "--detach", "--dir", dir); code != 0 {
+		t.Fatalf("testnet up: exit %d\n%s", code, out)
+	}
+	t.Cleanup(func() { cli(t, reg, "testnet", "down", "--dir", dir) })
+	st, err := testnet.ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes strings.Builder
+	var rpc string
+	for _, n := range st.Nodes {
+		e := n.Endpoint()
+		fmt.Fprintf(&nodes, "[[testnet.node]]\nname = %q\nrole = %q\nrpc = %q\n", n.Name, n.Role, e.RPC)
+		if n.Role == testnet.RoleFull {
+			rpc = e.RPC
+		}
+	}
+
+	// The team's account: a fresh mnemonic, paid from a genesis wallet.
+	entropy, _ := bip39.NewEntropy(256)
+	mnemonic, _ := bip39.NewMnemonic(entropy)
+	funder, err := cosmos.FromMnemonic(mnemonic, cosmos.DefaultHDPath, "cosmos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Timeout: 10 * time.Second}
+	const gift = 5_000_000_000
+	pay(t, hc, rpc, "their-chain-7", funder.Address, gift)
+	before := balanceOf(t, hc, rpc, funder.Address)
+
+	db, reports := filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
+	ext := write("ext.toml", `name = "ext-cosmos"
+[testnet]
+provider = "external"
+chain = "cosmos"
+[testnet.cosmos]
+funder_mnemonic_env = "CHAINPERF_TEST_FUNDER"
+wallets = 40
+wallet_balance = 10000000
+gas_price = 0
+sweep_back = true
+[workload]
+kind = "cosmos-send"
+[load]
+rate = 40
+duration = "6s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+cooldown = "1s"
+`+nodes.String())
+	t.Setenv("CHAINPERF_TEST_FUNDER", mnemonic)
+	out, code := cli(t, reg, "run", ext, "--db", db, "--report-dir", reports)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	id := regexp.MustCompile(`run (\d{8}-\d{6}-[0-9a-f]{4}): PASS`).FindStringSubmatch(out)
+	if id == nil || !strings.Contains(out, "conserved") {
+		t.Fatalf("no passed run with conserved balances:\n%s", out)
+	}
+	sdb, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sdb.Run(ctx, id[1])
+	sdb.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Cosmos
+	if c == nil || c.Funding == nil || c.Balances == nil {
+		t.Fatalf("the stored run has no funding or balance check: %+v", c)
+	}
+	f, b := c.Funding, c.Balances
+	if f.ChainID != "their-chain-7" || f.Denom != "stake" || f.Funder != funder.Address || f.Txs != 1 || f.Paid != 40*10_000_000 {
+		t.Errorf("funding %+v: want chain their-chain-7, stake, 1 tx paying 40 wallets 10000000 each", f)
+	}
+	if f.GasPrice < 0.01 || f.GasPrice > 0.0101 {
+		t.Errorf("gas price %g: want the node's 0.01, read from its answer", f.GasPrice)
+	}
+	if !b.OK() || b.Committed == 0 || b.Funded != f.Paid {
+		t.Errorf("balance check %+v: want conserved over what the funder paid", b)
+	}
+	// Swept back: what the funder holds now is what it held less what it
+	// paid, the funding fee and what the wallets spent on fees.
+	after := balanceOf(t, hc, rpc, funder.Address)
+	if f.Swept == 0 || after != before-f.Paid-f.Fees+f.Swept {
+		t.Errorf("funder held %d, paid %d + fee %d, got back %d: holds %d", before, f.Paid, f.Fees, f.Swept, after)
+	}
+	if spent := f.Paid - f.Swept; spent < b.FeesPaid {
+		t.Errorf("the wallets kept %d after the sweep; their fees were %d", spent, b.FeesPaid)
+	}
+	// The mnemonic is nowhere: output, database, report files.
+	word := strings.Join(strings.Fields(mnemonic)[:4], " ")
+	if strings.Contains(out, word) {
+		t.Errorf("the run's output holds the mnemonic")
+	}
+	filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasPrefix(p, dir) {
+			if data, _ := os.ReadFile(p); strings.Contains(string(data), word) {
+				t.Errorf("%s holds the mnemonic", p)
+			}
+		}
+		return nil
+	})
+
+	// Refused with the reason, nothing sent: the variable unset, a file
+	// that is not a mnemonic (its words never quoted).
+	t.Setenv("CHAINPERF_TEST_FUNDER", "")
+	if out, code := cli(t, reg, "run", ext, "--db", db); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_FUNDER is unset or empty") {
+		t.Errorf("no mnemonic: exit %d\n%s", code, out)
+	}
+	bad := write("bad.txt", "correct horse battery staple\n")
+	text := strings.Replace(string(mustRead(t, ext)), `funder_mnemonic_env = "CHAINPERF_TEST_FUNDER"`, fmt.Sprintf("funder_mnemonic_file = %q", bad), 1)
+	if out, code := cli(t, reg, "run", write("bad.toml", text), "--db", db); code == 0 || !strings.Contains(out, "not a valid BIP-39 mnemonic") || strings.Contains(out, "horse") {
+		t.Errorf("a bad mnemonic file: exit %d\n%s", code, out)
+	}
+}
+
+// pay sends amount of stake to address from genesis wallet 0 of the
+// default seed and waits until the address holds it.
+func pay(t *testing.T, hc *http.Client, rpc, chainID, address string, amount uint64) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := cosmos.Derive("chainperf", 0, "cosmos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := cosmos.QueryAccount(ctx, hc, rpc, w.Address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Number = a.Number
+	spec := cosmos.TxSpec{ChainID: chainID, MsgURL: cosmos.URLMsgSend, Msg: cosmos.MsgSend(nil, w.Address, address, cosmos.Coin{Denom: "stake", Amount: amount}),
+		GasLimit: 200_000, Fee: cosmos.Coin{Denom: "stake", Amount: 2000}}
+	var b cosmos.Builder
+	tx, err := b.Append(nil, &spec, &w, a.Sequence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, log, err := cosmos.BroadcastSync(ctx, hc, rpc, tx); err != nil || code != 0 {
+		t.Fatalf("pay: code %d %s %v", code, log, err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); balanceOf(t, hc, rpc, address) < amount; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s was not paid in 30 s", address)
+		}
+	}
+}
+
+func balanceOf(t *testing.T, hc *http.Client, rpc, address string) uint64 {
+	t.Helper()
+	v, err := cosmos.QueryBalance(context.Background(), hc, rpc, address, "stake", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

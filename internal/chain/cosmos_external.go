@@ -1,0 +1,103 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+// external is what a Cosmos run on a network chainperf did not make reads
+// from that chain and the funder.
+type external struct {
+	chain   cosmos.Chain
+	cfg     cosmos.FundConfig
+	wallets []cosmos.Wallet
+	start   []uint64
+	record  *results.Funding
+}
+
+// fundExternal derives the wallets from the funder's key and the seed,
+// reads the chain ID, prefix and denom from the chain and tops the wallets
+// up from the funder.
+func (c *Cosmos) fundExternal(ctx context.Context, rpc string) (*external, error) {
+	cs := c.s.Testnet.Cosmos
+	began := time.Now()
+	hc := &http.Client{Timeout: 10 * time.Second}
+	ch, err := cosmos.ReadChain(ctx, hc, rpc)
+	if err != nil {
+		return nil, err
+	}
+	if w := c.s.Workload.ChainID; w != "" && w != ch.ID {
+		return nil, fmt.Errorf("workload.chain_id is %q but the network at %s is %q: leave chain_id out (it is read from the chain)", w, scenario.Redact(rpc), ch.ID)
+	}
+	words, err := readMnemonic(cs)
+	if err != nil {
+		return nil, err
+	}
+	funder, err := cosmos.FromMnemonic(words, cs.FunderHDPath, ch.Prefix)
+	if err != nil {
+		return nil, fmt.Errorf("funder: %w", err)
+	}
+	held, err := cosmos.QueryAllBalances(ctx, hc, rpc, funder.Address)
+	if err != nil {
+		return nil, fmt.Errorf("funder %s: %w", funder.Address, err)
+	}
+	denom, err := cosmos.PickDenom(held, cs.Denom, funder.Address)
+	if err != nil {
+		return nil, err
+	}
+	wallets, err := cosmos.SecretWallets(funder.Key, cs.Seed, cs.Wallets, ch.Prefix, 0)
+	if err != nil {
+		return nil, err
+	}
+	cfg := cosmos.FundConfig{RPC: rpc, ChainID: ch.ID, Funder: funder, Denom: denom, Each: uint64(cs.WalletBalance), GasPrice: cs.GasPrice,
+		Logf: func(f string, a ...any) { c.log.Info(fmt.Sprintf(f, a...)) }}
+	c.log.Info("external chain", "chain_id", ch.ID, "prefix", ch.Prefix, "denom", denom, "funder", funder.Address)
+	f, err := cosmos.Fund(ctx, hc, cfg, wallets)
+	if err != nil {
+		return nil, err
+	}
+	cfg.GasPrice = f.GasPrice
+	rec := &results.Funding{Funder: funder.Address, ChainID: ch.ID, Denom: denom, Txs: f.Txs, Paid: f.Paid, Fees: f.Fees,
+		GasPrice: f.GasPrice, Secs: time.Since(began).Seconds()}
+	return &external{chain: ch, cfg: cfg, wallets: wallets, start: f.Start, record: rec}, nil
+}
+
+// MaxMnemonicBytes bounds a mnemonic file: 24 words fit in 300 bytes.
+const MaxMnemonicBytes = 4096
+
+// readMnemonic reads the funder's mnemonic from its file or variable.
+// Errors name where it was to come from, never what it holds.
+func readMnemonic(cs scenario.Cosmos) (string, error) {
+	if cs.FunderMnemonicEnv != "" {
+		v := os.Getenv(cs.FunderMnemonicEnv)
+		if strings.TrimSpace(v) == "" {
+			return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_env: $%s is unset or empty: export the funder's mnemonic in it", cs.FunderMnemonicEnv)
+		}
+		return v, nil
+	}
+	f, err := os.Open(cs.FunderMnemonicFile)
+	if err != nil {
+		return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_file: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_file: %s is not a regular file", cs.FunderMnemonicFile)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxMnemonicBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_file: %w", err)
+	}
+	if len(data) > MaxMnemonicBytes {
+		return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_file: %s is over %d bytes: a mnemonic is a line of words", cs.FunderMnemonicFile, MaxMnemonicBytes)
+	}
+	return string(data), nil
+}
