@@ -174,3 +174,85 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// externalNodes is the [[testnet.node]] list of the detached testnet in
+// dir, as a team would write it for its own network.
+func externalNodes(t *testing.T, dir string) string {
+	t.Helper()
+	st, err := testnet.ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes strings.Builder
+	for _, n := range st.Nodes {
+		e := n.Endpoint()
+		fmt.Fprintf(&nodes, "[[testnet.node]]\nname = %q\nrole = %q\nrpc = %q\nmetrics = %q\n", n.Name, n.Role, e.RPC, e.Metrics)
+	}
+	return nodes.String()
+}
+
+// TestExternalFindMaxAndRegression: on a network chainperf did not start
+// for the run, a find-max run is stored and reported, and when the
+// network's operators make its blocks slower (timeout_commit 100 ms to
+// 1 s: the same network shape at the same URLs' kind), compare of the
+// steady runs before and after finds the latency regression (exit 1).
+func TestExternalFindMaxAndRegression(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	reg, tmp := t.TempDir(), t.TempDir()
+	db, reports := filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
+	write := func(name, text string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	idRE := regexp.MustCompile(`run (\d{8}-\d{6}-[0-9a-f]{4}): PASS`)
+	network := func(name, commit string) string {
+		dir := filepath.Join(tmp, name)
+		up := write(name+"-up.toml", "[testnet]\nvalidators = 2\nfull_nodes = 1\n[testnet.config]\n\"consensus.timeout_commit\" = \""+commit+"\"\n")
+		if out, code := cli(t, reg, "testnet", "up", "-f", up, "--detach", "--dir", dir); code != 0 {
+			t.Fatalf("testnet up: exit %d\n%s", code, out)
+		}
+		t.Cleanup(func() { cli(t, reg, "testnet", "down", "--dir", dir) })
+		return dir
+	}
+	run := func(name, experiment, nodes string) string {
+		t.Helper()
+		out, code := cli(t, reg, "run", write(name+".toml", "name = \"ext\"\n[testnet]\nprovider = \"external\"\n"+experiment+nodes), "--db", db, "--report-dir", reports)
+		id := idRE.FindStringSubmatch(out)
+		if code != 0 || id == nil {
+			t.Fatalf("%s: exit %d\n%s", name, code, out)
+		}
+		if _, err := os.Stat(filepath.Join(reports, id[1], "report.html")); err != nil {
+			t.Errorf("%s: no report: %v", name, err)
+		}
+		return id[1]
+	}
+	steady := "[load]\nrate = 100\nduration = \"14s\"\n[experiment]\nkind = \"steady\"\nwarmup = \"2s\"\ncooldown = \"1s\"\n"
+
+	fast := network("fast", "100ms")
+	nodes := externalNodes(t, fast)
+	before := run("before", steady, nodes)
+	// Find-max drives the nodes into their backpressure: its load is not
+	// delivered as asked by design, so that criterion is off here.
+	findMax := run("find-max", "[load.pid]\nstart_rate = 300\n[experiment]\nkind = \"find-max\"\nfind_max_duration = \"30s\"\nfind_max_settle = \"12s\"\n[criteria]\nload_delivered = false\n", nodes)
+	show, _ := cli(t, reg, "runs", "show", findMax, "--db", db)
+	if !strings.Contains(show, "max sustainable") || !strings.Contains(show, "external network") {
+		t.Errorf("the find-max run does not show its max sustainable rate on an external network:\n%s", show)
+	}
+	cli(t, reg, "testnet", "down", "--dir", fast)
+
+	slow := network("slow", "1s")
+	after := run("after", steady, externalNodes(t, slow))
+	out, code := cli(t, reg, "compare", before, after, "--db", db)
+	t.Logf("compare before after:\n%s", out)
+	if code != 1 || !regexp.MustCompile(`REGRESSED: latency p50`).MatchString(out) {
+		t.Errorf("compare before/after a 10x slower commit: exit %d; want 1 with latency p50 regressed\n%s", code, out)
+	}
+	if out, code := cli(t, reg, "compare", before, before, "--db", db); code == 1 {
+		t.Errorf("a run compared with itself regressed:\n%s", out)
+	}
+}
