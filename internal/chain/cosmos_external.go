@@ -42,7 +42,7 @@ func (c *Cosmos) fundExternal(ctx context.Context, rpc string) (*external, error
 	if err != nil {
 		return nil, err
 	}
-	funder, err := cosmos.FromMnemonic(words, cs.FunderHDPath, ch.Prefix)
+	funder, err := cosmos.FromSecret(words, cs.FunderHDPath, ch.Prefix)
 	if err != nil {
 		return nil, fmt.Errorf("funder: %w", err)
 	}

@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -50,6 +51,22 @@ func FromMnemonic(mnemonic, path, prefix string) (Wallet, error) {
 		return Wallet{}, err
 	}
 	return Wallet{Key: key, PubKey: pub.Bytes(), Address: addr}, nil
+}
+
+// FromSecret is the wallet of what a funder gave: a hex secp256k1 private
+// key (what `keys export --unarmored-hex --unsafe` prints) or else a
+// mnemonic at path.
+func FromSecret(secret, path, prefix string) (Wallet, error) {
+	t := strings.TrimSpace(secret)
+	if len(t) == 64 {
+		if b, err := hex.DecodeString(t); err == nil {
+			key := secp256k1.PrivKey(b)
+			pub := key.PubKey()
+			addr, err := Bech32(prefix, pub.Address())
+			return Wallet{Key: key, PubKey: pub.Bytes(), Address: addr}, err
+		}
+	}
+	return FromMnemonic(secret, path, prefix)
 }
 
 // parseHDPath reads m/44'/118'/0'/0/0 into child indexes.

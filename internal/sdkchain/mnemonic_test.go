@@ -48,6 +48,16 @@ func TestMnemonicAsTheSDKDerivesIt(t *testing.T) {
 			if got.Address != w.Address {
 				t.Errorf("mnemonic %d, %s: chainperf derives %s, the SDK %s", i, path, w.Address, got.Address)
 			}
+			// The same key exported as hex is the same funder.
+			exp := exec.Command(bin, "keys", "export", "k", "--unarmored-hex", "--unsafe", "--keyring-backend", "test", "--home", home)
+			exp.Stdin = strings.NewReader("y\n")
+			hexKey, err := exp.Output()
+			if err != nil {
+				t.Fatalf("keys export: %v", err)
+			}
+			if k, err := cosmos.FromSecret(string(hexKey), cosmos.DefaultHDPath, "cosmos"); err != nil || k.Address != got.Address {
+				t.Errorf("mnemonic %d, %s: the exported hex key gives %s (%v), the SDK %s", i, path, k.Address, err, got.Address)
+			}
 		}
 	}
 	// A bad word or checksum, a bad path: errors that do not quote the words.
