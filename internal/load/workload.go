@@ -76,9 +76,12 @@ func (k KVStore) String() string {
 	return fmt.Sprintf("kvstore, %d-byte txs", k.Size)
 }
 
-// WorkloadFrom builds the workload a scenario's [workload] section describes.
-func WorkloadFrom(w scenario.Workload, runID string) (Workload, error) {
+// WorkloadFrom builds the workload a scenario's [workload] section
+// describes, for a phase of load l.
+func WorkloadFrom(w scenario.Workload, l scenario.Load, runID string) (Workload, error) {
 	switch w.Kind {
+	case "loadtime":
+		return NewLoadtime(runID, l.Connections, l.Rate, w.TxSize)
 	case "kvstore":
 		k := KVStore{RunID: runID, Size: w.TxSize}
 		if w.Accounts > 0 {

@@ -5,6 +5,10 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/cometbft/cometbft/test/loadtime/payload"
 )
 
 // TestKVStoreTxs: txs have the asked size, one '=', no ':', and differ by
@@ -82,4 +86,40 @@ func must(tx []byte, err error) []byte {
 		panic(err)
 	}
 	return tx
+}
+
+// TestLoadtimeTx: a loadtime tx is what CometBFT's payload package reads
+// back: the run's experiment ID, the phase's rate and connections, the
+// intended time given, tx_size bytes; the smallest size is the scenario's.
+func TestLoadtimeTx(t *testing.T) {
+	if MinLoadtimeSize != scenario.LoadtimeMinSize {
+		t.Fatalf("the payload needs %d bytes, the scenario checks %d", MinLoadtimeSize, scenario.LoadtimeMinSize)
+	}
+	l, err := NewLoadtime("run-1", 4, 250, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 23, 10, 0, 0, 123456789, time.UTC)
+	tx, err := l.AppendAt(context.Background(), []byte("x"), 7, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx = tx[1:]
+	p, err := payload.FromBytes(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Time.AsTime().Equal(at) || p.Rate != 250 || p.Connections != 4 || p.Size != 300 || !bytes.Equal(p.Id, l.ID[:]) {
+		t.Errorf("payload %v", p)
+	}
+	if len(tx) < 298 || len(tx) > 300 {
+		t.Errorf("%d bytes; want 300 (less one when the padding's hex is odd)", len(tx))
+	}
+	other, _ := NewLoadtime("run-2", 4, 250, 300)
+	if other.ID == l.ID {
+		t.Error("two runs share an experiment ID")
+	}
+	if _, err := NewLoadtime("r", 1, 1, MinLoadtimeSize-1); err == nil {
+		t.Error("a loadtime tx too small for its payload accepted")
+	}
 }

@@ -15,7 +15,7 @@ import (
 // Known values of the enumerated keys.
 var (
 	Providers       = []string{"process", "netns", ProviderExternal}
-	WorkloadKinds   = []string{"kvstore", "cosmos-send", "cosmos-multisend"}
+	WorkloadKinds   = []string{"kvstore", "loadtime", "cosmos-send", "cosmos-multisend"}
 	Chains          = []string{"kvstore", "cosmos"}
 	CosmosModes     = []string{"pregenerate", "live"}
 	Selections      = []string{"uniform", "zipf"}

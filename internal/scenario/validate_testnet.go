@@ -117,6 +117,8 @@ func (s *Scenario) validateWorkload(c *checker) {
 	}
 	if w.TxSize < 64 || w.TxSize > 1<<20 {
 		c.fail("workload.tx_size", "%d: must be from 64 to 1048576 bytes", w.TxSize)
+	} else if w.Kind == "loadtime" && w.TxSize < LoadtimeMinSize {
+		c.fail("workload.tx_size", "%d: CometBFT's loadtime payload needs at least %d bytes", w.TxSize, LoadtimeMinSize)
 	}
 	if w.Accounts < 0 || w.Accounts > 10_000_000 {
 		c.fail("workload.accounts", "%d: must be from 0 to 10000000", w.Accounts)
@@ -187,6 +189,10 @@ func (s *Scenario) validateCosmos(c *checker) {
 		c.fail("testnet.cosmos.funder_hd_path", "%q: a BIP-32 path such as \"m/44'/118'/0'/0/0\"", cs.FunderHDPath)
 	}
 }
+
+// LoadtimeMinSize is the smallest tx CometBFT's loadtime payload fits in
+// (load.MinLoadtimeSize; a test keeps them equal).
+const LoadtimeMinSize = 138
 
 var (
 	envRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
