@@ -161,12 +161,12 @@ cooldown = "1s"
 	// Refused with the reason, nothing sent: the variable unset, a file
 	// that is not a mnemonic (its words never quoted).
 	t.Setenv("CHAINPERF_TEST_FUNDER", "")
-	if out, code := cli(t, reg, "run", ext, "--db", db); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_FUNDER is unset or empty") {
+	if out, code := cli(t, reg, "run", ext, "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_FUNDER is unset or empty") {
 		t.Errorf("no mnemonic: exit %d\n%s", code, out)
 	}
 	bad := write("bad.txt", "correct horse battery staple\n")
 	text := strings.Replace(string(mustRead(t, ext)), `funder_mnemonic_env = "CHAINPERF_TEST_FUNDER"`, fmt.Sprintf("funder_mnemonic_file = %q", bad), 1)
-	if out, code := cli(t, reg, "run", write("bad.toml", text), "--db", db); code == 0 || !strings.Contains(out, "not a valid BIP-39 mnemonic") || strings.Contains(out, "horse") {
+	if out, code := cli(t, reg, "run", write("bad.toml", text), "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "not a valid BIP-39 mnemonic") || strings.Contains(out, "horse") {
 		t.Errorf("a bad mnemonic file: exit %d\n%s", code, out)
 	}
 }
