@@ -137,13 +137,13 @@ func Fund(ctx context.Context, c *http.Client, cfg FundConfig, wallets []Wallet)
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	f := Funded{GasPrice: cfg.GasPrice}
+	var f Funded
 	acct, err := QueryAccount(ctx, c, cfg.RPC, cfg.Funder.Address)
 	if err != nil {
 		return f, fmt.Errorf("the funder %s: %w (has it ever received anything on this chain?)", cfg.Funder.Address, err)
 	}
 	cfg.Funder.Number = acct.Number
-	held, err := balances(ctx, c, cfg.RPC, wallets, cfg.Denom)
+	held, err := balancesAt(ctx, c, cfg.RPC, wallets, cfg.Denom, 0)
 	if err != nil {
 		return f, err
 	}
@@ -185,17 +185,17 @@ func Fund(ctx context.Context, c *http.Client, cfg FundConfig, wallets []Wallet)
 			return f, fmt.Errorf("funding txs: %w", err)
 		}
 	}
-	if f.Start, err = balances(ctx, c, cfg.RPC, wallets, cfg.Denom); err != nil {
-		return f, err
-	}
-	for i, h := range f.Start {
-		if h < cfg.Each {
-			return f, fmt.Errorf("funding: wallet %d (%s) holds %d%s after its funding tx, not %d: the tx failed in its block", i, wallets[i].Address, h, cfg.Denom, cfg.Each)
-		}
-	}
+	f.Start = make([]uint64, len(wallets))
 	err = each(ctx, len(wallets), func(i int) error {
+		h, err := QueryBalance(ctx, c, cfg.RPC, wallets[i].Address, cfg.Denom, 0)
+		if err != nil {
+			return fmt.Errorf("balance of wallet %d: %w", i, err)
+		}
+		if h < cfg.Each {
+			return fmt.Errorf("funding: wallet %d (%s) holds %d%s after its funding tx, not %d: the tx failed in its block", i, wallets[i].Address, h, cfg.Denom, cfg.Each)
+		}
 		a, err := QueryAccount(ctx, c, cfg.RPC, wallets[i].Address)
-		wallets[i].Number = a.Number
+		f.Start[i], wallets[i].Number = h, a.Number
 		return err
 	})
 	return f, err
@@ -264,7 +264,7 @@ func requiredFee(log, denom string) (uint64, bool) {
 // Sweep sends what each wallet holds beyond one fee back to the funder, a
 // MsgSend each, and waits for them. It returns what came back.
 func Sweep(ctx context.Context, c *http.Client, cfg FundConfig, wallets []Wallet) (uint64, error) {
-	held, err := balances(ctx, c, cfg.RPC, wallets, cfg.Denom)
+	held, err := balancesAt(ctx, c, cfg.RPC, wallets, cfg.Denom, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -412,11 +412,11 @@ func waitSequence(ctx context.Context, c *http.Client, rpc, address string, seq 
 	}
 }
 
-// balances reads every wallet's balance of denom (latest state).
-func balances(ctx context.Context, c *http.Client, rpc string, wallets []Wallet, denom string) ([]uint64, error) {
+// balancesAt reads every wallet's balance of denom at height (0: latest).
+func balancesAt(ctx context.Context, c *http.Client, rpc string, wallets []Wallet, denom string, height int64) ([]uint64, error) {
 	out := make([]uint64, len(wallets))
 	err := each(ctx, len(wallets), func(i int) error {
-		v, err := QueryBalance(ctx, c, rpc, wallets[i].Address, denom, 0)
+		v, err := QueryBalance(ctx, c, rpc, wallets[i].Address, denom, height)
 		out[i] = v
 		if err != nil {
 			return fmt.Errorf("balance of wallet %d: %w", i, err)

@@ -93,15 +93,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 		}
 	}
 	w.mu.Unlock()
-	held := make([]uint64, n)
-	err = each(ctx, n, func(i int) error {
-		v, err := QueryBalance(ctx, w.http, rpc, w.wallets[i].Address, w.cfg.Denom, at)
-		held[i] = v
-		if err != nil {
-			return fmt.Errorf("balance of wallet %d: %w", i, err)
-		}
-		return nil
-	})
+	held, err := balancesAt(ctx, w.http, rpc, w.wallets, w.cfg.Denom, at)
 	if err != nil {
 		return nil, err
 	}

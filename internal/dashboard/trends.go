@@ -77,18 +77,21 @@ func (s *Server) trend(ctx context.Context, all []row, q trendQuery) ([]compare.
 	return compare.Trend(vs, q.Figure, q.Window, q.Threshold), starts, nil
 }
 
+// trendOf reads the trend a request asks for, with the index rows it was
+// picked from.
+func (s *Server) trendOf(r *http.Request) (q trendQuery, all []row, points []compare.Point, starts map[string]float64, err error) {
+	if q, err = parseTrend(r.URL.Query()); err != nil {
+		return
+	}
+	if all, err = s.index.rows(r.Context()); err != nil {
+		return
+	}
+	points, starts, err = s.trend(r.Context(), all, q)
+	return
+}
+
 func (s *Server) trendsPage(w http.ResponseWriter, r *http.Request) {
-	q, err := parseTrend(r.URL.Query())
-	if err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	all, err := s.index.rows(r.Context())
-	if err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	points, starts, err := s.trend(r.Context(), all, q)
+	q, all, points, starts, err := s.trendOf(r)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -114,17 +117,7 @@ func (s *Server) trendsPage(w http.ResponseWriter, r *http.Request) {
 // trendsData is the trend as JSON: one point a run, with its start time
 // and verdict.
 func (s *Server) trendsData(w http.ResponseWriter, r *http.Request) {
-	q, err := parseTrend(r.URL.Query())
-	if err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	all, err := s.index.rows(r.Context())
-	if err != nil {
-		s.failErr(w, r, err)
-		return
-	}
-	points, starts, err := s.trend(r.Context(), all, q)
+	q, _, points, starts, err := s.trendOf(r)
 	if err != nil {
 		s.failErr(w, r, err)
 		return

@@ -57,6 +57,8 @@ type Generator struct {
 	cfg    Config
 	ledger *Ledger
 	method string
+	// stamper is the workload when it writes intended times into its txs.
+	stamper Stamper
 
 	dispatched atomic.Int64            // txs handed to senders
 	stop       context.CancelCauseFunc // ends the run with the workload's error
@@ -103,7 +105,8 @@ func NewGenerator(cfg Config, l *Ledger) (*Generator, error) {
 		cfg.Targets[i] = strings.TrimRight(t, "/") + "/"
 	}
 	l.SetMaxPending(cfg.MaxPending)
-	return &Generator{cfg: cfg, ledger: l, method: m}, nil
+	stamper, _ := cfg.Workload.(Stamper)
+	return &Generator{cfg: cfg, ledger: l, method: m, stamper: stamper}, nil
 }
 
 // A job is a run of consecutive txs sent in one request.
@@ -316,12 +319,11 @@ func (g *Generator) make(ctx context.Context, j job, txs [][]byte, start time.Ti
 	for len(txs) < j.n {
 		txs = append(txs, nil)
 	}
-	stamper, _ := g.cfg.Workload.(Stamper)
 	for i := 0; i < j.n; i++ {
 		var tx []byte
 		var err error
-		if stamper != nil {
-			tx, err = stamper.AppendAt(ctx, txs[i][:0], j.seq+uint64(i), start.Add(intended[i]))
+		if g.stamper != nil {
+			tx, err = g.stamper.AppendAt(ctx, txs[i][:0], j.seq+uint64(i), start.Add(intended[i]))
 		} else {
 			tx, err = g.cfg.Workload.Append(ctx, txs[i][:0], j.seq+uint64(i))
 		}
@@ -382,16 +384,15 @@ type sendBuffers struct {
 
 // send sends one job and records every tx's outcome.
 func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, req *fasthttp.Request, resp *fasthttp.Response, b *sendBuffers) {
-	// Every tx of the job is made before any is begun in the ledger:
-	// a workload error (the run ends) leaves no tx half recorded.
 	start := g.ledger.Start()
 	// A Stamper writes the intended times into the txs: they are known
 	// before the txs are made. Otherwise a picked-up job's time is taken
 	// after (a Cosmos wallet may wait in Append, as before).
-	_, stamps := g.cfg.Workload.(Stamper)
-	if stamps {
+	if g.stamper != nil {
 		g.intend(&j, start, b)
 	}
+	// Every tx of the job is made before any is begun in the ledger:
+	// a workload error (the run ends) leaves no tx half recorded.
 	err := g.ledger.Full()
 	if err == nil {
 		if b.txs, err = g.make(ctx, j, b.txs, start, b.intended); err != nil {
@@ -405,7 +406,7 @@ func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, re
 		}
 		return
 	}
-	if !stamps {
+	if g.stamper == nil {
 		g.intend(&j, start, b)
 	}
 	b.hashes = b.hashes[:0]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -388,5 +389,49 @@ func TestStopEndsRequestsInFlight(t *testing.T) {
 	s := l.Summary()
 	if s.Sent == 0 || s.SendErrors != s.Sent || !s.Balanced() {
 		t.Fatalf("summary %+v: want every tx sent and ended as a send error", s)
+	}
+}
+
+// stamps records the time the generator gives each tx.
+type stamps struct {
+	KVStore
+	mu sync.Mutex
+	at map[uint64]time.Time
+}
+
+func (s *stamps) AppendAt(ctx context.Context, buf []byte, seq uint64, at time.Time) ([]byte, error) {
+	s.mu.Lock()
+	s.at[seq] = at
+	s.mu.Unlock()
+	return s.KVStore.Append(ctx, buf, seq)
+}
+
+// TestStamperGetsIntendedTimes: a Stamper's txs carry their intended send
+// times from the schedule (seq / rate after the phase start), single and
+// batched, not the moment they were made.
+func TestStamperGetsIntendedTimes(t *testing.T) {
+	for _, batch := range []int{1, 10} {
+		_, url := startSink(t)
+		start := time.Now().Add(10 * time.Millisecond)
+		l := NewLedger(start, false)
+		w := &stamps{KVStore: KVStore{RunID: "t", Size: 64}, at: map[uint64]time.Time{}}
+		g, err := NewGenerator(Config{Model: Constant{R: 500, D: 400 * time.Millisecond}, Workload: w,
+			Targets: []string{url}, Method: "sync", Batch: batch, MaxInFlight: 8}, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(w.at) != 200 {
+			t.Fatalf("batch %d: %d txs stamped; want 200", batch, len(w.at))
+		}
+		for seq, at := range w.at {
+			want, _ := IntendedTime(Constant{R: 500, D: 400 * time.Millisecond}, float64(seq), 0)
+			if d := at.Sub(l.Start()) - want; d < -time.Microsecond || d > time.Microsecond {
+				t.Errorf("batch %d: tx %d stamped %s after the start; intended %s", batch, seq, at.Sub(l.Start()), want)
+				break
+			}
+		}
 	}
 }

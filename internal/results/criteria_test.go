@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -99,5 +100,35 @@ func TestFindMaxHeldOrNot(t *testing.T) {
 	fm = FindMaxOf(phase(2500, 4), "latency", 3*time.Second, 0)
 	if fm.Batches >= 2 || !strings.HasPrefix(fm.Interval(), "no confidence interval") {
 		t.Errorf("4 s of blocks: %d batches, %q; want no interval", fm.Batches, fm.Interval())
+	}
+}
+
+// The balance check's verdicts fail a Cosmos run: funds not conserved, or
+// a wallet whose balance the committed txs do not explain; both held
+// passes.
+func TestBalancesJudged(t *testing.T) {
+	s, err := scenario.Parse("t.toml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		conserved  bool
+		mismatched int
+		fail       string
+	}{
+		{"conserved", true, 0, ""},
+		{"not conserved", false, 0, "wallet funds not conserved (held + fees != funded)"},
+		{"a wallet off", true, 1, "wallets whose balance disagrees with the committed txs"},
+	} {
+		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, 0, false)}},
+			Findings: Findings{Cosmos: &Cosmos{Balances: &cosmos.Balances{Conserved: tc.conserved, Mismatched: tc.mismatched}}}}
+		Evaluate(r, s.Criteria)
+		if (tc.fail == "") != r.Passed {
+			t.Errorf("%s: passed %v; checks %+v", tc.name, r.Passed, r.Checks)
+		}
+		if c, ok := check(r, tc.fail); tc.fail != "" && (!ok || c.Pass) {
+			t.Errorf("%s: check %q %+v; want it failed", tc.name, tc.fail, c)
+		}
 	}
 }
