@@ -185,7 +185,7 @@ func pay(t *testing.T, hc *http.Client, rpc, chainID, address string, amount uin
 		t.Fatal(err)
 	}
 	w.Number = a.Number
-	spec := cosmos.TxSpec{ChainID: chainID, MsgURL: cosmos.URLMsgSend, Msg: cosmos.MsgSend(nil, w.Address, address, cosmos.Coin{Denom: "stake", Amount: amount}),
+	spec := cosmos.TxSpec{ChainID: chainID, Msgs: cosmos.One(cosmos.URLMsgSend, cosmos.MsgSend(nil, w.Address, address, cosmos.Coin{Denom: "stake", Amount: amount})),
 		GasLimit: 200_000, Fee: cosmos.Coin{Denom: "stake", Amount: 2000}}
 	var b cosmos.Builder
 	tx, err := b.Append(nil, &spec, &w, a.Sequence)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
@@ -35,10 +36,11 @@ type Checker interface {
 	Finish(ctx context.Context, follow []string, r *results.Run) error
 }
 
-// A Committer hears about each of the run's txs a block holds (a workload
-// that keeps balances does).
+// A Committer hears about each of the run's txs a block holds: its
+// result and commit latency (a workload that keeps balances and results
+// by message kind does).
 type Committer interface {
-	Committed(h load.Hash, height int64, code uint32)
+	Committed(h load.Hash, height int64, r load.TxResult, latency time.Duration)
 }
 
 // An Entry is one chain: its name in scenarios ([testnet] chain) and how

@@ -103,9 +103,20 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	if w.Fee < 0 {
 		fee = uint64(math.Ceil(float64(w.GasLimit) * cs.GasPrice))
 	}
+	mix := mixOf(w)
+	var validators []string
+	for _, m := range mix {
+		if m.Msg == cosmos.MsgDelegateKind {
+			if validators, err = cosmos.QueryValidators(ctx, &http.Client{Timeout: 10 * time.Second}, rpcs[0]); err != nil {
+				return nil, fmt.Errorf("read the validators to stake with: %w", err)
+			}
+		}
+	}
 	cw, err := cosmos.NewWorkload(cosmos.WorkloadConfig{
 		Kind: w.Kind, Live: w.Mode == "live", ChainID: chainID, Denom: denom,
-		Amount: uint64(w.Amount), Outputs: w.Outputs, GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance), Start: start,
+		Mix: mix, MsgsPerTx: w.MsgsPerTx, MixSeed: w.Seed, Validators: validators,
+		Unordered: w.Unordered, Timeout: w.UnorderedTimeout.D(),
+		GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance), Start: start,
 		Senders: senders, Receivers: receivers, Targets: len(rpcs), RPCs: rpcs, CacheDir: w.CacheDir,
 		GasPrice: cs.GasPrice, FeeFromGas: w.Fee < 0,
 		Logf: func(f string, a ...any) { c.log.Info(fmt.Sprintf(f, a...)) },
@@ -129,6 +140,35 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	r.Cosmos = &results.Cosmos{Binary: c.chain.Binary, Wallets: c.chain.Funding.Wallets, GenesisBytes: c.chain.Funding.Bytes,
 		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String()}
 	return cw, nil
+}
+
+// mixOf is the workload's message kinds: the mix of a cosmos-mix, else
+// its one kind; amounts and outputs not given are the workload's.
+func mixOf(w scenario.Workload) []cosmos.MixEntry {
+	switch w.Kind {
+	case cosmos.KindSend:
+		return []cosmos.MixEntry{{Msg: cosmos.MsgSendKind, Weight: 1, Amount: uint64(w.Amount), Outputs: 1}}
+	case cosmos.KindMultiSend:
+		return []cosmos.MixEntry{{Msg: cosmos.MsgMultiSendKind, Weight: 1, Amount: uint64(w.Amount), Outputs: w.Outputs}}
+	}
+	var out []cosmos.MixEntry
+	for _, m := range w.Mix {
+		e := cosmos.MixEntry{Msg: m.Msg, Weight: m.Weight, Amount: uint64(m.Amount), Outputs: m.Outputs, Validator: -1}
+		if e.Amount == 0 {
+			e.Amount = uint64(w.Amount)
+		}
+		if e.Outputs == 0 {
+			e.Outputs = w.Outputs
+		}
+		if m.Msg == cosmos.MsgSendKind {
+			e.Outputs = 1
+		}
+		if m.Validator != nil {
+			e.Validator = *m.Validator
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // Finish checks every wallet's balance at one height that holds every

@@ -15,22 +15,29 @@ import (
 const cacheMagic = "chainperf pregenerated txs v1\n"
 
 // cachePath names the cache file of a phase's txs by a hash of all that
-// makes them: chain, denom, amounts, gas, fee, the wallets, the memo
-// numbers and, tx by tx, sender, sequence and receivers. "" when caching
-// is off.
-func (w *Workload) cachePath(refs []txRef, effects []*effect, memo int64) string {
-	if w.cfg.CacheDir == "" {
+// makes them: chain, denom, the mix, gas, fee, the wallets, validators,
+// the memo numbers and, tx by tx, sender, sequence and each message's
+// kind, receivers and validators. "" when caching is off, and for
+// unordered txs (their timeouts run from the signing time).
+func (w *Workload) cachePath(refs []txRef, memo int64) string {
+	if w.cfg.CacheDir == "" || w.cfg.Unordered {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s|%s|%s|%d|%d|%d|%d|%d|%s|%d|", w.cfg.Kind, w.cfg.ChainID, w.cfg.Denom, w.cfg.Amount, w.cfg.Outputs,
-		w.cfg.GasLimit, w.cfg.Fee, memo, w.wallets[0].Address, len(w.wallets))
+	fmt.Fprintf(h, "%s|%s|%s|%v|%d|%d|%d|%s|%d|%q|", w.cfg.Kind, w.cfg.ChainID, w.cfg.Denom, w.cfg.Mix,
+		w.cfg.GasLimit, w.cfg.Fee, memo, w.wallets[0].Address, len(w.wallets), w.cfg.Validators)
 	var b [binary.MaxVarintLen64]byte
-	for i, r := range refs {
-		h.Write(b[:binary.PutUvarint(b[:], uint64(r.from))])
-		h.Write(b[:binary.PutUvarint(b[:], r.nonce)])
-		for _, to := range effects[i].to {
-			h.Write(b[:binary.PutUvarint(b[:], uint64(to))])
+	put := func(x uint64) { h.Write(b[:binary.PutUvarint(b[:], x)]) }
+	for _, r := range refs {
+		put(uint64(r.from))
+		put(r.nonce)
+		for _, m := range r.eff.msgs {
+			put(uint64(m.kind))
+			put(uint64(m.val))
+			put(uint64(m.dst))
+			for _, to := range m.to {
+				put(uint64(to))
+			}
 		}
 	}
 	return filepath.Join(w.cfg.CacheDir, "txs-"+hex.EncodeToString(h.Sum(nil))[:24]+".bin")

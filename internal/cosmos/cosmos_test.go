@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,7 +98,7 @@ func testWorkload(t testing.TB, n int, live bool) *Workload {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := NewWorkload(WorkloadConfig{Kind: KindSend, Live: live, ChainID: "c", Denom: "stake", Amount: 1, GasLimit: 100000, Fee: 10,
+	w, err := NewWorkload(WorkloadConfig{Kind: KindSend, Live: live, ChainID: "c", Denom: "stake", Mix: []MixEntry{{Msg: MsgSendKind, Weight: 1, Amount: 1}}, GasLimit: 100000, Fee: 10,
 		Funded: 1000, Senders: load.Uniform{N: n, Seed: 1}, Receivers: load.Uniform{N: n, Seed: 2}, Targets: 3}, ws)
 	if err != nil {
 		t.Fatal(err)
@@ -196,9 +197,190 @@ func TestLiveSkipsPoorSenders(t *testing.T) {
 	}
 }
 
+func mixWorkload(t testing.TB, cfg WorkloadConfig) *Workload {
+	t.Helper()
+	ws, err := Wallets("w", 8, "cosmos", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Kind, cfg.ChainID, cfg.Denom, cfg.GasLimit, cfg.Fee, cfg.Funded = KindMix, "c", "stake", 100000, 10, 1_000_000
+	cfg.Senders, cfg.Receivers = load.Uniform{N: 8, Seed: 1}, load.Uniform{N: 8, Seed: 2}
+	cfg.Validators = []string{"cosmosvaloper1a", "cosmosvaloper1b", "cosmosvaloper1c"}
+	w, err := NewWorkload(cfg, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestMixDrawsByWeight: the kinds of a mix's messages come in their
+// weights' proportions, the same for the same seed, and an undelegate or
+// redelegate comes only from a wallet whose earlier txs staked enough.
+func TestMixDrawsByWeight(t *testing.T) {
+	mix := []MixEntry{{Msg: MsgSendKind, Weight: 70, Amount: 1}, {Msg: MsgMultiSendKind, Weight: 20, Amount: 1, Outputs: 3},
+		{Msg: MsgDelegateKind, Weight: 6, Amount: 50, Validator: -1}, {Msg: MsgUndelegateKind, Weight: 2, Amount: 50, Validator: -1},
+		{Msg: MsgRedelegateKind, Weight: 2, Amount: 50, Validator: -1}}
+	w := mixWorkload(t, WorkloadConfig{Mix: mix, MsgsPerTx: 3, MixSeed: 9})
+	if err := w.Prepare(context.Background(), 20000); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	bonded := map[int32]int64{}
+	for _, r := range w.seqs {
+		if len(r.eff.msgs) != 3 {
+			t.Fatalf("a tx of %d messages, want 3", len(r.eff.msgs))
+		}
+		for _, m := range r.eff.msgs {
+			k := w.cfg.Mix[m.kind]
+			count[k.Msg]++
+			switch k.Msg {
+			case MsgMultiSendKind:
+				if len(m.to) != 3 {
+					t.Fatalf("multisend to %d", len(m.to))
+				}
+			case MsgDelegateKind:
+				bonded[r.from] += 50
+			case MsgUndelegateKind, MsgRedelegateKind:
+				if bonded[r.from] < 50 {
+					t.Fatalf("wallet %d %ss 50 with %d staked", r.from, k.Msg, bonded[r.from])
+				}
+				bonded[r.from] -= 50
+				if want := r.from % 3; m.val != want || (k.Msg == MsgRedelegateKind && m.dst != (want+1)%3) {
+					t.Fatalf("wallet %d stakes with %d -> %d, want %d", r.from, m.val, m.dst, want)
+				}
+			}
+		}
+	}
+	total := 60000.0
+	for _, m := range []struct {
+		msg  string
+		want float64
+	}{{MsgSendKind, 0.70}, {MsgMultiSendKind, 0.20}} {
+		if got := float64(count[m.msg]) / total; math.Abs(got-m.want) > 0.01 {
+			t.Fatalf("%s: share %.3f, want %.2f (%v)", m.msg, got, m.want, count)
+		}
+	}
+	// Staking: 10 % in all; undelegates and redelegates a wallet cannot
+	// cover became delegates, so delegates are at least their share.
+	if staked := float64(count[MsgDelegateKind]+count[MsgUndelegateKind]+count[MsgRedelegateKind]) / total; math.Abs(staked-0.10) > 0.01 || count[MsgDelegateKind] < count[MsgUndelegateKind]+count[MsgRedelegateKind] {
+		t.Fatalf("staking kinds %v", count)
+	}
+	if count[MsgUndelegateKind] == 0 || count[MsgRedelegateKind] == 0 {
+		t.Fatalf("no undelegate or redelegate was drawn: %v", count)
+	}
+	// The same seed draws the same kinds; another seed others.
+	again := mixWorkload(t, WorkloadConfig{Mix: mix, MsgsPerTx: 3, MixSeed: 9})
+	other := mixWorkload(t, WorkloadConfig{Mix: mix, MsgsPerTx: 3, MixSeed: 10})
+	same, diff := 0, 0
+	for n := uint64(0); n < 1000; n++ {
+		if again.draw(n) == w.draw(n) {
+			same++
+		}
+		if other.draw(n) != w.draw(n) {
+			diff++
+		}
+	}
+	if same != 1000 || diff == 0 {
+		t.Fatalf("same seed: %d of 1000 equal; other seed: %d differ", same, diff)
+	}
+	// What a tx costs its sender and stakes.
+	e := &effect{msgs: []msgEffect{{kind: 0, to: []int32{1}}, {kind: 1, to: []int32{1, 2, 3}}, {kind: 2}, {kind: 3}, {kind: 4}}}
+	if c, b := w.cost(e), w.bond(e); c != 1+3+50+10 || b != 50-50-50 {
+		t.Fatalf("cost %d bond %d, want 64 and -50", c, b)
+	}
+}
+
+// TestMixRefusals: a mix that cannot work is refused with the reason.
+func TestMixRefusals(t *testing.T) {
+	ws, _ := Wallets("w", 4, "cosmos", 0)
+	base := WorkloadConfig{Kind: KindMix, Denom: "stake", Validators: []string{"v0"}}
+	for _, c := range []struct {
+		mix  []MixEntry
+		want string
+	}{
+		{[]MixEntry{{Msg: MsgUndelegateKind, Weight: 1, Amount: 1}}, "need delegate in the mix"},
+		{[]MixEntry{{Msg: MsgDelegateKind, Weight: 1}, {Msg: MsgRedelegateKind, Weight: 1}}, "redelegate needs 2 validators"},
+		{[]MixEntry{{Msg: MsgSendKind, Weight: 1}, {Msg: MsgSendKind, Weight: 2}}, "twice"},
+		{[]MixEntry{{Msg: MsgSendKind, Weight: math.NaN()}}, "weight"},
+		{[]MixEntry{{Msg: "vote", Weight: 1}}, "unknown message kind"},
+		{[]MixEntry{{Msg: MsgDelegateKind, Weight: 1, Validator: 3}}, "validator 3 of 1"},
+		{nil, "1 to 255 message kinds"},
+	} {
+		cfg := base
+		cfg.Mix = c.mix
+		if _, err := NewWorkload(cfg, ws); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err %v, want %q", c.mix, err, c.want)
+		}
+	}
+}
+
+// TestUnorderedTakesNoSequence: unordered txs keep no sequence, take no
+// gate (a wallet has many in flight) and give back only what they spent
+// when refused.
+func TestUnorderedTakesNoSequence(t *testing.T) {
+	w := mixWorkload(t, WorkloadConfig{Mix: []MixEntry{{Msg: MsgSendKind, Weight: 1, Amount: 5}}, Unordered: true, Timeout: time.Minute})
+	if err := w.Prepare(context.Background(), 40); err != nil {
+		t.Fatal(err)
+	}
+	for seq := uint64(0); seq < 40; seq++ {
+		appendTx(t, w, seq) // would block on a wallet's second tx if gated
+		if n := w.seqs[seq].nonce; n != 0 {
+			t.Fatalf("unordered tx %d has sequence %d", seq, n)
+		}
+	}
+	from := w.seqs[0].from
+	before := w.state[from].spent
+	w.Sent(0, load.Rejected, "unordered transaction has a timeout_timestamp that has already passed")
+	if got := w.state[from].spent; got != before-15 || w.state[from].next != 0 || w.state[from].stale {
+		t.Fatalf("after a refusal: spent %d (was %d), next %d, stale %v", got, before, w.state[from].next, w.state[from].stale)
+	}
+	// Their timeouts differ (the chain tells unordered txs apart by
+	// sender and timeout) and lie Timeout ahead.
+	var b Builder
+	now := time.Now()
+	seen := map[int64]bool{}
+	for memo := int64(1); memo <= 50; memo++ {
+		tx, err := w.sign(&b, w.seqs[0], memo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := timeoutOf(t, tx)
+		if seen[ts] || time.Unix(0, ts).Before(now.Add(time.Minute-time.Second)) || time.Unix(0, ts).After(now.Add(time.Minute+2*time.Second)) {
+			t.Fatalf("timeout %v (now %v), seen before: %v", time.Unix(0, ts), now, seen[ts])
+		}
+		seen[ts] = true
+	}
+}
+
+// timeoutOf reads an unordered tx's timeout, Unix ns.
+func timeoutOf(t *testing.T, tx []byte) int64 {
+	var body []byte
+	_ = fields(tx, func(num protowire.Number, _ uint64, b []byte) {
+		if num == 1 {
+			body = b
+		}
+	})
+	var ts int64
+	_ = fields(body, func(num protowire.Number, v uint64, b []byte) {
+		if num == 4 && v != 1 {
+			t.Fatal("not unordered")
+		}
+		if num == 5 {
+			_ = fields(b, func(num protowire.Number, v uint64, _ []byte) {
+				if num == 1 {
+					ts += int64(v) * 1e9
+				} else {
+					ts += int64(v)
+				}
+			})
+		}
+	})
+	return ts
+}
+
 func BenchmarkSign(b *testing.B) {
 	ws, _ := Wallets("b", 2, "cosmos", 0)
-	spec := TxSpec{ChainID: "c", MsgURL: URLMsgSend, Msg: MsgSend(nil, ws[0].Address, ws[1].Address, Coin{"stake", 1}), Fee: Coin{"stake", 200}, GasLimit: 100000}
+	spec := TxSpec{ChainID: "c", Msgs: One(URLMsgSend, MsgSend(nil, ws[0].Address, ws[1].Address, Coin{"stake", 1})), Fee: Coin{"stake", 200}, GasLimit: 100000}
 	var x Builder
 	var out []byte
 	b.ReportAllocs()

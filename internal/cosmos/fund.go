@@ -205,7 +205,7 @@ func Fund(ctx context.Context, c *http.Client, cfg FundConfig, wallets []Wallet)
 // its fee. The gas is simulated; a node that wants a higher fee than
 // cfg.GasPrice gives says what it wants, and the price is raised to that.
 func sendFunding(ctx context.Context, c *http.Client, cfg *FundConfig, b *Builder, outs []Output, seq uint64) (uint64, error) {
-	spec := TxSpec{ChainID: cfg.ChainID, MsgURL: URLMsgMultiSend, Msg: MsgMultiSendTo(nil, cfg.Funder.Address, outs, cfg.Denom), GasLimit: 50_000_000}
+	spec := TxSpec{ChainID: cfg.ChainID, Msgs: One(URLMsgMultiSend, MsgMultiSendTo(nil, cfg.Funder.Address, outs, cfg.Denom)), GasLimit: 50_000_000}
 	tx, err := b.Append(nil, &spec, &cfg.Funder, seq)
 	if err != nil {
 		return 0, err
@@ -269,8 +269,8 @@ func Sweep(ctx context.Context, c *http.Client, cfg FundConfig, wallets []Wallet
 		return 0, err
 	}
 	// One simulation prices them all: they differ only in amount.
-	spec := TxSpec{ChainID: cfg.ChainID, MsgURL: URLMsgSend, GasLimit: 50_000_000}
-	spec.Msg = MsgSend(nil, wallets[0].Address, cfg.Funder.Address, Coin{Denom: cfg.Denom, Amount: 1})
+	spec := TxSpec{ChainID: cfg.ChainID, GasLimit: 50_000_000,
+		Msgs: One(URLMsgSend, MsgSend(nil, wallets[0].Address, cfg.Funder.Address, Coin{Denom: cfg.Denom, Amount: 1}))}
 	a0, err := QueryAccount(ctx, c, cfg.RPC, wallets[0].Address)
 	if err != nil {
 		return 0, err
@@ -299,7 +299,7 @@ func Sweep(ctx context.Context, c *http.Client, cfg FundConfig, wallets []Wallet
 		}
 		s := spec
 		amount := held[i] - spec.Fee.Amount
-		s.Msg = MsgSend(nil, wallets[i].Address, cfg.Funder.Address, Coin{Denom: cfg.Denom, Amount: amount})
+		s.Msgs = One(URLMsgSend, MsgSend(nil, wallets[i].Address, cfg.Funder.Address, Coin{Denom: cfg.Denom, Amount: amount}))
 		var b Builder
 		tx, err := b.Append(nil, &s, &wallets[i], a.Sequence)
 		if err != nil {

@@ -90,3 +90,17 @@ func Bech32(prefix string, addr []byte) (string, error) {
 	}
 	return s, nil
 }
+
+// ValidatorAddress is the operator address ("<prefix>valoper1...") of the
+// account at address; "" if address is not bech32.
+func ValidatorAddress(prefix, address string) string {
+	_, data, err := bech32.Decode(address)
+	if err != nil {
+		return ""
+	}
+	s, err := bech32.Encode(prefix+"valoper", data)
+	if err != nil {
+		return ""
+	}
+	return s
+}

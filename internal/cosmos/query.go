@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -159,6 +160,11 @@ func coinIn(resp []byte) (uint64, error) {
 	}); err != nil {
 		return 0, err
 	}
+	return coinAmount(coin)
+}
+
+// coinAmount reads a Coin's amount.
+func coinAmount(coin []byte) (uint64, error) {
 	var amount string
 	if err := fields(coin, func(num protowire.Number, _ uint64, b []byte) {
 		if num == 2 {
@@ -194,4 +200,86 @@ func Simulate(ctx context.Context, c *http.Client, rpc string, tx []byte) (uint6
 		return 0, fmt.Errorf("simulate: no gas used in %q", resp)
 	}
 	return used, nil
+}
+
+// QueryValidators reads the operator addresses of the bonded validators
+// (at most 100: the staking module's default active set).
+func QueryValidators(ctx context.Context, c *http.Client, rpc string) ([]string, error) {
+	req := appendString(nil, 1, "BOND_STATUS_BONDED")
+	req = appendMessage(req, 2, func(b []byte) []byte { return appendUint(b, 3, 100) }) // pagination.limit
+	resp, err := Query(ctx, c, rpc, "/cosmos.staking.v1beta1.Query/Validators", req, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = fields(resp, func(num protowire.Number, _ uint64, v []byte) {
+		if num != 1 {
+			return
+		}
+		_ = fields(v, func(num protowire.Number, _ uint64, op []byte) {
+			if num == 1 {
+				out = append(out, string(op))
+			}
+		})
+	})
+	return out, err
+}
+
+// Staked is what a delegator has at stake: bonded to validators, and
+// unbonding (it returns to the balance when its entries mature).
+type Staked struct {
+	Delegated, Unbonding uint64
+}
+
+// QueryStaked reads a delegator's delegations and unbonding entries at
+// height (0: latest), summed over validators.
+func QueryStaked(ctx context.Context, c *http.Client, rpc, delegator string, height int64) (Staked, error) {
+	var s Staked
+	req := appendString(nil, 1, delegator)
+	req = appendMessage(req, 2, func(b []byte) []byte { return appendUint(b, 3, 1000) })
+	resp, err := Query(ctx, c, rpc, "/cosmos.staking.v1beta1.Query/DelegatorDelegations", req, height)
+	if err != nil {
+		return s, err
+	}
+	var bad error
+	err = fields(resp, func(num protowire.Number, _ uint64, v []byte) {
+		if num != 1 { // DelegationResponse: balance is field 2, a Coin
+			return
+		}
+		_ = fields(v, func(num protowire.Number, _ uint64, coin []byte) {
+			if num == 2 {
+				n, err := coinAmount(coin)
+				bad = errors.Join(bad, err)
+				s.Delegated += n
+			}
+		})
+	})
+	if err = errors.Join(err, bad); err != nil {
+		return s, fmt.Errorf("delegations of %s: %w", delegator, err)
+	}
+	resp, err = Query(ctx, c, rpc, "/cosmos.staking.v1beta1.Query/DelegatorUnbondingDelegations", req, height)
+	if err != nil {
+		return s, err
+	}
+	err = fields(resp, func(num protowire.Number, _ uint64, v []byte) {
+		if num != 1 { // UnbondingDelegation: entries are field 3, balance their field 4
+			return
+		}
+		_ = fields(v, func(num protowire.Number, _ uint64, entry []byte) {
+			if num != 3 {
+				return
+			}
+			_ = fields(entry, func(num protowire.Number, _ uint64, bal []byte) {
+				if num == 4 {
+					n, err := strconv.ParseUint(string(bal), 10, 64)
+					bad = errors.Join(bad, err)
+					s.Unbonding += n
+				}
+			})
+		})
+	})
+	if err = errors.Join(err, bad); err != nil {
+		return s, fmt.Errorf("unbonding delegations of %s: %w", delegator, err)
+	}
+	return s, nil
 }

@@ -8,9 +8,12 @@ import (
 
 // Type URLs of the messages and keys this package encodes.
 const (
-	URLMsgSend      = "/cosmos.bank.v1beta1.MsgSend"
-	URLMsgMultiSend = "/cosmos.bank.v1beta1.MsgMultiSend"
-	URLPubKey       = "/cosmos.crypto.secp256k1.PubKey"
+	URLMsgSend            = "/cosmos.bank.v1beta1.MsgSend"
+	URLMsgMultiSend       = "/cosmos.bank.v1beta1.MsgMultiSend"
+	URLMsgDelegate        = "/cosmos.staking.v1beta1.MsgDelegate"
+	URLMsgUndelegate      = "/cosmos.staking.v1beta1.MsgUndelegate"
+	URLMsgBeginRedelegate = "/cosmos.staking.v1beta1.MsgBeginRedelegate"
+	URLPubKey             = "/cosmos.crypto.secp256k1.PubKey"
 )
 
 // signModeDirect is SIGN_MODE_DIRECT of cosmos.tx.signing.v1beta1.SignMode.
@@ -98,15 +101,43 @@ func MsgMultiSend(b []byte, from string, to []string, amount Coin) []byte {
 	return b
 }
 
+// MsgDelegate is cosmos.staking.v1beta1.MsgDelegate; MsgUndelegate has
+// the same fields.
+func MsgDelegate(b []byte, delegator, validator string, amount Coin) []byte {
+	b = appendString(b, 1, delegator)
+	b = appendString(b, 2, validator)
+	return appendCoin(b, 3, amount)
+}
+
+// MsgBeginRedelegate is cosmos.staking.v1beta1.MsgBeginRedelegate.
+func MsgBeginRedelegate(b []byte, delegator, src, dst string, amount Coin) []byte {
+	b = appendString(b, 1, delegator)
+	b = appendString(b, 2, src)
+	b = appendString(b, 3, dst)
+	return appendCoin(b, 4, amount)
+}
+
+// An Any is a message and its type URL, as a tx body holds it.
+type Any struct {
+	URL   string
+	Value []byte
+}
+
 // A TxSpec is everything about one tx but its signature.
 type TxSpec struct {
 	ChainID  string
-	MsgURL   string // type URL of the one message
-	Msg      []byte // its encoding
-	Fee      Coin   // Amount 0: no fee
+	Msgs     []Any
+	Fee      Coin // Amount 0: no fee
 	GasLimit uint64
 	Memo     string
+	// Unordered (Cosmos SDK v0.53) leaves the sequence out: the tx is
+	// told apart by its sender and Timeout (Unix ns), which it needs.
+	Unordered bool
+	Timeout   int64
 }
+
+// One is a spec's message list of one message.
+func One(url string, msg []byte) []Any { return []Any{{URL: url, Value: msg}} }
 
 // A Builder builds signed txs, reusing its buffers: not safe for
 // concurrent use, one per goroutine.
@@ -114,13 +145,25 @@ type Builder struct {
 	body, auth, doc []byte
 }
 
-// Append appends the TxRaw of spec signed by w with account sequence seq.
+// Append appends the TxRaw of spec signed by w with account sequence seq
+// (ignored when the spec is unordered).
 func (x *Builder) Append(out []byte, spec *TxSpec, w *Wallet, seq uint64) ([]byte, error) {
-	x.body = appendMessage(x.body[:0], 1, func(b []byte) []byte {
-		b = appendString(b, 1, spec.MsgURL)
-		return appendBytes(b, 2, spec.Msg)
-	})
+	x.body = x.body[:0]
+	for _, m := range spec.Msgs {
+		x.body = appendMessage(x.body, 1, func(b []byte) []byte {
+			b = appendString(b, 1, m.URL)
+			return appendBytes(b, 2, m.Value)
+		})
+	}
 	x.body = appendString(x.body, 2, spec.Memo)
+	if spec.Unordered {
+		seq = 0
+		x.body = appendUint(x.body, 4, 1)
+		x.body = appendMessage(x.body, 5, func(b []byte) []byte { // google.protobuf.Timestamp
+			b = appendUint(b, 1, uint64(spec.Timeout/1e9))
+			return appendUint(b, 2, uint64(spec.Timeout%1e9))
+		})
+	}
 	x.auth = appendMessage(x.auth[:0], 1, func(b []byte) []byte { // signer_infos
 		b = appendMessage(b, 1, func(b []byte) []byte { // public_key Any
 			b = appendString(b, 1, URLPubKey)

@@ -33,12 +33,19 @@ type Balances struct {
 	// the ante handler (a sequence that moved on), so each sender's
 	// balance tells how many of its failed txs paid.
 	FailedFees uint64 `json:"failed_fees"`
+	// Delegated and Unbonding: what the wallets that sent staking
+	// messages (Staking of them) have bonded and unbonding now.
+	Staking   int    `json:"staking_wallets,omitempty"`
+	Delegated uint64 `json:"delegated,omitempty"`
+	Unbonding uint64 `json:"unbonding,omitempty"`
 	// Checked: every wallet; Mismatched of them hold what no count of
-	// paid fees of their failed txs explains.
+	// paid fees of their failed txs explains, or have other stake than
+	// their committed txs say.
 	Checked    int      `json:"checked"`
 	Mismatched int      `json:"mismatched"`
 	Examples   []string `json:"examples,omitempty"`
-	// Conserved: held + fees paid + failed txs' fees = funded, exactly.
+	// Conserved: held + delegated + unbonding + fees paid + failed txs'
+	// fees = funded, exactly.
 	Conserved bool `json:"conserved"`
 }
 
@@ -46,8 +53,12 @@ type Balances struct {
 func (b *Balances) OK() bool { return b.Conserved && b.Mismatched == 0 }
 
 func (b *Balances) String() string {
-	return fmt.Sprintf("%d wallets: funded %d%s, held %d + fees %d + failed txs' fees %d (fee collector %d); %d committed, %d failed; %d of %d checked wallets mismatched",
-		b.Wallets, b.Funded, b.Denom, b.Held, b.FeesPaid, b.FailedFees, b.FeeCollector, b.Committed, b.Failed, b.Mismatched, b.Checked)
+	stake := ""
+	if b.Staking > 0 {
+		stake = fmt.Sprintf(" + delegated %d + unbonding %d", b.Delegated, b.Unbonding)
+	}
+	return fmt.Sprintf("%d wallets: funded %d%s, held %d%s + fees %d + failed txs' fees %d (fee collector %d); %d committed, %d failed; %d of %d checked wallets mismatched",
+		b.Wallets, b.Funded, b.Denom, b.Held, stake, b.FeesPaid, b.FailedFees, b.FeeCollector, b.Committed, b.Failed, b.Mismatched, b.Checked)
 }
 
 // Verify reads every wallet's balance from rpcs and checks it. Txs a node
@@ -71,7 +82,12 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	}
 	at := tip - 1
 	n := len(w.wallets)
-	expected := make([]int64, n) // change from the funded balance
+	// Changes from the start balance, by wallet: of the balance (with
+	// what is unbonding: an entry that matures moves back into it), and
+	// of what is delegated.
+	expected := make([]int64, n)
+	delegated := make([]int64, n)
+	staking := map[int]bool{}
 	failedFrom := make([]int64, n)
 	b := &Balances{Denom: w.cfg.Denom, Wallets: n, Height: at}
 	for i := range n {
@@ -79,13 +95,28 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	}
 	w.mu.Lock()
 	for _, e := range w.effects {
+		for _, m := range e.msgs {
+			if w.cfg.Mix[m.kind].staking() {
+				staking[int(e.from)] = true
+			}
+		}
 		switch {
 		case e.code == 0:
 			b.Committed++
 			b.FeesPaid += w.cfg.Fee
-			expected[e.from] -= int64(w.cost())
-			for _, r := range e.to {
-				expected[r] += int64(w.cfg.Amount)
+			expected[e.from] -= int64(w.cost(e))
+			for _, m := range e.msgs {
+				k := w.cfg.Mix[m.kind]
+				for _, r := range m.to {
+					expected[r] += int64(k.Amount)
+				}
+				switch k.Msg {
+				case MsgDelegateKind:
+					delegated[e.from] += int64(k.Amount)
+				case MsgUndelegateKind:
+					delegated[e.from] -= int64(k.Amount)
+					expected[e.from] += int64(k.Amount)
+				}
 			}
 		case e.code > 0:
 			b.Failed++
@@ -104,20 +135,32 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	b.FeeCollector = fc
 	fee := int64(w.cfg.Fee)
 	for i := range held {
+		have := held[i]
 		b.Held += held[i]
 		b.Checked++
+		var st Staked
+		if staking[i] {
+			if st, err = QueryStaked(ctx, w.http, rpc, w.wallets[i].Address, at); err != nil {
+				return nil, err
+			}
+			b.Staking++
+			b.Delegated += st.Delegated
+			b.Unbonding += st.Unbonding
+			have += st.Unbonding
+		}
 		want := int64(w.start(i)) + expected[i]
-		paid, ok := failedFeesPaid(want, int64(held[i]), fee, failedFrom[i])
-		if !ok {
+		paid, ok := failedFeesPaid(want, int64(have), fee, failedFrom[i])
+		if !ok || int64(st.Delegated) != delegated[i] {
 			b.Mismatched++
 			if len(b.Examples) < 5 {
-				b.Examples = append(b.Examples, fmt.Sprintf("wallet %d (%s): holds %d, committed txs say %d (less up to %d failed txs' fees of %d)", i, w.wallets[i].Address, held[i], want, failedFrom[i], fee))
+				b.Examples = append(b.Examples, fmt.Sprintf("wallet %d (%s): holds %d (%d unbonding) and %d delegated, committed txs say %d and %d delegated (less up to %d failed txs' fees of %d)",
+					i, w.wallets[i].Address, have, st.Unbonding, st.Delegated, want, delegated[i], failedFrom[i], fee))
 			}
 			continue
 		}
 		b.FailedFees += uint64(paid * fee)
 	}
-	b.Conserved = b.Held+b.FeesPaid+b.FailedFees == b.Funded
+	b.Conserved = b.Held+b.Delegated+b.Unbonding+b.FeesPaid+b.FailedFees == b.Funded
 	return b, nil
 }
 

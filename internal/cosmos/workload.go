@@ -8,10 +8,14 @@ import (
 	"net/http"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/chainperf/chainperf/internal/load"
 )
@@ -20,19 +24,58 @@ import (
 const (
 	KindSend      = "cosmos-send"
 	KindMultiSend = "cosmos-multisend"
+	KindMix       = "cosmos-mix"
 )
+
+// Message kinds a mix draws from.
+const (
+	MsgSendKind       = "send"
+	MsgMultiSendKind  = "multisend"
+	MsgDelegateKind   = "delegate"
+	MsgUndelegateKind = "undelegate"
+	MsgRedelegateKind = "redelegate"
+)
+
+// MsgKinds lists the message kinds.
+var MsgKinds = []string{MsgSendKind, MsgMultiSendKind, MsgDelegateKind, MsgUndelegateKind, MsgRedelegateKind}
+
+// A MixEntry is one message kind of a workload and its share.
+type MixEntry struct {
+	Msg     string
+	Weight  float64
+	Amount  uint64 // to each receiver, or staked
+	Outputs int    // receivers of a multisend
+	// Validator a wallet stakes with: -1 its own (wallet i with validator
+	// i mod n), else that index. A redelegation moves stake from it to
+	// the next validator.
+	Validator int
+}
+
+// staking says whether the kind moves stake.
+func (m MixEntry) staking() bool {
+	return m.Msg == MsgDelegateKind || m.Msg == MsgUndelegateKind || m.Msg == MsgRedelegateKind
+}
 
 // WorkloadConfig is what a Cosmos workload sends.
 type WorkloadConfig struct {
-	Kind     string
-	Live     bool // sign when due; else pregenerate each phase
-	ChainID  string
-	Denom    string
-	Amount   uint64 // to each receiver
-	Outputs  int    // receivers of a multisend
-	GasLimit uint64
-	Fee      uint64
-	Funded   uint64 // each wallet's genesis balance
+	Kind    string // the workload's name (KindSend, KindMultiSend, KindMix)
+	Live    bool   // sign when due; else pregenerate each phase
+	ChainID string
+	Denom   string
+	// Mix lists the message kinds, each message of a tx drawn by weight
+	// from MixSeed; MsgsPerTx messages a tx (0: 1).
+	Mix       []MixEntry
+	MsgsPerTx int
+	MixSeed   uint64
+	// Validators are the operator addresses staking messages go to.
+	Validators []string
+	// Unordered sends Cosmos SDK v0.53 unordered txs: no sequence, a
+	// timeout Timeout after signing, many in flight per wallet.
+	Unordered bool
+	Timeout   time.Duration
+	GasLimit  uint64
+	Fee       uint64
+	Funded    uint64 // each wallet's genesis balance
 	// Start, if set, is each wallet's balance at the start instead (funded
 	// on a running chain, where earlier runs may have left more).
 	Start []uint64
@@ -67,6 +110,7 @@ type Workload struct {
 	seqs     []txRef  // this phase's txs, by seq (live txs too)
 	used     atomic.Int64
 	effects  map[load.Hash]*effect // every tx made, for the balance check
+	kinds    []kindStats           // by mix entry
 	height   int64                 // highest block holding one of them
 	signed   atomic.Int64          // memo numbers handed out
 	cached   atomic.Int64          // txs read from the cache, not signed
@@ -80,11 +124,12 @@ type wstate struct {
 	// gate is held from a tx's Append to its Sent: a wallet's next tx
 	// leaves only after the node answered for the one before, so that
 	// sequences reach the node in order even over many connections.
-	gate  gate
-	mu    sync.Mutex
-	next  uint64 // sequence of the wallet's next tx
-	spent uint64 // sent and fees, counted when signed (live mode's balance check)
-	stale bool   // re-read the sequence before the next tx
+	gate   gate
+	mu     sync.Mutex
+	next   uint64 // sequence of the wallet's next tx
+	spent  uint64 // sent, staked and fees, counted when signed (live mode's balance check)
+	bonded int64  // staked with its own validator by its txs so far, as signed
+	stale  bool   // re-read the sequence before the next tx
 }
 
 type txRef struct {
@@ -94,28 +139,62 @@ type txRef struct {
 	eff   *effect
 }
 
-// effect is what a tx does to balances if it commits.
+// effect is what a tx does to balances and stake if it commits.
 type effect struct {
 	from     int32
-	to       []int32
+	msgs     []msgEffect
 	code     int64 // -1 until committed
 	accepted bool  // a node took it into its mempool
+}
+
+// msgEffect is one message of a tx: its mix entry and whom it pays or
+// which validators it stakes with.
+type msgEffect struct {
+	kind     uint8
+	to       []int32
+	val, dst int32
 }
 
 // NewWorkload returns a workload over wallets (numbered as funded).
 func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	switch {
-	case cfg.Kind != KindSend && cfg.Kind != KindMultiSend:
+	case cfg.Kind != KindSend && cfg.Kind != KindMultiSend && cfg.Kind != KindMix:
 		return nil, fmt.Errorf("unknown Cosmos workload %q", cfg.Kind)
 	case len(wallets) < 2:
 		return nil, fmt.Errorf("a Cosmos workload needs at least 2 wallets")
 	case cfg.Start != nil && len(cfg.Start) != len(wallets):
 		return nil, fmt.Errorf("%d start balances for %d wallets", len(cfg.Start), len(wallets))
-	case cfg.Targets < 1:
-		cfg.Targets = 1
+	case len(cfg.Mix) == 0 || len(cfg.Mix) > 255:
+		return nil, fmt.Errorf("a Cosmos workload needs 1 to 255 message kinds, not %d", len(cfg.Mix))
+	case cfg.Unordered && cfg.Timeout <= 0:
+		return nil, fmt.Errorf("unordered txs need a timeout")
 	}
-	if cfg.Kind == KindSend {
-		cfg.Outputs = 1
+	cfg.Targets = max(cfg.Targets, 1)
+	cfg.MsgsPerTx = max(cfg.MsgsPerTx, 1)
+	seen := map[string]bool{}
+	for i, m := range cfg.Mix {
+		switch {
+		case seen[m.Msg]:
+			return nil, fmt.Errorf("message kind %q twice in the mix", m.Msg)
+		case !(m.Weight > 0):
+			return nil, fmt.Errorf("message kind %q: weight %v, want > 0", m.Msg, m.Weight)
+		case m.staking() && len(cfg.Validators) == 0:
+			return nil, fmt.Errorf("message kind %q needs the chain's validators", m.Msg)
+		case m.Msg == MsgRedelegateKind && len(cfg.Validators) < 2:
+			return nil, fmt.Errorf("redelegate needs 2 validators, the chain has %d", len(cfg.Validators))
+		case m.staking() && m.Validator >= len(cfg.Validators):
+			return nil, fmt.Errorf("message kind %q: validator %d of %d", m.Msg, m.Validator, len(cfg.Validators))
+		case m.Msg == MsgSendKind:
+			cfg.Mix[i].Outputs = 1
+		case m.Msg == MsgMultiSendKind && m.Outputs < 1:
+			return nil, fmt.Errorf("multisend needs outputs >= 1")
+		case !m.staking() && m.Msg != MsgMultiSendKind:
+			return nil, fmt.Errorf("unknown message kind %q (want one of %v)", m.Msg, MsgKinds)
+		}
+		seen[m.Msg] = true
+	}
+	if (seen[MsgUndelegateKind] || seen[MsgRedelegateKind]) && !seen[MsgDelegateKind] {
+		return nil, fmt.Errorf("undelegate and redelegate need delegate in the mix: a wallet has stake to move only once it delegated")
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
@@ -124,7 +203,11 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	for i := range state {
 		state[i].gate = gate{ch: make(chan struct{}, 1)}
 	}
-	return &Workload{cfg: cfg, wallets: wallets, state: state,
+	kinds := make([]kindStats, len(cfg.Mix))
+	for i := range kinds {
+		kinds[i].lat = hdrhistogram.New(1, 3_600_000_000, 3)
+	}
+	return &Workload{cfg: cfg, wallets: wallets, state: state, kinds: kinds,
 		http: &http.Client{Timeout: 10 * time.Second}, effects: map[load.Hash]*effect{}}, nil
 }
 
@@ -133,37 +216,69 @@ func (w *Workload) String() string {
 	if w.cfg.Live {
 		mode = "live"
 	}
-	what := "MsgSend"
-	if w.cfg.Kind == KindMultiSend {
-		what = fmt.Sprintf("MsgMultiSend to %d", w.cfg.Outputs)
+	var what []string
+	for _, m := range w.cfg.Mix {
+		s := m.Msg
+		if m.Msg == MsgMultiSendKind {
+			s += fmt.Sprintf(" to %d", m.Outputs)
+		}
+		if len(w.cfg.Mix) > 1 {
+			s += fmt.Sprintf(" x%g", m.Weight)
+		}
+		what = append(what, s)
 	}
-	return fmt.Sprintf("%s (%s, %s), %d wallets, %s, gas %d, fee %d%s", w.cfg.Kind, what, mode, len(w.wallets), w.cfg.Senders, w.cfg.GasLimit, w.cfg.Fee, w.cfg.Denom)
+	if w.cfg.MsgsPerTx > 1 {
+		what = append(what, fmt.Sprintf("%d msgs a tx", w.cfg.MsgsPerTx))
+	}
+	if w.cfg.Unordered {
+		what = append(what, "unordered, timeout "+w.cfg.Timeout.String())
+	}
+	return fmt.Sprintf("%s (%s, %s), %d wallets, %s, gas %d, fee %d%s", w.cfg.Kind, strings.Join(what, ", "), mode, len(w.wallets), w.cfg.Senders, w.cfg.GasLimit, w.cfg.Fee, w.cfg.Denom)
 }
 
 // GasAdjustment multiplies the simulated gas, as the SDK CLI's
 // --gas-adjustment does: a tx's gas varies a little with the state.
 const GasAdjustment = 1.3
 
-// SimulateGas sets the gas limit (and a fee priced from it) from a
-// simulation of one tx of this workload on the first node. Call it before
-// any tx is sent: the simulated tx uses its sender's next sequence.
+// SimulateGas sets the gas limit (and a fee priced from it) from
+// simulations on the first node: one tx of MsgsPerTx messages of each
+// kind of the mix, the costliest setting the limit for every tx (one fee
+// for all keeps the balance check exact). An undelegate or redelegate is
+// simulated after a delegate in the same tx, since the sender has nothing
+// staked yet: an upper bound. Call it before any tx is sent: the
+// simulated txs use their sender's next sequence.
 func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 	if len(w.cfg.RPCs) == 0 {
 		return 0, fmt.Errorf("simulate: no RPC node")
 	}
 	from := w.cfg.Senders.Pick(0)
 	keep := w.cfg
+	defer func() { gas, fee := w.cfg.GasLimit, w.cfg.Fee; w.cfg = keep; w.cfg.GasLimit, w.cfg.Fee = gas, fee }()
 	w.cfg.GasLimit, w.cfg.Fee = 50_000_000, 0
 	var b Builder
-	tx, _, err := w.sign(&b, 0, txRef{from: int32(from), nonce: w.state[from].next, ok: true}, 0)
-	w.cfg = keep
-	if err != nil {
-		return 0, err
-	}
-	if used, err = Simulate(ctx, w.http, w.cfg.RPCs[0], tx); err != nil {
-		return 0, err
+	for k, m := range keep.Mix {
+		w.cfg.Mix = slices.Clone(keep.Mix)
+		e := &effect{from: int32(from)}
+		if m.Msg == MsgUndelegateKind || m.Msg == MsgRedelegateKind {
+			d := w.delegateEntry()
+			e.msgs = append(e.msgs, msgEffect{kind: uint8(d), val: int32(w.validatorOf(from, d))})
+			w.cfg.Mix[d].Amount = m.Amount * uint64(w.cfg.MsgsPerTx)
+		}
+		for j := range w.cfg.MsgsPerTx {
+			e.msgs = append(e.msgs, w.message(k, uint64(j), from))
+		}
+		tx, err := w.sign(&b, txRef{from: int32(from), nonce: w.state[from].next, ok: true, eff: e}, 0)
+		if err != nil {
+			return 0, err
+		}
+		u, err := Simulate(ctx, w.http, w.cfg.RPCs[0], tx)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", m.Msg, err)
+		}
+		used = max(used, u)
 	}
 	w.cfg.GasLimit = uint64(math.Ceil(float64(used) * GasAdjustment))
+	w.cfg.Fee = keep.Fee
 	if w.cfg.FeeFromGas {
 		w.cfg.Fee = uint64(math.Ceil(float64(w.cfg.GasLimit) * w.cfg.GasPrice))
 	}
@@ -178,20 +293,143 @@ func (w *Workload) start(i int) uint64 {
 	return w.cfg.Funded
 }
 
-// cost is what one tx takes from its sender's balance.
-func (w *Workload) cost() uint64 { return w.cfg.Amount*uint64(w.cfg.Outputs) + w.cfg.Fee }
-
-// receivers picks tx seq's receivers, never the sender.
-func (w *Workload) receivers(seq uint64, from int, to []int32) []int32 {
-	n := len(w.wallets)
-	for j := 0; j < w.cfg.Outputs; j++ {
-		r := w.cfg.Receivers.Pick(seq*uint64(w.cfg.Outputs) + uint64(j))
-		if r == from {
-			r = (r + 1) % n
+// cost is what a tx takes from its sender's balance: what it pays and
+// stakes, and its fee.
+func (w *Workload) cost(e *effect) uint64 {
+	c := w.cfg.Fee
+	for _, m := range e.msgs {
+		switch k := w.cfg.Mix[m.kind]; k.Msg {
+		case MsgSendKind, MsgMultiSendKind:
+			c += k.Amount * uint64(len(m.to))
+		case MsgDelegateKind:
+			c += k.Amount
 		}
-		to = append(to, int32(r))
 	}
-	return to
+	return c
+}
+
+// bond is what a tx adds to its sender's stake with its own validator.
+func (w *Workload) bond(e *effect) int64 {
+	var d int64
+	for _, m := range e.msgs {
+		switch k := w.cfg.Mix[m.kind]; k.Msg {
+		case MsgDelegateKind:
+			d += int64(k.Amount)
+		case MsgUndelegateKind, MsgRedelegateKind:
+			d -= int64(k.Amount)
+		}
+	}
+	return d
+}
+
+// delegateEntry is the mix's delegate entry (-1: none).
+func (w *Workload) delegateEntry() int {
+	for i, m := range w.cfg.Mix {
+		if m.Msg == MsgDelegateKind {
+			return i
+		}
+	}
+	return -1
+}
+
+// validatorOf is the validator wallet from stakes with under entry k.
+func (w *Workload) validatorOf(from, k int) int {
+	if v := w.cfg.Mix[k].Validator; v >= 0 {
+		return v
+	}
+	return from % len(w.cfg.Validators)
+}
+
+// draw picks the mix entry of message n (the n-th of the run) by weight.
+func (w *Workload) draw(n uint64) int {
+	if len(w.cfg.Mix) == 1 {
+		return 0
+	}
+	var total float64
+	for _, m := range w.cfg.Mix {
+		total += m.Weight
+	}
+	x := float64(splitmix(n^w.cfg.MixSeed)>>11) / (1 << 53) * total
+	for i, m := range w.cfg.Mix {
+		if x < m.Weight {
+			return i
+		}
+		x -= m.Weight
+	}
+	return len(w.cfg.Mix) - 1
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// message makes message n of the run of entry k from wallet from.
+func (w *Workload) message(k int, n uint64, from int) msgEffect {
+	m := msgEffect{kind: uint8(k)}
+	switch e := w.cfg.Mix[k]; e.Msg {
+	case MsgSendKind, MsgMultiSendKind:
+		nw := len(w.wallets)
+		m.to = make([]int32, 0, e.Outputs)
+		for j := range e.Outputs {
+			r := w.cfg.Receivers.Pick(n*uint64(e.Outputs) + uint64(j))
+			if r == from {
+				r = (r + 1) % nw
+			}
+			m.to = append(m.to, int32(r))
+		}
+	default:
+		m.val = int32(w.validatorOf(from, k))
+		m.dst = (m.val + 1) % int32(len(w.cfg.Validators))
+	}
+	return m
+}
+
+// plan draws tx seq's messages for sender from, whose state st the
+// caller holds: an undelegate or redelegate the sender's stake (by its
+// txs so far) cannot cover becomes a delegate.
+func (w *Workload) plan(seq uint64, from int, st *wstate) *effect {
+	e := &effect{from: int32(from), code: -1, msgs: make([]msgEffect, 0, w.cfg.MsgsPerTx)}
+	bonded := st.bonded
+	for j := range w.cfg.MsgsPerTx {
+		n := seq*uint64(w.cfg.MsgsPerTx) + uint64(j)
+		k := w.draw(n)
+		switch m := w.cfg.Mix[k]; m.Msg {
+		case MsgUndelegateKind, MsgRedelegateKind:
+			if bonded < int64(m.Amount) {
+				k = w.delegateEntry()
+			}
+		}
+		switch m := w.cfg.Mix[k]; m.Msg {
+		case MsgDelegateKind:
+			bonded += int64(m.Amount)
+		case MsgUndelegateKind, MsgRedelegateKind:
+			bonded -= int64(m.Amount)
+		}
+		e.msgs = append(e.msgs, w.message(k, n, from))
+	}
+	return e
+}
+
+// take books tx e of a wallet whose state st the caller holds: its
+// sequence, what it spends and stakes, and the count of its messages.
+func (w *Workload) take(st *wstate, e *effect) txRef {
+	ref := txRef{from: e.from, nonce: st.next, ok: true, eff: e}
+	if !w.cfg.Unordered {
+		st.next++
+	}
+	st.spent += w.cost(e)
+	st.bonded += w.bond(e)
+	return ref
+}
+
+// untake gives back what take booked for a tx that was not sent or was
+// refused (not its sequence: the caller decides).
+func (w *Workload) untake(st *wstate, e *effect) {
+	st.spent -= w.cost(e)
+	st.bonded -= w.bond(e)
 }
 
 // Route pins a wallet's txs to one node.
@@ -213,10 +451,13 @@ func (w *Workload) Prepare(ctx context.Context, n int) error {
 	for seq := len(w.seqs) - 1; seq >= used && seq >= 0; seq-- {
 		if r := w.seqs[seq]; r.ok {
 			st := &w.state[r.from]
-			if st.next == r.nonce+1 {
+			w.untake(st, r.eff)
+			w.count(r.eff, func(k *kindStats) { k.made-- })
+			switch {
+			case w.cfg.Unordered:
+			case st.next == r.nonce+1:
 				st.next--
-				st.spent -= w.cost()
-			} else {
+			default:
 				st.stale = true
 			}
 		}
@@ -235,17 +476,11 @@ func (w *Workload) Prepare(ctx context.Context, n int) error {
 	for seq := 0; seq < n; seq++ {
 		from := w.cfg.Senders.Pick(uint64(seq))
 		st := &w.state[from]
-		refs[seq] = txRef{from: int32(from), nonce: st.next, ok: true}
-		st.next++
-		st.spent += w.cost()
+		refs[seq] = w.take(st, w.plan(uint64(seq), from, st))
 	}
 	memo := w.signed.Load() + 1 // tx seq gets memo+seq: the same txs every time
 	w.signed.Add(int64(n))
-	effects := make([]*effect, n)
-	for seq := range refs {
-		effects[seq] = &effect{from: refs[seq].from, to: w.receivers(uint64(seq), int(refs[seq].from), nil), code: -1}
-	}
-	cache := w.cachePath(refs, effects, memo)
+	cache := w.cachePath(refs, memo)
 	pre, err := readCache(cache, n)
 	if err != nil {
 		w.cfg.Logf("pregenerated txs: %v; signing them again", err)
@@ -264,8 +499,8 @@ func (w *Workload) Prepare(ctx context.Context, n int) error {
 	w.mu.Lock()
 	w.pre, w.seqs = pre, refs
 	for i, tx := range pre {
-		w.effects[sha256.Sum256(tx)] = effects[i]
-		refs[i].eff = effects[i]
+		w.effects[sha256.Sum256(tx)] = refs[i].eff
+		w.count(refs[i].eff, func(k *kindStats) { k.made++ })
 	}
 	w.signTime += time.Since(began)
 	w.mu.Unlock()
@@ -290,7 +525,7 @@ func (w *Workload) signAll(ctx context.Context, refs []txRef, memo int64) ([][]b
 					errs[k] = ctx.Err()
 					return
 				}
-				tx, _, err := w.sign(&b, uint64(seq), refs[seq], memo+int64(seq))
+				tx, err := w.sign(&b, refs[seq], memo+int64(seq))
 				if err != nil {
 					errs[k] = err
 					return
@@ -334,27 +569,40 @@ func (w *Workload) resync(ctx context.Context) error {
 	return nil
 }
 
-// sign builds and signs tx seq as ref says; memo numbers it.
-func (w *Workload) sign(b *Builder, seq uint64, ref txRef, memo int64) ([]byte, *effect, error) {
+// sign builds and signs the tx ref says; memo numbers it (and, for an
+// unordered tx, sets it apart: its timeout is the signing time + Timeout
+// + memo ns, so no two of a wallet's txs share one).
+func (w *Workload) sign(b *Builder, ref txRef, memo int64) ([]byte, error) {
 	from := &w.wallets[ref.from]
-	to := w.receivers(seq, int(ref.from), make([]int32, 0, w.cfg.Outputs))
-	coin := Coin{Denom: w.cfg.Denom, Amount: w.cfg.Amount}
 	// The memo numbers every tx the workload signs: no two are the same
 	// bytes (and hash) even when a repaired sequence is used again.
 	var m [24]byte
 	spec := TxSpec{ChainID: w.cfg.ChainID, Fee: Coin{Denom: w.cfg.Denom, Amount: w.cfg.Fee}, GasLimit: w.cfg.GasLimit,
-		Memo: string(strconv.AppendInt(append(m[:0], "cp"...), memo, 10))}
-	if w.cfg.Kind == KindSend {
-		spec.MsgURL, spec.Msg = URLMsgSend, MsgSend(nil, from.Address, w.wallets[to[0]].Address, coin)
-	} else {
-		addrs := make([]string, len(to))
-		for i, r := range to {
-			addrs[i] = w.wallets[r].Address
-		}
-		spec.MsgURL, spec.Msg = URLMsgMultiSend, MsgMultiSend(nil, from.Address, addrs, coin)
+		Memo: string(strconv.AppendInt(append(m[:0], "cp"...), memo, 10)), Msgs: make([]Any, 0, len(ref.eff.msgs))}
+	if w.cfg.Unordered {
+		spec.Unordered, spec.Timeout = true, time.Now().Add(w.cfg.Timeout).Truncate(time.Second).UnixNano()+memo%1e9
 	}
-	tx, err := b.Append(nil, &spec, from, ref.nonce)
-	return tx, &effect{from: ref.from, to: to, code: -1}, err
+	for _, msg := range ref.eff.msgs {
+		k := w.cfg.Mix[msg.kind]
+		coin := Coin{Denom: w.cfg.Denom, Amount: k.Amount}
+		switch k.Msg {
+		case MsgSendKind:
+			spec.Msgs = append(spec.Msgs, Any{URLMsgSend, MsgSend(nil, from.Address, w.wallets[msg.to[0]].Address, coin)})
+		case MsgMultiSendKind:
+			addrs := make([]string, len(msg.to))
+			for i, r := range msg.to {
+				addrs[i] = w.wallets[r].Address
+			}
+			spec.Msgs = append(spec.Msgs, Any{URLMsgMultiSend, MsgMultiSend(nil, from.Address, addrs, coin)})
+		case MsgDelegateKind:
+			spec.Msgs = append(spec.Msgs, Any{URLMsgDelegate, MsgDelegate(nil, from.Address, w.cfg.Validators[msg.val], coin)})
+		case MsgUndelegateKind:
+			spec.Msgs = append(spec.Msgs, Any{URLMsgUndelegate, MsgDelegate(nil, from.Address, w.cfg.Validators[msg.val], coin)})
+		case MsgRedelegateKind:
+			spec.Msgs = append(spec.Msgs, Any{URLMsgBeginRedelegate, MsgBeginRedelegate(nil, from.Address, w.cfg.Validators[msg.val], w.cfg.Validators[msg.dst], coin)})
+		}
+	}
+	return b.Append(nil, &spec, from, ref.nonce)
 }
 
 // A gate is a lock that a waiter can give up on when its context ends.
@@ -382,9 +630,10 @@ func (g *gate) unlock() { <-g.ch }
 
 var builders = sync.Pool{New: func() any { return new(Builder) }}
 
-// Append appends tx seq: the pregenerated one, or one signed now. It waits
-// while the sender's previous tx has no answer yet; the generator must
-// call Sent for every tx it appended (one tx per request).
+// Append appends tx seq: the pregenerated one, or one signed now. For
+// ordered txs it waits while the sender's previous tx has no answer yet;
+// the generator must call Sent for every tx it appended (one tx per
+// request).
 func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, error) {
 	for {
 		u := w.used.Load()
@@ -396,8 +645,10 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	if seq < uint64(len(w.pre)) {
 		tx, from := w.pre[seq], w.seqs[seq].from
 		w.mu.Unlock()
-		if err := w.state[from].gate.lock(ctx); err != nil {
-			return buf, err
+		if !w.cfg.Unordered {
+			if err := w.state[from].gate.lock(ctx); err != nil {
+				return buf, err
+			}
 		}
 		return append(buf, tx...), nil
 	}
@@ -411,58 +662,69 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	}
 	st := &w.state[from]
 	st.mu.Lock()
-	if st.stale {
+	if st.stale && !w.cfg.Unordered {
 		if a, err := QueryAccount(ctx, w.http, w.cfg.RPCs[0], w.wallets[from].Address); err == nil {
 			st.next, st.stale = a.Sequence, false
 		}
 	}
-	ref := txRef{from: int32(from), nonce: st.next, ok: true}
-	st.next++
-	st.spent += w.cost()
+	ref := w.take(st, w.plan(seq, from, st))
 	st.mu.Unlock()
 	b := builders.Get().(*Builder)
-	tx, eff, err := w.sign(b, seq, ref, w.signed.Add(1))
+	tx, err := w.sign(b, ref, w.signed.Add(1))
 	builders.Put(b)
 	if err != nil {
 		st.mu.Lock()
-		st.next--
-		st.spent -= w.cost()
+		if !w.cfg.Unordered {
+			st.next--
+		}
+		w.untake(st, ref.eff)
 		st.mu.Unlock()
-		st.gate.unlock() // no Sent will come for a tx that was not made
+		if !w.cfg.Unordered {
+			st.gate.unlock() // no Sent will come for a tx that was not made
+		}
 		return buf, fmt.Errorf("sign tx %d of wallet %d: %w", seq, from, err)
 	}
 	w.mu.Lock()
 	for uint64(len(w.seqs)) <= seq {
 		w.seqs = append(w.seqs, txRef{})
 	}
-	ref.eff = eff
 	w.seqs[seq] = ref
-	w.effects[sha256.Sum256(tx)] = eff
+	w.effects[sha256.Sum256(tx)] = ref.eff
+	w.count(ref.eff, func(k *kindStats) { k.made++ })
 	w.mu.Unlock()
 	return append(buf, tx...), nil
 }
 
-// pickFree picks seq's sender and takes its gate. In live mode it passes
-// over senders whose local balance cannot pay and senders whose previous tx
-// still waits for its answer (up to 16 picks; then it waits for the last
-// one and lets the chain judge the balance): a busy wallet does not hold
-// up the schedule.
+// pickFree picks seq's sender and, for ordered txs, takes its gate. In
+// live mode it passes over senders whose local balance cannot pay and
+// senders whose previous tx still waits for its answer (up to 16 picks;
+// then it waits for the last one and lets the chain judge the balance):
+// a busy wallet does not hold up the schedule.
 func (w *Workload) pickFree(ctx context.Context, seq uint64) (int, error) {
 	from := w.cfg.Senders.Pick(seq)
 	if !w.cfg.Live {
+		if w.cfg.Unordered {
+			return from, nil
+		}
 		return from, w.state[from].gate.lock(ctx)
 	}
 	for k := uint64(1); k <= 16; k++ {
 		st := &w.state[from]
 		st.mu.Lock()
-		funded := st.spent+w.cost() <= w.start(from)
+		funded := st.spent+w.cost(w.plan(seq, from, st)) <= w.start(from)
 		st.mu.Unlock()
-		if !funded {
+		switch {
+		case !funded:
 			w.skipped.Add(1)
-		} else if st.gate.tryLock() {
+		case w.cfg.Unordered:
+			return from, nil
+		case st.gate.tryLock():
 			return from, nil
 		}
 		from = w.cfg.Senders.Pick(seq + k<<40)
+	}
+	if w.cfg.Unordered {
+		return from, nil
 	}
 	return from, w.state[from].gate.lock(ctx)
 }
@@ -480,12 +742,15 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, why string) {
 	}
 	if ref.ok && o == load.Accepted {
 		ref.eff.accepted = true
+		w.count(ref.eff, func(k *kindStats) { k.accepted++ })
 	}
 	w.mu.Unlock()
 	if !ref.ok {
 		return
 	}
-	w.state[ref.from].gate.unlock()
+	if !w.cfg.Unordered {
+		w.state[ref.from].gate.unlock()
+	}
 	if o == load.Accepted {
 		return
 	}
@@ -493,7 +758,10 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, why string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if o == load.Rejected {
-		st.spent -= w.cost()
+		w.untake(st, ref.eff)
+	}
+	if w.cfg.Unordered {
+		return
 	}
 	if m := mismatchRE.FindStringSubmatch(why); m != nil && w.cfg.Live {
 		expected, _ := strconv.ParseUint(m[1], 10, 64)
@@ -511,29 +779,92 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, why string) {
 	}
 }
 
-// Committed records the result code of one of our txs in a block.
-func (w *Workload) Committed(h load.Hash, height int64, code uint32) {
+// Committed records the result of one of our txs in a block: its code for
+// the balance check, and by message kind the commit, its latency and a
+// share of the tx's gas.
+func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency time.Duration) {
 	w.mu.Lock()
-	if e := w.effects[h]; e != nil {
-		e.code = int64(code)
-		w.height = max(w.height, height)
+	defer w.mu.Unlock()
+	e := w.effects[h]
+	if e == nil {
+		return
 	}
-	w.mu.Unlock()
+	e.code = int64(r.Code)
+	w.height = max(w.height, height)
+	gas := float64(r.Gas) / float64(len(e.msgs))
+	us := max(latency.Microseconds(), 1)
+	w.count(e, func(k *kindStats) {
+		if r.Code == 0 {
+			k.committed++
+			_ = k.lat.RecordValue(min(us, k.lat.HighestTrackableValue()))
+		} else {
+			k.failed++
+		}
+		k.gas += gas
+	})
+}
+
+// kindStats are the counts of one message kind, by message.
+type kindStats struct {
+	made, accepted, committed, failed int64
+	gas                               float64 // of the committed and failed txs, shared by their messages
+	lat                               *hdrhistogram.Histogram
+}
+
+// count applies f to the stats of each of e's messages' kinds.
+func (w *Workload) count(e *effect, f func(*kindStats)) {
+	for _, m := range e.msgs {
+		f(&w.kinds[m.kind])
+	}
+}
+
+// KindStats are one message kind's results, counted by message: a tx of
+// several messages counts once for each, its latency is each one's, its
+// gas shared out equally.
+type KindStats struct {
+	Msg       string  `json:"msg"`
+	Weight    float64 `json:"weight"`
+	Made      int64   `json:"made"`
+	Accepted  int64   `json:"accepted"`
+	Committed int64   `json:"committed"`
+	Failed    int64   `json:"committed_failed"`
+	GasPerMsg float64 `json:"gas_per_msg"`
+	// Latency of the committed ones' txs (first seen in a block -
+	// intended), every phase, warm-up included.
+	LatencyP50 float64 `json:"latency_p50_ms"`
+	LatencyP99 float64 `json:"latency_p99_ms"`
+	LatencyMax float64 `json:"latency_max_ms"`
 }
 
 // Stats are what the workload did besides sending.
 type Stats struct {
-	Signed      int     `json:"signed"`
-	Cached      int64   `json:"read_from_cache,omitempty"`
-	PregenSecs  float64 `json:"pregenerate_s"`
-	SignedLive  int64   `json:"signed_live"` // past the pregenerated txs
-	Repairs     int64   `json:"sequence_repairs"`
-	SkippedPoor int64   `json:"senders_skipped"`
+	Signed      int         `json:"signed"`
+	Cached      int64       `json:"read_from_cache,omitempty"`
+	PregenSecs  float64     `json:"pregenerate_s"`
+	SignedLive  int64       `json:"signed_live"` // past the pregenerated txs
+	Repairs     int64       `json:"sequence_repairs"`
+	SkippedPoor int64       `json:"senders_skipped"`
+	MsgsPerTx   int         `json:"msgs_per_tx"`
+	Unordered   bool        `json:"unordered,omitempty"`
+	Kinds       []KindStats `json:"kinds"`
 }
 
-// Stats reports signing and repair counts.
+// Stats reports signing and repair counts, and results by message kind.
 func (w *Workload) Stats() Stats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return Stats{Signed: int(w.signed.Load() - w.cached.Load()), Cached: w.cached.Load(), PregenSecs: w.signTime.Seconds(), SignedLive: w.live.Load(), Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load()}
+	s := Stats{Signed: int(w.signed.Load() - w.cached.Load()), Cached: w.cached.Load(), PregenSecs: w.signTime.Seconds(), SignedLive: w.live.Load(),
+		Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load(), MsgsPerTx: w.cfg.MsgsPerTx, Unordered: w.cfg.Unordered}
+	for i, k := range w.kinds {
+		ks := KindStats{Msg: w.cfg.Mix[i].Msg, Weight: w.cfg.Mix[i].Weight, Made: k.made, Accepted: k.accepted, Committed: k.committed, Failed: k.failed}
+		if n := k.committed + k.failed; n > 0 {
+			ks.GasPerMsg = k.gas / float64(n)
+		}
+		if k.committed > 0 {
+			ms := func(q float64) float64 { return float64(k.lat.ValueAtQuantile(q)) / 1000 }
+			ks.LatencyP50, ks.LatencyP99, ks.LatencyMax = ms(50), ms(99), float64(k.lat.Max())/1000
+		}
+		s.Kinds = append(s.Kinds, ks)
+	}
+	return s
 }

@@ -36,10 +36,10 @@ type DriveOptions struct {
 	// phase to phase, as a Cosmos workload's sequences); else Workload's
 	// section is built into a fresh one.
 	Made     load.Workload
-	OnCommit func(h load.Hash, height int64, code uint32) // our txs as blocks show them
-	Warmup   time.Duration                                // left out of the window figures at the start
-	Cooldown time.Duration                                // left out at the end
-	Drain    time.Duration                                // wait at most this long for accepted txs to land
+	OnCommit func(h load.Hash, height int64, r load.TxResult, latency time.Duration) // our txs as blocks show them
+	Warmup   time.Duration                                                           // left out of the window figures at the start
+	Cooldown time.Duration                                                           // left out at the end
+	Drain    time.Duration                                                           // wait at most this long for accepted txs to land
 	// Progress, if set, is called about once a second while load runs and
 	// while the run drains.
 	Progress func(Progress)
@@ -240,7 +240,7 @@ type blockFeed struct {
 	// sends and refusals counted at the previous block
 	sent, rejected int64
 	last           atomic.Int64 // last interval, ns
-	onCommit       func(load.Hash, int64, uint32)
+	onCommit       func(load.Hash, int64, load.TxResult, time.Duration)
 }
 
 // MaxPrepared bounds the txs a workload readies for one phase.
@@ -268,12 +268,12 @@ func phaseBound(m load.RateModel) int {
 
 func (f *blockFeed) interval() time.Duration { return time.Duration(f.last.Load()) }
 
-func (f *blockFeed) Committed(h load.Hash, height int64, code uint32, seen time.Time) (time.Duration, bool) {
-	lat, ours := f.Ledger.Committed(h, height, code, seen)
+func (f *blockFeed) Committed(h load.Hash, height int64, r load.TxResult, seen time.Time) (time.Duration, bool) {
+	lat, ours := f.Ledger.Committed(h, height, r.Code, seen)
 	if ours {
 		f.slowest = max(f.slowest, lat)
 		if f.onCommit != nil {
-			f.onCommit(h, height, code)
+			f.onCommit(h, height, r, lat)
 		}
 	}
 	return lat, ours

@@ -32,6 +32,12 @@ var Fates = []Fate{FateCommitted, FateCommittedFailed, FateRejected, FateSendErr
 // Hash is a tx hash as CometBFT computes it: sha256 of the tx bytes.
 type Hash [sha256.Size]byte
 
+// A TxResult is what a block's results say of one tx.
+type TxResult struct {
+	Code uint32
+	Gas  int64 // gas used; 0 for apps that do not count it
+}
+
 // Outcome is how a send ended, as far as the sender can tell.
 type Outcome uint8
 

@@ -37,9 +37,10 @@ type Block struct {
 
 // A Ledger is where the follower reports the txs it finds in blocks.
 type Ledger interface {
-	// Committed reports a tx found in a block; ours says whether it is
-	// the ledger's, latency is its commit latency then.
-	Committed(h load.Hash, height int64, code uint32, seen time.Time) (latency time.Duration, ours bool)
+	// Committed reports a tx found in a block, its result code and the
+	// gas it used; ours says whether it is the ledger's, latency is its
+	// commit latency then.
+	Committed(h load.Hash, height int64, r load.TxResult, seen time.Time) (latency time.Duration, ours bool)
 	// NoResult reports a tx found in a block whose results could not be
 	// read; it reports whether the tx is the ledger's.
 	NoResult(h load.Hash) bool
@@ -170,10 +171,10 @@ func (f *Follower) catchUp(ctx context.Context, c *rpchttp.HTTP, out chan<- fetc
 // (or ctx ends), and reports its txs to the ledger.
 func (f *Follower) resolve(ctx context.Context, fb fetched) {
 	blk, h := fb.block, fb.block.Height
-	var codes []uint32
+	var codes []load.TxResult
 	for i := 0; ctx.Err() == nil; i++ {
 		var err error
-		if codes, err = txCodes(ctx, f.rpcs[i%len(f.rpcs)], h); err == nil {
+		if codes, err = txResults(ctx, f.rpcs[i%len(f.rpcs)], h); err == nil {
 			break
 		}
 		f.log.Warn("follower: block results failed", "height", h, "err", err)
@@ -193,16 +194,16 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 			}
 			continue
 		}
-		code := codes[i]
-		if code != 0 {
+		res := codes[i]
+		if res.Code != 0 {
 			b.Failed++
 		}
 		if f.ledger == nil {
 			continue
 		}
-		if lat, ok := f.ledger.Committed(load.Hash(tx.Hash()), h, code, fb.seen); ok {
+		if lat, ok := f.ledger.Committed(load.Hash(tx.Hash()), h, res, fb.seen); ok {
 			b.Ours++
-			if code != 0 {
+			if res.Code != 0 {
 				b.OursFailed++
 			}
 			ms := float64(lat) / float64(time.Millisecond)
@@ -225,10 +226,10 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 	f.held = &b
 }
 
-// txCodes reads the result codes of a block's txs. Only the codes are
-// decoded: the full results (events and all, through gogoproto's jsonpb)
-// cost the follower half its CPU.
-func txCodes(ctx context.Context, rpc string, height int64) ([]uint32, error) {
+// txResults reads the result codes and gas of a block's txs. Only these
+// are decoded: the full results (events and all, through gogoproto's
+// jsonpb) cost the follower half its CPU.
+func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/block_results?height=%d", rpc, height), nil)
@@ -244,6 +245,7 @@ func txCodes(ctx context.Context, rpc string, height int64) ([]uint32, error) {
 		Result *struct {
 			TxsResults []struct {
 				Code uint32 `json:"code"`
+				Gas  int64  `json:"gas_used,string"`
 			} `json:"txs_results"`
 		} `json:"result"`
 		Error *struct {
@@ -260,11 +262,11 @@ func txCodes(ctx context.Context, rpc string, height int64) ([]uint32, error) {
 		}
 		return nil, fmt.Errorf("block_results %d: %s %s", height, r.Error.Message, r.Error.Data)
 	}
-	codes := make([]uint32, len(r.Result.TxsResults))
+	out := make([]load.TxResult, len(r.Result.TxsResults))
 	for i, t := range r.Result.TxsResults {
-		codes[i] = t.Code
+		out[i] = load.TxResult{Code: t.Code, Gas: t.Gas}
 	}
-	return codes, nil
+	return out, nil
 }
 
 var resultsClient = &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 2}}

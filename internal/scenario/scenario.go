@@ -186,6 +186,28 @@ type Workload struct {
 	ChainID string `toml:"chain_id"`
 	// CacheDir keeps pregenerated txs on disk for the next run ("": off).
 	CacheDir string `toml:"cache_dir"`
+	// MsgsPerTx messages in each Cosmos tx, each drawn from the mix;
+	// Unordered sends Cosmos SDK v0.53 unordered txs (no sequence), each
+	// expiring UnorderedTimeout after it is signed.
+	MsgsPerTx        int      `toml:"msgs_per_tx"`
+	Unordered        bool     `toml:"unordered"`
+	UnorderedTimeout Duration `toml:"unordered_timeout"`
+	// Mix, for kind "cosmos-mix": the message kinds a tx's messages are
+	// drawn from by weight.
+	Mix []MixEntry `toml:"mix"`
+}
+
+// A MixEntry is one message kind of a cosmos-mix workload.
+type MixEntry struct {
+	Msg    string  `toml:"msg"` // send, multisend, delegate, undelegate, redelegate
+	Weight float64 `toml:"weight"`
+	// Amount sent to each receiver or staked (0: workload.amount);
+	// Outputs receivers of a multisend (0: workload.outputs).
+	Amount  int64 `toml:"amount"`
+	Outputs int   `toml:"outputs"`
+	// Validator the sender stakes with (by index; unset: wallet i with
+	// validator i mod the validators).
+	Validator *int `toml:"validator"`
 }
 
 // IsCosmos says whether the workload sends Cosmos SDK transactions.

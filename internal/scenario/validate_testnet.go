@@ -227,6 +227,59 @@ func (s *Scenario) validateCosmosWorkload(c *checker) {
 	if s.Load.Batch > 1 {
 		c.fail("load.batch", "%d: Cosmos workloads send one tx per request, so that each wallet's txs reach its one node in order", s.Load.Batch)
 	}
+	if w.MsgsPerTx < 0 || w.MsgsPerTx > 1000 {
+		c.fail("workload.msgs_per_tx", "%d: 0 or 1 (one message a tx) up to 1000", w.MsgsPerTx)
+	}
+	if w.Unordered && (w.UnorderedTimeout.D() < time.Second || w.UnorderedTimeout.D() > MaxUnorderedTimeout) {
+		c.fail("workload.unordered_timeout", "%s: from 1s to %s (the SDK refuses an unordered tx whose timeout lies more than 10m ahead)", w.UnorderedTimeout.D(), MaxUnorderedTimeout)
+	}
+	s.validateMix(c)
+}
+
+// MaxUnorderedTimeout leaves a minute of the SDK's 10-minute bound on an
+// unordered tx's timeout for clocks and block times apart.
+const MaxUnorderedTimeout = 9 * time.Minute
+
+// validateMix checks a cosmos-mix's message kinds.
+func (s *Scenario) validateMix(c *checker) {
+	w := &s.Workload
+	if w.Kind != "cosmos-mix" {
+		if len(w.Mix) > 0 {
+			c.fail("workload.mix", "for kind \"cosmos-mix\" only (kind is %q)", w.Kind)
+		}
+		return
+	}
+	if len(w.Mix) == 0 {
+		c.fail("workload.mix", "a cosmos-mix lists its message kinds: [[workload.mix]] msg = \"send\", weight = 70 ...")
+	}
+	seen := map[string]bool{}
+	for i, m := range w.Mix {
+		p := fmt.Sprintf("workload.mix[%d]", i)
+		c.oneOf(p+".msg", m.Msg, MixMsgs)
+		if seen[m.Msg] {
+			c.fail(p+".msg", "%q twice: give each message kind once", m.Msg)
+		}
+		seen[m.Msg] = true
+		if !(m.Weight > 0) || m.Weight > 1e9 {
+			c.fail(p+".weight", "%g: must be above 0 (and at most 1e9)", m.Weight)
+		}
+		if m.Amount < 0 {
+			c.fail(p+".amount", "%d: 0 (workload.amount) or more", m.Amount)
+		}
+		if m.Outputs < 0 || m.Outputs > 1000 {
+			c.fail(p+".outputs", "%d: 0 (workload.outputs) up to 1000", m.Outputs)
+		}
+		staking := m.Msg == "delegate" || m.Msg == "undelegate" || m.Msg == "redelegate"
+		if m.Validator != nil && (!staking || *m.Validator < 0 || *m.Validator >= max(s.Testnet.Validators, 1)) {
+			c.fail(p+".validator", "%d: for staking messages, a validator index from 0 to %d", *m.Validator, s.Testnet.Validators-1)
+		}
+		if m.Msg == "redelegate" && s.Testnet.Provider != ProviderExternal && s.Testnet.Validators < 2 {
+			c.fail(p+".msg", "redelegate needs 2 validators or more (testnet.validators = %d)", s.Testnet.Validators)
+		}
+	}
+	if (seen["undelegate"] || seen["redelegate"]) && !seen["delegate"] {
+		c.fail("workload.mix", "undelegate and redelegate need delegate in the mix: a wallet has stake to move only once it delegated")
+	}
 }
 
 func checkBinary(path string) error {

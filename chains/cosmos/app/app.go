@@ -1,6 +1,7 @@
 // Package app is chainperf's Cosmos SDK test chain: stock SDK modules (auth,
 // bank, staking, consensus, genutil, tx) wired with depinject, the default
-// ante handler (signatures, fees, sequences, gas) and nothing else. No mint
+// ante handler (signatures, fees, sequences, gas), unordered txs (SDK
+// v0.53: no sequence, a timeout of at most 10 minutes) and nothing else. No mint
 // and no distribution: supply never changes and fees stay in the fee
 // collector, so a run's balances can be checked to the last unit.
 package app
@@ -48,6 +49,7 @@ var DefaultNodeHome = filepath.Join(os.Getenv("HOME"), "."+Name)
 
 // modules in the order each list needs them.
 var (
+	preBlockers   = []string{"auth"} // removes expired unordered nonces
 	beginBlockers = []string{"staking"}
 	endBlockers   = []string{"staking"}
 	initGenesis   = []string{"auth", "bank", "staking", "genutil", "consensus"}
@@ -58,13 +60,15 @@ func Config() depinject.Config {
 	modules := appconfig.Compose(&appv1alpha1.Config{Modules: []*appv1alpha1.ModuleConfig{
 		{Name: "runtime", Config: appconfig.WrapAny(&runtimev1alpha1.Module{
 			AppName:           Name,
+			PreBlockers:       preBlockers,
 			BeginBlockers:     beginBlockers,
 			EndBlockers:       endBlockers,
 			InitGenesis:       initGenesis,
 			OverrideStoreKeys: []*runtimev1alpha1.StoreKeyConfig{{ModuleName: "auth", KvStoreKey: "acc"}},
 		})},
 		{Name: "auth", Config: appconfig.WrapAny(&authmodulev1.Module{
-			Bech32Prefix: Bech32Prefix,
+			Bech32Prefix:                Bech32Prefix,
+			EnableUnorderedTransactions: true,
 			ModuleAccountPermissions: []*authmodulev1.ModuleAccountPermission{
 				{Account: "fee_collector"},
 				{Account: "bonded_tokens_pool", Permissions: []string{"burner", "staking"}},

@@ -30,7 +30,7 @@ import (
 func BenchmarkSignChainperf(b *testing.B) {
 	from, _ := cosmos.Derive("bench", 0, "cosmos")
 	to, _ := cosmos.Derive("bench", 1, "cosmos")
-	spec := cosmos.TxSpec{ChainID: "c", MsgURL: cosmos.URLMsgSend, Msg: cosmos.MsgSend(nil, from.Address, to.Address, cosmos.Coin{Denom: "stake", Amount: 1}),
+	spec := cosmos.TxSpec{ChainID: "c", Msgs: cosmos.One(cosmos.URLMsgSend, cosmos.MsgSend(nil, from.Address, to.Address, cosmos.Coin{Denom: "stake", Amount: 1})),
 		Fee: cosmos.Coin{Denom: "stake", Amount: 200}, GasLimit: 100000}
 	var x cosmos.Builder
 	var out []byte
@@ -92,7 +92,7 @@ func TestSameBytesAsTheSDKClient(t *testing.T) {
 	sign := sdkSigner(t)
 	from, _ := cosmos.Derive("bench", 0, "cosmos")
 	to, _ := cosmos.Derive("bench", 1, "cosmos")
-	spec := cosmos.TxSpec{ChainID: "c", MsgURL: cosmos.URLMsgSend, Msg: cosmos.MsgSend(nil, from.Address, to.Address, cosmos.Coin{Denom: "stake", Amount: 1}),
+	spec := cosmos.TxSpec{ChainID: "c", Msgs: cosmos.One(cosmos.URLMsgSend, cosmos.MsgSend(nil, from.Address, to.Address, cosmos.Coin{Denom: "stake", Amount: 1})),
 		Fee: cosmos.Coin{Denom: "stake", Amount: 200}, GasLimit: 100000}
 	for _, seq := range []uint64{0, 1, 300, 1 << 33} {
 		var x cosmos.Builder

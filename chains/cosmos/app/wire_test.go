@@ -16,6 +16,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/types/tx/signing"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
 	banktypes "github.com/cosmos/cosmos-sdk/x/bank/types"
+	stakingtypes "github.com/cosmos/cosmos-sdk/x/staking/types"
 
 	"github.com/chainperf/chainperf/chains/cosmos/app"
 	"github.com/chainperf/chainperf/internal/cosmos"
@@ -44,25 +45,45 @@ func TestWireFormatIsTheSDKs(t *testing.T) {
 	to, _ := cosmos.Derive("wire", 8, "cosmos")
 	to2, _ := cosmos.Derive("wire", 9, "cosmos")
 	coin := cosmos.Coin{Denom: "stake", Amount: 12345}
+	send := &banktypes.MsgSend{FromAddress: w.Address, ToAddress: to.Address, Amount: sdk.NewCoins(sdk.NewCoin("stake", sdkmath.NewInt(12345)))}
+	val, val2 := cosmos.ValidatorAddress("cosmos", to.Address), cosmos.ValidatorAddress("cosmos", to2.Address)
+	if want := sdk.ValAddress(sdk.MustAccAddressFromBech32(to.Address)).String(); val != want {
+		t.Fatalf("validator address %s, the SDK says %s", val, want)
+	}
 	cases := []struct {
 		name string
 		spec cosmos.TxSpec
 		seq  uint64
-		want sdk.Msg
+		want []sdk.Msg
 	}{
-		{"send", cosmos.TxSpec{ChainID: "c-1", MsgURL: cosmos.URLMsgSend, Msg: cosmos.MsgSend(nil, w.Address, to.Address, coin),
+		{"send", cosmos.TxSpec{ChainID: "c-1", Msgs: cosmos.One(cosmos.URLMsgSend, cosmos.MsgSend(nil, w.Address, to.Address, coin)),
 			Fee: cosmos.Coin{Denom: "stake", Amount: 200}, GasLimit: 100000, Memo: "m"}, 5,
-			&banktypes.MsgSend{FromAddress: w.Address, ToAddress: to.Address, Amount: sdk.NewCoins(sdk.NewCoin("stake", sdkmath.NewInt(12345)))}},
-		{"send, seq 0, no fee", cosmos.TxSpec{ChainID: "c-1", MsgURL: cosmos.URLMsgSend, Msg: cosmos.MsgSend(nil, w.Address, to.Address, coin), GasLimit: 1}, 0,
-			&banktypes.MsgSend{FromAddress: w.Address, ToAddress: to.Address, Amount: sdk.NewCoins(sdk.NewCoin("stake", sdkmath.NewInt(12345)))}},
-		{"multisend", cosmos.TxSpec{ChainID: "c-1", MsgURL: cosmos.URLMsgMultiSend, Msg: cosmos.MsgMultiSend(nil, w.Address, []string{to.Address, to2.Address}, coin),
+			[]sdk.Msg{send}},
+		{"send, seq 0, no fee", cosmos.TxSpec{ChainID: "c-1", Msgs: cosmos.One(cosmos.URLMsgSend, cosmos.MsgSend(nil, w.Address, to.Address, coin)), GasLimit: 1}, 0,
+			[]sdk.Msg{send}},
+		{"multisend", cosmos.TxSpec{ChainID: "c-1", Msgs: cosmos.One(cosmos.URLMsgMultiSend, cosmos.MsgMultiSend(nil, w.Address, []string{to.Address, to2.Address}, coin)),
 			Fee: cosmos.Coin{Denom: "stake", Amount: 1}, GasLimit: 200000}, 1 << 40,
-			&banktypes.MsgMultiSend{
+			[]sdk.Msg{&banktypes.MsgMultiSend{
 				Inputs: []banktypes.Input{{Address: w.Address, Coins: sdk.NewCoins(sdk.NewCoin("stake", sdkmath.NewInt(24690)))}},
 				Outputs: []banktypes.Output{
 					{Address: to.Address, Coins: sdk.NewCoins(sdk.NewCoin("stake", sdkmath.NewInt(12345)))},
 					{Address: to2.Address, Coins: sdk.NewCoins(sdk.NewCoin("stake", sdkmath.NewInt(12345)))},
-				}}},
+				}}}},
+		{"staking, three messages", cosmos.TxSpec{ChainID: "c-1", Msgs: []cosmos.Any{
+			{URL: cosmos.URLMsgDelegate, Value: cosmos.MsgDelegate(nil, w.Address, val, coin)},
+			{URL: cosmos.URLMsgUndelegate, Value: cosmos.MsgDelegate(nil, w.Address, val, coin)},
+			{URL: cosmos.URLMsgBeginRedelegate, Value: cosmos.MsgBeginRedelegate(nil, w.Address, val, val2, coin)},
+		}, Fee: cosmos.Coin{Denom: "stake", Amount: 7}, GasLimit: 300000}, 9,
+			[]sdk.Msg{
+				&stakingtypes.MsgDelegate{DelegatorAddress: w.Address, ValidatorAddress: val, Amount: sdk.NewCoin("stake", sdkmath.NewInt(12345))},
+				&stakingtypes.MsgUndelegate{DelegatorAddress: w.Address, ValidatorAddress: val, Amount: sdk.NewCoin("stake", sdkmath.NewInt(12345))},
+				&stakingtypes.MsgBeginRedelegate{DelegatorAddress: w.Address, ValidatorSrcAddress: val, ValidatorDstAddress: val2, Amount: sdk.NewCoin("stake", sdkmath.NewInt(12345))},
+			}},
+		{"unordered", cosmos.TxSpec{ChainID: "c-1", Msgs: []cosmos.Any{
+			{URL: cosmos.URLMsgSend, Value: cosmos.MsgSend(nil, w.Address, to.Address, coin)},
+			{URL: cosmos.URLMsgSend, Value: cosmos.MsgSend(nil, w.Address, to.Address, coin)},
+		}, Fee: cosmos.Coin{Denom: "stake", Amount: 3}, GasLimit: 100000, Unordered: true, Timeout: 1_790_000_000_123_456_789}, 0,
+			[]sdk.Msg{send, send}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,19 +97,34 @@ func TestWireFormatIsTheSDKs(t *testing.T) {
 				t.Fatalf("the SDK cannot decode the tx: %v", err)
 			}
 			msgs := decoded.GetMsgs()
-			if len(msgs) != 1 || !bytes.Equal(cdc.MustMarshal(msgs[0].(codec.ProtoMarshaler)), cdc.MustMarshal(c.want.(codec.ProtoMarshaler))) {
-				t.Fatalf("message = %v, want %v", msgs, c.want)
+			if len(msgs) != len(c.want) {
+				t.Fatalf("%d messages, want %d", len(msgs), len(c.want))
+			}
+			for i := range msgs {
+				if !bytes.Equal(cdc.MustMarshal(msgs[i].(codec.ProtoMarshaler)), cdc.MustMarshal(c.want[i].(codec.ProtoMarshaler))) {
+					t.Fatalf("message %d = %v, want %v", i, msgs[i], c.want[i])
+				}
 			}
 			var txRaw tx.TxRaw
 			if err := cdc.Unmarshal(raw, &txRaw); err != nil {
 				t.Fatal(err)
+			}
+			var body tx.TxBody
+			if err := cdc.Unmarshal(txRaw.BodyBytes, &body); err != nil {
+				t.Fatal(err)
+			}
+			if body.Unordered != c.spec.Unordered || (c.spec.Unordered && body.TimeoutTimestamp.UnixNano() != c.spec.Timeout) {
+				t.Fatalf("body unordered %v timeout %v, want %v %d", body.Unordered, body.TimeoutTimestamp, c.spec.Unordered, c.spec.Timeout)
+			}
+			if re, _ := cdc.Marshal(&body); !bytes.Equal(re, txRaw.BodyBytes) {
+				t.Fatalf("the SDK re-encodes the body differently:\nours %x\nsdk  %x", txRaw.BodyBytes, re)
 			}
 			var authInfo tx.AuthInfo
 			if err := cdc.Unmarshal(txRaw.AuthInfoBytes, &authInfo); err != nil {
 				t.Fatal(err)
 			}
 			si := authInfo.SignerInfos[0]
-			if si.Sequence != c.seq || si.ModeInfo.GetSingle().Mode != signing.SignMode_SIGN_MODE_DIRECT {
+			if want := c.seq * map[bool]uint64{false: 1, true: 0}[c.spec.Unordered]; si.Sequence != want || si.ModeInfo.GetSingle().Mode != signing.SignMode_SIGN_MODE_DIRECT {
 				t.Fatalf("signer info %v", si)
 			}
 			if authInfo.Fee.GasLimit != c.spec.GasLimit || authInfo.Fee.Amount.AmountOf("stake").Uint64() != c.spec.Fee.Amount {
