@@ -186,7 +186,11 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 	if err != nil {
 		return fmt.Errorf("balance check: %w", err)
 	}
-	r.Cosmos.Balances, r.Cosmos.Stats = b, c.work.Stats()
+	var secs float64
+	for _, p := range r.Phases {
+		secs += p.Length.Seconds()
+	}
+	r.Cosmos.Balances, r.Cosmos.Stats = b, c.work.Stats(secs)
 	c.log.Info("balance check", "result", b.String())
 	if c.ext != nil && c.s.Testnet.Cosmos.SweepBack {
 		back, err := cosmos.Sweep(ctx, &http.Client{Timeout: 10 * time.Second}, c.ext.cfg, c.ext.wallets)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
@@ -216,5 +217,29 @@ func TestCommittedSEByBlocks(t *testing.T) {
 	y := withSE(500, p, func(s load.Second) (float64, bool) { return float64(s.Committed), true })
 	if y.SE <= 5*x.SE {
 		t.Errorf("by seconds SE %.1f, by blocks %.1f: want the seconds' far larger", y.SE, x.SE)
+	}
+}
+
+// TestFiguresByMessageKind: a Cosmos run's results by message kind reach
+// compare as figures that inform and do not gate.
+func TestFiguresByMessageKind(t *testing.T) {
+	r := &results.Run{Record: results.Record{ID: "r"}, Findings: results.Findings{Cosmos: &results.Cosmos{Stats: cosmos.Stats{Kinds: []cosmos.KindStats{
+		{Msg: "send", Committed: 900, CommittedPerSec: 30, LatencyP99: 1800, GasPerMsg: 61000},
+		{Msg: "undelegate", Failed: 3, GasPerMsg: 90000},
+	}}}}}
+	v := FromRun(r, nil)
+	for name, want := range map[string]float64{"msg/s send": 30, "msg latency p99 send": 1800, "gas/msg send": 61000, "msg/s undelegate": 0, "gas/msg undelegate": 90000} {
+		if got, ok := v.first(name); !ok || got != want {
+			t.Errorf("%s = %v (%v), want %v", name, got, ok, want)
+		}
+	}
+	if _, ok := v.first("msg latency p99 undelegate"); ok {
+		t.Error("a latency for a kind with nothing committed")
+	}
+	if f := Describe("msg/s send"); f.Gate || !f.Higher || f.Unit != "msg/s" {
+		t.Errorf("msg/s send: %+v", f)
+	}
+	if f := Describe("msg latency p99 send"); f.Gate || f.Higher || f.Unit != "ms" {
+		t.Errorf("msg latency: %+v", f)
 	}
 }

@@ -65,7 +65,9 @@ func order(name string) int {
 
 // Describe returns the Figure a name stands for: a headline figure, or a
 // per-node one ("cpu validator0", "rss validator0", "alloc validator0
-// FUNC"), which informs but does not gate.
+// FUNC") or per-message-kind one of a Cosmos workload ("msg/s send",
+// "msg latency p99 send", "gas/msg send"), which informs but does not
+// gate.
 func Describe(name string) Figure {
 	for _, f := range headline {
 		if f.Name == name {
@@ -79,6 +81,12 @@ func Describe(name string) Figure {
 		return Figure{Name: name, Unit: "MiB"}
 	case strings.HasPrefix(name, "alloc "):
 		return Figure{Name: name, Unit: "share", Points: true}
+	case strings.HasPrefix(name, "msg/s "):
+		return Figure{Name: name, Unit: "msg/s", Higher: true}
+	case strings.HasPrefix(name, "msg latency p99 "):
+		return Figure{Name: name, Unit: "ms"}
+	case strings.HasPrefix(name, "gas/msg "):
+		return Figure{Name: name, Unit: "gas"}
 	}
 	return Figure{Name: name}
 }
@@ -134,6 +142,17 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 	}
 	if r.Sweep != nil && len(r.Sweep.Cells) > 0 {
 		v.set("saturation tx/s", r.Sweep.Saturation)
+	}
+	if c := r.Cosmos; c != nil {
+		for _, k := range c.Stats.Kinds {
+			v.set("msg/s "+k.Msg, k.CommittedPerSec)
+			if k.Committed > 0 {
+				v.set("msg latency p99 "+k.Msg, k.LatencyP99)
+			}
+			if k.Committed+k.Failed > 0 {
+				v.set("gas/msg "+k.Msg, k.GasPerMsg)
+			}
+		}
 	}
 	type span struct {
 		first, last observe.Sample

@@ -144,8 +144,8 @@ func TestSequencesCarryOver(t *testing.T) {
 	if isLast := before == last.nonce+1; isLast && w.state[last.from].next != last.nonce {
 		t.Fatalf("refused last tx: next %d, want %d", w.state[last.from].next, last.nonce)
 	}
-	if w.Stats().Signed != 110 {
-		t.Fatalf("signed %d, want 110", w.Stats().Signed)
+	if w.Stats(0).Signed != 110 {
+		t.Fatalf("signed %d, want 110", w.Stats(0).Signed)
 	}
 }
 
@@ -172,8 +172,8 @@ func TestLiveRepairsFromTheNodesWord(t *testing.T) {
 	if got := w.state[from].next; got != 7 {
 		t.Fatalf("next = %d after the node expected 7", got)
 	}
-	if w.Stats().Repairs != 1 {
-		t.Fatalf("repairs = %d", w.Stats().Repairs)
+	if w.Stats(0).Repairs != 1 {
+		t.Fatalf("repairs = %d", w.Stats(0).Repairs)
 	}
 }
 
@@ -192,7 +192,7 @@ func TestLiveSkipsPoorSenders(t *testing.T) {
 		}
 		w.Sent(seq, load.Accepted, "")
 	}
-	if w.Stats().SkippedPoor == 0 {
+	if w.Stats(0).SkippedPoor == 0 {
 		t.Fatal("no sender was passed over")
 	}
 }

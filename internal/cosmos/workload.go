@@ -245,8 +245,9 @@ const GasAdjustment = 1.3
 // kind of the mix, the costliest setting the limit for every tx (one fee
 // for all keeps the balance check exact). An undelegate or redelegate is
 // simulated after a delegate in the same tx, since the sender has nothing
-// staked yet: an upper bound. Call it before any tx is sent: the
-// simulated txs use their sender's next sequence.
+// staked yet: an upper bound. An unordered tx's nonce is not stored in a
+// simulation (some 4,000 gas): the adjustment covers it. Call it before
+// any tx is sent: the simulated txs use their sender's next sequence.
 func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 	if len(w.cfg.RPCs) == 0 {
 		return 0, fmt.Errorf("simulate: no RPC node")
@@ -254,7 +255,10 @@ func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 	from := w.cfg.Senders.Pick(0)
 	keep := w.cfg
 	defer func() { gas, fee := w.cfg.GasLimit, w.cfg.Fee; w.cfg = keep; w.cfg.GasLimit, w.cfg.Fee = gas, fee }()
-	w.cfg.GasLimit, w.cfg.Fee = 50_000_000, 0
+	// A fee of at least 1: paying one costs gas (a bank transfer to the
+	// fee collector), some 15,000 of it, which a fee-less simulation
+	// leaves out.
+	w.cfg.GasLimit, w.cfg.Fee = 50_000_000, max(keep.Fee, 1)
 	var b Builder
 	for k, m := range keep.Mix {
 		w.cfg.Mix = slices.Clone(keep.Mix)
@@ -829,6 +833,9 @@ type KindStats struct {
 	Committed int64   `json:"committed"`
 	Failed    int64   `json:"committed_failed"`
 	GasPerMsg float64 `json:"gas_per_msg"`
+	// CommittedPerSec: committed over the run's load seconds (set by
+	// the run, which knows them).
+	CommittedPerSec float64 `json:"committed_msgs_per_s"`
 	// Latency of the committed ones' txs (first seen in a block -
 	// intended), every phase, warm-up included.
 	LatencyP50 float64 `json:"latency_p50_ms"`
@@ -845,20 +852,25 @@ type Stats struct {
 	Repairs     int64       `json:"sequence_repairs"`
 	SkippedPoor int64       `json:"senders_skipped"`
 	MsgsPerTx   int         `json:"msgs_per_tx"`
+	LoadSecs    float64     `json:"load_s,omitempty"` // the run's load phases, for the rates by kind
 	Unordered   bool        `json:"unordered,omitempty"`
 	Kinds       []KindStats `json:"kinds"`
 }
 
-// Stats reports signing and repair counts, and results by message kind.
-func (w *Workload) Stats() Stats {
+// Stats reports signing and repair counts, and results by message kind
+// with their rates over loadSecs.
+func (w *Workload) Stats(loadSecs float64) Stats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := Stats{Signed: int(w.signed.Load() - w.cached.Load()), Cached: w.cached.Load(), PregenSecs: w.signTime.Seconds(), SignedLive: w.live.Load(),
-		Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load(), MsgsPerTx: w.cfg.MsgsPerTx, Unordered: w.cfg.Unordered}
+		Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load(), MsgsPerTx: w.cfg.MsgsPerTx, Unordered: w.cfg.Unordered, LoadSecs: loadSecs}
 	for i, k := range w.kinds {
 		ks := KindStats{Msg: w.cfg.Mix[i].Msg, Weight: w.cfg.Mix[i].Weight, Made: k.made, Accepted: k.accepted, Committed: k.committed, Failed: k.failed}
 		if n := k.committed + k.failed; n > 0 {
 			ks.GasPerMsg = k.gas / float64(n)
+		}
+		if loadSecs > 0 {
+			ks.CommittedPerSec = float64(k.committed) / loadSecs
 		}
 		if k.committed > 0 {
 			ms := func(q float64) float64 { return float64(k.lat.ValueAtQuantile(q)) / 1000 }

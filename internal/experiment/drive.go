@@ -269,7 +269,7 @@ func phaseBound(m load.RateModel) int {
 func (f *blockFeed) interval() time.Duration { return time.Duration(f.last.Load()) }
 
 func (f *blockFeed) Committed(h load.Hash, height int64, r load.TxResult, seen time.Time) (time.Duration, bool) {
-	lat, ours := f.Ledger.Committed(h, height, r.Code, seen)
+	lat, ours := f.Ledger.Committed(h, height, r, seen)
 	if ours {
 		f.slowest = max(f.slowest, lat)
 		if f.onCommit != nil {

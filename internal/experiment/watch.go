@@ -147,7 +147,7 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 	stop := watchTargets(wctx, t.Standing(), (*testnet.Node).Endpoint, func(n *testnet.Node) int { return n.PID }, o, rec, nil)
 	// A ledger, as in a real run: every tx of every block is hashed and
 	// looked up (the load comes from another process, so none is found).
-	f := observe.NewFollower(follow, h+1, codesOnly{load.NewLedger(start, true)}, func(b observe.Block) {
+	f := observe.NewFollower(follow, h+1, load.NewLedger(start, true), func(b observe.Block) {
 		rep.Blocks++
 		rec.write(func(st *store.Store) error { return st.Block(context.WithoutCancel(ctx), r.ID, 0, b) })
 	}, nil)
@@ -238,11 +238,4 @@ func (m *mempools) max() float64 {
 		out = max(out, v)
 	}
 	return out
-}
-
-// codesOnly lets a ledger, which needs no gas, follow blocks.
-type codesOnly struct{ *load.Ledger }
-
-func (l codesOnly) Committed(h load.Hash, height int64, r load.TxResult, seen time.Time) (time.Duration, bool) {
-	return l.Ledger.Committed(h, height, r.Code, seen)
 }

@@ -35,7 +35,8 @@ type Hash [sha256.Size]byte
 // A TxResult is what a block's results say of one tx.
 type TxResult struct {
 	Code uint32
-	Gas  int64 // gas used; 0 for apps that do not count it
+	Gas  int64  // gas used; 0 for apps that do not count it
+	Log  string // why it failed (code != 0)
 }
 
 // Outcome is how a send ended, as far as the sender can tell.
@@ -291,9 +292,11 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 	// have taken a tx whose answer was lost.
 }
 
-// Committed records that a tx was seen in block height with result code,
-// first seen at seen. It reports whether the tx is one of this ledger's.
-func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) (latency time.Duration, ours bool) {
+// Committed records that a tx was seen in block height with result r,
+// first seen at seen (a failed one with its reason). It reports whether
+// the tx is one of this ledger's.
+func (l *Ledger) Committed(h Hash, height int64, r TxResult, seen time.Time) (latency time.Duration, ours bool) {
+	code := r.Code
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p := l.pend[h]
@@ -312,6 +315,7 @@ func (l *Ledger) Committed(h Hash, height int64, code uint32, seen time.Time) (l
 	} else {
 		l.fates[FateCommittedFailed]++
 		l.second(at).Failed++
+		l.reasons["in block: "+reasonKey(fmt.Sprintf("CheckTx code %d: %s", code, r.Log))[len("CheckTx "):]]++
 	}
 	record(l.latency, int64(latency/time.Microsecond))
 	if at >= l.winFrom && at < l.winTo {

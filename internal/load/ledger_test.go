@@ -54,8 +54,8 @@ func TestLedgerFates(t *testing.T) {
 	if s.Sent != 7 || !s.Balanced() {
 		t.Errorf("sent %d, fates %v: conservation law broken", s.Sent, s.Fates)
 	}
-	if s.Reasons["mempool is full"] != 1 {
-		t.Errorf("reasons = %v; want mempool is full counted once", s.Reasons)
+	if s.Reasons["mempool is full"] != 1 || s.Reasons["in block: code 5: insufficient funds"] != 1 {
+		t.Errorf("reasons = %v; want mempool is full and the failed tx's reason counted once", s.Reasons)
 	}
 	if s.Latency.Count != 4 || s.Latency.Max < 1990 || s.Latency.Max > 2010 {
 		t.Errorf("latency count %d max %.0fms; want 4 txs in blocks, max ~1996ms (tx 4)", s.Latency.Count, s.Latency.Max)
@@ -94,7 +94,11 @@ func TestLedgerUntracked(t *testing.T) {
 }
 
 func committed(l *Ledger, h Hash, height int64, code uint32, seen time.Time) bool {
-	_, ok := l.Committed(h, height, code, seen)
+	r := TxResult{Code: code}
+	if code != 0 {
+		r.Log = "failed to execute message; message index: 0: 7stake is smaller than 9stake: insufficient funds"
+	}
+	_, ok := l.Committed(h, height, r, seen)
 	return ok
 }
 
@@ -106,7 +110,7 @@ func TestLedgerLatencyBuckets(t *testing.T) {
 	for i, ms := range []int{150, 180, 900, 1900, 4000} {
 		l.Begin(hashOf(i), 0)
 		l.Sent(hashOf(i), 0, start, Accepted, "")
-		lat, ok := l.Committed(hashOf(i), 5, 0, start.Add(time.Duration(ms)*time.Millisecond))
+		lat, ok := l.Committed(hashOf(i), 5, TxResult{}, start.Add(time.Duration(ms)*time.Millisecond))
 		if !ok || lat != time.Duration(ms)*time.Millisecond {
 			t.Errorf("Committed = %s, %v; want %d ms", lat, ok, ms)
 		}
@@ -157,7 +161,7 @@ func TestLedgerWindowLatency(t *testing.T) {
 		l.Begin(hashOf(i), time.Duration(i)*time.Second)
 		l.Sent(hashOf(i), time.Duration(i)*time.Second, start.Add(time.Duration(i)*time.Second), Accepted, "")
 		// Latency i*100 ms + 100 ms, seen in second i.
-		l.Committed(hashOf(i), int64(i+1), 0, start.Add(time.Duration(i)*time.Second+time.Duration(i+1)*100*time.Millisecond))
+		l.Committed(hashOf(i), int64(i+1), TxResult{}, start.Add(time.Duration(i)*time.Second+time.Duration(i+1)*100*time.Millisecond))
 	}
 	l.Close()
 	s := l.Summary()

@@ -246,6 +246,7 @@ func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, 
 			TxsResults []struct {
 				Code uint32 `json:"code"`
 				Gas  int64  `json:"gas_used,string"`
+				Log  string `json:"log"`
 			} `json:"txs_results"`
 		} `json:"result"`
 		Error *struct {
@@ -265,6 +266,9 @@ func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, 
 	out := make([]load.TxResult, len(r.Result.TxsResults))
 	for i, t := range r.Result.TxsResults {
 		out[i] = load.TxResult{Code: t.Code, Gas: t.Gas}
+		if t.Code != 0 {
+			out[i].Log = t.Log
+		}
 	}
 	return out, nil
 }

@@ -95,6 +95,9 @@ func experimentTables(r *results.Run) []table {
 	}
 	if c := r.Cosmos; c != nil {
 		out = append(out, table{Title: "Cosmos SDK chain", Note: c.Workload + ".", Rows: cosmosRows(c)})
+		if len(c.Stats.Kinds) > 0 {
+			out = append(out, table{Title: "By message kind", Note: fmt.Sprintf("Counted by message (%d a tx): a tx's latency is each of its messages', its gas shared out equally; committed msg/s over the %.0f s of load, latency over every phase.", max(c.Stats.MsgsPerTx, 1), c.Stats.LoadSecs), Rows: kindRows(c)})
+		}
 	}
 	if len(r.Rotations) > 0 {
 		out = append(out, table{Title: "Rotating nodes", Note: RotationSummary(r.Rotations) + ".", Rows: rotationRows(r.Rotations)})
@@ -115,8 +118,27 @@ func BalanceSummary(b *cosmos.Balances) string {
 	if !b.Conserved {
 		verdict = "NOT conserved"
 	}
-	return fmt.Sprintf("%s: %d wallets hold %d + %d paid in fees = %d %s, funded %d; %d of %d checked wallets match the committed txs",
-		verdict, b.Wallets, b.Held, b.FeesPaid, b.Held+b.FeesPaid, b.Denom, b.Funded, b.Checked-b.Mismatched, b.Checked)
+	parts := fmt.Sprintf("%d", b.Held)
+	if b.Staking > 0 {
+		parts += fmt.Sprintf(" + %d delegated + %d unbonding (%d staking wallets)", b.Delegated, b.Unbonding, b.Staking)
+	}
+	parts += fmt.Sprintf(" + %d paid in fees", b.FeesPaid)
+	if b.FailedFees > 0 {
+		parts += fmt.Sprintf(" + %d fees of failed txs", b.FailedFees)
+	}
+	total := b.Held + b.Delegated + b.Unbonding + b.FeesPaid + b.FailedFees
+	return fmt.Sprintf("%s: %d wallets hold %s = %d %s, funded %d; %d of %d checked wallets match the committed txs",
+		verdict, b.Wallets, parts, total, b.Denom, b.Funded, b.Checked-b.Mismatched, b.Checked)
+}
+
+// kindRows are a Cosmos workload's results by message kind.
+func kindRows(c *results.Cosmos) [][]string {
+	rows := [][]string{{"message kind", "weight", "made", "accepted", "committed", "failed in block", "committed msg/s", "latency p50 ms", "p99 ms", "max ms", "gas / msg"}}
+	for _, k := range c.Stats.Kinds {
+		rows = append(rows, []string{k.Msg, fmt.Sprintf("%g", k.Weight), fmt.Sprint(k.Made), fmt.Sprint(k.Accepted), fmt.Sprint(k.Committed), fmt.Sprint(k.Failed),
+			fmt.Sprintf("%.1f", k.CommittedPerSec), fmt.Sprintf("%.0f", k.LatencyP50), fmt.Sprintf("%.0f", k.LatencyP99), fmt.Sprintf("%.0f", k.LatencyMax), fmt.Sprintf("%.0f", k.GasPerMsg)})
+	}
+	return rows
 }
 
 func cosmosRows(c *results.Cosmos) [][]string {

@@ -132,7 +132,7 @@ func Markdown(w io.Writer, r *results.Run) {
 		}
 		fmt.Fprintln(w)
 		if reasons := s.TopReasons(); len(reasons) > 0 {
-			fmt.Fprintf(w, "Reasons for rejections and send errors:\n\n")
+			fmt.Fprintf(w, "Reasons for rejections, send errors and txs failed in a block:\n\n")
 			for i, k := range reasons {
 				if i == 5 {
 					break
