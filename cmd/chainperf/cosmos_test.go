@@ -203,3 +203,144 @@ func TestCosmosBadInput(t *testing.T) {
 		}
 	})
 }
+
+// TestCosmosMixAndUnordered runs the workloads of a Catalyst-style test on
+// the real SDK chain: a message mix of two messages a tx with staking, whose
+// balance check counts what is delegated and unbonding; unordered txs from
+// a few wallets; and unordered txs that expire, which end refused with
+// "timeout" as their reason.
+func TestCosmosMixAndUnordered(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a Cosmos SDK chain")
+	}
+	const chain = `[testnet]
+validators = 2
+full_nodes = 1
+chain = "cosmos"
+[testnet.cosmos]
+wallets = 200
+gas_price = 0.001
+[experiment]
+kind = "steady"
+warmup = "1s"
+cooldown = "1s"
+drain_timeout = "20s"
+`
+	t.Run("mix", func(t *testing.T) {
+		code, out, r := cosmosRun(t, `name = "mix"
+`+chain+`[workload]
+kind = "cosmos-mix"
+msgs_per_tx = 2
+gas_limit = 0
+[[workload.mix]]
+msg = "send"
+weight = 40
+[[workload.mix]]
+msg = "multisend"
+weight = 20
+outputs = 3
+[[workload.mix]]
+msg = "delegate"
+weight = 20
+amount = 1000
+[[workload.mix]]
+msg = "undelegate"
+weight = 10
+amount = 1000
+[[workload.mix]]
+msg = "redelegate"
+weight = 10
+amount = 1000
+[load]
+rate = 60
+duration = "8s"
+[criteria]
+max_unresolved = 0
+max_rejected_share = 0.001
+load_delivered = false
+`)
+		if code != 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		b, st := r.Cosmos.Balances, r.Cosmos.Stats
+		if !b.OK() || b.Staking == 0 || b.Delegated == 0 || b.Unbonding == 0 || b.Failed != 0 {
+			t.Fatalf("balances: %s\n%v", b, b.Examples)
+		}
+		if b.Held+b.Delegated+b.Unbonding+b.FeesPaid != b.Funded {
+			t.Fatalf("held + delegated + unbonding + fees = %d, funded %d", b.Held+b.Delegated+b.Unbonding+b.FeesPaid, b.Funded)
+		}
+		var msgs int64
+		for _, k := range st.Kinds {
+			msgs += k.Committed
+			if k.Committed == 0 || k.GasPerMsg <= 0 || k.LatencyP50 <= 0 || k.CommittedPerSec <= 0 {
+				t.Errorf("kind %+v: nothing committed or measured", k)
+			}
+		}
+		if len(st.Kinds) != 5 || msgs != 2*int64(b.Committed) {
+			t.Fatalf("%d kinds, %d messages committed for %d txs of 2", len(st.Kinds), msgs, b.Committed)
+		}
+		if !strings.Contains(out, "delegated") || !strings.Contains(out, "unbonding") {
+			t.Fatalf("the summary does not show the stake:\n%s", out)
+		}
+	})
+	t.Run("unordered", func(t *testing.T) {
+		code, out, r := cosmosRun(t, `name = "unordered"
+`+chain+`[workload]
+kind = "cosmos-send"
+mode = "live"
+accounts = 10
+gas_limit = 0
+unordered = true
+unordered_timeout = "1m"
+[load]
+rate = 60
+duration = "6s"
+[criteria]
+max_unresolved = 0
+max_rejected_share = 0.001
+load_delivered = false
+`)
+		if code != 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		b, st := r.Cosmos.Balances, r.Cosmos.Stats
+		if !b.OK() || b.Failed != 0 || b.Committed < 300 || !st.Unordered || st.Repairs != 0 || b.Checked != 10 {
+			t.Fatalf("balances %s, stats %+v", b, st)
+		}
+	})
+	t.Run("expired", func(t *testing.T) {
+		// Signed before the phase with a 1 s timeout: those sent later
+		// are refused as expired.
+		code, out, r := cosmosRun(t, `name = "expired"
+`+chain+`[workload]
+kind = "cosmos-send"
+mode = "pregenerate"
+gas_limit = 0
+unordered = true
+unordered_timeout = "1s"
+[load]
+rate = 40
+duration = "6s"
+[criteria]
+load_delivered = false
+`)
+		if r.Cosmos == nil || r.Cosmos.Balances == nil {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		// The SDK refuses them in CheckTx ("tx timeout", code 42, from its
+		// timeout decorator; code 18 when the unordered check comes
+		// first), or fails them in their block when they expired in the
+		// mempool (no fee: the ante handler failed).
+		p := r.Phases[0].Ledger
+		refused, inBlock := p.Reasons["CheckTx code 42: tx timeout"]+p.Reasons["CheckTx code 18: timeout (unordered tx expired)"], p.Reasons["in block: code 42: tx timeout"]
+		if refused < 50 || p.Fates[load.FateRejected] != refused || p.Fates[load.FateCommittedFailed] != inBlock || !r.Cosmos.Balances.OK() || r.Cosmos.Balances.FailedFees != 0 {
+			t.Fatalf("%d refused and %d failed in a block as expired of %d sent, fates %v, reasons %v; balances %s", refused, inBlock, p.Sent, p.Fates, p.Reasons, r.Cosmos.Balances)
+		}
+		if u := p.Fates[load.FateUnresolved]; u != r.Cosmos.Stats.Expired {
+			t.Errorf("%d unresolved, %d of them found expired", u, r.Cosmos.Stats.Expired)
+		}
+		if code != 1 || !strings.Contains(out, "tx timeout") {
+			t.Fatalf("exit %d (the rejected share fails the run) and the reason in the summary:\n%s", code, out)
+		}
+	})
+}

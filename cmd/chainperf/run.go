@@ -177,7 +177,7 @@ func checkWritable(dir string) error {
 	return os.Remove(f.Name())
 }
 
-// printRun prints the five-line summary of a run and where its report is.
+// printRun prints the summary of a run and where its report is.
 func printRun(out io.Writer, r *results.Run, paths []string) {
 	fmt.Fprintf(out, "run %s: %s in %s\n", r.ID, report.Verdict(r), r.End.Sub(r.Start).Round(1e9))
 	if p := r.Main(); p != nil {
@@ -187,8 +187,18 @@ func printRun(out io.Writer, r *results.Run, paths []string) {
 		fmt.Fprintf(out, "  load:       %s\n", report.Delivery(p.Generator))
 		fmt.Fprintf(out, "  fates:      %d sent = %d committed + %d committed_failed + %d rejected + %d send_error + %d unresolved\n",
 			s.Sent, s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected], s.Fates[load.FateSendError], s.Fates[load.FateUnresolved])
+		if reasons := s.TopReasons(); len(reasons) > 0 {
+			var top []string
+			for _, k := range reasons[:min(3, len(reasons))] {
+				top = append(top, fmt.Sprintf("%d x %s", s.Reasons[k], k))
+			}
+			fmt.Fprintf(out, "  reasons:    %s\n", strings.Join(top, "; "))
+		}
 		if u := p.Unresolved; u != nil && u.Unresolved > 0 {
 			fmt.Fprintf(out, "  unresolved: %s\n", u)
+		}
+		if c := r.Cosmos; c != nil && c.Stats.Expired > 0 {
+			fmt.Fprintf(out, "  expired:    %d accepted unordered txs were in no block by their timeout (nodes drop them at recheck): unresolved for that reason\n", c.Stats.Expired)
 		}
 		fmt.Fprintf(out, "  chain:      %d blocks, %.2f s interval, %.0f txs/block, max round %d\n", f.Blocks, f.BlockInterval, f.TxsPerBlock, f.MaxRound)
 	}

@@ -227,13 +227,16 @@ func (w *Workload) settle(ctx context.Context, rpcs []string, wait time.Duration
 		if err := getJSON(ctx, w.http, fmt.Sprintf("%s/tx?hash=0x%X", rpcs[0], h[:]), &r); err != nil {
 			return err
 		}
-		if r.Result != nil {
+		w.mu.Lock()
+		switch {
+		case r.Result != nil:
 			h, _ := strconv.ParseInt(r.Result.Height, 10, 64)
-			w.mu.Lock()
 			e.code = int64(r.Result.TxResult.Code)
 			w.height = max(w.height, h)
-			w.mu.Unlock()
+		case e.timeout > 0 && e.timeout < time.Now().UnixNano():
+			w.expired++
 		}
+		w.mu.Unlock()
 	}
 	return nil
 }

@@ -117,6 +117,7 @@ type Workload struct {
 	live     atomic.Int64          // txs signed live past the pregenerated ones
 	repaired atomic.Int64          // sequence repairs
 	skipped  atomic.Int64          // senders skipped for want of funds (live)
+	expired  int64                 // accepted unordered txs no block held by their timeout
 	signTime time.Duration         // pregeneration, all phases
 }
 
@@ -145,6 +146,7 @@ type effect struct {
 	msgs     []msgEffect
 	code     int64 // -1 until committed
 	accepted bool  // a node took it into its mempool
+	timeout  int64 // an unordered tx's, Unix ns
 }
 
 // msgEffect is one message of a tx: its mix entry and whom it pays or
@@ -585,6 +587,7 @@ func (w *Workload) sign(b *Builder, ref txRef, memo int64) ([]byte, error) {
 		Memo: string(strconv.AppendInt(append(m[:0], "cp"...), memo, 10)), Msgs: make([]Any, 0, len(ref.eff.msgs))}
 	if w.cfg.Unordered {
 		spec.Unordered, spec.Timeout = true, time.Now().Add(w.cfg.Timeout).Truncate(time.Second).UnixNano()+memo%1e9
+		ref.eff.timeout = spec.Timeout
 	}
 	for _, msg := range ref.eff.msgs {
 		k := w.cfg.Mix[msg.kind]
@@ -852,6 +855,10 @@ type Stats struct {
 	Repairs     int64       `json:"sequence_repairs"`
 	SkippedPoor int64       `json:"senders_skipped"`
 	MsgsPerTx   int         `json:"msgs_per_tx"`
+	// Expired: unordered txs a node accepted that no block held when
+	// their timeout passed (a node's recheck drops them): unresolved,
+	// with this as the reason.
+	Expired     int64       `json:"expired,omitempty"`
 	LoadSecs    float64     `json:"load_s,omitempty"` // the run's load phases, for the rates by kind
 	Unordered   bool        `json:"unordered,omitempty"`
 	Kinds       []KindStats `json:"kinds"`
@@ -863,7 +870,7 @@ func (w *Workload) Stats(loadSecs float64) Stats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := Stats{Signed: int(w.signed.Load() - w.cached.Load()), Cached: w.cached.Load(), PregenSecs: w.signTime.Seconds(), SignedLive: w.live.Load(),
-		Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load(), MsgsPerTx: w.cfg.MsgsPerTx, Unordered: w.cfg.Unordered, LoadSecs: loadSecs}
+		Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load(), MsgsPerTx: w.cfg.MsgsPerTx, Unordered: w.cfg.Unordered, LoadSecs: loadSecs, Expired: w.expired}
 	for i, k := range w.kinds {
 		ks := KindStats{Msg: w.cfg.Mix[i].Msg, Weight: w.cfg.Mix[i].Weight, Made: k.made, Accepted: k.accepted, Committed: k.committed, Failed: k.failed}
 		if n := k.committed + k.failed; n > 0 {

@@ -405,6 +405,13 @@ func (l *Ledger) Close() {
 	}
 }
 
+// telling are refusals whose kind ("invalid request") says less than
+// their words: the Cosmos SDK's answers to unordered txs.
+var telling = []struct{ has, key string }{
+	{"timeout_timestamp that has already passed", "timeout (unordered tx expired)"},
+	{"failed to add unordered nonce", "duplicate (unordered tx seen before)"},
+}
+
 // reasonKey shortens an error message to its kind, so that "mempool is
 // full: number of txs 5000 (max: 5000)" counts with its peers.
 // A CheckTx refusal keeps its code and the last part of its log, where the
@@ -412,6 +419,11 @@ func (l *Ledger) Close() {
 func reasonKey(s string) string {
 	if rest, ok := strings.CutPrefix(s, "CheckTx code "); ok {
 		code, log, _ := strings.Cut(rest, ": ")
+		for _, t := range telling {
+			if strings.Contains(log, t.has) {
+				return "CheckTx code " + code + ": " + t.key
+			}
+		}
 		if i := strings.LastIndex(log, ": "); i >= 0 {
 			log = log[i+2:]
 		}

@@ -160,6 +160,9 @@ func cosmosRows(c *results.Cosmos) [][]string {
 		[]string{"txs signed", fmt.Sprintf("%d (pregeneration %.2f s; %d read from the cache; %d signed live past the pregenerated)", c.Stats.Signed, c.Stats.PregenSecs, c.Stats.Cached, c.Stats.SignedLive)},
 		[]string{"sequence repairs", fmt.Sprint(c.Stats.Repairs)},
 		[]string{"senders passed over for want of funds", fmt.Sprint(c.Stats.SkippedPoor)})
+	if c.Stats.Unordered {
+		rows = append(rows, []string{"unordered txs accepted, in no block by their timeout (unresolved: expired)", fmt.Sprint(c.Stats.Expired)})
+	}
 	if b := c.Balances; b != nil {
 		rows = append(rows,
 			[]string{"balances", BalanceSummary(b)},
