@@ -848,20 +848,20 @@ type KindStats struct {
 
 // Stats are what the workload did besides sending.
 type Stats struct {
-	Signed      int         `json:"signed"`
-	Cached      int64       `json:"read_from_cache,omitempty"`
-	PregenSecs  float64     `json:"pregenerate_s"`
-	SignedLive  int64       `json:"signed_live"` // past the pregenerated txs
-	Repairs     int64       `json:"sequence_repairs"`
-	SkippedPoor int64       `json:"senders_skipped"`
-	MsgsPerTx   int         `json:"msgs_per_tx"`
+	Signed      int     `json:"signed"`
+	Cached      int64   `json:"read_from_cache,omitempty"`
+	PregenSecs  float64 `json:"pregenerate_s"`
+	SignedLive  int64   `json:"signed_live"` // past the pregenerated txs
+	Repairs     int64   `json:"sequence_repairs"`
+	SkippedPoor int64   `json:"senders_skipped"`
+	MsgsPerTx   int     `json:"msgs_per_tx"`
 	// Expired: unordered txs a node accepted that no block held when
 	// their timeout passed (a node's recheck drops them): unresolved,
 	// with this as the reason.
-	Expired     int64       `json:"expired,omitempty"`
-	LoadSecs    float64     `json:"load_s,omitempty"` // the run's load phases, for the rates by kind
-	Unordered   bool        `json:"unordered,omitempty"`
-	Kinds       []KindStats `json:"kinds"`
+	Expired   int64       `json:"expired,omitempty"`
+	LoadSecs  float64     `json:"load_s,omitempty"` // the run's load phases, for the rates by kind
+	Unordered bool        `json:"unordered,omitempty"`
+	Kinds     []KindStats `json:"kinds"`
 }
 
 // Stats reports signing and repair counts, and results by message kind

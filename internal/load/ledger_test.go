@@ -223,11 +223,11 @@ func TestLedgerBounds(t *testing.T) {
 // their kind "invalid request".
 func TestReasonKeys(t *testing.T) {
 	for in, want := range map[string]string{
-		"mempool is full: number of txs 5000 (max: 5000)": "mempool is full",
+		"mempool is full: number of txs 5000 (max: 5000)":                                                                "mempool is full",
 		"CheckTx code 5: failed to execute message; message index: 0: 7stake is smaller than 9stake: insufficient funds": "CheckTx code 5: insufficient funds",
-		"CheckTx code 18: unordered transaction has a timeout_timestamp that has already passed: invalid request":          "CheckTx code 18: timeout (unordered tx expired)",
-		"CheckTx code 18: failed to add unordered nonce: already used: invalid request":                                    "CheckTx code 18: duplicate (unordered tx seen before)",
-		"CheckTx code 32: account sequence mismatch, expected 7, got 5: incorrect account sequence":                        "CheckTx code 32: incorrect account sequence",
+		"CheckTx code 18: unordered transaction has a timeout_timestamp that has already passed: invalid request":        "CheckTx code 18: timeout (unordered tx expired)",
+		"CheckTx code 18: failed to add unordered nonce: already used: invalid request":                                  "CheckTx code 18: duplicate (unordered tx seen before)",
+		"CheckTx code 32: account sequence mismatch, expected 7, got 5: incorrect account sequence":                      "CheckTx code 32: incorrect account sequence",
 	} {
 		if got := reasonKey(in); got != want {
 			t.Errorf("reasonKey(%q) = %q, want %q", in, got, want)
