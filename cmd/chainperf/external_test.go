@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
@@ -118,6 +123,44 @@ interval = "500ms"
 	out, code = cli(t, reg, "load", "--rpc", fullRPC, "--rate", "50", "--duration", "2s", "--no-store", "--db", db)
 	if code != 0 || !strings.Contains(out, "not stored (--no-store)") {
 		t.Errorf("load --no-store: exit %d\n%s", code, out)
+	}
+
+	// A recorded workload replayed: kvstore txs in hex and base64, each
+	// found in a block afterwards; a load that needs more txs than the
+	// file holds is refused before it starts.
+	var rec strings.Builder
+	rec.WriteString("# recorded by hand\n")
+	var replayed []string
+	for i := range 150 {
+		tx := fmt.Sprintf("replay%d-%d=v", time.Now().UnixNano(), i)
+		replayed = append(replayed, tx)
+		if i%2 == 0 {
+			fmt.Fprintf(&rec, "%x\n", tx)
+		} else {
+			fmt.Fprintf(&rec, "%s\n", base64.StdEncoding.EncodeToString([]byte(tx)))
+		}
+	}
+	txFile := filepath.Join(t.TempDir(), "txs.txt")
+	if err := os.WriteFile(txFile, []byte(rec.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = cli(t, reg, "load", "--rpc", fullRPC, "--txs", txFile, "--rate", "50", "--duration", "2s", "--no-store", "--db", db)
+	if code != 0 || !strings.Contains(out, "replay of "+txFile) {
+		t.Fatalf("load --txs: exit %d\n%s", code, out)
+	}
+	for _, i := range []int{0, 1, 99} {
+		var r struct {
+			Result *struct {
+				Height string `json:"height"`
+			} `json:"result"`
+		}
+		if err := getJSON(fmt.Sprintf("%s/tx?hash=0x%X", fullRPC, sha256.Sum256([]byte(replayed[i]))), &r); err != nil || r.Result == nil {
+			t.Errorf("replayed tx %d (%q) is in no block: %v", i, replayed[i], err)
+		}
+	}
+	out, code = cli(t, reg, "load", "--rpc", fullRPC, "--txs", txFile, "--rate", "100", "--duration", "2s", "--no-store", "--db", db)
+	if code == 0 || !strings.Contains(out, "has 150 left of 150") {
+		t.Errorf("a load past the file's txs: exit %d\n%s", code, out)
 	}
 
 	// A load at the sink is stored too, marked as such, with no block followed.
@@ -255,4 +298,14 @@ func TestExternalFindMaxAndRegression(t *testing.T) {
 	if out, code := cli(t, reg, "compare", before, before, "--db", db); code == 1 {
 		t.Errorf("a run compared with itself regressed:\n%s", out)
 	}
+}
+
+// getJSON decodes the JSON answer of a GET of url into v.
+func getJSON(url string, v any) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return json.NewDecoder(resp.Body).Decode(v)
 }

@@ -26,6 +26,7 @@ type loadFlags struct {
 	connections, batch, inf int
 	txSize                  int
 	duration                time.Duration
+	txs                     string
 }
 
 func (f *loadFlags) register(fs *pflag.FlagSet) {
@@ -39,6 +40,7 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.batch, "batch", 0, "txs per JSON-RPC batch request")
 	fs.IntVar(&f.inf, "max-in-flight", 0, "requests outstanding at most")
 	fs.IntVar(&f.txSize, "tx-size", 0, "bytes per tx")
+	fs.StringVar(&f.txs, "txs", "", "replay the txs of this file, in order: one hex or base64 tx a line (CometBFT loadtime txs are stamped again when sent)")
 }
 
 // apply sets the flags the user gave on s and validates the result.
@@ -60,6 +62,7 @@ func (f *loadFlags) apply(fs *pflag.FlagSet, s *scenario.Scenario) error {
 	set("batch", func() { s.Load.Batch = f.batch })
 	set("max-in-flight", func() { s.Load.MaxInFlight = f.inf })
 	set("tx-size", func() { s.Workload.TxSize = f.txSize })
+	set("txs", func() { s.Workload.Kind, s.Workload.ReplayFile = "replay", f.txs })
 	if !changed {
 		return nil
 	}
@@ -198,6 +201,8 @@ func describeModel(s *scenario.Scenario) string {
 func describeWorkload(s *scenario.Scenario) string {
 	if w := s.Workload; w.IsCosmos() {
 		return fmt.Sprintf("%s (%s) from %d wallets", w.Kind, w.Mode, s.Testnet.Cosmos.Wallets)
+	} else if w.Kind == "replay" {
+		return "replay of " + w.ReplayFile
 	}
 	w, err := load.WorkloadFrom(s.Workload, s.Load, "")
 	if err != nil {

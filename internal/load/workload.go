@@ -82,6 +82,8 @@ func WorkloadFrom(w scenario.Workload, l scenario.Load, runID string) (Workload,
 	switch w.Kind {
 	case "loadtime":
 		return NewLoadtime(runID, l.Connections, l.Rate, w.TxSize)
+	case "replay":
+		return ReadReplay(w.ReplayFile)
 	case "kvstore":
 		k := KVStore{RunID: runID, Size: w.TxSize}
 		if w.Accounts > 0 {

@@ -195,6 +195,9 @@ type Workload struct {
 	// Mix, for kind "cosmos-mix": the message kinds a tx's messages are
 	// drawn from by weight.
 	Mix []MixEntry `toml:"mix"`
+	// ReplayFile, for kind "replay": the recorded txs to send, one hex or
+	// base64 tx a line.
+	ReplayFile string `toml:"replay_file"`
 }
 
 // A MixEntry is one message kind of a cosmos-mix workload.

@@ -15,7 +15,7 @@ import (
 // Known values of the enumerated keys.
 var (
 	Providers       = []string{"process", "netns", ProviderExternal}
-	WorkloadKinds   = []string{"kvstore", "loadtime", "cosmos-send", "cosmos-multisend", "cosmos-mix"}
+	WorkloadKinds   = []string{"kvstore", "loadtime", "replay", "cosmos-send", "cosmos-multisend", "cosmos-mix"}
 	MixMsgs         = []string{"send", "multisend", "delegate", "undelegate", "redelegate"}
 	Chains          = []string{"kvstore", "cosmos"}
 	CosmosModes     = []string{"pregenerate", "live"}

@@ -120,6 +120,18 @@ func (s *Scenario) validateWorkload(c *checker) {
 	} else if w.Kind == "loadtime" && w.TxSize < LoadtimeMinSize {
 		c.fail("workload.tx_size", "%d: CometBFT's loadtime payload needs at least %d bytes", w.TxSize, LoadtimeMinSize)
 	}
+	switch {
+	case w.Kind == "replay" && w.ReplayFile == "":
+		c.fail("workload.replay_file", "kind \"replay\" sends the txs of a file: name it (one hex or base64 tx a line)")
+	case w.Kind != "replay" && w.ReplayFile != "":
+		c.fail("workload.replay_file", "for kind \"replay\" only (kind is %q)", w.Kind)
+	case w.ReplayFile != "":
+		if fi, err := os.Stat(w.ReplayFile); err != nil {
+			c.fail("workload.replay_file", "%v", err)
+		} else if !fi.Mode().IsRegular() {
+			c.fail("workload.replay_file", "%s is not a regular file", w.ReplayFile)
+		}
+	}
 	if w.Accounts < 0 || w.Accounts > 10_000_000 {
 		c.fail("workload.accounts", "%d: must be from 0 to 10000000", w.Accounts)
 	}
@@ -245,7 +257,7 @@ func (s *Scenario) validateMix(c *checker) {
 	w := &s.Workload
 	if w.Kind != "cosmos-mix" {
 		if len(w.Mix) > 0 {
-			c.fail("workload.mix", "for kind \"cosmos-mix\" only (kind is %q)", w.Kind)
+			c.fail("workload.mix[0]", "for kind \"cosmos-mix\" only (kind is %q)", w.Kind)
 		}
 		return
 	}
