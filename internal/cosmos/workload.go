@@ -458,7 +458,6 @@ func (w *Workload) Prepare(ctx context.Context, n int) error {
 		if r := w.seqs[seq]; r.ok {
 			st := &w.state[r.from]
 			w.untake(st, r.eff)
-			w.count(r.eff, func(k *kindStats) { k.made-- })
 			switch {
 			case w.cfg.Unordered:
 			case st.next == r.nonce+1:
@@ -506,7 +505,6 @@ func (w *Workload) Prepare(ctx context.Context, n int) error {
 	w.pre, w.seqs = pre, refs
 	for i, tx := range pre {
 		w.effects[sha256.Sum256(tx)] = refs[i].eff
-		w.count(refs[i].eff, func(k *kindStats) { k.made++ })
 	}
 	w.signTime += time.Since(began)
 	w.mu.Unlock()
@@ -697,7 +695,6 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	}
 	w.seqs[seq] = ref
 	w.effects[sha256.Sum256(tx)] = ref.eff
-	w.count(ref.eff, func(k *kindStats) { k.made++ })
 	w.mu.Unlock()
 	return append(buf, tx...), nil
 }
@@ -746,6 +743,9 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, why string) {
 	var ref txRef
 	if seq < uint64(len(w.seqs)) {
 		ref = w.seqs[seq]
+	}
+	if ref.ok {
+		w.count(ref.eff, func(k *kindStats) { k.sent++ })
 	}
 	if ref.ok && o == load.Accepted {
 		ref.eff.accepted = true
@@ -813,7 +813,7 @@ func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency
 
 // kindStats are the counts of one message kind, by message.
 type kindStats struct {
-	made, accepted, committed, failed int64
+	sent, accepted, committed, failed int64
 	gas                               float64 // of the committed and failed txs, shared by their messages
 	lat                               *hdrhistogram.Histogram
 }
@@ -831,7 +831,7 @@ func (w *Workload) count(e *effect, f func(*kindStats)) {
 type KindStats struct {
 	Msg       string  `json:"msg"`
 	Weight    float64 `json:"weight"`
-	Made      int64   `json:"made"`
+	Sent      int64   `json:"sent"`
 	Accepted  int64   `json:"accepted"`
 	Committed int64   `json:"committed"`
 	Failed    int64   `json:"committed_failed"`
@@ -872,7 +872,7 @@ func (w *Workload) Stats(loadSecs float64) Stats {
 	s := Stats{Signed: int(w.signed.Load() - w.cached.Load()), Cached: w.cached.Load(), PregenSecs: w.signTime.Seconds(), SignedLive: w.live.Load(),
 		Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load(), MsgsPerTx: w.cfg.MsgsPerTx, Unordered: w.cfg.Unordered, LoadSecs: loadSecs, Expired: w.expired}
 	for i, k := range w.kinds {
-		ks := KindStats{Msg: w.cfg.Mix[i].Msg, Weight: w.cfg.Mix[i].Weight, Made: k.made, Accepted: k.accepted, Committed: k.committed, Failed: k.failed}
+		ks := KindStats{Msg: w.cfg.Mix[i].Msg, Weight: w.cfg.Mix[i].Weight, Sent: k.sent, Accepted: k.accepted, Committed: k.committed, Failed: k.failed}
 		if n := k.committed + k.failed; n > 0 {
 			ks.GasPerMsg = k.gas / float64(n)
 		}

@@ -133,9 +133,9 @@ func BalanceSummary(b *cosmos.Balances) string {
 
 // kindRows are a Cosmos workload's results by message kind.
 func kindRows(c *results.Cosmos) [][]string {
-	rows := [][]string{{"message kind", "weight", "made", "accepted", "committed", "failed in block", "committed msg/s", "latency p50 ms", "p99 ms", "max ms", "gas / msg"}}
+	rows := [][]string{{"message kind", "weight", "sent", "accepted", "committed", "failed in block", "committed msg/s", "latency p50 ms", "p99 ms", "max ms", "gas / msg"}}
 	for _, k := range c.Stats.Kinds {
-		rows = append(rows, []string{k.Msg, fmt.Sprintf("%g", k.Weight), fmt.Sprint(k.Made), fmt.Sprint(k.Accepted), fmt.Sprint(k.Committed), fmt.Sprint(k.Failed),
+		rows = append(rows, []string{k.Msg, fmt.Sprintf("%g", k.Weight), fmt.Sprint(k.Sent), fmt.Sprint(k.Accepted), fmt.Sprint(k.Committed), fmt.Sprint(k.Failed),
 			fmt.Sprintf("%.1f", k.CommittedPerSec), fmt.Sprintf("%.0f", k.LatencyP50), fmt.Sprintf("%.0f", k.LatencyP99), fmt.Sprintf("%.0f", k.LatencyMax), fmt.Sprintf("%.0f", k.GasPerMsg)})
 	}
 	return rows
