@@ -256,7 +256,13 @@ func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 	}
 	from := w.cfg.Senders.Pick(0)
 	keep := w.cfg
-	defer func() { gas, fee := w.cfg.GasLimit, w.cfg.Fee; w.cfg = keep; w.cfg.GasLimit, w.cfg.Fee = gas, fee }()
+	defer func() { // keep the gas limit and fee found, nothing else
+		gas, fee := w.cfg.GasLimit, w.cfg.Fee
+		w.cfg = keep
+		if err == nil {
+			w.cfg.GasLimit, w.cfg.Fee = gas, fee
+		}
+	}()
 	// A fee of at least 1: paying one costs gas (a bank transfer to the
 	// fee collector), some 15,000 of it, which a fee-less simulation
 	// leaves out.
