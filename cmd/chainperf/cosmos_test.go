@@ -226,6 +226,13 @@ warmup = "1s"
 cooldown = "1s"
 drain_timeout = "20s"
 `
+	// Every tx committed; the load's delivery is not the subject (live
+	// signing beside three SDK nodes on 2 cores can run late).
+	const strict = `[criteria]
+max_unresolved = 0
+max_rejected_share = 0.001
+load_delivered = false
+`
 	t.Run("mix", func(t *testing.T) {
 		code, out, r := cosmosRun(t, `name = "mix"
 `+chain+`[workload]
@@ -254,11 +261,7 @@ amount = 1000
 [load]
 rate = 60
 duration = "8s"
-[criteria]
-max_unresolved = 0
-max_rejected_share = 0.001
-load_delivered = false
-`)
+`+strict)
 		if code != 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
@@ -295,11 +298,7 @@ unordered_timeout = "1m"
 [load]
 rate = 60
 duration = "6s"
-[criteria]
-max_unresolved = 0
-max_rejected_share = 0.001
-load_delivered = false
-`)
+`+strict)
 		if code != 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
 			t.Fatalf("exit %d\n%s", code, out)
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
@@ -105,11 +106,9 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	}
 	mix := mixOf(w)
 	var validators []string
-	for _, m := range mix {
-		if m.Msg == cosmos.MsgDelegateKind {
-			if validators, err = cosmos.QueryValidators(ctx, &http.Client{Timeout: 10 * time.Second}, rpcs[0]); err != nil {
-				return nil, fmt.Errorf("read the validators to stake with: %w", err)
-			}
+	if slices.ContainsFunc(mix, func(m cosmos.MixEntry) bool { return m.Msg == cosmos.MsgDelegateKind }) {
+		if validators, err = cosmos.QueryValidators(ctx, &http.Client{Timeout: 10 * time.Second}, rpcs[0]); err != nil {
+			return nil, fmt.Errorf("read the validators to stake with: %w", err)
 		}
 	}
 	cw, err := cosmos.NewWorkload(cosmos.WorkloadConfig{

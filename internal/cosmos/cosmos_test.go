@@ -543,6 +543,20 @@ func TestFailedFeesPaid(t *testing.T) {
 	}
 }
 
+// TestWalletMatches: a wallet whose delegations differ from what its
+// committed txs staked is a mismatch, however its balance adds up.
+func TestWalletMatches(t *testing.T) {
+	if paid, ok := walletMatches(1000, 990, 300, 300, 5, 2); !ok || paid != 2 {
+		t.Errorf("stake as its txs say, two failed fees: %d, %v", paid, ok)
+	}
+	if _, ok := walletMatches(1000, 1000, 300, 200, 5, 0); ok {
+		t.Error("100 less delegated than its txs staked: matched")
+	}
+	if _, ok := walletMatches(1000, 1000, 0, 1, 5, 0); ok {
+		t.Error("stake its txs never made: matched")
+	}
+}
+
 // The fee a node asks for is read from its refusal, in its denom only.
 func TestRequiredFee(t *testing.T) {
 	for _, tc := range []struct {

@@ -149,8 +149,8 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 			have += st.Unbonding
 		}
 		want := int64(w.start(i)) + expected[i]
-		paid, ok := failedFeesPaid(want, int64(have), fee, failedFrom[i])
-		if !ok || int64(st.Delegated) != delegated[i] {
+		paid, ok := walletMatches(want, int64(have), delegated[i], int64(st.Delegated), fee, failedFrom[i])
+		if !ok {
 			b.Mismatched++
 			if len(b.Examples) < 5 {
 				b.Examples = append(b.Examples, fmt.Sprintf("wallet %d (%s): holds %d (%d unbonding) and %d delegated, committed txs say %d and %d delegated (less up to %d failed txs' fees of %d)",
@@ -162,6 +162,17 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	}
 	b.Conserved = b.Held+b.Delegated+b.Unbonding+b.FeesPaid+b.FailedFees == b.Funded
 	return b, nil
+}
+
+// walletMatches says whether a wallet is as its committed txs say: it has
+// delegated wantStake (stake is what the chain says), and holds want
+// (balance and unbonding together) less some of its failed txs' fees,
+// whose count it returns.
+func walletMatches(want, held, wantStake, stake, fee, failed int64) (int64, bool) {
+	if stake != wantStake {
+		return 0, false
+	}
+	return failedFeesPaid(want, held, fee, failed)
 }
 
 // failedFeesPaid explains a wallet holding held where its code-0 txs say

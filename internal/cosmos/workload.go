@@ -111,6 +111,7 @@ type Workload struct {
 	used     atomic.Int64
 	effects  map[load.Hash]*effect // every tx made, for the balance check
 	kinds    []kindStats           // by mix entry
+	weights  float64               // sum of the mix's weights
 	height   int64                 // highest block holding one of them
 	signed   atomic.Int64          // memo numbers handed out
 	cached   atomic.Int64          // txs read from the cache, not signed
@@ -206,10 +207,12 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 		state[i].gate = gate{ch: make(chan struct{}, 1)}
 	}
 	kinds := make([]kindStats, len(cfg.Mix))
+	var weights float64
 	for i := range kinds {
 		kinds[i].lat = hdrhistogram.New(1, 3_600_000_000, 3)
+		weights += cfg.Mix[i].Weight
 	}
-	return &Workload{cfg: cfg, wallets: wallets, state: state, kinds: kinds,
+	return &Workload{cfg: cfg, wallets: wallets, state: state, kinds: kinds, weights: weights,
 		http: &http.Client{Timeout: 10 * time.Second}, effects: map[load.Hash]*effect{}}, nil
 }
 
@@ -255,31 +258,24 @@ func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 		return 0, fmt.Errorf("simulate: no RPC node")
 	}
 	from := w.cfg.Senders.Pick(0)
-	keep := w.cfg
-	defer func() { // keep the gas limit and fee found, nothing else
-		gas, fee := w.cfg.GasLimit, w.cfg.Fee
-		w.cfg = keep
-		if err == nil {
-			w.cfg.GasLimit, w.cfg.Fee = gas, fee
-		}
-	}()
 	// A fee of at least 1: paying one costs gas (a bank transfer to the
-	// fee collector), some 15,000 of it, which a fee-less simulation
-	// leaves out.
-	w.cfg.GasLimit, w.cfg.Fee = 50_000_000, max(keep.Fee, 1)
+	// fee collector; about 18,000 gas in the one comparison made), which
+	// a fee-less simulation leaves out.
+	fee := max(w.cfg.Fee, 1)
 	var b Builder
-	for k, m := range keep.Mix {
-		w.cfg.Mix = slices.Clone(keep.Mix)
+	for k, m := range w.cfg.Mix {
+		mix := w.cfg.Mix
 		e := &effect{from: int32(from)}
 		if m.Msg == MsgUndelegateKind || m.Msg == MsgRedelegateKind {
 			d := w.delegateEntry()
 			e.msgs = append(e.msgs, msgEffect{kind: uint8(d), val: int32(w.validatorOf(from, d))})
-			w.cfg.Mix[d].Amount = m.Amount * uint64(w.cfg.MsgsPerTx)
+			mix = slices.Clone(mix)
+			mix[d].Amount = m.Amount * uint64(w.cfg.MsgsPerTx)
 		}
 		for j := range w.cfg.MsgsPerTx {
 			e.msgs = append(e.msgs, w.message(k, uint64(j), from))
 		}
-		tx, err := w.sign(&b, txRef{from: int32(from), nonce: w.state[from].next, ok: true, eff: e}, 0)
+		tx, err := w.signWith(&b, txRef{from: int32(from), nonce: w.state[from].next, ok: true, eff: e}, 0, mix, 50_000_000, fee)
 		if err != nil {
 			return 0, err
 		}
@@ -290,7 +286,6 @@ func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 		used = max(used, u)
 	}
 	w.cfg.GasLimit = uint64(math.Ceil(float64(used) * GasAdjustment))
-	w.cfg.Fee = keep.Fee
 	if w.cfg.FeeFromGas {
 		w.cfg.Fee = uint64(math.Ceil(float64(w.cfg.GasLimit) * w.cfg.GasPrice))
 	}
@@ -324,14 +319,21 @@ func (w *Workload) cost(e *effect) uint64 {
 func (w *Workload) bond(e *effect) int64 {
 	var d int64
 	for _, m := range e.msgs {
-		switch k := w.cfg.Mix[m.kind]; k.Msg {
-		case MsgDelegateKind:
-			d += int64(k.Amount)
-		case MsgUndelegateKind, MsgRedelegateKind:
-			d -= int64(k.Amount)
-		}
+		d += w.stakeDelta(int(m.kind))
 	}
 	return d
+}
+
+// stakeDelta is what a message of entry k adds to its sender's stake with
+// its own validator.
+func (w *Workload) stakeDelta(k int) int64 {
+	switch m := w.cfg.Mix[k]; m.Msg {
+	case MsgDelegateKind:
+		return int64(m.Amount)
+	case MsgUndelegateKind, MsgRedelegateKind:
+		return -int64(m.Amount)
+	}
+	return 0
 }
 
 // delegateEntry is the mix's delegate entry (-1: none).
@@ -357,11 +359,7 @@ func (w *Workload) draw(n uint64) int {
 	if len(w.cfg.Mix) == 1 {
 		return 0
 	}
-	var total float64
-	for _, m := range w.cfg.Mix {
-		total += m.Weight
-	}
-	x := float64(splitmix(n^w.cfg.MixSeed)>>11) / (1 << 53) * total
+	x := float64(splitmix(n^w.cfg.MixSeed)>>11) / (1 << 53) * w.weights
 	for i, m := range w.cfg.Mix {
 		if x < m.Weight {
 			return i
@@ -408,25 +406,17 @@ func (w *Workload) plan(seq uint64, from int, st *wstate) *effect {
 	for j := range w.cfg.MsgsPerTx {
 		n := seq*uint64(w.cfg.MsgsPerTx) + uint64(j)
 		k := w.draw(n)
-		switch m := w.cfg.Mix[k]; m.Msg {
-		case MsgUndelegateKind, MsgRedelegateKind:
-			if bonded < int64(m.Amount) {
-				k = w.delegateEntry()
-			}
+		if bonded+w.stakeDelta(k) < 0 {
+			k = w.delegateEntry()
 		}
-		switch m := w.cfg.Mix[k]; m.Msg {
-		case MsgDelegateKind:
-			bonded += int64(m.Amount)
-		case MsgUndelegateKind, MsgRedelegateKind:
-			bonded -= int64(m.Amount)
-		}
+		bonded += w.stakeDelta(k)
 		e.msgs = append(e.msgs, w.message(k, n, from))
 	}
 	return e
 }
 
 // take books tx e of a wallet whose state st the caller holds: its
-// sequence, what it spends and stakes, and the count of its messages.
+// sequence, and what it spends and stakes.
 func (w *Workload) take(st *wstate, e *effect) txRef {
 	ref := txRef{from: e.from, nonce: st.next, ok: true, eff: e}
 	if !w.cfg.Unordered {
@@ -583,18 +573,24 @@ func (w *Workload) resync(ctx context.Context) error {
 // unordered tx, sets it apart: its timeout is the signing time + Timeout
 // + memo ns, so no two of a wallet's txs share one).
 func (w *Workload) sign(b *Builder, ref txRef, memo int64) ([]byte, error) {
+	return w.signWith(b, ref, memo, w.cfg.Mix, w.cfg.GasLimit, w.cfg.Fee)
+}
+
+// signWith signs as sign does with the amounts of mix, a gas limit and a
+// fee (a simulation's).
+func (w *Workload) signWith(b *Builder, ref txRef, memo int64, mix []MixEntry, gas, fee uint64) ([]byte, error) {
 	from := &w.wallets[ref.from]
 	// The memo numbers every tx the workload signs: no two are the same
 	// bytes (and hash) even when a repaired sequence is used again.
 	var m [24]byte
-	spec := TxSpec{ChainID: w.cfg.ChainID, Fee: Coin{Denom: w.cfg.Denom, Amount: w.cfg.Fee}, GasLimit: w.cfg.GasLimit,
+	spec := TxSpec{ChainID: w.cfg.ChainID, Fee: Coin{Denom: w.cfg.Denom, Amount: fee}, GasLimit: gas,
 		Memo: string(strconv.AppendInt(append(m[:0], "cp"...), memo, 10)), Msgs: make([]Any, 0, len(ref.eff.msgs))}
 	if w.cfg.Unordered {
 		spec.Unordered, spec.Timeout = true, time.Now().Add(w.cfg.Timeout).Truncate(time.Second).UnixNano()+memo%1e9
 		ref.eff.timeout = spec.Timeout
 	}
 	for _, msg := range ref.eff.msgs {
-		k := w.cfg.Mix[msg.kind]
+		k := mix[msg.kind]
 		coin := Coin{Denom: w.cfg.Denom, Amount: k.Amount}
 		switch k.Msg {
 		case MsgSendKind:
@@ -751,11 +747,13 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, why string) {
 		ref = w.seqs[seq]
 	}
 	if ref.ok {
-		w.count(ref.eff, func(k *kindStats) { k.sent++ })
-	}
-	if ref.ok && o == load.Accepted {
-		ref.eff.accepted = true
-		w.count(ref.eff, func(k *kindStats) { k.accepted++ })
+		ref.eff.accepted = o == load.Accepted
+		w.count(ref.eff, func(k *kindStats) {
+			k.sent++
+			if o == load.Accepted {
+				k.accepted++
+			}
+		})
 	}
 	w.mu.Unlock()
 	if !ref.ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -315,7 +316,7 @@ func (l *Ledger) Committed(h Hash, height int64, r TxResult, seen time.Time) (la
 	} else {
 		l.fates[FateCommittedFailed]++
 		l.second(at).Failed++
-		l.reasons["in block: "+reasonKey(fmt.Sprintf("CheckTx code %d: %s", code, r.Log))[len("CheckTx "):]]++
+		l.reasons["in block: "+codeKey(strconv.FormatUint(uint64(code), 10), r.Log)]++
 	}
 	record(l.latency, int64(latency/time.Microsecond))
 	if at >= l.winFrom && at < l.winTo {
@@ -419,21 +420,7 @@ var telling = []struct{ has, key string }{
 func reasonKey(s string) string {
 	if rest, ok := strings.CutPrefix(s, "CheckTx code "); ok {
 		code, log, _ := strings.Cut(rest, ": ")
-		for _, t := range telling {
-			if strings.Contains(log, t.has) {
-				return "CheckTx code " + code + ": " + t.key
-			}
-		}
-		if i := strings.LastIndex(log, ": "); i >= 0 {
-			log = log[i+2:]
-		}
-		if log = strings.TrimSpace(log); len(log) > 60 || strings.ContainsAny(log, "0123456789") {
-			log = "" // a detail, not a kind
-		}
-		if log == "" {
-			return "CheckTx code " + code
-		}
-		return "CheckTx code " + code + ": " + log
+		return "CheckTx " + codeKey(code, log)
 	}
 	if i := strings.IndexAny(s, ":("); i > 0 {
 		s = s[:i]
@@ -443,6 +430,27 @@ func reasonKey(s string) string {
 		s = s[:80]
 	}
 	return s
+}
+
+// codeKey is "code N: kind" of a result code and its log: the last part
+// of the log, where the Cosmos SDK writes the error's kind, or what a
+// telling refusal says.
+func codeKey(code, log string) string {
+	for _, t := range telling {
+		if strings.Contains(log, t.has) {
+			return "code " + code + ": " + t.key
+		}
+	}
+	if i := strings.LastIndex(log, ": "); i >= 0 {
+		log = log[i+2:]
+	}
+	if log = strings.TrimSpace(log); len(log) > 60 || strings.ContainsAny(log, "0123456789") {
+		log = "" // a detail, not a kind
+	}
+	if log == "" {
+		return "code " + code
+	}
+	return "code " + code + ": " + log
 }
 
 // Summary is what a ledger knows at the moment it is asked.

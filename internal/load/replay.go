@@ -21,6 +21,8 @@ const (
 	MaxReplayTxs   = 10_000_000
 	MaxReplayBytes = 2 << 30
 	maxReplayLine  = 2<<20 + 2 // a 1 MiB tx in hex, and a CR LF
+	// maxReplayFile: MaxReplayBytes of txs in hex, a line end each.
+	maxReplayFile = 2*MaxReplayBytes + 2*MaxReplayTxs
 )
 
 // A Replay sends the txs of a recorded workload in the file's order: one
@@ -49,8 +51,8 @@ func ReadReplay(path string) (*Replay, error) {
 		return nil, fmt.Errorf("replay file: %w", err)
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("replay file %s is not a regular file", path)
-	case fi.Size() > 2*MaxReplayBytes+MaxReplayTxs*2:
-		return nil, fmt.Errorf("replay file %s holds %d bytes: at most %d bytes of txs fit in one run", path, fi.Size(), MaxReplayBytes)
+	case fi.Size() > maxReplayFile:
+		return nil, fmt.Errorf("replay file %s holds %d bytes, more than %d bytes of txs (one run's most) in hex: split it over several runs", path, fi.Size(), MaxReplayBytes)
 	}
 	f, err := os.Open(path)
 	if err != nil {
