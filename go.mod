@@ -22,6 +22,7 @@ require (
 	github.com/spf13/pflag v1.0.6
 	github.com/spf13/viper v1.19.0
 	github.com/valyala/fasthttp v1.58.0
+	golang.org/x/mod v0.21.0
 	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.15.2
 	google.golang.org/protobuf v1.36.5

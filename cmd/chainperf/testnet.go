@@ -58,6 +58,13 @@ follows block heights until Ctrl-C, then takes every node down. With
 			ctx := cmd.Context()
 			out := cmd.OutOrStdout()
 			start := time.Now()
+			sc, bin, err := experiment.ResolveNode(ctx, sc, func(p string) { fmt.Fprintln(out, p) })
+			if err != nil {
+				return err
+			}
+			if bin != nil {
+				fmt.Fprintf(out, "node: %s\n", bin.Describe)
+			}
 			adapter, err := chain.New(ctx, sc, nil)
 			if err != nil {
 				return err

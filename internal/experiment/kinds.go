@@ -33,6 +33,12 @@ type companion interface {
 	alongside(ctx context.Context, env *phaseEnv, plan phasePlan) func(r *results.Run)
 }
 
+// A follower plans more phases once its own ran (qa: a steady run at the
+// saturation point its grid found).
+type follower interface {
+	then(s *scenario.Scenario, done []*results.Phase) []phasePlan
+}
+
 // A nodeAdder needs nodes of its own set up with the testnet (rotate: the
 // rotating nodes, not started with the others).
 type nodeAdder interface {
@@ -45,6 +51,7 @@ var kinds = map[string]kind{
 	scenario.KindSweep:   sweep{},
 	scenario.KindFindMax: findMax{},
 	scenario.KindRotate:  rotation{},
+	scenario.KindQA:      qa{},
 }
 
 // A phasePlan is one load phase of an experiment.
@@ -65,13 +72,15 @@ type phaseEnv struct {
 	rec   *recorder
 }
 
-// planPhases lists an experiment's load phases, kind after kind.
-func planPhases(s *scenario.Scenario) []phasePlan {
-	var out []phasePlan
-	for _, k := range s.Experiment.Kind {
-		out = append(out, kinds[k].phases(s)...)
+// phasesOf returns the run's phases of one kind, in order.
+func phasesOf(r *results.Run, kind string) []*results.Phase {
+	var mine []*results.Phase
+	for _, p := range r.Phases {
+		if p.Kind == kind {
+			mine = append(mine, p)
+		}
 	}
-	return out
+	return mine
 }
 
 // rotatingNodes is how many nodes the experiment's kinds add to the
@@ -89,13 +98,7 @@ func rotatingNodes(s *scenario.Scenario) int {
 // finishKinds lets each kind derive its result from its phases.
 func finishKinds(s *scenario.Scenario, r *results.Run) {
 	for _, k := range s.Experiment.Kind {
-		var mine []*results.Phase
-		for _, p := range r.Phases {
-			if p.Kind == k {
-				mine = append(mine, p)
-			}
-		}
-		kinds[k].finish(s, r, mine)
+		kinds[k].finish(s, r, phasesOf(r, k))
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/node"
@@ -89,22 +88,22 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		r.ReportDir = filepath.Join(dir, r.ID)
 	}
 	// A build that fails stops the run before anything is stored.
-	if b := s.Testnet.Build; b.Dir != "" {
-		o.Phase("build " + b.Ref)
-		bin, err := build.Build(ctx, build.Spec{Dir: b.Dir, Ref: b.Ref, Package: b.Package, Flags: b.Flags}, build.CacheDir())
-		if err != nil {
-			r.Status, r.Error = results.StatusFailed, err.Error()
-			return r, err
-		}
-		spec := *s
-		spec.Testnet.Binary = bin.Path
-		s = &spec
+	s, bin, err := ResolveNode(ctx, s, o.Phase)
+	if err != nil {
+		r.Status, r.Error = results.StatusFailed, err.Error()
+		return r, err
+	}
+	if bin != nil {
 		r.Labels = maps.Clone(r.Labels)
 		if r.Labels == nil {
 			r.Labels = map[string]string{}
 		}
-		r.Labels["commit"] = bin.Commit
-		r.Versions.Node = fmt.Sprintf("built from %s at %s (package %s)", b.Dir, bin.Commit, b.Package)
+		for k, v := range bin.Labels {
+			if _, set := r.Labels[k]; !set {
+				r.Labels[k] = v
+			}
+		}
+		r.Versions.Node = bin.Describe
 	}
 	if err := Check(s); err != nil {
 		r.Status, r.Error = results.StatusFailed, err.Error()
@@ -121,7 +120,7 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 			rec.storeOnly("phase", p)
 		}
 	}
-	err := run(ctx, s, o, r, rec)
+	err = run(ctx, s, o, r, rec)
 	rec.into(r)
 	r.End = time.Now().UTC()
 	switch {
@@ -230,15 +229,34 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		return err
 	}
 	ph := &phaseRunner{s: s, o: o, r: r, net: net, rec: rec, pools: &pools, targets: targets, follow: follow, made: made}
-	for i, plan := range planPhases(s) {
-		if i > 0 && plan.pause > 0 {
-			o.Phase(fmt.Sprintf("pause %s", plan.pause))
-			if !sleepUntil(ctx, time.Now().Add(plan.pause)) {
-				return ctx.Err()
+	i := 0
+	runPlans := func(plans []phasePlan) error {
+		for _, plan := range plans {
+			if i > 0 && plan.pause > 0 {
+				o.Phase(fmt.Sprintf("pause %s", plan.pause))
+				if !sleepUntil(ctx, time.Now().Add(plan.pause)) {
+					return ctx.Err()
+				}
+			}
+			if err := ph.run(ctx, i, plan); err != nil {
+				return err
+			}
+			i++
+			if len(r.Crashed) > 0 {
+				return nil
 			}
 		}
-		if err := ph.run(ctx, i, plan); err != nil {
+		return nil
+	}
+	// Kind after kind; a follower's further phases once its own ran.
+	for _, k := range s.Experiment.Kind {
+		if err := runPlans(kinds[k].phases(s)); err != nil {
 			return err
+		}
+		if f, ok := kinds[k].(follower); ok && len(r.Crashed) == 0 {
+			if err := runPlans(f.then(s, phasesOf(r, k))); err != nil {
+				return err
+			}
 		}
 		if len(r.Crashed) > 0 {
 			break

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -18,14 +19,14 @@ func (sweep) phases(s *scenario.Scenario) []phasePlan {
 		for _, rate := range e.Rates {
 			l := s.Load
 			l.Model, l.Connections, l.Rate, l.Duration = "connections", c, rate, e.CellDuration
-			out = append(out, phasePlan{name: fmt.Sprintf("sweep c=%d r=%g", c, rate), kind: scenario.KindSweep, load: l, pause: e.Pause.D()})
+			out = append(out, phasePlan{name: results.CellName(scenario.KindSweep, c, rate), kind: scenario.KindSweep, load: l, pause: e.Pause.D()})
 		}
 	}
 	return out
 }
 
 func (sweep) finish(s *scenario.Scenario, r *results.Run, phases []*results.Phase) {
-	r.Sweep = results.Saturation(phases, s.Experiment.SaturationShare, s.Experiment.LatencyBlowup)
+	r.Sweep = results.Saturation(phases, s.Experiment.SaturationShare, s.Experiment.LatencyBlowup, time.Second)
 }
 
 func (sweep) describe(s *scenario.Scenario, _ string) string {

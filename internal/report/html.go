@@ -56,7 +56,7 @@ code { background: #f4f4f4; }
 {{if .Run.Events}}<h2>Events</h2><p>Perturbations are shaded <span class="band">bands</span> on the charts.</p><table><tr><th>at</th><th>event</th></tr>
 {{range .Run.Events}}<tr><td>{{.At.Format "15:04:05.000"}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
 {{with .Run.Sweep}}<h2>Sweep</h2><p>Saturation point: <b>{{printf "%.0f" .Saturation}} tx/s</b>. {{.Evidence}}.</p>
-<table><tr><th>connections</th><th>tx/s each</th><th>offered tx/s</th><th>expected c*r*(T-1)</th><th>committed</th><th>share</th><th>p99 ms</th><th>rejected</th></tr>
+<table><tr><th>connections</th><th>tx/s each</th><th>offered tx/s</th><th>expected</th><th>committed</th><th>share</th><th>p99 ms</th><th>rejected</th></tr>
 {{range .Cells}}<tr{{if .Saturated}} class="FAIL"{{end}}><td>{{.Connections}}</td><td>{{.Rate}}</td><td>{{printf "%.0f" .Offered}}</td><td>{{.Expected}}</td><td>{{.Committed}}</td><td>{{printf "%.1f %%" (mulf .Share)}}</td><td>{{printf "%.0f" .P99}}</td><td>{{.Rejected}}</td></tr>
 {{end}}</table>{{end}}
 {{range .SweepCharts}}<figure><figcaption>{{.Title}}</figcaption>{{svg .SVG}}</figure>

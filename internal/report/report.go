@@ -157,7 +157,7 @@ func Markdown(w io.Writer, r *results.Run) {
 	}
 	if sw := r.Sweep; sw != nil {
 		fmt.Fprintf(w, "## Sweep\n\nSaturation point: **%.0f tx/s**. %s.\n\n", sw.Saturation, sw.Evidence)
-		fmt.Fprintf(w, "| connections | tx/s each | offered tx/s | expected c*r*(T-1) | committed | share | p99 ms | rejected |\n|---|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(w, "| connections | tx/s each | offered tx/s | expected | committed | share | p99 ms | rejected |\n|---|---|---|---|---|---|---|---|\n")
 		for _, c := range sw.Cells {
 			mark := ""
 			if c.Saturated {

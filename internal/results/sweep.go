@@ -2,7 +2,10 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
 )
@@ -27,23 +30,46 @@ type Sweep struct {
 	// held and whose latency had not blown up; 0 when not even the
 	// lightest cell held.
 	Saturation float64 `json:"saturation_tps"`
-	Evidence   string  `json:"evidence"`
+	// At is the cell at the saturation point (the one of the largest
+	// share among cells of that load); nil when no cell held.
+	At       *Cell  `json:"at,omitempty"`
+	Evidence string `json:"evidence"`
+	// Warmup is the start of every cell not expected to land (the QA's
+	// first second): expected = c*r*(T-warmup).
+	Warmup time.Duration `json:"warmup_ns,omitempty"`
+}
+
+// CellOf reads a grid cell from a phase name, "sweep c=2 r=400" or
+// "qa c=2 r=400".
+func CellOf(name string) (connections int, rate float64, ok bool) {
+	kind, rest, _ := strings.Cut(name, " ")
+	if kind != "sweep" && kind != "qa" {
+		return 0, 0, false
+	}
+	_, err := fmt.Sscanf(rest, "c=%d r=%g", &connections, &rate)
+	return connections, rate, err == nil && fmt.Sprintf("c=%d r=%g", connections, rate) == rest
+}
+
+// CellName is the phase name of a grid cell.
+func CellName(kind string, connections int, rate float64) string {
+	return fmt.Sprintf("%s c=%d r=%g", kind, connections, rate)
 }
 
 // Saturation builds a sweep's table from its phases (one a cell, in grid
 // order) and finds the saturation point: the largest offered load whose
 // committed share is at least minShare and whose p99 latency is below
 // blowup times the lightest cell's, with every lighter load holding too.
-func Saturation(phases []*Phase, minShare, blowup float64) *Sweep {
-	sw := &Sweep{}
+func Saturation(phases []*Phase, minShare, blowup float64, warmup time.Duration) *Sweep {
+	sw := &Sweep{Warmup: warmup}
 	for _, p := range phases {
 		var c Cell
-		if _, err := fmt.Sscanf(p.Name, "sweep c=%d r=%g", &c.Connections, &c.Rate); err != nil {
+		var ok bool
+		if c.Connections, c.Rate, ok = CellOf(p.Name); !ok {
 			continue
 		}
 		c.Offered = float64(c.Connections) * c.Rate
 		// CometBFT QA: the first second of a cell is not expected to land.
-		c.Expected = int64(c.Offered * (p.Length.Seconds() - 1))
+		c.Expected = int64(math.Round(c.Offered * (p.Length - warmup).Seconds()))
 		c.Committed = p.Ledger.Fates[load.FateCommitted]
 		c.Rejected = p.Ledger.Fates[load.FateRejected]
 		c.P99 = p.Ledger.Latency.P99
@@ -64,7 +90,7 @@ func Saturation(phases []*Phase, minShare, blowup float64) *Sweep {
 	broken := false
 	for _, i := range order {
 		c := &sw.Cells[i]
-		holds := c.Share >= minShare && (base <= 0 || c.P99 < blowup*base)
+		holds := c.Share >= minShare && (blowup <= 0 || base <= 0 || c.P99 < blowup*base)
 		if !holds && !broken {
 			broken = true
 			why := fmt.Sprintf("committed %.1f %% of expected (need %.0f %%)", 100*c.Share, 100*minShare)
@@ -77,7 +103,14 @@ func Saturation(phases []*Phase, minShare, blowup float64) *Sweep {
 			c.Saturated = true
 			continue
 		}
+		if c.Offered > sw.Saturation || sw.At == nil || c.Share > sw.At.Share {
+			sw.At = c
+		}
 		sw.Saturation = c.Offered
+	}
+	if sw.At != nil {
+		at := *sw.At
+		sw.At = &at
 	}
 	if !broken {
 		sw.Evidence = fmt.Sprintf("every cell held (committed >= %.0f %% of expected): saturation is above the heaviest load, %.0f tx/s", 100*minShare, sw.Saturation)

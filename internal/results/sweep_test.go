@@ -23,7 +23,7 @@ func TestSaturation(t *testing.T) {
 		cell("sweep c=4 r=400", T, 9000, 2500),  // 1600: 62.5 %
 		cell("sweep c=1 r=1200", T, 1000, 9000), // 1200: 9 %, heavier than 800 but lighter than 1600
 	}
-	sw := Saturation(phases, 0.97, 3)
+	sw := Saturation(phases, 0.97, 3, time.Second)
 	if len(sw.Cells) != 6 || sw.Cells[3].Expected != 7200 {
 		t.Fatalf("cells %+v", sw.Cells)
 	}
@@ -34,12 +34,12 @@ func TestSaturation(t *testing.T) {
 		t.Errorf("evidence %q, cells %+v", sw.Evidence, sw.Cells)
 	}
 	// Latency that blows up ends the held range even at full share.
-	sw = Saturation([]*Phase{cell("sweep c=1 r=100", T, 900, 1000), cell("sweep c=1 r=200", T, 1800, 3500)}, 0.97, 3)
+	sw = Saturation([]*Phase{cell("sweep c=1 r=100", T, 900, 1000), cell("sweep c=1 r=200", T, 1800, 3500)}, 0.97, 3, time.Second)
 	if sw.Saturation != 100 || !strings.Contains(sw.Evidence, "p99 latency 3500 ms") {
 		t.Errorf("latency blow-up: saturation %g, %q", sw.Saturation, sw.Evidence)
 	}
 	// Nothing held.
-	sw = Saturation([]*Phase{cell("sweep c=1 r=100", T, 10, 1000)}, 0.97, 3)
+	sw = Saturation([]*Phase{cell("sweep c=1 r=100", T, 10, 1000)}, 0.97, 3, time.Second)
 	if sw.Saturation != 0 {
 		t.Errorf("saturation %g; want 0", sw.Saturation)
 	}

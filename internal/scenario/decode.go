@@ -186,6 +186,14 @@ func decode(file string, data []byte, s *Scenario) (err error) {
 			if _, ok := e["rates"]; ok {
 				s.Experiment.Rates = nil
 			}
+			if q, ok := e["qa"].(map[string]any); ok {
+				if _, ok := q["connections"]; ok {
+					s.Experiment.QA.Connections = nil
+				}
+				if _, ok := q["rates"]; ok {
+					s.Experiment.QA.Rates = nil
+				}
+			}
 		}
 		if _, ok := probe["perturbation"]; ok {
 			s.Perturbations = nil

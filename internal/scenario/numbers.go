@@ -41,6 +41,9 @@ func (s *Scenario) validateNumbers(c *checker) {
 	for i, r := range s.Experiment.Rates {
 		rates = append(rates, rate{fmt.Sprintf("experiment.rates[%d]", i), r})
 	}
+	for i, r := range s.Experiment.QA.Rates {
+		rates = append(rates, rate{fmt.Sprintf("experiment.qa.rates[%d]", i), r})
+	}
 	for _, r := range rates {
 		if r.r > MaxRate {
 			c.fail(r.path, "%g tx/s: at most %g (one harness sends far less; split the load over several)", r.r, float64(MaxRate))

@@ -74,8 +74,14 @@ type Testnet struct {
 	BasePort     int     `toml:"base_port"`
 	// Binary is "" for the embedded node, else the path of a CometBFT
 	// compatible node binary started with Args ("{home}" is replaced).
+	// "module:PACKAGE@VERSION" names a released node built from its Go
+	// module (github.com/cometbft/cometbft/cmd/cometbft@v1.0.1) that runs
+	// its built-in kvstore app.
 	Binary string   `toml:"binary"`
 	Args   []string `toml:"args"`
+	// NodeConfig is set once a released node is built: its version's
+	// default config.toml, which its nodes' configs are made from.
+	NodeConfig string `toml:"-"`
 	// Config holds CometBFT config.toml overrides keyed "section.key"
 	// (nested tables are flattened to that form).
 	Config map[string]any `toml:"config"`
@@ -281,6 +287,21 @@ type Experiment struct {
 	// the tip (at most catchup_timeout) and stops, while [load] runs.
 	Rotations      int      `toml:"rotations"`
 	CatchupTimeout Duration `toml:"catchup_timeout"`
+	QA             QA       `toml:"qa"`
+}
+
+// QA is the CometBFT QA method: every c in Connections x r in Rates for
+// CellDuration, each cell's processed txs against the expected
+// c*r*(CellDuration-Warmup), the saturation point (the largest load
+// whose processed count is at least SaturationShare of expected), then a
+// steady run of SteadyDuration at that load.
+type QA struct {
+	Connections     []int     `toml:"connections"`
+	Rates           []float64 `toml:"rates"`
+	CellDuration    Duration  `toml:"cell_duration"`
+	Warmup          Duration  `toml:"warmup"`
+	SaturationShare float64   `toml:"saturation_share"`
+	SteadyDuration  Duration  `toml:"steady_duration"`
 }
 
 // Kinds are the parts of an experiment, written as one name ("sweep") or
@@ -293,6 +314,7 @@ const (
 	KindSweep   = "sweep"
 	KindFindMax = "find-max"
 	KindRotate  = "rotate"
+	KindQA      = "qa"
 )
 
 // Has says whether k names kind.

@@ -22,7 +22,7 @@ var (
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}
-	ExperimentKinds = []string{KindSteady, KindSweep, KindFindMax, KindRotate}
+	ExperimentKinds = []string{KindSteady, KindSweep, KindFindMax, KindRotate, KindQA}
 	// PIDHolds are what the pid rate model can hold at its target.
 	PIDHolds = []string{"latency", "block_interval"}
 	// ProfileKinds are the pprof profiles a node serves.
@@ -118,6 +118,9 @@ func (s *Scenario) validateExperiment(c *checker) {
 		if e.CatchupTimeout < Duration(time.Second) {
 			c.fail("experiment.catchup_timeout", "%s: must be at least 1s", e.CatchupTimeout.D())
 		}
+	}
+	if e.Kind.Has(KindQA) {
+		s.validateQA(c)
 	}
 	if e.Kind.Has(KindSweep) {
 		if len(e.Connections) == 0 || len(e.Rates) == 0 {
@@ -397,6 +400,8 @@ func (s *Scenario) ShortestPhase() (time.Duration, string) {
 			d = s.Experiment.CellDuration.D()
 		case KindFindMax:
 			d = s.Experiment.FindMaxDuration.D()
+		case KindQA:
+			d = s.Experiment.QA.CellDuration.D()
 		}
 		if kind == "" || d < best {
 			best, kind = d, k
@@ -447,3 +452,36 @@ var (
 	denomRE  = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$`)
 	prefixRE = regexp.MustCompile(`^[a-z]{1,40}$`)
 )
+
+// validateQA checks [experiment.qa]: a grid of cells long enough to count
+// after their warm-up, a share from 0 to 1, a steady run of 0 (none) or
+// at least 10s.
+func (s *Scenario) validateQA(c *checker) {
+	q := &s.Experiment.QA
+	if len(q.Connections) == 0 || len(q.Rates) == 0 {
+		c.fail("experiment.qa.connections", "a QA grid with no cells: give at least one of connections and one of rates")
+	}
+	for i, n := range q.Connections {
+		if n < 1 || n > 1000 {
+			c.fail(fmt.Sprintf("experiment.qa.connections[%d]", i), "%d: must be from 1 to 1000", n)
+		}
+	}
+	for i, r := range q.Rates {
+		if !(r > 0) {
+			c.fail(fmt.Sprintf("experiment.qa.rates[%d]", i), "%g: must be positive (tx/s per connection)", r)
+		}
+	}
+	if q.Warmup < 0 {
+		c.fail("experiment.qa.warmup", "cannot be negative")
+	}
+	if q.CellDuration < Duration(2*time.Second) || q.CellDuration <= q.Warmup {
+		c.fail("experiment.qa.cell_duration", "%s: a cell lasts at least 2s and longer than its warm-up %s (expected = c*r*(cell_duration-warmup))",
+			q.CellDuration.D(), q.Warmup.D())
+	}
+	if !(q.SaturationShare > 0 && q.SaturationShare <= 1) {
+		c.fail("experiment.qa.saturation_share", "%g: a share of the expected count, above 0 and at most 1", q.SaturationShare)
+	}
+	if q.SteadyDuration != 0 && q.SteadyDuration < Duration(10*time.Second) {
+		c.fail("experiment.qa.steady_duration", "%s: 0 (no steady run) or at least 10s", q.SteadyDuration.D())
+	}
+}

@@ -137,17 +137,69 @@ func (t *Testnet) writeHome(n *Node, g *types.GenesisDoc) error {
 	if err := node.WriteProfiling(n.Home, t.Profiling); err != nil {
 		return err
 	}
-	return writeFile(func() { config.WriteConfigFile(filepath.Join(n.Home, "config", "config.toml"), cfg) })
+	return t.WriteConfig(n)
 }
 
-// WriteConfig writes n's config.toml again, over what a chain's own init
-// command wrote.
+// WriteConfig writes n's config.toml (again, over what a chain's own init
+// command wrote): the embedded version's, or for a released node made from
+// that version's own default config.
 func (t *Testnet) WriteConfig(n *Node) error {
 	cfg, err := t.NodeConfig(n)
 	if err != nil {
 		return err
 	}
-	return writeFile(func() { config.WriteConfigFile(filepath.Join(n.Home, "config", "config.toml"), cfg) })
+	path := filepath.Join(n.Home, "config", "config.toml")
+	if t.spec.NodeConfig == "" {
+		return writeFile(func() { config.WriteConfigFile(path, cfg) })
+	}
+	b, err := t.releaseConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// releaseConfig is a released node's config.toml: its version's default
+// config with the harness settings of cfg and the scenario's overrides,
+// each checked against that version's keys and types.
+func (t *Testnet) releaseConfig(cfg *config.Config) ([]byte, error) {
+	tmpl, err := cometcfg.ReadTemplate(t.spec.NodeConfig, t.Binary)
+	if err != nil {
+		return nil, fmt.Errorf("the node's default config: %w", err)
+	}
+	harness := []struct {
+		key   string
+		value any
+	}{
+		{"moniker", cfg.Moniker}, {"proxy_app", cfg.ProxyApp},
+		{"p2p.laddr", cfg.P2P.ListenAddress}, {"p2p.external_address", cfg.P2P.ExternalAddress},
+		{"p2p.addr_book_strict", cfg.P2P.AddrBookStrict}, {"p2p.allow_duplicate_ip", cfg.P2P.AllowDuplicateIP},
+		{"p2p.seed_mode", cfg.P2P.SeedMode}, {"p2p.seeds", cfg.P2P.Seeds}, {"p2p.persistent_peers", cfg.P2P.PersistentPeers},
+		{"rpc.laddr", cfg.RPC.ListenAddress}, {"rpc.pprof_laddr", cfg.RPC.PprofListenAddress},
+		{"instrumentation.prometheus", cfg.Instrumentation.Prometheus},
+		{"instrumentation.prometheus_listen_addr", cfg.Instrumentation.PrometheusListenAddr},
+	}
+	for _, h := range harness {
+		if err := tmpl.SetHarness(h.key, h.value); err != nil {
+			return nil, fmt.Errorf("chainperf cannot run this node: %w", err)
+		}
+	}
+	if err := CheckReleaseConfig(tmpl, t.Config); err != nil {
+		return nil, err
+	}
+	return tmpl.Bytes()
+}
+
+// CheckReleaseConfig sets the scenario's overrides on a released node's
+// default config: the error names the first key that version does not
+// have or whose value is of the wrong type.
+func CheckReleaseConfig(tmpl *cometcfg.Template, overrides map[string]any) error {
+	for _, k := range slices.Sorted(maps.Keys(overrides)) {
+		if err := tmpl.Set(k, overrides[k]); err != nil {
+			return fmt.Errorf("testnet.config.%s: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // validatorKey is the validator key, or for other nodes a key of their own
@@ -189,6 +241,9 @@ func (t *Testnet) NodeConfig(n *Node) (*config.Config, error) {
 	cfg.RPC.PprofListenAddress = hp(n.Ports.Pprof)
 	cfg.Instrumentation.Prometheus = true
 	cfg.Instrumentation.PrometheusListenAddr = hp(n.Ports.Metrics)
+	if t.spec.NodeConfig != "" {
+		return cfg, nil // the overrides are that version's keys, set by releaseConfig
+	}
 	for _, k := range slices.Sorted(maps.Keys(t.Config)) {
 		if err := cometcfg.Set(cfg, k, t.Config[k]); err != nil {
 			return nil, err
