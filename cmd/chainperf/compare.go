@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -11,10 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/compare"
+	"github.com/chainperf/chainperf/internal/report"
+	"github.com/chainperf/chainperf/internal/store"
 )
 
 func compareCmd() *cobra.Command {
-	var format, out string
+	var format, out, html string
 	var threshold float64
 	var per []string
 	var force bool
@@ -80,6 +83,11 @@ input. Usable as a CI step.`,
 					return err
 				}
 			}
+			if html != "" {
+				if err := writeCompareHTML(cmd.Context(), st, html, args, res); err != nil {
+					return err
+				}
+			}
 			if out != "" {
 				if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
 					return err
@@ -98,6 +106,7 @@ input. Usable as a CI step.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "text, md (for a pull-request comment) or json")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
+	cmd.Flags().StringVar(&html, "html", "", "also write a page with the verdicts and the first run of each side's QA table and charts side by side")
 	cmd.Flags().Float64Var(&threshold, "threshold", compare.DefaultThreshold, "smallest change that counts (percent; percentage points for shares)")
 	cmd.Flags().StringSliceVar(&per, "threshold-for", nil, `per-figure threshold, FIGURE=PERCENT, e.g. "latency p99=20" (repeatable)`)
 	cmd.Flags().BoolVar(&force, "force", false, "compare runs of different scenarios, experiments, loads, workloads or testnets, or runs that did not complete")
@@ -124,4 +133,27 @@ func checkThreshold(x float64) error {
 		return fmt.Errorf("--threshold %g: give a positive percent (points for shares) up to 1000, e.g. 5", x)
 	}
 	return nil
+}
+
+// writeCompareHTML writes the side-by-side page of the first run of each
+// side (the newest, for a query).
+func writeCompareHTML(ctx context.Context, st *store.Store, path string, args []string, res *compare.Result) error {
+	var sides [2]report.Side
+	for i, arg := range args {
+		ids, err := compare.Resolve(ctx, st, arg)
+		if err != nil {
+			return err
+		}
+		if sides[i].Run, err = st.Run(ctx, ids[0]); err != nil {
+			return err
+		}
+		if sides[i].Series, err = st.Series(ctx, ids[0]); err != nil {
+			return err
+		}
+	}
+	var buf bytes.Buffer
+	if err := report.CompareHTML(&buf, res, sides[0], sides[1]); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -85,11 +85,16 @@ func Judge(f Figure, base, cand []Sample, threshold float64) Row {
 	if f.Points {
 		r.ChangeIn = "pp"
 	}
+	if len(base) > 0 {
+		r.BaseMean = center(f, r.Base)
+	}
+	if len(cand) > 0 {
+		r.CandMean = center(f, r.Cand)
+	}
 	if len(base) == 0 || len(cand) == 0 {
-		r.Verdict = Missing
+		r.Verdict = Missing // the side that has it still shows its value
 		return r
 	}
-	r.BaseMean, r.CandMean = center(f, r.Base), center(f, r.Cand)
 	e := change(f, base, cand)
 	r.Change, r.Tested = e.change, e.known
 	if e.known {

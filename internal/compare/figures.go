@@ -75,6 +75,12 @@ func Describe(name string) Figure {
 		}
 	}
 	switch {
+	case strings.HasPrefix(name, "processed share ["):
+		return Figure{Name: name, Unit: "share", Higher: true, Gate: true, Points: true}
+	case strings.HasPrefix(name, "committed tx/s ["):
+		return Figure{Name: name, Unit: "tx/s", Higher: true, Gate: true}
+	case strings.HasPrefix(name, "latency p99 ["), strings.HasPrefix(name, "latency p50 ["):
+		return Figure{Name: name, Unit: "ms", Gate: true}
 	case strings.HasPrefix(name, "cpu "):
 		return Figure{Name: name, Unit: "cores"}
 	case strings.HasPrefix(name, "rss "):
@@ -99,7 +105,11 @@ func Describe(name string) Figure {
 // shares of each allocs or heap profile.
 func FromRun(r *results.Run, series []observe.Sample) Values {
 	v := Values{Run: r.ID, Scenario: r.Scenario, Status: string(r.Status), Shape: shapeOf(r), Figures: map[string][]Sample{}}
-	if p := r.Main(); p != nil {
+	if p := r.Main(); p != nil && p.KindOf() == scenario.KindQA {
+		v.Kind, v.Workload = p.KindOf(), p.Workload
+		v.Model = qaGrid(r) // the steady run's load is the saturation point, which may differ
+		qaFigures(v, r)
+	} else if p != nil {
 		v.Kind = p.KindOf()
 		v.Model, v.Workload = p.Model, p.Workload
 		phases := []*results.Phase{p}
@@ -194,6 +204,55 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 		}
 	}
 	return v
+}
+
+// qaFigures are a QA run's figures by phase, each named with its cell,
+// so that two grids compare cell by cell: every cell's processed share
+// of expected and p99 latency, the steady run's committed tx/s and
+// latency. Two releases whose steady runs ran at different loads have
+// no steady figure in common: the grid is then what compares.
+func qaFigures(v Values, r *results.Run) {
+	for _, q := range r.Phases {
+		if q.KindOf() != scenario.KindQA {
+			continue
+		}
+		add := func(name string, value float64, batch func(load.Second) (float64, bool)) {
+			v.Figures[name] = append(v.Figures[name], withSE(value, q, batch))
+		}
+		cellName := strings.TrimPrefix(q.Name, scenario.KindQA+" ")
+		c, rate, cell := results.CellOf(q.Name)
+		if cell && r.Sweep != nil {
+			for _, x := range r.Sweep.Cells {
+				if x.Connections == c && x.Rate == rate && x.Offered > 0 {
+					offered := x.Offered
+					add("processed share ["+cellName+"]", x.Share, func(s load.Second) (float64, bool) {
+						return float64(s.Committed) / offered, true
+					})
+				}
+			}
+		} else if !cell {
+			add("committed tx/s ["+cellName+"]", q.Figures.CommittedTPS, func(s load.Second) (float64, bool) { return float64(s.Committed), true })
+			if q.Ledger.Fates[load.FateCommitted] > 0 {
+				add("latency p50 ["+cellName+"]", q.Figures.LatencyP50, func(s load.Second) (float64, bool) { return s.LatencyP50, s.LatencyP50 > 0 })
+			}
+		}
+		if q.Ledger.Fates[load.FateCommitted] > 0 {
+			add("latency p99 ["+cellName+"]", q.Figures.LatencyP99, func(s load.Second) (float64, bool) { return s.LatencyP99, s.LatencyP99 > 0 })
+		}
+	}
+}
+
+// qaGrid says what a QA run's grid was: its cells and their length.
+func qaGrid(r *results.Run) string {
+	var cells []string
+	var length time.Duration
+	for _, q := range r.Phases {
+		if _, _, ok := results.CellOf(q.Name); ok && q.KindOf() == scenario.KindQA {
+			cells = append(cells, strings.TrimPrefix(q.Name, scenario.KindQA+" "))
+			length = q.Length
+		}
+	}
+	return fmt.Sprintf("QA grid %s, %s a cell", strings.Join(cells, ", "), length)
 }
 
 // batchSeconds is the shortest batch of a run's window whose mean is a

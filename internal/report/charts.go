@@ -205,8 +205,36 @@ func PhaseCharts(ph *results.Phase, faults []results.Fault, series []observe.Sam
 		scatter(rounds, "commit round", 0, rd)
 		rounds.Y.Min, rounds.Y.Max = 0, math.Max(1, rounds.Y.Max)
 		out = append(out, render("Block interval", interval), render("Txs per block", txs), render("Block size", size), render("Rounds per height", rounds))
+		bpm, tpm := withBands(newPlot("seconds since load start (block time)", "blocks/min")), withBands(newPlot("seconds since load start (block time)", "txs/min"))
+		b, t := perMinute(ph.Blocks, origin)
+		line(bpm, "blocks in the minute before", 0, b)
+		line(tpm, "txs in the minute before", 0, t)
+		out = append(out, render("Blocks per minute", bpm), render("Txs per minute", tpm))
 	}
 	return append(out, nodeCharts(series, origin, withBands)...)
+}
+
+// perMinute are the QA's blocks/min and txs/min at each block: the blocks
+// and txs whose header time falls in the minute before it, scaled up
+// while less than a minute of blocks is behind it.
+func perMinute(blocks []observe.Block, origin time.Time) (bpm, tpm plotter.XYs) {
+	first, from, txs := blocks[0].Time, 0, 0
+	for i, b := range blocks {
+		txs += b.Txs
+		for blocks[from].Time.Before(b.Time.Add(-time.Minute)) {
+			txs -= blocks[from].Txs
+			from++
+		}
+		span := min(time.Minute, b.Time.Sub(first))
+		if span < 5*time.Second {
+			continue // too few blocks behind it to say a rate
+		}
+		scale := time.Minute.Seconds() / span.Seconds()
+		x := b.Time.Sub(origin).Seconds()
+		bpm = append(bpm, plotter.XY{X: x, Y: float64(i-from+1) * scale})
+		tpm = append(tpm, plotter.XY{X: x, Y: float64(txs) * scale})
+	}
+	return bpm, tpm
 }
 
 // nodeCharts draws the scraped and sampled node series: mempool size

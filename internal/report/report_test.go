@@ -31,13 +31,13 @@ func TestWriteRendersEveryChart(t *testing.T) {
 	}
 	doc := string(html)
 	for _, title := range []string{"Sent vs committed tx/s", "Commit latency per block", "Commit latency histogram", "Block interval",
-		"Txs per block", "Block size", "Rounds per height", "Mempool size", "Peers per node", "RSS per node", "CPU per node", "Machine load"} {
+		"Txs per block", "Block size", "Rounds per height", "Blocks per minute", "Txs per minute", "Mempool size", "Peers per node", "RSS per node", "CPU per node", "Machine load"} {
 		if !strings.Contains(doc, "<figcaption>"+title+"</figcaption><svg") {
 			t.Errorf("chart %q missing", title)
 		}
 	}
-	if n := strings.Count(doc, "<svg"); n != 12 {
-		t.Errorf("%d SVGs; want 12", n)
+	if n := strings.Count(doc, "<svg"); n != 14 {
+		t.Errorf("%d SVGs; want 14", n)
 	}
 	for _, remote := range []string{"<script src", "<link ", "http://", "https://"} {
 		if strings.Contains(strings.ReplaceAll(doc, "http://www.w3.org/", ""), remote) {
@@ -57,10 +57,10 @@ func TestWriteRendersEveryChart(t *testing.T) {
 	if !strings.Contains(doc, "pause validator0") {
 		t.Error("perturbation not listed")
 	}
-	// One orange band on each of the 7 time charts (throughput, latency
-	// per block, mempool, peers, RSS, CPU, load).
-	if n := strings.Count(doc, `style="fill:#FE8B00;fill-opacity:0.19608"`); n != 7 {
-		t.Errorf("%d perturbation bands drawn; want 7", n)
+	// One orange band on each of the 9 time charts (throughput, latency
+	// per block, blocks/min, txs/min, mempool, peers, RSS, CPU, load).
+	if n := strings.Count(doc, `style="fill:#FE8B00;fill-opacity:0.19608"`); n != 9 {
+		t.Errorf("%d perturbation bands drawn; want 9", n)
 	}
 }
 
