@@ -3,7 +3,6 @@ package cometcfg
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"math"
 	"os"
 	"slices"
@@ -56,21 +55,6 @@ func (t *Template) Keys() []string {
 	walk("", t.root)
 	slices.Sort(keys)
 	return keys
-}
-
-// Clone returns a copy to set one node's values in.
-func (t *Template) Clone() *Template {
-	var clone func(m map[string]any) map[string]any
-	clone = func(m map[string]any) map[string]any {
-		out := maps.Clone(m)
-		for k, v := range out {
-			if sub, ok := v.(map[string]any); ok {
-				out[k] = clone(sub)
-			}
-		}
-		return out
-	}
-	return &Template{root: clone(t.root), name: t.name}
 }
 
 // Set assigns a scenario override, checked like Set: a key of this

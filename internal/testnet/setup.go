@@ -196,7 +196,7 @@ func (t *Testnet) releaseConfig(cfg *config.Config) ([]byte, error) {
 func CheckReleaseConfig(tmpl *cometcfg.Template, overrides map[string]any) error {
 	for _, k := range slices.Sorted(maps.Keys(overrides)) {
 		if err := tmpl.Set(k, overrides[k]); err != nil {
-			return fmt.Errorf("testnet.config.%s: %w", k, err)
+			return fmt.Errorf("testnet.config: %w", err)
 		}
 	}
 	return nil
