@@ -22,7 +22,7 @@ import (
 
 func runCmd() *cobra.Command {
 	var labels []string
-	var reportDir, backend, metricsAddr string
+	var reportDir, backend, metricsAddr, nodeBinary string
 	var remote bool
 	cmd := &cobra.Command{
 		Use:   "run [scenario.toml]",
@@ -40,6 +40,13 @@ input or an error.`,
 			s, err := openScenario(file, backend)
 			if err != nil {
 				return err
+			}
+			if nodeBinary != "" {
+				// The same scenario on another node: compare pairs runs by scenario.
+				s.Testnet.Binary, s.Testnet.Build = nodeBinary, scenario.Build{}
+				if err := s.Check(); err != nil {
+					return fmt.Errorf("--binary: %w", err)
+				}
 			}
 			lbl, err := parseLabels(labels)
 			if err != nil {
@@ -96,6 +103,7 @@ input or an error.`,
 		},
 	}
 	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable), e.g. --label branch=main")
+	cmd.Flags().StringVar(&nodeBinary, "binary", "", `run the scenario's testnet on this node instead, e.g. "module:github.com/cometbft/cometbft/cmd/cometbft@v1.0.1" (a release built from its Go module)`)
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the run's live figures for Prometheus on this address, e.g. 127.0.0.1:9464 (off by default)")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a --metrics-addr other machines can reach")
