@@ -243,3 +243,50 @@ func TestFiguresByMessageKind(t *testing.T) {
 		t.Errorf("msg latency: %+v", f)
 	}
 }
+
+// Two QA runs compare cell by cell: the grid is what they ran (their
+// steady runs at different saturation points do not make them
+// incomparable), each cell's processed share and p99 latency pair up,
+// and a cell that lost half its processed txs regresses.
+func TestQARunsCompareByCell(t *testing.T) {
+	qaRun := func(id string, share float64, steady string) *results.Run {
+		r := &results.Run{Record: results.Record{ID: id, Scenario: "qa", Status: results.StatusComplete}}
+		r.Sweep = &results.Sweep{}
+		for _, c := range []int{1, 2} {
+			name := results.CellName("qa", c, 200)
+			p := &results.Phase{Name: name, Kind: "qa", Length: 30 * time.Second, Model: "connections", Window: [2]float64{0, 30}}
+			sh := 1.0
+			if c == 2 {
+				sh = share
+			}
+			for s := 0; s < 30; s++ {
+				p.Ledger.PerSecond = append(p.Ledger.PerSecond, load.Second{Committed: int64(float64(200*c)*sh) + int64(s%3), LatencyP99: 800 + float64(s%5)})
+			}
+			p.Ledger.Fates = map[load.Fate]int64{load.FateCommitted: int64(float64(200*c*29) * sh)}
+			p.Figures.LatencyP99 = 800
+			r.Phases = append(r.Phases, p)
+			r.Sweep.Cells = append(r.Sweep.Cells, results.Cell{Connections: c, Rate: 200, Offered: float64(200 * c), Expected: int64(200 * c * 29), Share: sh})
+		}
+		r.Phases = append(r.Phases, &results.Phase{Name: "qa steady " + steady, Kind: "qa", Model: "connections " + steady,
+			Ledger: load.Summary{Fates: map[load.Fate]int64{}}})
+		return r
+	}
+	base, cand := FromRun(qaRun("a", 1, "c=2 r=200"), nil), FromRun(qaRun("b", 0.5, "c=1 r=200"), nil)
+	if d := Differences([]Values{base}, []Values{cand}); len(d) != 0 {
+		t.Fatalf("differences %v; want none (same grid)", d)
+	}
+	res := Compare([]Values{base}, []Values{cand}, DefaultThreshold, nil)
+	verdicts := map[string]string{}
+	for _, row := range res.Rows {
+		verdicts[row.Figure] = row.Verdict
+	}
+	if verdicts["processed share [c=2 r=200]"] != Regressed || verdicts["processed share [c=1 r=200]"] == Regressed {
+		t.Errorf("verdicts %v; want c=2 regressed, c=1 not", verdicts)
+	}
+	if _, ok := verdicts["latency p99 [c=1 r=200]"]; !ok {
+		t.Errorf("no per-cell latency: %v", verdicts)
+	}
+	if verdicts["committed tx/s"] != "" {
+		t.Errorf("a QA run's steady figure is compared unnamed: %v", verdicts)
+	}
+}

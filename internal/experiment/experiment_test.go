@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -328,5 +329,48 @@ func TestMempoolsRefused(t *testing.T) {
 	m.tap([]observe.Sample{size("c"), {Node: "c", Series: rejectedSeries, Value: 55}})
 	if got, ok := m.refused([]string{"c"}); !ok || got != 5 {
 		t.Errorf("refused %v, %v; want 5 since c's first read", got, ok)
+	}
+}
+
+// qa on a chain that holds 20 txs a 50 ms block (400 tx/s): the light
+// cells hold, the heavy one (last: the fake keeps what it could not
+// commit) does not; the steady run follows at the saturation cell (the
+// held cell of the largest load), named by it.
+func TestQA(t *testing.T) {
+	t.Parallel()
+	r, _, err := onFake(t, text("", `kind = "qa"`, "[criteria]\nload_delivered = false\n"), providertest.Config{MaxTxs: 20}, func(s *scenario.Scenario) {
+		s.Experiment.QA = scenario.QA{Connections: []int{1, 2, 60}, Rates: []float64{50}, CellDuration: scenario.Duration(2 * time.Second),
+			Warmup: scenario.Duration(500 * time.Millisecond), SaturationShare: 0.97, SteadyDuration: scenario.Duration(time.Second)}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range r.Phases {
+		names = append(names, p.Name)
+	}
+	want := []string{"qa c=1 r=50", "qa c=2 r=50", "qa c=60 r=50", "qa steady c=2 r=50"}
+	if !slices.Equal(names, want) {
+		t.Errorf("phases %q; want %q", names, want)
+	}
+	sw := r.Sweep
+	if sw == nil || len(sw.Cells) != 3 || sw.At == nil || sw.At.Connections != 2 || sw.At.Rate != 50 {
+		t.Fatalf("grid %+v", sw)
+	}
+	for _, c := range sw.Cells {
+		if c.Expected != int64(float64(c.Connections)*c.Rate*1.5) || c.Saturated != (c.Connections == 60) {
+			t.Errorf("cell %+v; want expected c*r*1.5 s, saturated only at 3000 tx/s", c)
+		}
+	}
+	// No cell held: no steady run.
+	r, _, err = onFake(t, text("", `kind = "qa"`, "[criteria]\nload_delivered = false\n"), providertest.Config{MaxTxs: 20}, func(s *scenario.Scenario) {
+		s.Experiment.QA = scenario.QA{Connections: []int{1}, Rates: []float64{3000}, CellDuration: scenario.Duration(2 * time.Second),
+			Warmup: scenario.Duration(500 * time.Millisecond), SaturationShare: 0.97, SteadyDuration: scenario.Duration(time.Second)}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Phases) != 1 || r.Sweep.At != nil || r.Sweep.Saturation != 0 {
+		t.Errorf("phases %d, grid %+v; want the one cell and no saturation point", len(r.Phases), r.Sweep)
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,4 +117,25 @@ func fixture() (*results.Run, []observe.Sample) {
 	r.Rotations = []results.Rotation{{Node: "rotate0", Started: start, Tip: 40, Height: 41, CatchUp: 3.5, BlocksPer: 11.7, CaughtUp: true},
 		{Node: "rotate1", Started: start, Tip: 80, Height: 12, Error: "not caught up within 30s: height 12 of tip 80"}}
 	return r, series
+}
+
+// The QA table: a row per c, a column per r, processed / expected, the
+// saturation cell marked and the cells past it.
+func TestProcessedTable(t *testing.T) {
+	sw := &results.Sweep{Cells: []results.Cell{
+		{Connections: 1, Rate: 200, Committed: 17800, Expected: 17800},
+		{Connections: 1, Rate: 400, Committed: 35600, Expected: 35600},
+		{Connections: 2, Rate: 200, Committed: 35600, Expected: 35600},
+		{Connections: 2, Rate: 400, Committed: 40000, Expected: 71200, Saturated: true},
+	}}
+	sw.At = &sw.Cells[2]
+	got := ProcessedTable(sw)
+	want := [][]string{
+		{`c \ r`, "r=200", "r=400"},
+		{"c=1", "17800 / 17800", "35600 / 35600"},
+		{"c=2", "35600 / 35600 <- saturation", "40000 / 71200 (saturated)"},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("table\n%q\nwant\n%q", got, want)
+	}
 }

@@ -132,3 +132,37 @@ func TestBalancesJudged(t *testing.T) {
 		}
 	}
 }
+
+// A QA cell past the saturation point that the nodes held back is the
+// saturation itself, not undelivered load: load_delivered passes. The
+// same cell held back by chainperf, or a cell that held yet was
+// node-bound, fails it.
+func TestQASaturatedCellsAndLoadDelivered(t *testing.T) {
+	s, err := scenario.Parse("t.toml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "phases whose load was not delivered as asked"
+	for _, tc := range []struct {
+		what      string
+		cell      string
+		saturated bool
+		by        string
+		pass      bool
+	}{
+		{"saturated, node-bound", "qa c=4 r=1600", true, load.BoundByNode, true},
+		{"saturated, generator-bound", "qa c=4 r=1600", true, load.BoundByGenerator, false},
+		{"held, node-bound", "qa c=4 r=1600", false, load.BoundByNode, false},
+	} {
+		cell := &Phase{Kind: scenario.KindQA, Name: tc.cell, Generator: load.Report{Bound: true, BoundBy: tc.by},
+			Ledger: load.Summary{Fates: map[load.Fate]int64{}}}
+		steady := steadyPhase(500, 1800, 0, false)
+		steady.Kind, steady.Name = scenario.KindQA, "qa steady c=1 r=200"
+		r := &Run{Outcome: Outcome{Phases: []*Phase{cell, steady}},
+			Findings: Findings{Sweep: &Sweep{Cells: []Cell{{Connections: 4, Rate: 1600, Saturated: tc.saturated}}}}}
+		Evaluate(r, s.Criteria)
+		if c, ok := check(r, name); !ok || c.Pass != tc.pass {
+			t.Errorf("%s: check %+v; want pass %v", tc.what, c, tc.pass)
+		}
+	}
+}

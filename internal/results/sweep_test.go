@@ -61,3 +61,30 @@ func TestExplainUnresolved(t *testing.T) {
 		t.Errorf("%+v (%s); want none explained", u, u)
 	}
 }
+
+// A QA grid's cells are read from "qa c=.. r=.." phases (not its steady
+// run), expected is c*r*(T-warmup), latency never ends the held range,
+// and the saturation cell is the held cell of the largest load, the one
+// of the larger share among cells of that load.
+func TestQAGrid(t *testing.T) {
+	T := 10 * time.Second
+	phases := []*Phase{
+		cell("qa c=1 r=200", T, 1990, 100),
+		cell("qa c=1 r=400", T, 3950, 9000), // latency 90x: still held
+		cell("qa c=2 r=200", T, 3990, 300),  // 400 too, larger share
+		cell("qa c=2 r=400", T, 5000, 900),
+		cell("qa steady c=2 r=200", T, 4000, 300),
+	}
+	sw := Saturation(phases, 0.97, 0, 500*time.Millisecond)
+	if len(sw.Cells) != 4 || sw.Cells[0].Expected != 1900 {
+		t.Fatalf("cells %+v; want 4, the first expecting 200*9.5", sw.Cells)
+	}
+	if sw.Saturation != 400 || sw.At == nil || sw.At.Connections != 2 || sw.At.Rate != 200 || !sw.Cells[3].Saturated {
+		t.Errorf("saturation %g at %+v; want 400 tx/s at c=2 r=200", sw.Saturation, sw.At)
+	}
+	for _, bad := range []string{"qa steady c=2 r=200", "find-max", "qa c=2 r=200 extra", "steady c=1 r=2"} {
+		if _, _, ok := CellOf(bad); ok {
+			t.Errorf("%q read as a cell", bad)
+		}
+	}
+}
