@@ -26,6 +26,7 @@ require (
 	github.com/mdlayher/socket v0.4.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasthttp v1.58.0 // indirect
+	golang.org/x/mod v0.24.0 // indirect
 )
 
 require (
