@@ -123,19 +123,7 @@ func (s *Scenario) validateExperiment(c *checker) {
 		s.validateQA(c)
 	}
 	if e.Kind.Has(KindSweep) {
-		if len(e.Connections) == 0 || len(e.Rates) == 0 {
-			c.fail("experiment.connections", "a sweep with no cells: give at least one of connections and one of rates")
-		}
-		for i, n := range e.Connections {
-			if n < 1 || n > 1000 {
-				c.fail(fmt.Sprintf("experiment.connections[%d]", i), "%d: must be from 1 to 1000", n)
-			}
-		}
-		for i, r := range e.Rates {
-			if !(r > 0) {
-				c.fail(fmt.Sprintf("experiment.rates[%d]", i), "%g: must be positive (tx/s per connection)", r)
-			}
-		}
+		checkGrid(c, "experiment.", "a sweep", e.Connections, e.Rates)
 		if e.CellDuration < Duration(2*time.Second) {
 			c.fail("experiment.cell_duration", "%s: a cell lasts at least 2s (expected committed is c*r*(T-1))", e.CellDuration.D())
 		}
@@ -458,18 +446,9 @@ var (
 // at least 10s.
 func (s *Scenario) validateQA(c *checker) {
 	q := &s.Experiment.QA
-	if len(q.Connections) == 0 || len(q.Rates) == 0 {
-		c.fail("experiment.qa.connections", "a QA grid with no cells: give at least one of connections and one of rates")
-	}
-	for i, n := range q.Connections {
-		if n < 1 || n > 1000 {
-			c.fail(fmt.Sprintf("experiment.qa.connections[%d]", i), "%d: must be from 1 to 1000", n)
-		}
-	}
-	for i, r := range q.Rates {
-		if !(r > 0) {
-			c.fail(fmt.Sprintf("experiment.qa.rates[%d]", i), "%g: must be positive (tx/s per connection)", r)
-		}
+	checkGrid(c, "experiment.qa.", "a QA grid", q.Connections, q.Rates)
+	if s.Experiment.Pause < 0 {
+		c.fail("experiment.pause", "cannot be negative")
 	}
 	if q.Warmup < 0 {
 		c.fail("experiment.qa.warmup", "cannot be negative")
@@ -483,5 +462,23 @@ func (s *Scenario) validateQA(c *checker) {
 	}
 	if q.SteadyDuration != 0 && q.SteadyDuration < Duration(10*time.Second) {
 		c.fail("experiment.qa.steady_duration", "%s: 0 (no steady run) or at least 10s", q.SteadyDuration.D())
+	}
+}
+
+// checkGrid checks the connections x rates of a grid whose keys start
+// with prefix.
+func checkGrid(c *checker, prefix, what string, conns []int, rates []float64) {
+	if len(conns) == 0 || len(rates) == 0 {
+		c.fail(prefix+"connections", "%s with no cells: give at least one of connections and one of rates", what)
+	}
+	for i, n := range conns {
+		if n < 1 || n > 1000 {
+			c.fail(fmt.Sprintf("%sconnections[%d]", prefix, i), "%d: must be from 1 to 1000", n)
+		}
+	}
+	for i, r := range rates {
+		if !(r > 0) {
+			c.fail(fmt.Sprintf("%srates[%d]", prefix, i), "%g: must be positive (tx/s per connection)", r)
+		}
 	}
 }
