@@ -98,11 +98,7 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		if r.Labels == nil {
 			r.Labels = map[string]string{}
 		}
-		for k, v := range bin.Labels {
-			if _, set := r.Labels[k]; !set {
-				r.Labels[k] = v
-			}
-		}
+		maps.Copy(r.Labels, bin.Labels) // what was built, over what a user wrote
 		r.Versions.Node = bin.Describe
 	}
 	if err := Check(s); err != nil {
