@@ -152,6 +152,13 @@ func TestReleaseRefusals(t *testing.T) {
 			}
 		})
 	}
+	// --binary puts the same scenario on another node, checked the same way.
+	scn := filepath.Join(tmp, "embedded.toml")
+	os.WriteFile(scn, []byte(strings.Replace(strings.Replace(base, "binary = \"%s\"\n", "", 1), "%s", "", 1)), 0o644)
+	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"), "--binary", "module:github.com/cometbft/cometbft/cmd/cometbft@main")
+	if code != 2 || !strings.Contains(out, "--binary: ") || !strings.Contains(out, "is not a released version") {
+		t.Errorf("--binary @main: exit %d\n%s", code, out)
+	}
 	ctx := context.Background()
 	if st, err := store.Open(ctx, db); err == nil {
 		defer st.Close()

@@ -64,13 +64,22 @@ func (t *Template) Set(key string, value any) error {
 	if owned[key] {
 		return fmt.Errorf("%q is set by chainperf for every node and cannot be overridden", key)
 	}
+	if s, ok := value.(string); ok {
+		if err := inside(key, s); err != nil {
+			return err
+		}
+	}
 	return t.set(key, value)
 }
 
 // SetHarness assigns a setting chainperf owns (addresses, peers,
-// Prometheus); a version without the key is an error that names it.
-func (t *Template) SetHarness(key string, value any) error { return t.set(key, value) }
+// Prometheus; on emulated hosts not loopback ones); a version without the
+// key is an error that names it.
+func (t *Template) SetHarness(key string, value any) error {
+	return t.set(key, value)
+}
 
+// set assigns value to key, converted to the type of the template's value.
 func (t *Template) set(key string, value any) error {
 	parts := strings.Split(key, ".")
 	m := t.root
@@ -92,11 +101,6 @@ func (t *Template) set(key string, value any) error {
 	v, err := like(old, value)
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
-	}
-	if s, ok := v.(string); ok {
-		if err := inside(key, s); err != nil {
-			return err
-		}
 	}
 	m[last] = v
 	return nil

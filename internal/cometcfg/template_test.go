@@ -20,6 +20,9 @@ laddr = "tcp://127.0.0.1:26657"
 cors_allowed_origins = []
 pprof_laddr = ""
 
+[grpc]
+laddr = ""
+
 [p2p]
 laddr = "tcp://0.0.0.0:26656"
 persistent_peers = ""
@@ -74,6 +77,8 @@ func TestTemplateChecksAgainstTheVersion(t *testing.T) {
 		{"storage", true, "has no config key"},
 		{"blocksync.version", "v0", `cometbft 1.0.1 has no config key "blocksync.version"`},
 		{"p2p.laddr", "tcp://127.0.0.1:1", "set by chainperf"},
+		{"grpc.laddr", "tcp://127.0.0.1:9090", ""},
+		{"grpc.laddr", "tcp://0.0.0.0:9090", "must bind a loopback address"},
 		{"rpc.cors_allowed_origins", []any{1}, "item 1: want a string"},
 	} {
 		err := template(t).Set(c.key, c.value)
@@ -85,6 +90,11 @@ func TestTemplateChecksAgainstTheVersion(t *testing.T) {
 		}
 	}
 	tmpl := template(t)
+	// The harness's own addresses are an emulated host's on the netns
+	// provider: not a user's listener, not held to loopback.
+	if err := tmpl.SetHarness("p2p.laddr", "tcp://10.200.0.2:26656"); err != nil {
+		t.Fatal(err)
+	}
 	if err := tmpl.SetHarness("p2p.laddr", "tcp://127.0.0.1:26000"); err != nil {
 		t.Fatal(err)
 	}

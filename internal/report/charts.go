@@ -215,17 +215,18 @@ func PhaseCharts(ph *results.Phase, faults []results.Fault, series []observe.Sam
 }
 
 // perMinute are the QA's blocks/min and txs/min at each block: the blocks
-// and txs whose header time falls in the minute before it, scaled up
-// while less than a minute of blocks is behind it.
+// and txs whose header time falls in the minute before it, (t-60s, t];
+// while less than a minute is behind it, in the span since the first
+// block, (first, t], scaled to a minute.
 func perMinute(blocks []observe.Block, origin time.Time) (bpm, tpm plotter.XYs) {
 	first, from, txs := blocks[0].Time, 0, 0
 	for i, b := range blocks {
 		txs += b.Txs
-		for blocks[from].Time.Before(b.Time.Add(-time.Minute)) {
+		span := min(time.Minute, b.Time.Sub(first))
+		for from <= i && !blocks[from].Time.After(b.Time.Add(-span)) {
 			txs -= blocks[from].Txs
 			from++
 		}
-		span := min(time.Minute, b.Time.Sub(first))
 		if span < 5*time.Second {
 			continue // too few blocks behind it to say a rate
 		}

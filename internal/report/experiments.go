@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/results"
@@ -227,11 +226,10 @@ func ProcessedTable(sw *results.Sweep) [][]string {
 }
 
 func processedNote(sw *results.Sweep) string {
-	warm := sw.Warmup
-	if warm == 0 {
-		warm = time.Second
+	note := "Each cell: txs processed / expected c*r*(T-warmup). "
+	if sw.Warmup != nil {
+		note = fmt.Sprintf("Each cell: txs processed / expected c*r*(T-%s). ", *sw.Warmup)
 	}
-	note := fmt.Sprintf("Each cell: txs processed / expected c*r*(T-%s). ", warm)
 	if sw.At != nil {
 		return note + fmt.Sprintf("Saturation point: c=%d x r=%g = %.0f tx/s (processed %.1f %% of expected). %s.",
 			sw.At.Connections, sw.At.Rate, sw.At.Offered, 100*sw.At.Share, sw.Evidence)

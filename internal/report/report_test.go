@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,5 +138,32 @@ func TestProcessedTable(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("table\n%q\nwant\n%q", got, want)
+	}
+}
+
+// Blocks every second with 10 txs each: 60 blocks/min and 600 txs/min at
+// every block from 5 s on, in the first minute (scaled) and after it;
+// half as many blocks in a later minute halve both.
+func TestPerMinute(t *testing.T) {
+	o := time.Unix(1000, 0)
+	var blocks []observe.Block
+	for s := 0; s <= 120; s++ {
+		blocks = append(blocks, observe.Block{Height: int64(s + 1), Time: o.Add(time.Duration(s) * time.Second), Txs: 10})
+	}
+	for s := 122; s <= 240; s += 2 {
+		blocks = append(blocks, observe.Block{Height: int64(len(blocks) + 1), Time: o.Add(time.Duration(s) * time.Second), Txs: 10})
+	}
+	bpm, tpm := perMinute(blocks, o)
+	for i, p := range bpm {
+		want := 60.0
+		if p.X >= 180 {
+			want = 30
+		}
+		if (p.X <= 120 || p.X >= 180) && (math.Abs(p.Y-want) > 1e-9 || math.Abs(tpm[i].Y-10*want) > 1e-9) {
+			t.Errorf("at %gs: %g blocks/min, %g txs/min; want %g and %g", p.X, p.Y, tpm[i].Y, want, 10*want)
+		}
+	}
+	if len(bpm) == 0 || bpm[0].X != 5 {
+		t.Errorf("first point %v; want at 5 s", bpm)
 	}
 }

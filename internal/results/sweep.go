@@ -35,8 +35,9 @@ type Sweep struct {
 	At       *Cell  `json:"at,omitempty"`
 	Evidence string `json:"evidence"`
 	// Warmup is the start of every cell not expected to land (the QA's
-	// first second): expected = c*r*(T-warmup).
-	Warmup time.Duration `json:"warmup_ns,omitempty"`
+	// first second): expected = c*r*(T-warmup). nil in runs stored before
+	// it was recorded.
+	Warmup *time.Duration `json:"warmup_ns,omitempty"`
 }
 
 // CellOf reads a grid cell from a phase name, "sweep c=2 r=400" or
@@ -60,7 +61,7 @@ func CellName(kind string, connections int, rate float64) string {
 // committed share is at least minShare and whose p99 latency is below
 // blowup times the lightest cell's, with every lighter load holding too.
 func Saturation(phases []*Phase, minShare, blowup float64, warmup time.Duration) *Sweep {
-	sw := &Sweep{Warmup: warmup}
+	sw := &Sweep{Warmup: &warmup}
 	for _, p := range phases {
 		var c Cell
 		var ok bool

@@ -137,7 +137,7 @@ func (t *Testnet) writeHome(n *Node, g *types.GenesisDoc) error {
 	if err := node.WriteProfiling(n.Home, t.Profiling); err != nil {
 		return err
 	}
-	return t.WriteConfig(n)
+	return t.writeConfig(n, cfg)
 }
 
 // WriteConfig writes n's config.toml (again, over what a chain's own init
@@ -148,6 +148,10 @@ func (t *Testnet) WriteConfig(n *Node) error {
 	if err != nil {
 		return err
 	}
+	return t.writeConfig(n, cfg)
+}
+
+func (t *Testnet) writeConfig(n *Node, cfg *config.Config) error {
 	path := filepath.Join(n.Home, "config", "config.toml")
 	if t.spec.NodeConfig == "" {
 		return writeFile(func() { config.WriteConfigFile(path, cfg) })
