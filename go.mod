@@ -9,6 +9,7 @@ require (
 	github.com/chromedp/chromedp v0.23.0
 	github.com/cometbft/cometbft v0.38.19
 	github.com/cosmos/go-bip39 v1.0.0
+	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.0
 	github.com/florianl/go-nfqueue/v2 v2.0.1
 	github.com/google/pprof v0.0.0-20240409012703-83162a5b38cd
 	github.com/jackc/pgx/v5 v5.7.2
@@ -22,6 +23,7 @@ require (
 	github.com/spf13/pflag v1.0.6
 	github.com/spf13/viper v1.19.0
 	github.com/valyala/fasthttp v1.58.0
+	golang.org/x/crypto v0.33.0
 	golang.org/x/mod v0.21.0
 	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.15.2
@@ -52,7 +54,6 @@ require (
 	github.com/cometbft/cometbft-db v0.14.1 // indirect
 	github.com/cosmos/gogoproto v1.7.0 // indirect
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
-	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.0 // indirect
 	github.com/dgraph-io/badger/v4 v4.2.0 // indirect
 	github.com/dgraph-io/ristretto v0.1.1 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
@@ -116,7 +117,6 @@ require (
 	go.etcd.io/bbolt v1.4.0-alpha.0.0.20240404170359-43604f3112c5 // indirect
 	go.opencensus.io v0.24.0 // indirect
 	go.uber.org/multierr v1.10.0 // indirect
-	golang.org/x/crypto v0.33.0 // indirect
 	golang.org/x/exp v0.0.0-20241009180824-f66d83c29e7c // indirect
 	golang.org/x/image v0.24.0 // indirect
 	golang.org/x/net v0.35.0 // indirect

@@ -201,6 +201,8 @@ func describeModel(s *scenario.Scenario) string {
 func describeWorkload(s *scenario.Scenario) string {
 	if w := s.Workload; w.IsCosmos() {
 		return fmt.Sprintf("%s (%s) from %d wallets", w.Kind, w.Mode, s.Testnet.Cosmos.Wallets)
+	} else if w.IsEVM() {
+		return fmt.Sprintf("%s of %d wei from %d Ethereum accounts", w.Kind, w.Amount, s.Testnet.EVM.Wallets)
 	} else if w.Kind == "replay" {
 		return "replay of " + w.ReplayFile
 	}

@@ -232,5 +232,8 @@ func printRun(out io.Writer, r *results.Run, paths []string) {
 	if c := r.Cosmos; c != nil && c.Balances != nil {
 		fmt.Fprintf(out, "  balances:   %s\n", report.BalanceSummary(c.Balances))
 	}
+	if e := r.EVM; e != nil && e.Balances != nil {
+		fmt.Fprintf(out, "  balances:   %s\n", e.Balances)
+	}
 	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
 }

@@ -1,5 +1,5 @@
 // Package chain holds the chain adapters: what differs between the chains
-// chainperf can run (kvstore, a Cosmos SDK chain). Adding a chain is one
+// chainperf can run (kvstore, a Cosmos SDK chain, a Cosmos EVM chain). Adding
 // file here that implements Adapter and one entry in All.
 package chain
 
@@ -55,6 +55,7 @@ type Entry struct {
 var All = []Entry{
 	{Name: "kvstore", New: newKVStore},
 	{Name: "cosmos", New: newCosmos},
+	{Name: "evm", New: newEVM},
 }
 
 // New makes the adapter of the chain s names.

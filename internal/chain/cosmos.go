@@ -40,7 +40,7 @@ func newCosmos(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Ada
 		return &Cosmos{s: s, log: log}, nil // no binary: it runs no node
 	}
 	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
-	bin, err := sdkchain.Find(ctx, s.Testnet.Cosmos.Binary, logf)
+	bin, err := sdkchain.SDKD.Find(ctx, s.Testnet.Cosmos.Binary, logf)
 	if err != nil {
 		return nil, err
 	}

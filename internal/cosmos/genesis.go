@@ -31,33 +31,52 @@ type Funding struct {
 // amount of denom in app_state.bank.balances; the supply of denom grows by
 // the sum. It sets the wallets' Number to what the chain will assign.
 func FundGenesis(path string, wallets []Wallet, denom string, each uint64) (Funding, error) {
-	raw, err := os.ReadFile(path)
+	addrs := make([]string, len(wallets))
+	for i, w := range wallets {
+		addrs[i] = w.Address
+	}
+	first, size, err := FundAccounts(path, addrs, denom, new(big.Int).SetUint64(each))
 	if err != nil {
 		return Funding{}, err
 	}
+	for i := range wallets {
+		wallets[i].Number = first + uint64(i)
+	}
+	return Funding{Wallets: len(wallets), Each: each, Denom: denom, Bytes: size}, nil
+}
+
+// FundAccounts adds an account holding each of denom at every address of
+// addrs (bech32) to the genesis file at path, as FundGenesis does, and
+// returns the first new account's number and the file's new size.
+func FundAccounts(path string, addrs []string, denom string, each *big.Int) (first uint64, size int64, err error) {
+	fail := func(err error) (uint64, int64, error) { return 0, 0, err }
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fail(err)
+	}
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return Funding{}, fmt.Errorf("%s: %w", path, err)
+		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	var app map[string]json.RawMessage
 	if err := json.Unmarshal(doc["app_state"], &app); err != nil {
-		return Funding{}, fmt.Errorf("%s: app_state: %w", path, err)
+		return fail(fmt.Errorf("%s: app_state: %w", path, err))
 	}
 	var auth, bank map[string]json.RawMessage
 	if err := json.Unmarshal(app["auth"], &auth); err != nil || auth == nil {
-		return Funding{}, fmt.Errorf("%s: no app_state.auth: is this a Cosmos SDK chain's genesis?", path)
+		return fail(fmt.Errorf("%s: no app_state.auth: is this a Cosmos SDK chain's genesis?", path))
 	}
 	if err := json.Unmarshal(app["bank"], &bank); err != nil || bank == nil {
-		return Funding{}, fmt.Errorf("%s: no app_state.bank: is this a Cosmos SDK chain's genesis?", path)
+		return fail(fmt.Errorf("%s: no app_state.bank: is this a Cosmos SDK chain's genesis?", path))
 	}
 	var accounts []map[string]any
 	if err := json.Unmarshal(auth["accounts"], &accounts); err != nil {
-		return Funding{}, fmt.Errorf("%s: app_state.auth.accounts: %w", path, err)
+		return fail(fmt.Errorf("%s: app_state.auth.accounts: %w", path, err))
 	}
 	for i, a := range accounts {
 		a["account_number"] = strconv.Itoa(i)
 	}
-	first := uint64(len(accounts))
+	first = uint64(len(accounts))
 	type coin struct {
 		Denom  string `json:"denom"`
 		Amount string `json:"amount"`
@@ -68,32 +87,30 @@ func FundGenesis(path string, wallets []Wallet, denom string, each uint64) (Fund
 	}
 	var balances []balance
 	if err := json.Unmarshal(bank["balances"], &balances); err != nil {
-		return Funding{}, fmt.Errorf("%s: app_state.bank.balances: %w", path, err)
+		return fail(fmt.Errorf("%s: app_state.bank.balances: %w", path, err))
 	}
 	var supply []coin
 	if err := json.Unmarshal(bank["supply"], &supply); err != nil {
-		return Funding{}, fmt.Errorf("%s: app_state.bank.supply: %w", path, err)
+		return fail(fmt.Errorf("%s: app_state.bank.supply: %w", path, err))
 	}
-	amount := strconv.FormatUint(each, 10)
-	for i := range wallets {
-		w := &wallets[i]
-		w.Number = first + uint64(i)
+	amount := each.String()
+	for i, addr := range addrs {
 		accounts = append(accounts, map[string]any{
 			"@type":          "/cosmos.auth.v1beta1.BaseAccount",
-			"address":        w.Address,
+			"address":        addr,
 			"pub_key":        nil,
-			"account_number": strconv.FormatUint(w.Number, 10),
+			"account_number": strconv.FormatUint(first+uint64(i), 10),
 			"sequence":       "0",
 		})
-		balances = append(balances, balance{Address: w.Address, Coins: []coin{{Denom: denom, Amount: amount}}})
+		balances = append(balances, balance{Address: addr, Coins: []coin{{Denom: denom, Amount: amount}}})
 	}
-	add := new(big.Int).Mul(new(big.Int).SetUint64(each), big.NewInt(int64(len(wallets))))
+	add := new(big.Int).Mul(each, big.NewInt(int64(len(addrs))))
 	found := false
 	for i := range supply {
 		if supply[i].Denom == denom {
 			old, ok := new(big.Int).SetString(supply[i].Amount, 10)
 			if !ok {
-				return Funding{}, fmt.Errorf("%s: supply of %s is %q", path, denom, supply[i].Amount)
+				return fail(fmt.Errorf("%s: supply of %s is %q", path, denom, supply[i].Amount))
 			}
 			supply[i].Amount = old.Add(old, add).String()
 			found = true
@@ -118,14 +135,14 @@ func FundGenesis(path string, wallets []Wallet, denom string, each uint64) (Fund
 	set(app, "bank", bank)
 	set(doc, "app_state", app)
 	if err != nil {
-		return Funding{}, err
+		return fail(err)
 	}
 	out, err := json.MarshalIndent(doc, "", " ")
 	if err != nil {
-		return Funding{}, err
+		return fail(err)
 	}
 	if err := os.WriteFile(path, out, 0o644); err != nil {
-		return Funding{}, err
+		return fail(err)
 	}
-	return Funding{Wallets: len(wallets), Each: each, Denom: denom, Bytes: int64(len(out))}, nil
+	return first, int64(len(out)), nil
 }

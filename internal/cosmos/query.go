@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -139,6 +140,37 @@ func QueryBalance(ctx context.Context, c *http.Client, rpc, address, denom strin
 		return 0, err
 	}
 	return coinIn(resp)
+}
+
+// QueryBalanceBig reads an address's balance of denom at height (0:
+// latest), however large (an 18-decimal token's pass 2^64).
+func QueryBalanceBig(ctx context.Context, c *http.Client, rpc, address, denom string, height int64) (*big.Int, error) {
+	resp, err := Query(ctx, c, rpc, "/cosmos.bank.v1beta1.Query/Balance", appendString(appendString(nil, 1, address), 2, denom), height)
+	if err != nil {
+		return nil, err
+	}
+	var coin []byte
+	var amount string
+	err = fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+		if num == 1 {
+			coin = b
+		}
+	})
+	if err == nil {
+		err = fields(coin, func(num protowire.Number, _ uint64, b []byte) {
+			if num == 2 {
+				amount = string(b)
+			}
+		})
+	}
+	if err != nil || amount == "" {
+		return new(big.Int), err
+	}
+	n, ok := new(big.Int).SetString(amount, 10)
+	if !ok || n.Sign() < 0 {
+		return nil, fmt.Errorf("balance of %s: amount %q", address, amount)
+	}
+	return n, nil
 }
 
 // QuerySupply reads the total supply of denom.

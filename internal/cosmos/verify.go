@@ -76,7 +76,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	w.mu.Lock()
 	need := w.height
 	w.mu.Unlock()
-	tip, err := waitHeight(ctx, w.http, rpc, need+1, wait)
+	tip, err := WaitHeight(ctx, w.http, rpc, need+1, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -252,9 +252,9 @@ func (w *Workload) settle(ctx context.Context, rpcs []string, wait time.Duration
 	return nil
 }
 
-// waitHeight waits until the node at rpc has committed height need and
+// WaitHeight waits until the node at rpc has committed height need and
 // returns its latest height.
-func waitHeight(ctx context.Context, c *http.Client, rpc string, need int64, wait time.Duration) (int64, error) {
+func WaitHeight(ctx context.Context, c *http.Client, rpc string, need int64, wait time.Duration) (int64, error) {
 	deadline := time.Now().Add(wait)
 	for {
 		var r struct {

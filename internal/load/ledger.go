@@ -407,10 +407,16 @@ func (l *Ledger) Close() {
 }
 
 // telling are refusals whose kind ("invalid request") says less than
-// their words: the Cosmos SDK's answers to unordered txs.
+// their words: the Cosmos SDK's answers to unordered txs, Cosmos EVM's to
+// EVM txs.
 var telling = []struct{ has, key string }{
 	{"timeout_timestamp that has already passed", "timeout (unordered tx expired)"},
 	{"failed to add unordered nonce", "duplicate (unordered tx seen before)"},
+	// Cosmos EVM's answers to EVM txs
+	{"invalid chain id for signer", "wrong EVM chain ID"},
+	{"tx nonce is lower than account nonce", "nonce too low"},
+	{"tx nonce is higher than account nonce", "nonce too high (a gap)"},
+	{"max fee per gas less than block base fee", "fee cap below the base fee"},
 }
 
 // reasonKey shortens an error message to its kind, so that "mempool is

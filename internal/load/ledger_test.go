@@ -226,6 +226,10 @@ func TestReasonKeys(t *testing.T) {
 		"mempool is full: number of txs 5000 (max: 5000)":                                                                "mempool is full",
 		"CheckTx code 5: failed to execute message; message index: 0: 7stake is smaller than 9stake: insufficient funds": "CheckTx code 5: insufficient funds",
 		"CheckTx code 18: unordered transaction has a timeout_timestamp that has already passed: invalid request":        "CheckTx code 18: timeout (unordered tx expired)",
+		"CheckTx code 1: invalid sender: invalid chain id for signer: have 1 want 262144":                                "CheckTx code 1: wrong EVM chain ID",
+		"CheckTx code 1: invalid nonce; got 0, expected 5: tx nonce is lower than account nonce":                         "CheckTx code 1: nonce too low",
+		"CheckTx code 1: tx nonce: 99, account accountNonce: 5: tx nonce is higher than account nonce":                   "CheckTx code 1: nonce too high (a gap)",
+		"CheckTx code 13: max fee per gas less than block base fee (1 < 103308701): insufficient fee":                    "CheckTx code 13: fee cap below the base fee",
 		"CheckTx code 18: failed to add unordered nonce: already used: invalid request":                                  "CheckTx code 18: duplicate (unordered tx seen before)",
 		"CheckTx code 32: account sequence mismatch, expected 7, got 5: incorrect account sequence":                      "CheckTx code 32: incorrect account sequence",
 	} {

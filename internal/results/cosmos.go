@@ -1,6 +1,9 @@
 package results
 
-import "github.com/chainperf/chainperf/internal/cosmos"
+import (
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/evm"
+)
 
 // Cosmos is what a run on a Cosmos SDK chain adds: the chain, its genesis
 // funding, what the workload did and the balance check after the run.
@@ -29,4 +32,20 @@ type Funding struct {
 	GasPrice float64 `json:"gas_price"`
 	Swept    uint64  `json:"swept,omitempty"`
 	Secs     float64 `json:"s"`
+}
+
+// EVM is what a run on a Cosmos EVM chain set up and sent.
+type EVM struct {
+	Binary       string  `json:"binary"`
+	ChainID      uint64  `json:"chain_id"`
+	Wallets      int     `json:"wallets"`
+	GenesisBytes int64   `json:"genesis_bytes"`
+	GenesisSecs  float64 `json:"genesis_s"` // deriving and funding the wallets
+	Workload     string  `json:"workload"`
+	// NoncesReused counts refused txs whose nonce the sender's next tx
+	// used again; NoncesReread nonces read back from the chain (after a
+	// send error).
+	NoncesReused int64         `json:"nonces_reused"`
+	NoncesReread int64         `json:"nonces_reread"`
+	Balances     *evm.Balances `json:"balances,omitempty"`
 }

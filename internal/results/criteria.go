@@ -44,6 +44,15 @@ func Evaluate(r *Run, c scenario.Criteria) {
 		add("wallet funds not conserved (held + fees != funded)", "<=", 0, lost)
 		add("wallets whose balance disagrees with the committed txs", "<=", 0, float64(b.Mismatched))
 	}
+	if r.EVM != nil && r.EVM.Balances != nil {
+		b := r.EVM.Balances
+		lost := 0.0
+		if !b.Conserved {
+			lost = 1
+		}
+		add("EVM funds not conserved (held + fee collector != funded)", "<=", 0, lost)
+		add("EVM accounts whose nonce disagrees with their committed txs", "<=", 0, float64(b.Mismatched))
+	}
 	if p != nil {
 		// With repeats, the figures judged are the medians of the repeats'.
 		f := p.Figures

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -123,6 +124,35 @@ func TestBalancesJudged(t *testing.T) {
 	} {
 		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, 0, false)}},
 			Findings: Findings{Cosmos: &Cosmos{Balances: &cosmos.Balances{Conserved: tc.conserved, Mismatched: tc.mismatched}}}}
+		Evaluate(r, s.Criteria)
+		if (tc.fail == "") != r.Passed {
+			t.Errorf("%s: passed %v; checks %+v", tc.name, r.Passed, r.Checks)
+		}
+		if c, ok := check(r, tc.fail); tc.fail != "" && (!ok || c.Pass) {
+			t.Errorf("%s: check %q %+v; want it failed", tc.name, tc.fail, c)
+		}
+	}
+}
+
+// The EVM check's verdicts fail an EVM run: funds not conserved, or an
+// account whose nonce its committed txs do not explain; both held passes.
+func TestEVMBalancesJudged(t *testing.T) {
+	s, err := scenario.Parse("t.toml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		conserved  bool
+		mismatched int
+		fail       string
+	}{
+		{"conserved", true, 0, ""},
+		{"not conserved", false, 0, "EVM funds not conserved (held + fee collector != funded)"},
+		{"a nonce off", true, 2, "EVM accounts whose nonce disagrees with their committed txs"},
+	} {
+		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, 0, false)}},
+			Findings: Findings{EVM: &EVM{Balances: &evm.Balances{Conserved: tc.conserved, Mismatched: tc.mismatched}}}}
 		Evaluate(r, s.Criteria)
 		if (tc.fail == "") != r.Passed {
 			t.Errorf("%s: passed %v; checks %+v", tc.name, r.Passed, r.Checks)

@@ -143,6 +143,7 @@ type Findings struct {
 	Events    []Event           `json:"events,omitempty"`
 	Profiles  []observe.Profile `json:"profiles,omitempty"`
 	Cosmos    *Cosmos           `json:"cosmos,omitempty"`
+	EVM       *EVM              `json:"evm,omitempty"`
 }
 
 // WAN describes the emulated wide-area network a run had (the netns

@@ -88,10 +88,12 @@ type Testnet struct {
 	// Build, when its Dir is set, makes the node binary from a Go source
 	// tree at a git ref (instead of Binary).
 	Build Build `toml:"build"`
-	// Chain is what the nodes run: "kvstore" (CometBFT's kvstore app) or
-	// "cosmos" (a Cosmos SDK chain, described by Cosmos).
+	// Chain is what the nodes run: "kvstore" (CometBFT's kvstore app),
+	// "cosmos" (a Cosmos SDK chain, described by Cosmos) or "evm" (a
+	// Cosmos EVM chain, described by EVM).
 	Chain  string `toml:"chain"`
 	Cosmos Cosmos `toml:"cosmos"`
+	EVM    EVM    `toml:"evm"`
 	// Nodes are the nodes of a network that already runs (provider
 	// "external"): chainperf starts and stops none of them.
 	Nodes []ExternalNode `toml:"node"`
@@ -136,6 +138,34 @@ type Cosmos struct {
 	// SweepBack sends what the wallets hold back to the funder after the
 	// balance check.
 	SweepBack bool `toml:"sweep_back"`
+}
+
+// EVM describes a Cosmos EVM chain and the Ethereum accounts funded in
+// its genesis.
+type EVM struct {
+	// Binary is "" for chainperf's test chain (chainperf-evmd, found or
+	// built), else the path of a Cosmos EVM chain binary (evmd, ...).
+	Binary    string   `toml:"binary"`
+	StartArgs []string `toml:"start_args"`
+	// ChainID is the EVM chain ID (EIP-155) txs are signed for.
+	ChainID uint64 `toml:"chain_id"`
+	// Denom is the 18-decimal gas token, Display its whole unit.
+	Denom   string `toml:"denom"`
+	Display string `toml:"display"`
+	// Stake is each validator's self-delegation in whole tokens (10^18
+	// denom) per unit of voting power.
+	Stake int64 `toml:"stake"`
+	// Wallets are derived from Seed and funded with WalletBalance whole
+	// tokens each.
+	Wallets       int    `toml:"wallets"`
+	WalletBalance int64  `toml:"wallet_balance"`
+	Seed          string `toml:"seed"`
+	// MaxFee is the fee cap per unit of gas in wei (the gas price of a
+	// legacy tx), Tip the priority fee; Legacy signs EIP-155 legacy txs
+	// instead of EIP-1559 dynamic-fee ones.
+	MaxFee uint64 `toml:"max_fee"`
+	Tip    uint64 `toml:"tip"`
+	Legacy bool   `toml:"legacy"`
 }
 
 // Funded says whether the wallets are funded by a given account at the
@@ -218,6 +248,9 @@ type MixEntry struct {
 	// validator i mod the validators).
 	Validator *int `toml:"validator"`
 }
+
+// IsEVM says whether the workload sends EVM transactions.
+func (w Workload) IsEVM() bool { return strings.HasPrefix(w.Kind, "evm-") }
 
 // IsCosmos says whether the workload sends Cosmos SDK transactions.
 func (w Workload) IsCosmos() bool { return strings.HasPrefix(w.Kind, "cosmos-") }

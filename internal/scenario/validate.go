@@ -15,9 +15,9 @@ import (
 // Known values of the enumerated keys.
 var (
 	Providers       = []string{"process", "netns", ProviderExternal}
-	WorkloadKinds   = []string{"kvstore", "loadtime", "replay", "cosmos-send", "cosmos-multisend", "cosmos-mix"}
+	WorkloadKinds   = []string{"kvstore", "loadtime", "replay", "cosmos-send", "cosmos-multisend", "cosmos-mix", "evm-transfer"}
 	MixMsgs         = []string{"send", "multisend", "delegate", "undelegate", "redelegate"}
-	Chains          = []string{"kvstore", "cosmos"}
+	Chains          = []string{"kvstore", "cosmos", "evm"}
 	CosmosModes     = []string{"pregenerate", "live"}
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}

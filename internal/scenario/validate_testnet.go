@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,6 +113,9 @@ func (s *Scenario) validateTestnet(c *checker) {
 	if t.Chain == "cosmos" {
 		s.validateCosmos(c)
 	}
+	if t.Chain == "evm" {
+		s.validateEVM(c)
+	}
 
 }
 
@@ -120,10 +124,15 @@ func (s *Scenario) validateWorkload(c *checker) {
 	t := &s.Testnet
 	w := &s.Workload
 	c.oneOf("workload.kind", w.Kind, WorkloadKinds)
-	if w.IsCosmos() {
+	switch {
+	case w.IsCosmos():
 		s.validateCosmosWorkload(c)
-	} else if t.Chain == "cosmos" {
+	case w.IsEVM():
+		s.validateEVMWorkload(c)
+	case t.Chain == "cosmos":
 		c.fail("workload.kind", "%q sends kvstore txs, which a Cosmos SDK chain rejects: use cosmos-send or cosmos-multisend", w.Kind)
+	case t.Chain == "evm":
+		c.fail("workload.kind", "%q sends kvstore txs, which a Cosmos EVM chain rejects: use evm-transfer", w.Kind)
 	}
 	if w.TxSize < 64 || w.TxSize > 1<<20 {
 		c.fail("workload.tx_size", "%d: must be from 64 to 1048576 bytes", w.TxSize)
@@ -209,6 +218,72 @@ func (s *Scenario) validateCosmos(c *checker) {
 	}
 	if !hdPathRE.MatchString(cs.FunderHDPath) {
 		c.fail("testnet.cosmos.funder_hd_path", "%q: a BIP-32 path such as \"m/44'/118'/0'/0/0\"", cs.FunderHDPath)
+	}
+}
+
+func (s *Scenario) validateEVM(c *checker) {
+	t, e := &s.Testnet, &s.Testnet.EVM
+	if t.Binary != "" || t.Build.Dir != "" {
+		c.fail("testnet.binary", "a Cosmos EVM chain names its binary in testnet.evm.binary")
+	}
+	if t.Provider == ProviderExternal {
+		c.fail("testnet.chain", "\"evm\" on provider \"external\" is not supported yet: chainperf sets up and funds the EVM chains it makes")
+	}
+	if e.Binary != "" {
+		if err := checkBinary(e.Binary); err != nil {
+			c.fail("testnet.evm.binary", "%v", err)
+		}
+	}
+	if len(e.StartArgs) == 0 {
+		c.fail("testnet.evm.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
+	}
+	// EIP-155 puts chain_id*2+36 in a uint64 v; wallets' keys sign for it.
+	if e.ChainID < 1 || e.ChainID > 1<<53 {
+		c.fail("testnet.evm.chain_id", "%d: must be from 1 to 2^53", e.ChainID)
+	}
+	if !denomRE.MatchString(e.Denom) {
+		c.fail("testnet.evm.denom", "%q: 3 to 128 characters, a letter first, then letters, digits, '/', ':', '.', '_' or '-'", e.Denom)
+	}
+	if !denomRE.MatchString(e.Display) || e.Display == e.Denom {
+		c.fail("testnet.evm.display", "%q: a denom other than testnet.evm.denom (its whole unit, 10^18 of it)", e.Display)
+	}
+	if e.Stake < 1 || e.Stake > 1e9 {
+		c.fail("testnet.evm.stake", "%d: must be from 1 to 1e9 whole tokens", e.Stake)
+	}
+	if e.Wallets < 2 || e.Wallets > MaxWallets {
+		c.fail("testnet.evm.wallets", "%d: must be from 2 (a sender and a receiver) to %d", e.Wallets, MaxWallets)
+	}
+	if e.WalletBalance < 1 || e.WalletBalance > 1e12 {
+		c.fail("testnet.evm.wallet_balance", "%d: must be from 1 to 1e12 whole tokens", e.WalletBalance)
+	}
+	if e.Seed == "" {
+		c.fail("testnet.evm.seed", "give a seed: the wallets are derived from it")
+	}
+	if e.MaxFee < 1 || e.MaxFee > 1e15 {
+		c.fail("testnet.evm.max_fee", "%d: must be from 1 to 1e15 wei per gas", e.MaxFee)
+	}
+	if e.Tip > e.MaxFee {
+		c.fail("testnet.evm.tip", "%d: above max_fee (%d), which no tx can pay", e.Tip, e.MaxFee)
+	}
+}
+
+func (s *Scenario) validateEVMWorkload(c *checker) {
+	w, e := &s.Workload, &s.Testnet.EVM
+	if s.Testnet.Chain != "evm" {
+		c.fail("workload.kind", "%q needs a Cosmos EVM chain: set testnet.chain = \"evm\"", w.Kind)
+		return
+	}
+	if w.Amount < 0 {
+		c.fail("workload.amount", "%d: an amount of wei, 0 or more", w.Amount)
+	}
+	if w.Accounts != 0 && (w.Accounts < 2 || w.Accounts > e.Wallets) {
+		c.fail("workload.accounts", "%d: 0 (all %d wallets) or from 2 to testnet.evm.wallets", w.Accounts, e.Wallets)
+	}
+	if id, err := strconv.ParseUint(w.ChainID, 10, 64); w.ChainID != "" && (err != nil || id < 1 || id > 1<<53) {
+		c.fail("workload.chain_id", "%q: an EVM chain ID to sign for, from 1 to 2^53 (\"\" is testnet.evm.chain_id)", w.ChainID)
+	}
+	if s.Load.Batch > 1 {
+		c.fail("load.batch", "%d: EVM workloads send one tx per request, so that each account's txs reach its one node in order", s.Load.Batch)
 	}
 }
 

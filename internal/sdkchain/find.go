@@ -20,33 +20,38 @@ import (
 	"github.com/chainperf/chainperf/internal/build"
 )
 
-// TestChain is the name of chainperf's own SDK test chain binary.
-const TestChain = "chainperf-sdkd"
+// A TestChain is one of chainperf's own test chains: its binary's name,
+// its module inside chainperf's source tree and the environment variable
+// that can name a built binary.
+type TestChain struct{ Name, SourceDir, Env string }
 
-// SourceDir is the test chain's module inside chainperf's source tree.
-const SourceDir = "chains/cosmos"
+// The test chains.
+var (
+	SDKD = TestChain{Name: "chainperf-sdkd", SourceDir: "chains/cosmos", Env: "CHAINPERF_SDKD"}
+	EVMD = TestChain{Name: "chainperf-evmd", SourceDir: "chains/evm", Env: "CHAINPERF_EVMD"}
+)
 
-// Find returns the chain binary to run: binary when given; else
-// chainperf-sdkd from $CHAINPERF_SDKD, beside the chainperf executable, on
-// PATH, or built from chains/cosmos of the source tree around the working
+// Find returns the chain binary to run: binary when given; else the test
+// chain from its environment variable, beside the chainperf executable, on
+// PATH, or built from its module in the source tree around the working
 // directory or the executable (cached by a hash of its sources).
-func Find(ctx context.Context, binary string, logf func(string, ...any)) (string, error) {
+func (c TestChain) Find(ctx context.Context, binary string, logf func(string, ...any)) (string, error) {
 	if binary != "" {
 		return filepath.Abs(binary)
 	}
-	if p := os.Getenv("CHAINPERF_SDKD"); p != "" {
+	if p := os.Getenv(c.Env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("CHAINPERF_SDKD=%s: %w", p, err)
+			return "", fmt.Errorf("%s=%s: %w", c.Env, p, err)
 		}
 		return p, nil
 	}
 	exe, _ := os.Executable()
 	if exe != "" {
-		if p := filepath.Join(filepath.Dir(exe), TestChain); isExec(p) {
+		if p := filepath.Join(filepath.Dir(exe), c.Name); isExec(p) {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath(TestChain); err == nil {
+	if p, err := exec.LookPath(c.Name); err == nil {
 		return filepath.Abs(p)
 	}
 	var starts []string
@@ -57,11 +62,11 @@ func Find(ctx context.Context, binary string, logf func(string, ...any)) (string
 		starts = append(starts, filepath.Dir(exe))
 	}
 	for _, s := range starts {
-		if src := sourceAbove(s); src != "" {
-			return Build(ctx, src, build.CacheDir(), logf)
+		if src := c.sourceAbove(s); src != "" {
+			return c.Build(ctx, src, build.CacheDir(), logf)
 		}
 	}
-	return "", fmt.Errorf("%s not found (not in $CHAINPERF_SDKD, beside chainperf, on PATH) and no chainperf source tree with %s around: build it with `cd %s && go build ./cmd/%s` or set testnet.cosmos.binary", TestChain, SourceDir, SourceDir, TestChain)
+	return "", fmt.Errorf("%s not found (not in $%s, beside chainperf, on PATH) and no chainperf source tree with %s around: build it with `cd %s && go build ./cmd/%s` or name a chain binary in the scenario", c.Name, c.Env, c.SourceDir, c.SourceDir, c.Name)
 }
 
 func isExec(p string) bool {
@@ -69,12 +74,12 @@ func isExec(p string) bool {
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
-// sourceAbove returns dir/chains/cosmos for the first dir at or above
-// start that has it.
-func sourceAbove(start string) string {
+// sourceAbove returns dir/SourceDir for the first dir at or above start
+// that has it.
+func (c TestChain) sourceAbove(start string) string {
 	for d := start; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, SourceDir, "go.mod")); err == nil {
-			return filepath.Join(d, SourceDir)
+		if _, err := os.Stat(filepath.Join(d, c.SourceDir, "go.mod")); err == nil {
+			return filepath.Join(d, c.SourceDir)
 		}
 		if d == filepath.Dir(d) {
 			return ""
@@ -84,12 +89,12 @@ func sourceAbove(start string) string {
 
 // Build builds the test chain from its module at src into cache, named by
 // a hash of its sources, unless that binary is there already.
-func Build(ctx context.Context, src, cache string, logf func(string, ...any)) (string, error) {
+func (c TestChain) Build(ctx context.Context, src, cache string, logf func(string, ...any)) (string, error) {
 	sum, err := hashSources(src)
 	if err != nil {
 		return "", err
 	}
-	out := filepath.Join(cache, TestChain+"-"+sum[:16])
+	out := filepath.Join(cache, c.Name+"-"+sum[:16])
 	if isExec(out) {
 		return out, nil
 	}
@@ -97,14 +102,14 @@ func Build(ctx context.Context, src, cache string, logf func(string, ...any)) (s
 		return "", err
 	}
 	if logf != nil {
-		logf("building %s from %s (a few minutes the first time)", TestChain, src)
+		logf("building %s from %s (a few minutes the first time)", c.Name, src)
 	}
 	tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "./cmd/"+TestChain)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", tmp, "./cmd/"+c.Name)
 	cmd.Dir = src
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
-		return "", fmt.Errorf("build %s in %s: %v\n%s", TestChain, src, err, strings.TrimSpace(string(msg)))
+		return "", fmt.Errorf("build %s in %s: %v\n%s", c.Name, src, err, strings.TrimSpace(string(msg)))
 	}
 	return out, os.Rename(tmp, out)
 }

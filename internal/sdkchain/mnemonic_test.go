@@ -18,7 +18,7 @@ func TestMnemonicAsTheSDKDerivesIt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds chainperf-sdkd")
 	}
-	bin, err := Find(context.Background(), "", t.Logf)
+	bin, err := SDKD.Find(context.Background(), "", t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}

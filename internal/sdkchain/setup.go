@@ -6,10 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,70 +67,18 @@ func memAvailable() (uint64, error) {
 }
 
 // Setup turns the CometBFT homes t.Setup wrote into homes of the SDK chain
-// at binary: `init` in each (keeping chainperf's node and validator keys
-// and config.toml), app.toml's minimum gas price with the API and gRPC
-// servers off, a key, genesis account and gentx per validator,
-// collect-gentxs, then the wallets funded in genesis, which every node gets.
+// at binary (Init), then funds the wallets in genesis, which every node
+// gets.
 func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario.Cosmos) (*Chain, error) {
 	if err := CheckMemory(spec.Wallets, len(t.Nodes)); err != nil {
 		return nil, err
 	}
-	if err := checkSDK(ctx, binary); err != nil {
-		return nil, err
-	}
-	run := func(args ...string) ([]byte, error) { return cli(ctx, binary, args...) }
-	vals := t.ByRole(testnet.RoleValidator)
-	if len(vals) == 0 {
-		return nil, fmt.Errorf("a Cosmos SDK chain needs at least one validator")
-	}
-	first := vals[0]
-	for _, n := range t.Nodes {
-		args := []string{"init", n.Name, "--chain-id", t.ChainID, "--home", n.Home, "--overwrite"}
-		if spec.Denom != "stake" {
-			args = append(args, "--default-denom", spec.Denom)
-		}
-		if _, err := run(args...); err != nil {
-			return nil, err
-		}
-		if err := t.WriteConfig(n); err != nil {
-			return nil, fmt.Errorf("%s: %w", n.Name, err)
-		}
-		if err := editAppToml(filepath.Join(n.Home, "config", "app.toml"), spec); err != nil {
-			return nil, fmt.Errorf("%s: %w", n.Name, err)
-		}
-	}
-	for _, v := range vals {
-		out, err := run("keys", "add", "operator", "--keyring-backend", "test", "--home", v.Home, "--output", "json")
-		if err != nil {
-			return nil, err
-		}
-		addr, err := operatorAddress(out)
-		if err != nil {
-			return nil, fmt.Errorf("%s keys add: %w", binary, err)
-		}
-		stake := fmt.Sprintf("%d%s", v.Power*spec.Stake, spec.Denom)
-		if _, err := run("genesis", "add-genesis-account", addr, stake, "--home", first.Home); err != nil {
-			return nil, err
-		}
-	}
-	genesis := func(n *testnet.Node) string { return filepath.Join(n.Home, "config", "genesis.json") }
-	gentxDir := filepath.Join(first.Home, "config", "gentx")
-	if err := os.MkdirAll(gentxDir, 0o755); err != nil {
-		return nil, err
-	}
-	for _, v := range vals {
-		if v != first {
-			if err := copyFile(genesis(first), genesis(v)); err != nil {
-				return nil, err
-			}
-		}
-		if _, err := run("genesis", "gentx", "operator", fmt.Sprintf("%d%s", v.Power*spec.Stake, spec.Denom),
-			"--chain-id", t.ChainID, "--home", v.Home, "--keyring-backend", "test",
-			"--moniker", v.Name, "--output-document", filepath.Join(gentxDir, v.Name+".json")); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := run("genesis", "collect-gentxs", "--home", first.Home, "--gentx-dir", gentxDir); err != nil {
+	price := strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + spec.Denom)
+	genesis, err := Init(ctx, t, binary, Params{
+		Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake),
+		AppToml: func(*testnet.Node) map[string]string { return map[string]string{".minimum-gas-prices": price} },
+	})
+	if err != nil {
 		return nil, err
 	}
 	began := time.Now()
@@ -135,19 +86,108 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario
 	if err != nil {
 		return nil, err
 	}
-	funding, err := cosmos.FundGenesis(genesis(first), wallets, spec.Denom, uint64(spec.WalletBalance))
+	funding, err := cosmos.FundGenesis(genesis, wallets, spec.Denom, uint64(spec.WalletBalance))
 	if err != nil {
 		return nil, err
 	}
 	took := time.Since(began)
+	if err := Distribute(t, genesis); err != nil {
+		return nil, err
+	}
+	return &Chain{Binary: binary, Spec: spec, Wallets: wallets, Funding: funding, GenesisTime: took}, nil
+}
+
+// Params say what differs between the SDK chains Init sets up.
+type Params struct {
+	Denom string
+	// Stake is each validator's self-delegation per unit of voting power.
+	Stake *big.Int
+	// AppToml gives a node's app.toml settings, "section.key" (".key" at
+	// the top) to a TOML value; each must be in the file init wrote.
+	AppToml func(n *testnet.Node) map[string]string
+}
+
+// Init turns the CometBFT homes t.Setup wrote into homes of the SDK chain
+// at binary: `init` in each (keeping chainperf's node and validator keys
+// and config.toml), app.toml's settings with the API and gRPC servers off,
+// a key, genesis account and gentx per validator, collect-gentxs. It
+// returns the genesis file it made, in the first validator's home.
+func Init(ctx context.Context, t *testnet.Testnet, binary string, p Params) (string, error) {
+	if err := checkSDK(ctx, binary); err != nil {
+		return "", err
+	}
+	run := func(args ...string) ([]byte, error) { return cli(ctx, binary, args...) }
+	vals := t.ByRole(testnet.RoleValidator)
+	if len(vals) == 0 {
+		return "", fmt.Errorf("a Cosmos SDK chain needs at least one validator")
+	}
+	first := vals[0]
 	for _, n := range t.Nodes {
-		if n != first {
-			if err := copyFile(genesis(first), genesis(n)); err != nil {
-				return nil, err
+		args := []string{"init", n.Name, "--chain-id", t.ChainID, "--home", n.Home, "--overwrite"}
+		if p.Denom != "stake" {
+			args = append(args, "--default-denom", p.Denom)
+		}
+		if _, err := run(args...); err != nil {
+			return "", err
+		}
+		if err := t.WriteConfig(n); err != nil {
+			return "", fmt.Errorf("%s: %w", n.Name, err)
+		}
+		if err := editAppToml(filepath.Join(n.Home, "config", "app.toml"), p.AppToml(n)); err != nil {
+			return "", fmt.Errorf("%s: %w", n.Name, err)
+		}
+	}
+	for _, v := range vals {
+		out, err := run("keys", "add", "operator", "--keyring-backend", "test", "--home", v.Home, "--output", "json")
+		if err != nil {
+			return "", err
+		}
+		addr, err := operatorAddress(out)
+		if err != nil {
+			return "", fmt.Errorf("%s keys add: %w", binary, err)
+		}
+		stake := new(big.Int).Mul(big.NewInt(v.Power), p.Stake).String() + p.Denom
+		if _, err := run("genesis", "add-genesis-account", addr, stake, "--home", first.Home); err != nil {
+			return "", err
+		}
+	}
+	gentxDir := filepath.Join(first.Home, "config", "gentx")
+	if err := os.MkdirAll(gentxDir, 0o755); err != nil {
+		return "", err
+	}
+	for _, v := range vals {
+		if v != first {
+			if err := copyFile(Genesis(first), Genesis(v)); err != nil {
+				return "", err
+			}
+		}
+		stake := new(big.Int).Mul(big.NewInt(v.Power), p.Stake).String() + p.Denom
+		if _, err := run("genesis", "gentx", "operator", stake,
+			"--chain-id", t.ChainID, "--home", v.Home, "--keyring-backend", "test",
+			"--moniker", v.Name, "--output-document", filepath.Join(gentxDir, v.Name+".json")); err != nil {
+			return "", err
+		}
+	}
+	if _, err := run("genesis", "collect-gentxs", "--home", first.Home, "--gentx-dir", gentxDir); err != nil {
+		return "", err
+	}
+	return Genesis(first), nil
+}
+
+// Genesis is the genesis file in n's home.
+func Genesis(n *testnet.Node) string { return filepath.Join(n.Home, "config", "genesis.json") }
+
+// Distribute copies the genesis file at path to every node that does not
+// hold it.
+func Distribute(t *testnet.Testnet, path string) error {
+	for _, n := range t.Nodes {
+		if Genesis(n) != path {
+			if err := copyFile(path, Genesis(n)); err != nil {
+				return err
 			}
 		}
 	}
-	return &Chain{Binary: binary, Spec: spec, Wallets: wallets, Funding: funding, GenesisTime: took}, nil
+	return nil
 }
 
 // checkSDK makes sure binary runs and has the SDK's genesis commands.
@@ -185,19 +225,21 @@ var (
 	keyRE     = regexp.MustCompile(`^(\s*)([A-Za-z0-9_-]+)(\s*=\s*)(.*)$`)
 )
 
-// editAppToml sets the minimum gas price and turns off the API, gRPC and
-// gRPC-web servers, whose fixed default ports would clash between nodes.
-func editAppToml(path string, spec scenario.Cosmos) error {
+// serversOff turns off the API, gRPC and gRPC-web servers where app.toml
+// has them: their fixed default ports would clash between nodes.
+var serversOff = map[string]string{"api.enable": "false", "grpc.enable": "false", "grpc-web.enable": "false"}
+
+// editAppToml sets app.toml's settings, "section.key" (".key" at the top)
+// to a TOML value, and serversOff; a setting of set the file does not have
+// is an error naming it.
+func editAppToml(path string, set map[string]string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("no app.toml after init: %w", err)
 	}
-	set := map[string]string{
-		".minimum-gas-prices": strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + spec.Denom),
-		"api.enable":          "false",
-		"grpc.enable":         "false",
-		"grpc-web.enable":     "false",
-	}
+	all := maps.Clone(serversOff)
+	maps.Copy(all, set)
+	set = maps.Clone(set)
 	section := ""
 	lines := strings.Split(string(b), "\n")
 	for i, l := range lines {
@@ -206,14 +248,15 @@ func editAppToml(path string, spec scenario.Cosmos) error {
 			continue
 		}
 		if m := keyRE.FindStringSubmatch(l); m != nil {
-			if v, ok := set[section+"."+m[2]]; ok {
+			if v, ok := all[section+"."+m[2]]; ok {
 				lines[i] = m[1] + m[2] + m[3] + v
 				delete(set, section+"."+m[2])
 			}
 		}
 	}
-	if _, ok := set[".minimum-gas-prices"]; ok {
-		return fmt.Errorf("%s has no minimum-gas-prices: not a Cosmos SDK app.toml", path)
+	if len(set) > 0 {
+		missing := slices.Sorted(maps.Keys(set))
+		return fmt.Errorf("%s has no %s: not the app.toml of a chain chainperf can set up", path, strings.Join(missing, ", "))
 	}
 	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
 }

@@ -39,7 +39,7 @@ func AllocatePorts(host string, base, count int) (int, error) {
 	states, _ := Registered()
 	for _, s := range states {
 		for _, n := range s.Nodes {
-			for _, p := range []int{n.Ports.P2P, n.Ports.RPC, n.Ports.Metrics, n.Ports.Pprof} {
+			for _, p := range n.Ports.All() {
 				held[p] = true
 			}
 		}

@@ -33,16 +33,22 @@ const (
 	RoleRotating Role = "rotating"
 )
 
-// PortsPerNode is how many ports one node listens on: p2p, rpc, metrics, pprof.
-const PortsPerNode = 4
+// PortsPerNode is how many ports one node listens on: p2p, rpc, metrics,
+// pprof, and an EVM chain's JSON-RPC over HTTP and WebSocket.
+const PortsPerNode = 6
 
 // Ports are the TCP ports one node listens on.
 type Ports struct {
-	P2P     int `json:"p2p"`
-	RPC     int `json:"rpc"`
-	Metrics int `json:"metrics"`
-	Pprof   int `json:"pprof"`
+	P2P       int `json:"p2p"`
+	RPC       int `json:"rpc"`
+	Metrics   int `json:"metrics"`
+	Pprof     int `json:"pprof"`
+	JSONRPC   int `json:"json_rpc,omitempty"`
+	JSONRPCWS int `json:"json_rpc_ws,omitempty"`
 }
+
+// All lists the ports.
+func (p Ports) All() []int { return []int{p.P2P, p.RPC, p.Metrics, p.Pprof, p.JSONRPC, p.JSONRPCWS} }
 
 // A Node is one node of a testnet.
 type Node struct {
@@ -145,7 +151,7 @@ func (t *Testnet) add(role Role, prefix string, count int, host string) {
 		n.nodeKey = ed25519.GenPrivKeyFromSecret([]byte(t.ChainID + "/node/" + n.Name))
 		n.ID = string(p2p.PubKeyToID(n.nodeKey.PubKey()))
 		p := t.base + len(t.Nodes)*PortsPerNode
-		n.Ports = Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3}
+		n.Ports = Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3, JSONRPC: p + 4, JSONRPCWS: p + 5}
 		n.Home = fmt.Sprintf("%s/%s", strings.TrimRight(t.Dir, "/"), n.Name)
 		t.Nodes = append(t.Nodes, n)
 	}

@@ -31,7 +31,7 @@ func TestModelIsDeterministic(t *testing.T) {
 		if n.ID != b.Nodes[i].ID {
 			t.Errorf("%s: node ID %s then %s; want the same keys", n.Name, n.ID, b.Nodes[i].ID)
 		}
-		if p := 30000 + 4*i; n.Ports != (Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3}) {
+		if p := 30000 + 6*i; n.Ports != (Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3, JSONRPC: p + 4, JSONRPCWS: p + 5}) {
 			t.Errorf("%s: ports %+v; want from %d", n.Name, n.Ports, p)
 		}
 	}
@@ -42,8 +42,8 @@ func TestModelIsDeterministic(t *testing.T) {
 	if c := New(sp, "tn-cccccc", "/tmp/z", "127.0.0.1", 30000); c.Nodes[1].ID == a.Nodes[1].ID {
 		t.Error("another chain ID gave the same node key")
 	}
-	if a.PortCount() != 20 {
-		t.Errorf("PortCount = %d; want 20", a.PortCount())
+	if a.PortCount() != 30 {
+		t.Errorf("PortCount = %d; want 30", a.PortCount())
 	}
 }
 

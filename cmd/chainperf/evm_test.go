@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// TestEVMTransfer sends signed EVM transfers on a real Cosmos EVM chain
+// (chainperf-evmd) in two phases (nonces carry over) and checks that every
+// tx committed; then txs signed for another EVM chain ID are refused by
+// the chain, each with the reason, and counted.
+func TestEVMTransfer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a Cosmos EVM chain")
+	}
+	run := func(extra string, repeats int) (int, string, results.Run, map[load.Fate]int64) {
+		code, out, r := cosmosRun(t, fmt.Sprintf(`name = "evm"
+[testnet]
+validators = 2
+full_nodes = 1
+chain = "evm"
+[testnet.evm]
+wallets = 300
+[workload]
+kind = "evm-transfer"
+amount = 7
+%s
+[load]
+rate = 60
+duration = "5s"
+[experiment]
+kind = "steady"
+repeats = %d
+warmup = "1s"
+cooldown = "1s"
+pause = "1s"
+drain_timeout = "20s"
+[criteria]
+max_unresolved = 0
+load_delivered = false
+max_rejected_share = 0.01
+`, extra, repeats))
+		if r.EVM == nil || r.EVM.Wallets != 300 || !strings.Contains(r.EVM.Workload, "evm-transfer") {
+			t.Fatalf("no EVM record: %+v\n%s", r.EVM, out)
+		}
+		fates := map[load.Fate]int64{}
+		sent := 0
+		for _, p := range r.Phases {
+			sent += int(p.Ledger.Sent)
+			for f, n := range p.Ledger.Fates {
+				fates[f] += n
+			}
+		}
+		if len(r.Phases) != repeats || int64(sent) != r.EVM.Balances.Committed+fates[load.FateRejected] {
+			t.Fatalf("%d phases (want %d), %d sent, fates %v, balances %s\n%s", len(r.Phases), repeats, sent, fates, r.EVM.Balances, out)
+		}
+		return code, out, r, fates
+	}
+	code, out, r, fates := run("", 2)
+	b := r.EVM.Balances
+	if code != 0 || b.Committed < 400 || fates[load.FateCommitted] != b.Committed || !b.OK() || b.Nonces != b.Committed ||
+		b.FeeCollector == "0" || !strings.Contains(out, "balances:   conserved") {
+		t.Fatalf("exit %d, fates %v, balances %s\n%s", code, fates, b, out)
+	}
+	// Signed for chain 1: the chain refuses every tx with the reason, each
+	// sender's next tx uses the refused nonce again, nothing is spent, and
+	// the run fails on the rejected share.
+	code, out, r, fates = run(`chain_id = "1"`, 1)
+	b = r.EVM.Balances
+	if code != 1 || fates[load.FateRejected] < 200 || fates[load.FateCommitted] != 0 || r.EVM.NoncesReused != fates[load.FateRejected] ||
+		!b.OK() || b.FeeCollector != "0" || !strings.Contains(out, "wrong EVM chain ID") {
+		t.Fatalf("exit %d, fates %v, reused %d, balances %s\n%s", code, fates, r.EVM.NoncesReused, b, out)
+	}
+}

@@ -1,0 +1,164 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/evm"
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/sdkchain"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// EVM is a Cosmos EVM chain: chainperf-evmd (built from chains/evm when
+// needed) or the scenario's Cosmos EVM binary, set up through its own CLI
+// as a Cosmos SDK chain is, with its gas token in x/vm's genesis, a
+// JSON-RPC server per node and Ethereum accounts funded in genesis; the
+// evm-transfer workload.
+type EVM struct {
+	s       *scenario.Scenario
+	log     *slog.Logger
+	binary  string
+	t       *testnet.Testnet
+	wallets []evm.Wallet
+	record  results.EVM
+	work    *evm.Workload
+}
+
+var (
+	_ Adapter = (*EVM)(nil)
+	_ Checker = (*EVM)(nil)
+)
+
+// evmPrefix is the bech32 prefix Cosmos EVM chains use for accounts.
+const evmPrefix = "cosmos"
+
+func newEVM(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Adapter, error) {
+	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
+	bin, err := sdkchain.EVMD.Find(ctx, s.Testnet.EVM.Binary, logf)
+	if err != nil {
+		return nil, err
+	}
+	return &EVM{s: s, log: log, binary: bin}, nil
+}
+
+// wei is n whole tokens of 18 decimals.
+func wei(n int64) *big.Int {
+	return new(big.Int).Mul(big.NewInt(n), new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil))
+}
+
+// Prepare runs the binary's init, gentx and collect-gentxs over the homes
+// (app.toml: the EVM chain ID and the JSON-RPC server on the node's own
+// ports), makes denom x/vm's gas token and funds the wallets in genesis.
+func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
+	spec := e.s.Testnet.EVM
+	e.t = t
+	t.Binary, t.Args = e.binary, spec.StartArgs
+	if err := sdkchain.CheckMemory(spec.Wallets, len(t.Nodes)); err != nil {
+		return err
+	}
+	q := strconv.Quote
+	genesis, err := sdkchain.Init(ctx, t, e.binary, sdkchain.Params{
+		Denom: spec.Denom, Stake: wei(spec.Stake),
+		AppToml: func(n *testnet.Node) map[string]string {
+			return map[string]string{
+				".minimum-gas-prices": q("0" + spec.Denom),
+				"evm.evm-chain-id":    strconv.FormatUint(spec.ChainID, 10),
+				"json-rpc.enable":     "true",
+				"json-rpc.address":    q(net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))),
+				"json-rpc.ws-address": q(net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPCWS))),
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if err := evm.EditGenesis(genesis, spec.Denom, spec.Display); err != nil {
+		return err
+	}
+	began := time.Now()
+	e.wallets = evm.Wallets(spec.Seed, spec.Wallets)
+	addrs := make([]string, len(e.wallets))
+	for i, w := range e.wallets {
+		if addrs[i], err = cosmos.Bech32(evmPrefix, w.Address[:]); err != nil {
+			return err
+		}
+	}
+	_, size, err := cosmos.FundAccounts(genesis, addrs, spec.Denom, wei(spec.WalletBalance))
+	if err != nil {
+		return err
+	}
+	e.record = results.EVM{Binary: e.binary, ChainID: spec.ChainID, Wallets: len(e.wallets),
+		GenesisBytes: size, GenesisSecs: time.Since(began).Seconds()}
+	return sdkchain.Distribute(t, genesis)
+}
+
+// Workload checks that every running node serves JSON-RPC for the chain
+// and makes the run's evm-transfer workload over the funded wallets: one
+// for all phases, since nonces carry over.
+func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error) {
+	w, spec := e.s.Workload, e.s.Testnet.EVM
+	for _, n := range e.t.Nodes {
+		if n.Role == testnet.RoleRotating {
+			continue // not started yet
+		}
+		url := "http://" + net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))
+		id, err := evm.ChainID(ctx, url, 30*time.Second)
+		if err != nil {
+			return nil, fmt.Errorf("%s serves no EVM JSON-RPC (%v): %s must run Cosmos EVM's JSON-RPC server ([json-rpc] in app.toml)", n.Name, err, e.binary)
+		}
+		if id != spec.ChainID {
+			return nil, fmt.Errorf("%s's JSON-RPC says EVM chain ID %d, not testnet.evm.chain_id = %d: the binary does not take evm.evm-chain-id from app.toml", n.Name, id, spec.ChainID)
+		}
+	}
+	chainID := spec.ChainID
+	if w.ChainID != "" {
+		chainID, _ = strconv.ParseUint(w.ChainID, 10, 64) // checked with the scenario
+	}
+	wallets := e.wallets
+	if w.Accounts > 0 {
+		wallets = wallets[:w.Accounts]
+	}
+	work, err := evm.NewWorkload(evm.WorkloadConfig{
+		ChainID: chainID, Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Legacy: spec.Legacy,
+		Amount:    uint64(w.Amount),
+		Senders:   load.Uniform{N: len(wallets), Seed: w.Seed},
+		Receivers: load.Uniform{N: len(wallets), Seed: w.Seed ^ 0x9e3779b97f4a7c15},
+		Targets:   len(rpcs), RPCs: rpcs, Prefix: evmPrefix,
+	}, wallets)
+	if err != nil {
+		return nil, err
+	}
+	e.work = work
+	e.record.Workload = work.String()
+	r.Versions.Node = e.binary
+	rec := e.record
+	r.EVM = &rec
+	return work, nil
+}
+
+// Finish checks the chain after the run: every wallet's balance plus
+// the fee collector's against what was funded, every nonce against the
+// committed txs (the criteria fail the run on either), and records the
+// nonce repairs.
+func (e *EVM) Finish(ctx context.Context, follow []string, r *results.Run) error {
+	if e.work == nil || r.EVM == nil {
+		return nil
+	}
+	r.EVM.NoncesReused, r.EVM.NoncesReread = e.work.Repairs()
+	b, err := e.work.Verify(ctx, follow[0], wei(e.s.Testnet.EVM.WalletBalance), e.s.Experiment.DrainTimeout.D())
+	if err != nil {
+		return fmt.Errorf("balance check: %w", err)
+	}
+	r.EVM.Balances = b
+	e.log.Info("balance check", "result", b.String())
+	return nil
+}

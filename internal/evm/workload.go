@@ -1,0 +1,178 @@
+package evm
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// TransferGas is what a native value transfer costs.
+const TransferGas = 21000
+
+// WorkloadConfig says what txs a Workload makes.
+type WorkloadConfig struct {
+	ChainID uint64
+	Denom   string
+	MaxFee  uint64 // wei per gas: the fee cap, or a legacy tx's price
+	Tip     uint64 // wei per gas
+	Legacy  bool
+	Amount  uint64 // wei per transfer
+	// Senders and Receivers pick a tx's wallets by its number.
+	Senders, Receivers load.Selector
+	// Targets is how many nodes the txs go to; RPCs their CometBFT RPC
+	// (nonces are re-read there) and Prefix the chain's bech32 prefix.
+	Targets int
+	RPCs    []string
+	Prefix  string
+}
+
+// A Workload makes evm-transfer txs: native transfers between the funded
+// wallets, each signed when due with its sender's next nonce (counted
+// here, one tx in flight per sender), in the Cosmos envelope CometBFT's
+// broadcast_tx_sync takes.
+type Workload struct {
+	cfg     WorkloadConfig
+	wallets []Wallet
+	state   []wstate
+	http    *http.Client
+
+	mu        sync.Mutex
+	refs      map[uint64]ref    // tx number -> sender and nonce, until Sent
+	hashes    map[load.Hash]int // tx -> sender, until a block holds it
+	committed []int64           // per wallet: its txs committed with code 0
+	height    int64             // the highest block that held one of the txs
+
+	signed, repaired, reread atomic.Int64
+}
+
+type wstate struct {
+	gate  chan struct{} // held from Append to Sent: one tx in flight
+	mu    sync.Mutex
+	next  uint64 // nonce of the wallet's next tx
+	stale bool   // the node may or may not hold the last tx: re-read
+}
+
+type ref struct {
+	from  int
+	nonce uint64
+	hash  load.Hash
+}
+
+var (
+	_ load.Workload = (*Workload)(nil)
+	_ load.Observer = (*Workload)(nil)
+	_ load.Router   = (*Workload)(nil)
+)
+
+// NewWorkload makes the workload over wallets, whose nonces start at 0
+// (funded in genesis, never used).
+func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
+	if len(wallets) < 2 || cfg.Targets < 1 || cfg.Senders == nil || cfg.Receivers == nil {
+		return nil, fmt.Errorf("evm workload: %d wallets, %d targets: need 2 wallets and a target", len(wallets), cfg.Targets)
+	}
+	w := &Workload{cfg: cfg, wallets: wallets, state: make([]wstate, len(wallets)),
+		http: &http.Client{Timeout: 10 * time.Second}, refs: map[uint64]ref{},
+		hashes: map[load.Hash]int{}, committed: make([]int64, len(wallets))}
+	for i := range w.state {
+		w.state[i].gate = make(chan struct{}, 1)
+	}
+	return w, nil
+}
+
+func (w *Workload) String() string {
+	kind := "dynamic-fee"
+	if w.cfg.Legacy {
+		kind = "legacy"
+	}
+	return fmt.Sprintf("evm-transfer (%s, %d wei each, %d wallets, fee cap %d wei/gas, tip %d)",
+		kind, w.cfg.Amount, len(w.wallets), w.cfg.MaxFee, w.cfg.Tip)
+}
+
+// Route pins a wallet's txs to one node, so that its nonces reach one
+// mempool in order.
+func (w *Workload) Route(seq uint64) int { return w.cfg.Senders.Pick(seq) % w.cfg.Targets }
+
+// Append signs tx seq: a transfer from its sender, once the sender's
+// previous tx has its answer, with the sender's next nonce.
+func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, error) {
+	from := w.cfg.Senders.Pick(seq)
+	to := w.cfg.Receivers.Pick(seq)
+	if to == from {
+		to = (to + 1) % len(w.wallets)
+	}
+	st := &w.state[from]
+	select {
+	case st.gate <- struct{}{}:
+	case <-ctx.Done():
+		return buf, ctx.Err()
+	}
+	st.mu.Lock()
+	if st.stale {
+		addr, err := cosmos.Bech32(w.cfg.Prefix, w.wallets[from].Address[:])
+		if err == nil {
+			var a cosmos.Account
+			if a, err = cosmos.QueryAccount(ctx, w.http, w.cfg.RPCs[from%w.cfg.Targets], addr); err == nil {
+				st.next, st.stale = a.Sequence, false
+				w.reread.Add(1)
+			}
+		}
+	}
+	nonce := st.next
+	st.next++
+	st.mu.Unlock()
+	tx := Tx{Legacy: w.cfg.Legacy, ChainID: w.cfg.ChainID, Nonce: nonce, Tip: w.cfg.Tip, GasPrice: w.cfg.MaxFee,
+		Gas: TransferGas, To: w.wallets[to].Address, Value: w.cfg.Amount}
+	raw, _ := tx.Sign(w.wallets[from].Key)
+	w.signed.Add(1)
+	start := len(buf)
+	buf = Envelope(buf, w.wallets[from].Address, raw, tx.Gas, tx.Fee(), w.cfg.Denom)
+	h := load.Hash(sha256.Sum256(buf[start:]))
+	w.mu.Lock()
+	w.refs[seq] = ref{from: from, nonce: nonce, hash: h}
+	w.hashes[h] = from
+	w.mu.Unlock()
+	return buf, nil
+}
+
+// Sent frees the sender for its next tx and repairs its nonce after a
+// refusal: a refused tx's nonce is used again by the sender's next tx; a
+// send error (the node may or may not have the tx) re-reads it from the
+// chain first.
+func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
+	w.mu.Lock()
+	r, ok := w.refs[seq]
+	delete(w.refs, seq)
+	if ok && o != load.Accepted {
+		delete(w.hashes, r.hash) // no block will hold it
+	}
+	w.mu.Unlock()
+	if !ok {
+		return
+	}
+	st := &w.state[r.from]
+	if o != load.Accepted {
+		st.mu.Lock()
+		switch {
+		case o == load.SendError:
+			st.stale = true
+		case st.next == r.nonce+1:
+			st.next = r.nonce
+			w.repaired.Add(1)
+		default:
+			st.stale = true
+		}
+		st.mu.Unlock()
+	}
+	<-st.gate
+}
+
+// Repairs is how many refused txs' nonces were used again and how many
+// nonces were re-read from the chain.
+func (w *Workload) Repairs() (reused, reread int64) { return w.repaired.Load(), w.reread.Load() }

@@ -1,0 +1,74 @@
+package evm
+
+import (
+	"context"
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// fixed picks wallet n for every tx.
+type fixed int
+
+func (f fixed) Pick(uint64) int { return int(f) }
+func (f fixed) String() string  { return "fixed" }
+
+// A sender's nonces count up; a refused tx's nonce is used again by the
+// sender's next tx; the committed txs are counted per sender; a send
+// error makes the next tx re-read the nonce (here from no node: it keeps
+// its count and says so by not counting a re-read).
+func TestNoncesAndRepairs(t *testing.T) {
+	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Amount: 3,
+		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos"},
+		Wallets("t", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	send := func(seq uint64, o load.Outcome) (uint64, load.Hash) {
+		t.Helper()
+		tx, err := w.Append(ctx, nil, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.mu.Lock()
+		nonce := w.refs[seq].nonce
+		w.mu.Unlock()
+		w.Sent(seq, o, "")
+		return nonce, sha256.Sum256(tx)
+	}
+	n0, h0 := send(0, load.Accepted)
+	n1, _ := send(1, load.Rejected)
+	n2, h2 := send(2, load.Accepted)
+	if n0 != 0 || n1 != 1 || n2 != 1 {
+		t.Fatalf("nonces %d %d %d; want 0 1 1 (the refused nonce used again)", n0, n1, n2)
+	}
+	if reused, _ := w.Repairs(); reused != 1 {
+		t.Fatalf("reused %d; want 1", reused)
+	}
+	w.Committed(h0, 5, load.TxResult{}, time.Second)
+	w.Committed(h2, 6, load.TxResult{Code: 3}, time.Second) // refused in its block: no nonce used
+	if w.committed[0] != 1 || w.height != 6 || len(w.hashes) != 0 {
+		t.Fatalf("committed %v, height %d, %d hashes left", w.committed, w.height, len(w.hashes))
+	}
+	// A send error: the node may hold the tx; the next tx re-reads the
+	// nonce, which fails here (no node), so it goes on from its count.
+	send(3, load.SendError)
+	if !w.state[0].stale {
+		t.Fatal("a send error did not mark the sender for a re-read")
+	}
+	if n, _ := send(4, load.Accepted); n != 3 {
+		t.Fatalf("nonce after a send error %d; want 3", n)
+	}
+	// One tx in flight per sender: a second Append waits for Sent.
+	if _, err := w.Append(ctx, nil, 5); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := w.Append(short, nil, 6); err == nil {
+		t.Fatal("a second tx of a sender with one in flight did not wait")
+	}
+}
