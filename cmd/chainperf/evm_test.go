@@ -10,14 +10,16 @@ import (
 )
 
 // TestEVMTransfer sends signed EVM transfers on a real Cosmos EVM chain
-// (chainperf-evmd) in two phases (nonces carry over) and checks that every
-// tx committed; then txs signed for another EVM chain ID are refused by
-// the chain, each with the reason, and counted.
+// (chainperf-evmd) through CometBFT's broadcast_tx_sync in two phases
+// (nonces carry over) and through the nodes' eth_sendRawTransaction, and
+// checks that every tx committed and the funds and nonces add up; then
+// txs signed for another EVM chain ID are refused over JSON-RPC, each with
+// the reason, and counted.
 func TestEVMTransfer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos EVM chain")
 	}
-	run := func(extra string, repeats int) (int, string, results.Run, map[load.Fate]int64) {
+	run := func(via, extra string, repeats int) (int, string, results.Run, map[load.Fate]int64) {
 		code, out, r := cosmosRun(t, fmt.Sprintf(`name = "evm"
 [testnet]
 validators = 2
@@ -25,6 +27,7 @@ full_nodes = 1
 chain = "evm"
 [testnet.evm]
 wallets = 300
+send_via = %q
 [workload]
 kind = "evm-transfer"
 amount = 7
@@ -43,7 +46,7 @@ drain_timeout = "20s"
 max_unresolved = 0
 load_delivered = false
 max_rejected_share = 0.01
-`, extra, repeats))
+`, via, extra, repeats))
 		if r.EVM == nil || r.EVM.Wallets != 300 || !strings.Contains(r.EVM.Workload, "evm-transfer") {
 			t.Fatalf("no EVM record: %+v\n%s", r.EVM, out)
 		}
@@ -60,17 +63,22 @@ max_rejected_share = 0.01
 		}
 		return code, out, r, fates
 	}
-	code, out, r, fates := run("", 2)
-	b := r.EVM.Balances
-	if code != 0 || b.Committed < 400 || fates[load.FateCommitted] != b.Committed || !b.OK() || b.Nonces != b.Committed ||
-		b.FeeCollector == "0" || !strings.Contains(out, "balances:   conserved") {
-		t.Fatalf("exit %d, fates %v, balances %s\n%s", code, fates, b, out)
+	for via, repeats := range map[string]int{"cometbft": 2, "json-rpc": 1} {
+		code, out, r, fates := run(via, "", repeats)
+		b := r.EVM.Balances
+		if code != 0 || b.Committed < 200*int64(repeats) || fates[load.FateCommitted] != b.Committed || !b.OK() || b.Nonces != b.Committed ||
+			b.FeeCollector == "0" || !strings.Contains(out, "balances:   conserved") {
+			t.Fatalf("%s: exit %d, fates %v, balances %s\n%s", via, code, fates, b, out)
+		}
+		if over := strings.Contains(r.EVM.Workload, "over JSON-RPC"); over != (via == "json-rpc") {
+			t.Fatalf("%s: workload %q", via, r.EVM.Workload)
+		}
 	}
 	// Signed for chain 1: the chain refuses every tx with the reason, each
 	// sender's next tx uses the refused nonce again, nothing is spent, and
 	// the run fails on the rejected share.
-	code, out, r, fates = run(`chain_id = "1"`, 1)
-	b = r.EVM.Balances
+	code, out, r, fates := run("json-rpc", `chain_id = "1"`, 1)
+	b := r.EVM.Balances
 	if code != 1 || fates[load.FateRejected] < 200 || fates[load.FateCommitted] != 0 || r.EVM.NoncesReused != fates[load.FateRejected] ||
 		!b.OK() || b.FeeCollector != "0" || !strings.Contains(out, "wrong EVM chain ID") {
 		t.Fatalf("exit %d, fates %v, reused %d, balances %s\n%s", code, fates, r.EVM.NoncesReused, b, out)

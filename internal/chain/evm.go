@@ -138,11 +138,19 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 		return nil, err
 	}
 	e.work = work
-	e.record.Workload = work.String()
 	r.Versions.Node = e.binary
+	var made load.Workload = work
+	if spec.SendVia == "json-rpc" {
+		var urls []string
+		for _, n := range e.t.RPCNodes() {
+			urls = append(urls, "http://"+net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC)))
+		}
+		made = evm.OverJSONRPC(work, urls)
+	}
+	e.record.Workload = made.String()
 	rec := e.record
 	r.EVM = &rec
-	return work, nil
+	return made, nil
 }
 
 // Finish checks the chain after the run: every wallet's balance plus

@@ -69,3 +69,34 @@ func anyOf(url string, value []byte) []byte {
 func FeeOf(gas, price uint64) *big.Int {
 	return new(big.Int).Mul(new(big.Int).SetUint64(gas), new(big.Int).SetUint64(price))
 }
+
+// RawOf returns the signed EVM tx an envelope carries (MsgEthereumTx.raw
+// of its body's first message), or nil if env is not an envelope.
+func RawOf(env []byte) []byte {
+	field := func(b []byte, want protowire.Number) []byte {
+		for len(b) > 0 {
+			num, typ, n := protowire.ConsumeTag(b)
+			if n < 0 {
+				return nil
+			}
+			b = b[n:]
+			if typ != protowire.BytesType {
+				if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+					return nil
+				}
+				b = b[n:]
+				continue
+			}
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return nil
+			}
+			if num == want {
+				return v
+			}
+			b = b[n:]
+		}
+		return nil
+	}
+	return field(field(field(field(env, 1), 1), 2), 6)
+}

@@ -3,8 +3,10 @@ package evm
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -176,3 +178,32 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 // Repairs is how many refused txs' nonces were used again and how many
 // nonces were re-read from the chain.
 func (w *Workload) Repairs() (reused, reread int64) { return w.repaired.Load(), w.reread.Load() }
+
+// A JSONRPCWorkload sends the workload's txs with eth_sendRawTransaction
+// to the nodes' JSON-RPC servers instead of CometBFT's broadcast_tx_sync.
+// The node wraps each in the envelope the workload made (so the ledger
+// follows the same CometBFT hash) and answers after CheckTx.
+type JSONRPCWorkload struct {
+	*Workload
+	urls []string
+}
+
+var _ load.Carrier = JSONRPCWorkload{}
+
+// OverJSONRPC sends w's txs to urls, one per RPC node in their order.
+func OverJSONRPC(w *Workload, urls []string) JSONRPCWorkload { return JSONRPCWorkload{w, urls} }
+
+// Targets are the JSON-RPC servers.
+func (j JSONRPCWorkload) Targets() []string { return j.urls }
+
+// AppendRequest appends an eth_sendRawTransaction request of the signed
+// tx env carries.
+func (j JSONRPCWorkload) AppendRequest(buf []byte, id uint64, env []byte) []byte {
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	buf = strconv.AppendUint(buf, id, 10)
+	buf = append(buf, `,"method":"eth_sendRawTransaction","params":["0x`...)
+	buf = hex.AppendEncode(buf, RawOf(env))
+	return append(buf, `"]}`...)
+}
+
+func (j JSONRPCWorkload) String() string { return j.Workload.String() + " over JSON-RPC" }

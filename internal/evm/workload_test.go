@@ -3,6 +3,7 @@ package evm
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"testing"
 	"time"
 
@@ -70,5 +71,25 @@ func TestNoncesAndRepairs(t *testing.T) {
 	defer cancel()
 	if _, err := w.Append(short, nil, 6); err == nil {
 		t.Fatal("a second tx of a sender with one in flight did not wait")
+	}
+}
+
+// Over JSON-RPC a tx goes as eth_sendRawTransaction of the signed tx its
+// envelope carries; RawOf finds that tx and nothing in other bytes.
+func TestOverJSONRPC(t *testing.T) {
+	w := Derive("j", 0)
+	tx := Tx{ChainID: 7, Nonce: 3, Tip: 1, GasPrice: 5, Gas: TransferGas, To: Derive("j", 1).Address, Value: 9}
+	raw, _ := tx.Sign(w.Key)
+	env := Envelope(nil, w.Address, raw, tx.Gas, tx.Fee(), "atest")
+	if got := RawOf(env); string(got) != string(raw) {
+		t.Fatalf("RawOf = %x; want %x", got, raw)
+	}
+	if RawOf([]byte("kv=store")) != nil || RawOf(nil) != nil {
+		t.Fatal("RawOf found a tx in bytes that are no envelope")
+	}
+	j := OverJSONRPC(nil, []string{"http://127.0.0.1:1"})
+	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":42,"method":"eth_sendRawTransaction","params":["0x%x"]}`, raw)
+	if got := string(j.AppendRequest(nil, 42, env)); got != want {
+		t.Fatalf("request %s; want %s", got, want)
 	}
 }

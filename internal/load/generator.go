@@ -59,6 +59,8 @@ type Generator struct {
 	method string
 	// stamper is the workload when it writes intended times into its txs.
 	stamper Stamper
+	// carrier is the workload when it sends its txs its own way.
+	carrier Carrier
 
 	dispatched atomic.Int64            // txs handed to senders
 	stop       context.CancelCauseFunc // ends the run with the workload's error
@@ -101,12 +103,19 @@ func NewGenerator(cfg Config, l *Ledger) (*Generator, error) {
 	if len(cfg.Targets) == 0 {
 		return nil, fmt.Errorf("no RPC node to send to")
 	}
+	carrier, _ := cfg.Workload.(Carrier)
+	if carrier != nil {
+		if len(carrier.Targets()) != len(cfg.Targets) {
+			return nil, fmt.Errorf("the workload sends to %d targets of its own for %d RPC nodes", len(carrier.Targets()), len(cfg.Targets))
+		}
+		cfg.Targets = append([]string(nil), carrier.Targets()...)
+	}
 	for i, t := range cfg.Targets {
 		cfg.Targets[i] = strings.TrimRight(t, "/") + "/"
 	}
 	l.SetMaxPending(cfg.MaxPending)
 	stamper, _ := cfg.Workload.(Stamper)
-	return &Generator{cfg: cfg, ledger: l, method: m, stamper: stamper}, nil
+	return &Generator{cfg: cfg, ledger: l, method: m, stamper: stamper, carrier: carrier}, nil
 }
 
 // A job is a run of consecutive txs sent in one request.
@@ -424,7 +433,11 @@ func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, re
 		if i > 0 {
 			b.body = append(b.body, ',')
 		}
-		b.body = AppendRequest(b.body, g.method, seq, tx)
+		if g.carrier != nil {
+			b.body = g.carrier.AppendRequest(b.body, seq, tx)
+		} else {
+			b.body = AppendRequest(b.body, g.method, seq, tx)
+		}
 	}
 	if j.n > 1 {
 		b.body = append(b.body, ']')

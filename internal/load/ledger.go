@@ -414,6 +414,7 @@ var telling = []struct{ has, key string }{
 	{"failed to add unordered nonce", "duplicate (unordered tx seen before)"},
 	// Cosmos EVM's answers to EVM txs
 	{"invalid chain id for signer", "wrong EVM chain ID"},
+	{"incorrect chain-id", "wrong EVM chain ID"},
 	{"tx nonce is lower than account nonce", "nonce too low"},
 	{"tx nonce is higher than account nonce", "nonce too high (a gap)"},
 	{"max fee per gas less than block base fee", "fee cap below the base fee"},
@@ -427,6 +428,11 @@ func reasonKey(s string) string {
 	if rest, ok := strings.CutPrefix(s, "CheckTx code "); ok {
 		code, log, _ := strings.Cut(rest, ": ")
 		return "CheckTx " + codeKey(code, log)
+	}
+	for _, t := range telling { // a JSON-RPC error's message
+		if strings.Contains(s, t.has) {
+			return t.key
+		}
 	}
 	if i := strings.IndexAny(s, ":("); i > 0 {
 		s = s[:i]

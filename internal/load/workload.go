@@ -30,6 +30,17 @@ type Observer interface {
 	Sent(seq uint64, o Outcome, why string)
 }
 
+// A Carrier carries its txs in requests of its own instead of CometBFT's
+// broadcast methods (an EVM chain's eth_sendRawTransaction), to targets of
+// its own listed in the order of the RPC nodes' (a Router's index picks
+// from both alike). The ledger follows each tx by the CometBFT hash of
+// the bytes Append made; the request may carry other bytes that the node
+// turns into those.
+type Carrier interface {
+	Targets() []string
+	AppendRequest(buf []byte, id uint64, tx []byte) []byte
+}
+
 // A Router pins each tx to one of the targets (a wallet's txs to one node,
 // so that its sequence numbers never race across mempools).
 type Router interface {

@@ -166,6 +166,9 @@ type EVM struct {
 	MaxFee uint64 `toml:"max_fee"`
 	Tip    uint64 `toml:"tip"`
 	Legacy bool   `toml:"legacy"`
+	// SendVia is how txs reach the nodes: "cometbft" (broadcast_tx_sync,
+	// in the Cosmos envelope) or "json-rpc" (eth_sendRawTransaction).
+	SendVia string `toml:"send_via"`
 }
 
 // Funded says whether the wallets are funded by a given account at the

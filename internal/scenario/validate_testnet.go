@@ -265,6 +265,10 @@ func (s *Scenario) validateEVM(c *checker) {
 	if e.Tip > e.MaxFee {
 		c.fail("testnet.evm.tip", "%d: above max_fee (%d), which no tx can pay", e.Tip, e.MaxFee)
 	}
+	c.oneOf("testnet.evm.send_via", e.SendVia, []string{"cometbft", "json-rpc"})
+	if e.SendVia == "json-rpc" && s.Load.Method != "sync" {
+		c.fail("load.method", "%q: eth_sendRawTransaction answers after CheckTx, as broadcast_tx_sync does; with testnet.evm.send_via = \"json-rpc\" the method is \"sync\"", s.Load.Method)
+	}
 }
 
 func (s *Scenario) validateEVMWorkload(c *checker) {

@@ -79,6 +79,8 @@ var Bads = []Bad{
 	{"evm display is denom", "[testnet]\nchain = \"evm\"\n[testnet.evm]\ndisplay = \"atest\"\n[workload]\nkind = \"evm-transfer\"\n", "f.toml:4: testnet.evm.display"},
 	{"missing evm binary", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nbinary = \"/nonexistent/evmd\"\n[workload]\nkind = \"evm-transfer\"\n", "f.toml:4: testnet.evm.binary: node binary /nonexistent/evmd not found"},
 	{"evm chain id to sign for", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\nchain_id = \"cosmoshub-4\"\n", `f.toml:5: workload.chain_id: "cosmoshub-4": an EVM chain ID`},
+	{"evm send via", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nsend_via = \"jsonrpc\"\n[workload]\nkind = \"evm-transfer\"\n", `f.toml:4: testnet.evm.send_via: "jsonrpc" is not one of cometbft, json-rpc (did you mean "json-rpc"?)`},
+	{"evm json-rpc async", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nsend_via = \"json-rpc\"\n[workload]\nkind = \"evm-transfer\"\n[load]\nmethod = \"async\"\n", `load.method: "async": eth_sendRawTransaction answers after CheckTx`},
 	{"evm batch", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\n[load]\nbatch = 10\n", "f.toml:6: load.batch: 10: EVM workloads send one tx per request"},
 	{"one wallet", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nwallets = 1\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.wallets: 1: must be from 2"},
 	{"bad denom", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\ndenom = \"1x\"\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.denom"},
