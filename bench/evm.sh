@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Cosmos EVM figures: signing throughput (chainperf's signer against
+# go-ethereum's own, with and without cgo, same tx, same run), the two
+# ways a tx reaches a node at the same rate (CometBFT's broadcast_tx_sync
+# against the node's eth_sendRawTransaction), then find-max of the
+# 4-validator kvstore testnet, the Cosmos SDK test chain and the Cosmos
+# EVM test chain, stored in one database and compared.
+#   bench/evm.sh [rate] [duration]     (about 15 minutes)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rate=${1:-300}
+duration=${2:-60s}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
+echo "== signing one EIP-1559 transfer, one core (go-ethereum with cgo: libsecp256k1)"
+(cd chains/evm && go test -run X -bench Sign ./app | grep -E '^Benchmark')
+echo "== the same, go-ethereum without cgo (its pure-Go secp256k1)"
+(cd chains/evm && CGO_ENABLED=0 go test -run X -bench SignGoEthereum ./app | grep -E '^Benchmark')
+go build -o "$work/chainperf" ./cmd/chainperf
+run() { # name scenario
+  "$work/chainperf" run "$2" --db "$work/runs.db" --report-dir "$work/reports" >"$work/$1.log" 2>&1 ||
+    echo "($1: run exit $?)"
+  grep -E '^run |^  (throughput|latency|load|fates|chain|find-max|balances):' "$work/$1.log" || tail -20 "$work/$1.log"
+}
+for via in cometbft json-rpc; do
+  echo "== evm-transfer via $via at $rate tx/s for $duration (4 validators + 1 full node)"
+  sed -e "s/^wallets = 2000/wallets = 2000\nsend_via = \"$via\"/" -e "s/^rate = .*/rate = $rate/" \
+    -e "s/^duration = .*/duration = \"$duration\"/" -e "s/^name = .*/name = \"evm-via-$via\"/" \
+    examples/evm-transfer.toml >"$work/via-$via.toml"
+  run "via-$via" "$work/via-$via.toml"
+done
+echo "== cometbft (A) against json-rpc (B)"
+"$work/chainperf" compare scenario:evm-via-cometbft scenario:evm-via-json-rpc --db "$work/runs.db" --force || true
+for s in find-max cosmos-find-max evm-find-max; do
+  echo "== chainperf run examples/$s.toml"
+  run "$s" "examples/$s.toml"
+done
+echo "== kvstore (A) against evm-transfer (B)"
+"$work/chainperf" compare scenario:find-max scenario:evm-find-max --db "$work/runs.db" --force || true
+echo "== cosmos-send (A) against evm-transfer (B)"
+"$work/chainperf" compare scenario:cosmos-find-max scenario:evm-find-max --db "$work/runs.db" --force || true
