@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Cosmos EVM figures: signing throughput (chainperf's signer against
-# go-ethereum's own, with and without cgo, same tx, same run), the two
+# go-ethereum's own, same tx, same run; Cosmos EVM needs cgo, so
+# go-ethereum's secp256k1 is libsecp256k1 there), the two
 # ways a tx reaches a node at the same rate (CometBFT's broadcast_tx_sync
 # against the node's eth_sendRawTransaction), then find-max of the
 # 4-validator kvstore testnet, the Cosmos SDK test chain and the Cosmos
@@ -15,8 +16,6 @@ trap 'rm -rf "$work"' EXIT
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB"
 echo "== signing one EIP-1559 transfer, one core (go-ethereum with cgo: libsecp256k1)"
 (cd chains/evm && go test -run X -bench Sign ./app | grep -E '^Benchmark')
-echo "== the same, go-ethereum without cgo (its pure-Go secp256k1)"
-(cd chains/evm && CGO_ENABLED=0 go test -run X -bench SignGoEthereum ./app | grep -E '^Benchmark')
 go build -o "$work/chainperf" ./cmd/chainperf
 run() { # name scenario
   "$work/chainperf" run "$2" --db "$work/runs.db" --report-dir "$work/reports" >"$work/$1.log" 2>&1 ||
