@@ -84,3 +84,63 @@ max_rejected_share = 0.01
 		t.Fatalf("exit %d, fates %v, reused %d, balances %s\n%s", code, fates, r.EVM.NoncesReused, b, out)
 	}
 }
+
+// TestEVMERC20 deploys the token, hands it out and sends ERC20 transfers
+// on a real Cosmos EVM chain: every transfer committed and every token
+// balance what the transfers say. With no tokens handed out every
+// transfer reverts in its block (code 0, receipt status 0): each is
+// committed_failed with the VM's reason, pays its fee, uses its nonce,
+// and the run fails on committed tx/s.
+func TestEVMERC20(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a Cosmos EVM chain")
+	}
+	run := func(tokens int) (int, string, results.Run, map[load.Fate]int64) {
+		code, out, r := cosmosRun(t, fmt.Sprintf(`name = "erc20"
+[testnet]
+validators = 2
+full_nodes = 1
+chain = "evm"
+[testnet.evm]
+wallets = 250
+token_balance = %d
+[workload]
+kind = "evm-erc20"
+amount = 1000
+[load]
+rate = 50
+duration = "5s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+cooldown = "1s"
+drain_timeout = "20s"
+[criteria]
+max_unresolved = 0
+load_delivered = false
+min_committed_tps = 10
+`, tokens))
+		if r.EVM == nil || r.EVM.Balances == nil || r.EVM.Token == "" {
+			t.Fatalf("no EVM record or token: %+v\n%s", r.EVM, out)
+		}
+		fates := map[load.Fate]int64{}
+		for _, p := range r.Phases {
+			for f, n := range p.Ledger.Fates {
+				fates[f] += n
+			}
+		}
+		return code, out, r, fates
+	}
+	code, out, r, fates := run(1000)
+	b := r.EVM.Balances
+	if code != 0 || fates[load.FateCommitted] < 200 || fates[load.FateCommitted] != b.Committed || b.Reverted != 0 || !b.OK() ||
+		b.Tokens != "250000000000000000000000" || !strings.Contains(r.EVM.Workload, "evm-erc20") {
+		t.Fatalf("exit %d, fates %v, balances %s\n%s", code, fates, b, out)
+	}
+	code, out, r, fates = run(0)
+	b = r.EVM.Balances
+	if code != 1 || fates[load.FateCommittedFailed] < 200 || fates[load.FateCommitted] != 0 || b.Reverted != fates[load.FateCommittedFailed] ||
+		b.Nonces != b.Reverted || !b.OK() || b.Tokens != "0" || b.FeeCollector == "0" || !strings.Contains(out, "reverted") {
+		t.Fatalf("exit %d, fates %v, balances %s\n%s", code, fates, b, out)
+	}
+}

@@ -24,13 +24,14 @@ import (
 // JSON-RPC server per node and Ethereum accounts funded in genesis; the
 // evm-transfer workload.
 type EVM struct {
-	s       *scenario.Scenario
-	log     *slog.Logger
-	binary  string
-	t       *testnet.Testnet
-	wallets []evm.Wallet
-	record  results.EVM
-	work    *evm.Workload
+	s        *scenario.Scenario
+	log      *slog.Logger
+	binary   string
+	t        *testnet.Testnet
+	wallets  []evm.Wallet
+	deployer evm.Wallet // funded like a wallet; deploys the evm-erc20 token
+	record   results.EVM
+	work     *evm.Workload
 }
 
 var (
@@ -86,8 +87,9 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	}
 	began := time.Now()
 	e.wallets = evm.Wallets(spec.Seed, spec.Wallets)
-	addrs := make([]string, len(e.wallets))
-	for i, w := range e.wallets {
+	e.deployer = evm.Derive(spec.Seed+"/deployer", 0)
+	addrs := make([]string, len(e.wallets)+1)
+	for i, w := range append(e.wallets, e.deployer) {
 		if addrs[i], err = cosmos.Bech32(evmPrefix, w.Address[:]); err != nil {
 			return err
 		}
@@ -110,8 +112,7 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 		if n.Role == testnet.RoleRotating {
 			continue // not started yet
 		}
-		url := "http://" + net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))
-		id, err := evm.ChainID(ctx, url, 30*time.Second)
+		id, err := evm.ChainID(ctx, "http://"+net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC)), 30*time.Second)
 		if err != nil {
 			return nil, fmt.Errorf("%s serves no EVM JSON-RPC (%v): %s must run Cosmos EVM's JSON-RPC server ([json-rpc] in app.toml)", n.Name, err, e.binary)
 		}
@@ -127,13 +128,31 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 	if w.Accounts > 0 {
 		wallets = wallets[:w.Accounts]
 	}
-	work, err := evm.NewWorkload(evm.WorkloadConfig{
+	jsonrpc := func(n *testnet.Node) string {
+		return "http://" + net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))
+	}
+	cfg := evm.WorkloadConfig{
 		ChainID: chainID, Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Legacy: spec.Legacy,
 		Amount:    uint64(w.Amount),
 		Senders:   load.Uniform{N: len(wallets), Seed: w.Seed},
 		Receivers: load.Uniform{N: len(wallets), Seed: w.Seed ^ 0x9e3779b97f4a7c15},
 		Targets:   len(rpcs), RPCs: rpcs, Prefix: evmPrefix,
-	}, wallets)
+		JSONRPC: jsonrpc(e.t.RPCNodes()[0]), Extra: []evm.Wallet{e.deployer},
+	}
+	if w.Kind == "evm-erc20" {
+		began := time.Now()
+		each := wei(spec.TokenBalance)
+		token, err := evm.DeployToken(ctx, evm.Deploy{RPC: rpcs[0], JSONRPC: cfg.JSONRPC, ChainID: spec.ChainID,
+			Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Deployer: e.deployer, Wallets: e.wallets, Each: each,
+			Wait: 60 * time.Second})
+		if err != nil {
+			return nil, err
+		}
+		e.log.Info("token deployed and handed out", "token", token.String(), "wallets", len(e.wallets), "took", time.Since(began).Round(time.Millisecond))
+		cfg.ERC20, cfg.Token, cfg.TokenAmount, cfg.TokenEach = true, token, uint64(w.Amount), each
+		e.record.Token = token.String()
+	}
+	work, err := evm.NewWorkload(cfg, wallets)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +162,7 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 	if spec.SendVia == "json-rpc" {
 		var urls []string
 		for _, n := range e.t.RPCNodes() {
-			urls = append(urls, "http://"+net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC)))
+			urls = append(urls, jsonrpc(n))
 		}
 		made = evm.OverJSONRPC(work, urls)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"net/http"
 	"strconv"
 	"strings"
@@ -58,4 +59,80 @@ func chainID(ctx context.Context, c *http.Client, url string) (uint64, error) {
 		return 0, fmt.Errorf("%s: eth_chainId answered %q", url, r.Result)
 	}
 	return id, nil
+}
+
+// Call makes one JSON-RPC call to url and decodes its result into result.
+func Call(ctx context.Context, c *http.Client, url, method string, params []any, result any) error {
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 1<<20)).Decode(&r); err != nil {
+		return fmt.Errorf("%s %s: not a JSON-RPC answer (HTTP %d): %w", url, method, resp.StatusCode, err)
+	}
+	if r.Error != nil {
+		return fmt.Errorf("%s: %s", method, r.Error.Message)
+	}
+	return json.Unmarshal(r.Result, result)
+}
+
+// A Receipt is what a tx's receipt says: 1 succeeded, 0 reverted.
+type Receipt struct {
+	Status          string `json:"status"`
+	ContractAddress string `json:"contractAddress"`
+	GasUsed         string `json:"gasUsed"`
+}
+
+// WaitReceipt waits up to wait for the receipt of the tx with hash.
+func WaitReceipt(ctx context.Context, c *http.Client, url string, hash []byte, wait time.Duration) (*Receipt, error) {
+	deadline := time.Now().Add(wait)
+	h := fmt.Sprintf("0x%x", hash)
+	for {
+		var r *Receipt
+		err := Call(ctx, c, url, "eth_getTransactionReceipt", []any{h}, &r)
+		if err == nil && r != nil {
+			return r, nil
+		}
+		if time.Now().After(deadline) {
+			if err == nil {
+				err = fmt.Errorf("no receipt for %s after %s", h, wait)
+			}
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
+
+// TokenBalance reads holder's balance of the token at height.
+func TokenBalance(ctx context.Context, c *http.Client, url string, token, holder Address, height int64) (*big.Int, error) {
+	var out string
+	call := map[string]string{"to": token.String(), "data": fmt.Sprintf("0x%x", BalanceOfCall(holder))}
+	if err := Call(ctx, c, url, "eth_call", []any{call, fmt.Sprintf("0x%x", height)}, &out); err != nil {
+		return nil, err
+	}
+	n, ok := new(big.Int).SetString(strings.TrimPrefix(out, "0x"), 16)
+	if !ok {
+		return nil, fmt.Errorf("balanceOf(%s) answered %q", holder, out)
+	}
+	return n, nil
 }

@@ -74,6 +74,7 @@ type Tx struct {
 	GasPrice uint64 // wei per gas
 	Gas      uint64
 	To       Address
+	Create   bool   // a contract creation: no To, Data is the init code
 	Value    uint64 // wei
 	Data     []byte
 }
@@ -109,9 +110,17 @@ func (t *Tx) legacyFields(b []byte) []byte {
 	b = rlpUint(b, t.Nonce)
 	b = rlpUint(b, t.GasPrice)
 	b = rlpUint(b, t.Gas)
-	b = rlpBytes(b, t.To[:])
+	b = t.to(b)
 	b = rlpUint(b, t.Value)
 	return rlpBytes(b, t.Data)
+}
+
+// to appends the recipient: empty for a contract creation.
+func (t *Tx) to(b []byte) []byte {
+	if t.Create {
+		return rlpBytes(b, nil)
+	}
+	return rlpBytes(b, t.To[:])
 }
 
 func (t *Tx) dynamicFields(b []byte) []byte {
@@ -120,7 +129,7 @@ func (t *Tx) dynamicFields(b []byte) []byte {
 	b = rlpUint(b, t.Tip)
 	b = rlpUint(b, t.GasPrice)
 	b = rlpUint(b, t.Gas)
-	b = rlpBytes(b, t.To[:])
+	b = t.to(b)
 	b = rlpUint(b, t.Value)
 	b = rlpBytes(b, t.Data)
 	return append(b, 0xc0) // empty access list

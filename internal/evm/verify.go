@@ -27,11 +27,18 @@ type Balances struct {
 	// the sum of the wallets' nonces (each such tx uses one).
 	Committed int64 `json:"committed"`
 	Nonces    int64 `json:"nonces"`
-	// Mismatched wallets have another nonce than their committed txs say.
+	// Reverted: committed txs whose receipt says status 0 (they use a
+	// nonce and pay their fee).
+	Reverted int64 `json:"reverted"`
+	// Mismatched wallets have another nonce than their committed txs
+	// say, or (ERC20) another token balance than their transfers say.
 	Mismatched int      `json:"mismatched"`
 	Examples   []string `json:"examples,omitempty"`
-	// Conserved: held + fee collector = funded, to the wei.
+	// Conserved: held + fee collector = funded, to the wei; for an ERC20
+	// run also the wallets' and the deployer's tokens = the supply.
 	Conserved bool `json:"conserved"`
+	// Tokens: the wallets' token balances summed (ERC20 runs).
+	Tokens string `json:"tokens,omitempty"`
 }
 
 // OK says whether nothing was lost and every nonce is accounted for.
@@ -42,23 +49,36 @@ func (b *Balances) String() string {
 	if !b.Conserved {
 		verdict = "NOT conserved"
 	}
-	return fmt.Sprintf("%s: %d wallets held %s + fee collector %s of %s funded (%s); nonces %d for %d committed txs, %d wallets mismatched",
-		verdict, b.Wallets, b.Held, b.FeeCollector, b.Funded, b.Denom, b.Nonces, b.Committed, b.Mismatched)
+	tokens := ""
+	if b.Tokens != "" {
+		tokens = fmt.Sprintf("; wallets hold %s token units", b.Tokens)
+	}
+	return fmt.Sprintf("%s: %d wallets and the deployer held %s + fee collector %s of %s funded (%s)%s; nonces %d for %d committed txs (%d reverted), %d wallets mismatched",
+		verdict, b.Wallets, b.Held, b.FeeCollector, b.Funded, b.Denom, tokens, b.Nonces, b.Committed, b.Reverted, b.Mismatched)
 }
 
-// Committed counts a tx of the run that a block holds (code 0 uses its
-// sender's nonce; any other code was refused before it could).
+// Committed counts a tx of the run that a block holds: code 0 uses its
+// sender's nonce (any other code was refused before it could), and a
+// token transfer that did not revert moves tokens.
 func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, _ time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	from, ok := w.hashes[h]
+	p, ok := w.hashes[h]
 	if !ok {
 		return
 	}
 	delete(w.hashes, h)
 	w.height = max(w.height, height)
-	if r.Code == 0 {
-		w.committed[from]++
+	if r.Code != 0 {
+		return
+	}
+	w.committed[p.from]++
+	switch {
+	case r.Reverted != "":
+		w.reverted++
+	case w.cfg.ERC20:
+		w.tokensOut[p.from]++
+		w.tokensIn[p.to]++
 	}
 }
 
@@ -69,6 +89,8 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	w.mu.Lock()
 	need := w.height + 1
 	committed := append([]int64(nil), w.committed...)
+	out, in := append([]int64(nil), w.tokensOut...), append([]int64(nil), w.tokensIn...)
+	reverted := w.reverted
 	w.mu.Unlock()
 	tip, err := cosmos.WaitHeight(ctx, w.http, rpc, need, wait)
 	if err != nil {
@@ -76,8 +98,19 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	}
 	// A node stores block H before its app commits it: read H-1.
 	height := tip - 1
-	b := &Balances{Denom: w.cfg.Denom, Wallets: len(w.wallets), Height: height}
-	held := new(big.Int)
+	b := &Balances{Denom: w.cfg.Denom, Wallets: len(w.wallets), Height: height, Reverted: reverted}
+	held, tokens := new(big.Int), new(big.Int)
+	for _, x := range w.cfg.Extra {
+		addr, err := cosmos.Bech32(w.cfg.Prefix, x.Address[:])
+		if err != nil {
+			return nil, err
+		}
+		bal, err := cosmos.QueryBalanceBig(ctx, w.http, rpc, addr, w.cfg.Denom, height)
+		if err != nil {
+			return nil, fmt.Errorf("balance of %s: %w", x.Address, err)
+		}
+		held.Add(held, bal)
+	}
 	for i, wl := range w.wallets {
 		addr, err := cosmos.Bech32(w.cfg.Prefix, wl.Address[:])
 		if err != nil {
@@ -94,19 +127,42 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 		}
 		b.Committed += committed[i]
 		b.Nonces += int64(acc.Sequence)
+		off := ""
 		if int64(acc.Sequence) != committed[i] {
-			b.Mismatched++
-			if len(b.Examples) < 5 {
-				b.Examples = append(b.Examples, fmt.Sprintf("%s: nonce %d, %d committed txs", wl.Address, acc.Sequence, committed[i]))
+			off = fmt.Sprintf("nonce %d, %d committed txs", acc.Sequence, committed[i])
+		}
+		if w.cfg.ERC20 && off == "" {
+			tb, err := TokenBalance(ctx, w.http, w.cfg.JSONRPC, w.cfg.Token, wl.Address, height)
+			if err != nil {
+				return nil, fmt.Errorf("token balance of %s: %w", wl.Address, err)
+			}
+			tokens.Add(tokens, tb)
+			want := new(big.Int).Mul(big.NewInt(in[i]-out[i]), new(big.Int).SetUint64(w.cfg.TokenAmount))
+			if want.Add(want, w.cfg.TokenEach); want.Cmp(tb) != 0 {
+				off = fmt.Sprintf("%s token units, its transfers say %s", tb, want)
 			}
 		}
+		if off != "" {
+			b.Mismatched++
+			if len(b.Examples) < 5 {
+				b.Examples = append(b.Examples, fmt.Sprintf("%s: %s", wl.Address, off))
+			}
+		}
+	}
+	if w.cfg.ERC20 {
+		b.Tokens = tokens.String()
 	}
 	fees, err := cosmos.QueryBalanceBig(ctx, w.http, rpc, cosmos.ModuleAddress(w.cfg.Prefix, "fee_collector"), w.cfg.Denom, height)
 	if err != nil {
 		return nil, fmt.Errorf("fee collector's balance: %w", err)
 	}
-	total := new(big.Int).Mul(funded, big.NewInt(int64(len(w.wallets))))
+	total := new(big.Int).Mul(funded, big.NewInt(int64(len(w.wallets)+len(w.cfg.Extra))))
 	b.Funded, b.Held, b.FeeCollector = total.String(), held.String(), fees.String()
 	b.Conserved = new(big.Int).Add(held, fees).Cmp(total) == 0
+	if w.cfg.ERC20 && b.Mismatched == 0 {
+		// Every wallet got TokenEach; transfers between them move tokens.
+		all := new(big.Int).Mul(w.cfg.TokenEach, big.NewInt(int64(len(w.wallets))))
+		b.Conserved = b.Conserved && tokens.Cmp(all) == 0
+	}
 	return b, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math/big"
 	"net/http"
 	"strconv"
 	"sync"
@@ -15,8 +16,12 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 )
 
-// TransferGas is what a native value transfer costs.
-const TransferGas = 21000
+// TransferGas is what a native value transfer costs; ERC20Gas is the gas
+// limit of a token transfer (it uses about 35,000-52,000).
+const (
+	TransferGas = 21000
+	ERC20Gas    = 80000
+)
 
 // WorkloadConfig says what txs a Workload makes.
 type WorkloadConfig struct {
@@ -33,6 +38,17 @@ type WorkloadConfig struct {
 	Targets int
 	RPCs    []string
 	Prefix  string
+	// ERC20 sends transfer(receiver, TokenAmount) calls to Token instead
+	// of native transfers; JSONRPC is a node's JSON-RPC server the token
+	// balances are read from after the run.
+	ERC20       bool
+	Token       Address
+	TokenAmount uint64
+	TokenEach   *big.Int // each wallet's tokens at the start
+	JSONRPC     string
+	// Extra are accounts funded like the wallets that send no load (the
+	// token's deployer): their balances count in the check.
+	Extra []Wallet
 }
 
 // A Workload makes evm-transfer txs: native transfers between the funded
@@ -46,10 +62,13 @@ type Workload struct {
 	http    *http.Client
 
 	mu        sync.Mutex
-	refs      map[uint64]ref    // tx number -> sender and nonce, until Sent
-	hashes    map[load.Hash]int // tx -> sender, until a block holds it
-	committed []int64           // per wallet: its txs committed with code 0
-	height    int64             // the highest block that held one of the txs
+	refs      map[uint64]ref     // tx number -> sender and nonce, until Sent
+	hashes    map[load.Hash]pair // tx -> its wallets, until a block holds it
+	committed []int64            // per wallet: its txs committed with code 0
+	tokensOut []int64            // per wallet: token transfers it made
+	tokensIn  []int64            // per wallet: token transfers it received
+	reverted  int64              // txs committed with code 0 and receipt status 0
+	height    int64              // the highest block that held one of the txs
 
 	signed, repaired, reread atomic.Int64
 }
@@ -67,6 +86,9 @@ type ref struct {
 	hash  load.Hash
 }
 
+// pair is a tx's sender and receiver.
+type pair struct{ from, to int32 }
+
 var (
 	_ load.Workload = (*Workload)(nil)
 	_ load.Observer = (*Workload)(nil)
@@ -81,7 +103,8 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	}
 	w := &Workload{cfg: cfg, wallets: wallets, state: make([]wstate, len(wallets)),
 		http: &http.Client{Timeout: 10 * time.Second}, refs: map[uint64]ref{},
-		hashes: map[load.Hash]int{}, committed: make([]int64, len(wallets))}
+		hashes: map[load.Hash]pair{}, committed: make([]int64, len(wallets)),
+		tokensOut: make([]int64, len(wallets)), tokensIn: make([]int64, len(wallets))}
 	for i := range w.state {
 		w.state[i].gate = make(chan struct{}, 1)
 	}
@@ -93,6 +116,10 @@ func (w *Workload) String() string {
 	if w.cfg.Legacy {
 		kind = "legacy"
 	}
+	if w.cfg.ERC20 {
+		return fmt.Sprintf("evm-erc20 (%s, transfer of %d token units to the token at %s, %d wallets, fee cap %d wei/gas, tip %d)",
+			kind, w.cfg.TokenAmount, w.cfg.Token, len(w.wallets), w.cfg.MaxFee, w.cfg.Tip)
+	}
 	return fmt.Sprintf("evm-transfer (%s, %d wei each, %d wallets, fee cap %d wei/gas, tip %d)",
 		kind, w.cfg.Amount, len(w.wallets), w.cfg.MaxFee, w.cfg.Tip)
 }
@@ -101,20 +128,18 @@ func (w *Workload) String() string {
 // mempool in order.
 func (w *Workload) Route(seq uint64) int { return w.cfg.Senders.Pick(seq) % w.cfg.Targets }
 
-// Append signs tx seq: a transfer from its sender, once the sender's
-// previous tx has its answer, with the sender's next nonce.
+// Append signs tx seq: a transfer from a sender whose previous tx has
+// its answer (pickFree), with that sender's next nonce.
 func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, error) {
-	from := w.cfg.Senders.Pick(seq)
+	from, err := w.pickFree(ctx, seq)
+	if err != nil {
+		return buf, err
+	}
 	to := w.cfg.Receivers.Pick(seq)
 	if to == from {
 		to = (to + 1) % len(w.wallets)
 	}
 	st := &w.state[from]
-	select {
-	case st.gate <- struct{}{}:
-	case <-ctx.Done():
-		return buf, ctx.Err()
-	}
 	st.mu.Lock()
 	if st.stale {
 		addr, err := cosmos.Bech32(w.cfg.Prefix, w.wallets[from].Address[:])
@@ -131,6 +156,10 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	st.mu.Unlock()
 	tx := Tx{Legacy: w.cfg.Legacy, ChainID: w.cfg.ChainID, Nonce: nonce, Tip: w.cfg.Tip, GasPrice: w.cfg.MaxFee,
 		Gas: TransferGas, To: w.wallets[to].Address, Value: w.cfg.Amount}
+	if w.cfg.ERC20 {
+		tx.Gas, tx.To, tx.Value = ERC20Gas, w.cfg.Token, 0
+		tx.Data = TransferCall(make([]byte, 0, 68), w.wallets[to].Address, w.cfg.TokenAmount)
+	}
 	raw, _ := tx.Sign(w.wallets[from].Key)
 	w.signed.Add(1)
 	start := len(buf)
@@ -138,9 +167,37 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	h := load.Hash(sha256.Sum256(buf[start:]))
 	w.mu.Lock()
 	w.refs[seq] = ref{from: from, nonce: nonce, hash: h}
-	w.hashes[h] = from
+	w.hashes[h] = pair{int32(from), int32(to)}
 	w.mu.Unlock()
 	return buf, nil
+}
+
+// pickFree picks seq's sender and takes its gate: the picked wallet, or
+// when its previous tx still waits for an answer, another wallet that
+// goes to the same node (up to 16 tries; then it waits for the last one),
+// so that a busy wallet does not hold up the schedule and each wallet's
+// txs still reach one node.
+func (w *Workload) pickFree(ctx context.Context, seq uint64) (int, error) {
+	n, t := len(w.wallets), w.cfg.Targets
+	from := w.cfg.Senders.Pick(seq)
+	for k := 1; k <= 16; k++ {
+		select {
+		case w.state[from].gate <- struct{}{}:
+			return from, nil
+		default:
+		}
+		next := (from + k*t) % n
+		if next%t != from%t { // wrapped past a count of wallets not a multiple of the nodes
+			continue
+		}
+		from = next
+	}
+	select {
+	case w.state[from].gate <- struct{}{}:
+		return from, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
 }
 
 // Sent frees the sender for its next tx and repairs its nonce after a

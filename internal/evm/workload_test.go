@@ -63,14 +63,25 @@ func TestNoncesAndRepairs(t *testing.T) {
 	if n, _ := send(4, load.Accepted); n != 3 {
 		t.Fatalf("nonce after a send error %d; want 3", n)
 	}
-	// One tx in flight per sender: a second Append waits for Sent.
+	// One tx in flight per sender: while wallet 0's tx waits for its
+	// answer, the next tx goes from wallet 1 (same node); with both busy
+	// the next waits.
 	if _, err := w.Append(ctx, nil, 5); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := w.Append(ctx, nil, 6); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	from5, from6 := w.refs[5].from, w.refs[6].from
+	w.mu.Unlock()
+	if from5 != 0 || from6 != 1 {
+		t.Fatalf("senders %d, %d; want 0 then the free wallet 1", from5, from6)
+	}
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if _, err := w.Append(short, nil, 6); err == nil {
-		t.Fatal("a second tx of a sender with one in flight did not wait")
+	if _, err := w.Append(short, nil, 7); err == nil {
+		t.Fatal("a tx with every sender's previous tx in flight did not wait")
 	}
 }
 

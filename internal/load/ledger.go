@@ -38,7 +38,13 @@ type TxResult struct {
 	Code uint32
 	Gas  int64  // gas used; 0 for apps that do not count it
 	Log  string // why it failed (code != 0)
+	// Reverted is why an EVM tx failed in its block with code 0 (receipt
+	// status 0: the VM's error, e.g. "execution reverted").
+	Reverted string
 }
+
+// OK says whether the tx did what it asked: code 0 and not reverted.
+func (r TxResult) OK() bool { return r.Code == 0 && r.Reverted == "" }
 
 // Outcome is how a send ended, as far as the sender can tell.
 type Outcome uint8
@@ -310,10 +316,15 @@ func (l *Ledger) Committed(h Hash, height int64, r TxResult, seen time.Time) (la
 	p.height, p.code = height, code
 	at := seen.Sub(l.start)
 	latency = max(0, at-p.intended)
-	if code == 0 {
+	switch {
+	case r.OK():
 		l.fates[FateCommitted]++
 		l.second(at).Committed++
-	} else {
+	case code == 0:
+		l.fates[FateCommittedFailed]++
+		l.second(at).Failed++
+		l.reasons["in block: reverted ("+reasonKey(r.Reverted)+")"]++
+	default:
 		l.fates[FateCommittedFailed]++
 		l.second(at).Failed++
 		l.reasons["in block: "+codeKey(strconv.FormatUint(uint64(code), 10), r.Log)]++

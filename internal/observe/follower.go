@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"google.golang.org/protobuf/encoding/protowire"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -195,7 +196,7 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 			continue
 		}
 		res := codes[i]
-		if res.Code != 0 {
+		if !res.OK() {
 			b.Failed++
 		}
 		if f.ledger == nil {
@@ -203,7 +204,7 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 		}
 		if lat, ok := f.ledger.Committed(load.Hash(tx.Hash()), h, res, fb.seen); ok {
 			b.Ours++
-			if res.Code != 0 {
+			if !res.OK() {
 				b.OursFailed++
 			}
 			ms := float64(lat) / float64(time.Millisecond)
@@ -247,6 +248,7 @@ func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, 
 				Code uint32 `json:"code"`
 				Gas  int64  `json:"gas_used,string"`
 				Log  string `json:"log"`
+				Data []byte `json:"data"` // base64 in the JSON
 			} `json:"txs_results"`
 		} `json:"result"`
 		Error *struct {
@@ -268,9 +270,87 @@ func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, 
 		out[i] = load.TxResult{Code: t.Code, Gas: t.Gas}
 		if t.Code != 0 {
 			out[i].Log = t.Log
+		} else if len(t.Data) > 0 {
+			out[i].Reverted = vmError(t.Data)
 		}
 	}
 	return out, nil
+}
+
+// evmResponse is the type of Cosmos EVM's answer to an EVM tx.
+const evmResponse = "/cosmos.evm.vm.v1.MsgEthereumTxResponse"
+
+// vmError reads why an EVM tx failed from a code-0 result's data (the
+// SDK's TxMsgData whose msg_responses hold Cosmos EVM's
+// MsgEthereumTxResponse, vm_error in field 4): a reverted EVM tx still
+// has code 0. "" for anything else.
+func vmError(data []byte) string {
+	for b := data; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return ""
+		}
+		b = b[n:]
+		if typ != protowire.BytesType {
+			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
+				return ""
+			}
+			b = b[n:]
+			continue
+		}
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return ""
+		}
+		b = b[n:]
+		if num != 2 { // msg_responses
+			continue
+		}
+		url, value := anyParts(v)
+		if url != evmResponse {
+			continue
+		}
+		for r := value; len(r) > 0; {
+			num, typ, n := protowire.ConsumeTag(r)
+			if n < 0 {
+				return ""
+			}
+			r = r[n:]
+			n = protowire.ConsumeFieldValue(num, typ, r)
+			if n < 0 {
+				return ""
+			}
+			if num == 4 && typ == protowire.BytesType {
+				s, _ := protowire.ConsumeBytes(r)
+				return string(s)
+			}
+			r = r[n:]
+		}
+	}
+	return ""
+}
+
+// anyParts splits a protobuf Any into its type URL and value.
+func anyParts(b []byte) (url string, value []byte) {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || typ != protowire.BytesType {
+			return url, value
+		}
+		b = b[n:]
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return url, value
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			url = string(v)
+		case 2:
+			value = v
+		}
+	}
+	return url, value
 }
 
 var resultsClient = &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 2}}

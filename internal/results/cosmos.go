@@ -42,6 +42,7 @@ type EVM struct {
 	GenesisBytes int64   `json:"genesis_bytes"`
 	GenesisSecs  float64 `json:"genesis_s"` // deriving and funding the wallets
 	Workload     string  `json:"workload"`
+	Token        string  `json:"token,omitempty"` // the evm-erc20 token's address
 	// NoncesReused counts refused txs whose nonce the sender's next tx
 	// used again; NoncesReread nonces read back from the chain (after a
 	// send error).

@@ -166,6 +166,9 @@ type EVM struct {
 	MaxFee uint64 `toml:"max_fee"`
 	Tip    uint64 `toml:"tip"`
 	Legacy bool   `toml:"legacy"`
+	// TokenBalance is each wallet's ERC20 tokens (whole tokens of 18
+	// decimals) after the evm-erc20 workload's token is deployed.
+	TokenBalance int64 `toml:"token_balance"`
 	// SendVia is how txs reach the nodes: "cometbft" (broadcast_tx_sync,
 	// in the Cosmos envelope) or "json-rpc" (eth_sendRawTransaction).
 	SendVia string `toml:"send_via"`

@@ -132,7 +132,7 @@ func (s *Scenario) validateWorkload(c *checker) {
 	case t.Chain == "cosmos":
 		c.fail("workload.kind", "%q sends kvstore txs, which a Cosmos SDK chain rejects: use cosmos-send or cosmos-multisend", w.Kind)
 	case t.Chain == "evm":
-		c.fail("workload.kind", "%q sends kvstore txs, which a Cosmos EVM chain rejects: use evm-transfer", w.Kind)
+		c.fail("workload.kind", "%q sends kvstore txs, which a Cosmos EVM chain rejects: use evm-transfer or evm-erc20", w.Kind)
 	}
 	if w.TxSize < 64 || w.TxSize > 1<<20 {
 		c.fail("workload.tx_size", "%d: must be from 64 to 1048576 bytes", w.TxSize)
@@ -264,6 +264,9 @@ func (s *Scenario) validateEVM(c *checker) {
 	}
 	if e.Tip > e.MaxFee {
 		c.fail("testnet.evm.tip", "%d: above max_fee (%d), which no tx can pay", e.Tip, e.MaxFee)
+	}
+	if e.TokenBalance < 0 || e.TokenBalance > 1e12 {
+		c.fail("testnet.evm.token_balance", "%d: must be from 0 to 1e12 whole tokens", e.TokenBalance)
 	}
 	c.oneOf("testnet.evm.send_via", e.SendVia, []string{"cometbft", "json-rpc"})
 	if e.SendVia == "json-rpc" && s.Load.Method != "sync" {

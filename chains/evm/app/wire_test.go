@@ -3,8 +3,10 @@ package app
 import (
 	"bytes"
 	"math/big"
+	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	gethcommon "github.com/ethereum/go-ethereum/common"
 	gethtypes "github.com/ethereum/go-ethereum/core/types"
 	gethcrypto "github.com/ethereum/go-ethereum/crypto"
@@ -36,18 +38,24 @@ func TestTxBytesAreGoEthereums(t *testing.T) {
 		{ChainID: 9001, Nonce: 1234567, Tip: 0, GasPrice: 7, Gas: 60000, To: to, Value: 0, Data: bytes.Repeat([]byte{0xab}, 68)},
 		{Legacy: true, ChainID: 262144, Nonce: 5, GasPrice: 1_000_000_000, Gas: 21000, To: to, Value: 1_000_000},
 		{Legacy: true, ChainID: 1, Nonce: 0, GasPrice: 1, Gas: 100000, To: to, Data: bytes.Repeat([]byte{1}, 300)},
+		{ChainID: 262144, Nonce: 0, Tip: 1, GasPrice: 5, Gas: 3_000_000, Create: true, Data: bytes.Repeat([]byte{0x60}, 3000)},
+		{Legacy: true, ChainID: 262144, Nonce: 9, GasPrice: 5, Gas: 3_000_000, Create: true, Data: []byte{0x60, 0x00}},
 	}
 	for i, c := range cases {
 		raw, hash := c.Sign(w.Key)
-		gto := gethcommon.Address(c.To)
+		gto := &gethcommon.Address{}
+		*gto = gethcommon.Address(c.To)
+		if c.Create {
+			gto = nil
+		}
 		var inner gethtypes.TxData
 		if c.Legacy {
 			inner = &gethtypes.LegacyTx{Nonce: c.Nonce, GasPrice: new(big.Int).SetUint64(c.GasPrice), Gas: c.Gas,
-				To: &gto, Value: new(big.Int).SetUint64(c.Value), Data: c.Data}
+				To: gto, Value: new(big.Int).SetUint64(c.Value), Data: c.Data}
 		} else {
 			inner = &gethtypes.DynamicFeeTx{ChainID: new(big.Int).SetUint64(c.ChainID), Nonce: c.Nonce,
 				GasTipCap: new(big.Int).SetUint64(c.Tip), GasFeeCap: new(big.Int).SetUint64(c.GasPrice), Gas: c.Gas,
-				To: &gto, Value: new(big.Int).SetUint64(c.Value), Data: c.Data}
+				To: gto, Value: new(big.Int).SetUint64(c.Value), Data: c.Data}
 		}
 		signed, err := gethtypes.SignNewTx(key, gethtypes.LatestSignerForChainID(new(big.Int).SetUint64(c.ChainID)), inner)
 		if err != nil {
@@ -85,5 +93,45 @@ func TestTxBytesAreGoEthereums(t *testing.T) {
 		if env := evm.Envelope(nil, w.Address, raw, c.Gas, c.Fee(), "atest"); !bytes.Equal(env, wantEnv) {
 			t.Fatalf("case %d: chainperf's envelope\n%x\nCosmos EVM's\n%x", i, env, wantEnv)
 		}
+	}
+}
+
+// The token's calldata is what go-ethereum's ABI encoder makes, and a
+// created contract's address what go-ethereum says.
+func TestTokenCallsAreGoEthereums(t *testing.T) {
+	parsed, err := abi.JSON(strings.NewReader(`[
+	{"type":"function","name":"transfer","inputs":[{"name":"to","type":"address"},{"name":"value","type":"uint256"}]},
+	{"type":"function","name":"distribute","inputs":[{"name":"to","type":"address[]"},{"name":"each","type":"uint256"}]},
+	{"type":"function","name":"balanceOf","inputs":[{"name":"a","type":"address"}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := evm.Derive("abi", 0).Address, evm.Derive("abi", 1).Address
+	each, _ := new(big.Int).SetString("1000000000000000000000000", 10)
+	for _, c := range []struct {
+		name string
+		got  []byte
+		args []any
+	}{
+		{"transfer", evm.TransferCall(nil, b, 12345), []any{gethcommon.Address(b), big.NewInt(12345)}},
+		{"distribute", evm.DistributeCall([]evm.Address{a, b, a}, each), []any{[]gethcommon.Address{gethcommon.Address(a), gethcommon.Address(b), gethcommon.Address(a)}, each}},
+		{"distribute", evm.DistributeCall(nil, big.NewInt(0)), []any{[]gethcommon.Address{}, big.NewInt(0)}},
+		{"balanceOf", evm.BalanceOfCall(a), []any{gethcommon.Address(a)}},
+	} {
+		want, err := parsed.Pack(c.name, c.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(c.got, want) {
+			t.Fatalf("%s: chainperf's calldata\n%x\ngo-ethereum's\n%x", c.name, c.got, want)
+		}
+	}
+	for _, nonce := range []uint64{0, 1, 127, 128, 1 << 40} {
+		if got, want := evm.CreateAddress(a, nonce), gethcrypto.CreateAddress(gethcommon.Address(a), nonce); !bytes.Equal(got[:], want[:]) {
+			t.Fatalf("nonce %d: created at %s; go-ethereum says %s", nonce, got, want)
+		}
+	}
+	if code, err := evm.TokenCode(); err != nil || len(code) < 500 {
+		t.Fatalf("token bytecode: %d bytes, %v", len(code), err)
 	}
 }

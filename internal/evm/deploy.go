@@ -1,0 +1,79 @@
+package evm
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"net/http"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+)
+
+// A Deploy says where and how the token is deployed and funded.
+type Deploy struct {
+	RPC, JSONRPC string // a node's CometBFT RPC (txs go there) and JSON-RPC (receipts)
+	ChainID      uint64
+	Denom        string
+	MaxFee, Tip  uint64
+	Deployer     Wallet // funded, unused (nonce 0)
+	Wallets      []Wallet
+	Each         *big.Int // token units each wallet gets
+	Wait         time.Duration
+}
+
+// distributeChunk is how many wallets one distribute call funds.
+const distributeChunk = 200
+
+// DeployToken deploys contracts/Token.sol from the deployer with a supply
+// of Each per wallet, hands every wallet Each tokens (distribute calls of
+// 200 wallets) and waits for every receipt: the token's address, or why
+// the chain would not have it.
+func DeployToken(ctx context.Context, d Deploy) (Address, error) {
+	c := &http.Client{Timeout: 10 * time.Second}
+	supply := new(big.Int).Mul(d.Each, big.NewInt(int64(len(d.Wallets))))
+	data, err := DeployData(supply)
+	if err != nil {
+		return Address{}, err
+	}
+	token := CreateAddress(d.Deployer.Address, 0)
+	txs := []Tx{{ChainID: d.ChainID, Nonce: 0, Tip: d.Tip, GasPrice: d.MaxFee, Gas: 3_000_000, Create: true, Data: data}}
+	for i := 0; i < len(d.Wallets); i += distributeChunk {
+		to := make([]Address, 0, distributeChunk)
+		for _, w := range d.Wallets[i:min(i+distributeChunk, len(d.Wallets))] {
+			to = append(to, w.Address)
+		}
+		txs = append(txs, Tx{ChainID: d.ChainID, Nonce: uint64(len(txs)), Tip: d.Tip, GasPrice: d.MaxFee,
+			Gas: 200_000 + 35_000*uint64(len(to)), To: token, Data: DistributeCall(to, d.Each)})
+	}
+	var hashes [][]byte
+	for i := range txs {
+		raw, hash := txs[i].Sign(d.Deployer.Key)
+		env := Envelope(nil, d.Deployer.Address, raw, txs[i].Gas, txs[i].Fee(), d.Denom)
+		code, log, err := cosmos.BroadcastSync(ctx, c, d.RPC, env)
+		if err != nil {
+			return Address{}, fmt.Errorf("send the token's set-up tx %d: %w", i, err)
+		}
+		if code != 0 {
+			what := "deployment"
+			if i > 0 {
+				what = "funding of the wallets"
+			}
+			return Address{}, fmt.Errorf("the chain refused the token's %s (code %d): %s", what, code, log)
+		}
+		hashes = append(hashes, hash)
+	}
+	for i, h := range hashes {
+		r, err := WaitReceipt(ctx, c, d.JSONRPC, h, d.Wait)
+		if err != nil {
+			return Address{}, fmt.Errorf("the token's set-up tx %d: %w", i, err)
+		}
+		if r.Status != "0x1" {
+			return Address{}, fmt.Errorf("the token's set-up tx %d (0x%x) failed in its block (status %s): the chain cannot run contracts/Token.sol", i, h, r.Status)
+		}
+		if i == 0 && r.ContractAddress != token.String() {
+			return Address{}, fmt.Errorf("the token was deployed at %s, not at %s as its deployer and nonce say", r.ContractAddress, token)
+		}
+	}
+	return token, nil
+}
