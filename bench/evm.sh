@@ -5,11 +5,12 @@
 # ways a tx reaches a node at the same rate (CometBFT's broadcast_tx_sync
 # against the node's eth_sendRawTransaction), then find-max of the
 # 4-validator kvstore testnet, the Cosmos SDK test chain and the Cosmos
-# EVM test chain, stored in one database and compared.
-#   bench/evm.sh [rate] [duration]     (about 15 minutes)
+# EVM test chain (native and ERC20 transfers), stored in one database and
+# compared.
+#   bench/evm.sh [rate] [duration]     (about 17 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rate=${1:-300}
+rate=${1:-100}
 duration=${2:-60s}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -31,11 +32,15 @@ for via in cometbft json-rpc; do
 done
 echo "== cometbft (A) against json-rpc (B)"
 "$work/chainperf" compare scenario:evm-via-cometbft scenario:evm-via-json-rpc --db "$work/runs.db" --force || true
-for s in find-max cosmos-find-max evm-find-max; do
-  echo "== chainperf run examples/$s.toml"
-  run "$s" "examples/$s.toml"
+sed -e 's/^name = .*/name = "evm-erc20-find-max"/' -e 's/^kind = "evm-transfer"/kind = "evm-erc20"/' \
+  examples/evm-find-max.toml >"$work/evm-erc20-find-max.toml"
+for s in examples/find-max.toml examples/cosmos-find-max.toml examples/evm-find-max.toml "$work/evm-erc20-find-max.toml"; do
+  echo "== chainperf run $(basename "$s")"
+  run "$(basename "$s" .toml)" "$s"
 done
 echo "== kvstore (A) against evm-transfer (B)"
 "$work/chainperf" compare scenario:find-max scenario:evm-find-max --db "$work/runs.db" --force || true
 echo "== cosmos-send (A) against evm-transfer (B)"
 "$work/chainperf" compare scenario:cosmos-find-max scenario:evm-find-max --db "$work/runs.db" --force || true
+echo "== evm-transfer (A) against evm-erc20 (B)"
+"$work/chainperf" compare scenario:evm-find-max scenario:evm-erc20-find-max --db "$work/runs.db" --force || true
