@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/sdkchain"
 )
 
 // TestEVMTransfer sends signed EVM transfers on a real Cosmos EVM chain
@@ -47,7 +51,7 @@ max_unresolved = 0
 load_delivered = false
 max_rejected_share = 0.01
 `, via, extra, repeats))
-		if r.EVM == nil || r.EVM.Wallets != 300 || !strings.Contains(r.EVM.Workload, "evm-transfer") {
+		if r.EVM == nil || r.EVM.Wallets != 300 || !strings.Contains(r.EVM.Workload, "native transfers of 7 wei") {
 			t.Fatalf("no EVM record: %+v\n%s", r.EVM, out)
 		}
 		fates := map[load.Fate]int64{}
@@ -95,7 +99,7 @@ func TestEVMERC20(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos EVM chain")
 	}
-	run := func(tokens int) (int, string, results.Run, map[load.Fate]int64) {
+	run := func(tokens int, workload string) (int, string, results.Run, map[load.Fate]int64) {
 		code, out, r := cosmosRun(t, fmt.Sprintf(`name = "erc20"
 [testnet]
 validators = 2
@@ -105,8 +109,7 @@ chain = "evm"
 wallets = 250
 token_balance = %d
 [workload]
-kind = "evm-erc20"
-amount = 1000
+%s
 [load]
 rate = 50
 duration = "5s"
@@ -119,7 +122,7 @@ drain_timeout = "20s"
 max_unresolved = 0
 load_delivered = false
 min_committed_tps = 10
-`, tokens))
+`, tokens, workload))
 		if r.EVM == nil || r.EVM.Balances == nil || r.EVM.Token == "" {
 			t.Fatalf("no EVM record or token: %+v\n%s", r.EVM, out)
 		}
@@ -131,16 +134,104 @@ min_committed_tps = 10
 		}
 		return code, out, r, fates
 	}
-	code, out, r, fates := run(1000)
+	const erc20 = "kind = \"evm-erc20\"\namount = 1000"
+	code, out, r, fates := run(1000, erc20)
 	b := r.EVM.Balances
 	if code != 0 || fates[load.FateCommitted] < 200 || fates[load.FateCommitted] != b.Committed || b.Reverted != 0 || !b.OK() ||
-		b.Tokens != "250000000000000000000000" || !strings.Contains(r.EVM.Workload, "evm-erc20") {
+		b.Tokens != "250000000000000000000000" || !strings.Contains(r.EVM.Workload, "ERC20 transfers of 1000 token units") {
 		t.Fatalf("exit %d, fates %v, balances %s\n%s", code, fates, b, out)
 	}
-	code, out, r, fates = run(0)
+	code, out, r, fates = run(0, erc20)
 	b = r.EVM.Balances
 	if code != 1 || fates[load.FateCommittedFailed] < 200 || fates[load.FateCommitted] != 0 || b.Reverted != fates[load.FateCommittedFailed] ||
 		b.Nonces != b.Reverted || !b.OK() || b.Tokens != "0" || b.FeeCollector == "0" || !strings.Contains(out, "reverted") {
 		t.Fatalf("exit %d, fates %v, balances %s\n%s", code, fates, b, out)
 	}
+	// A mix: about 70 % native transfers, 30 % token transfers, each
+	// kind's results apart (ERC20 txs use more gas), every balance right.
+	code, out, r, fates = run(1000, `kind = "evm-mix"
+amount = 1000
+[[workload.mix]]
+msg = "native"
+weight = 70
+[[workload.mix]]
+msg = "erc20"
+weight = 30
+amount = 7`)
+	b = r.EVM.Balances
+	if code != 0 || fates[load.FateCommitted] < 200 || !b.OK() || b.Tokens != "250000000000000000000000" || len(r.EVM.Kinds) != 2 {
+		t.Fatalf("exit %d, fates %v, balances %s, kinds %+v\n%s", code, fates, b, r.EVM.Kinds, out)
+	}
+	native, token := r.EVM.Kinds[0], r.EVM.Kinds[1]
+	if native.Msg != "native" || token.Msg != "erc20" || native.Committed+token.Committed != fates[load.FateCommitted] ||
+		token.Committed*4 < native.Committed || native.Committed < token.Committed || native.GasPerMsg != 21000 || token.GasPerMsg < 30000 ||
+		native.LatencyP99 <= 0 || token.LatencyP99 <= 0 {
+		t.Fatalf("kinds %+v", r.EVM.Kinds)
+	}
+}
+
+const badEVM = `name = "bad"
+[testnet]
+validators = 1
+full_nodes = 0
+chain = "evm"
+[testnet.evm]
+wallets = 20
+%s
+[workload]
+kind = "evm-transfer"
+[load]
+rate = 20
+duration = "3s"
+[experiment]
+kind = "steady"
+warmup = "0s"
+cooldown = "0s"
+drain_timeout = "10s"
+`
+
+// TestEVMBadInput: an SDK chain without Cosmos EVM (no [evm] and
+// [json-rpc] in its app.toml) and a genesis too big for the machine are
+// refused before any node starts, with the reason; a fee cap below the
+// chain's base fee gets every tx refused with that reason.
+func TestEVMBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a Cosmos EVM chain")
+	}
+	runBad := func(extra string) (string, int) {
+		tmp := t.TempDir()
+		scn := filepath.Join(tmp, "s.toml")
+		text := fmt.Sprintf(badEVM, extra)
+		if strings.HasPrefix(extra, "wallets") {
+			text = strings.Replace(fmt.Sprintf(badEVM, ""), "wallets = 20", extra, 1)
+		}
+		if err := os.WriteFile(scn, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return cli(t, t.TempDir(), "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "r"))
+	}
+	t.Run("an SDK chain without Cosmos EVM", func(t *testing.T) {
+		sdkd, err := sdkchain.SDKD.Find(context.Background(), "", t.Logf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, code := runBad(fmt.Sprintf("binary = %q", sdkd))
+		if code != 2 || !strings.Contains(out, "has no evm.evm-chain-id, json-rpc.address") {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+	})
+	t.Run("genesis too big", func(t *testing.T) {
+		out, code := runBad("wallets = 9000000")
+		if code != 2 || !strings.Contains(out, "testnet.evm.wallets = 9000000") {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+	})
+	t.Run("fee cap below the base fee", func(t *testing.T) {
+		_, out, r := cosmosRun(t, fmt.Sprintf(badEVM, "max_fee = 1\ntip = 0"))
+		l := r.Phases[0].Ledger
+		if l.Fates[load.FateRejected] == 0 || l.Fates[load.FateRejected] != l.Sent || l.Reasons["CheckTx code 13: fee cap below the base fee"] != l.Sent ||
+			r.EVM.Balances == nil || !r.EVM.Balances.OK() {
+			t.Fatalf("fates %v, reasons %v\n%s", l.Fates, l.Reasons, out)
+		}
+	})
 }

@@ -202,7 +202,8 @@ func describeWorkload(s *scenario.Scenario) string {
 	if w := s.Workload; w.IsCosmos() {
 		return fmt.Sprintf("%s (%s) from %d wallets", w.Kind, w.Mode, s.Testnet.Cosmos.Wallets)
 	} else if w.IsEVM() {
-		return fmt.Sprintf("%s of %d wei from %d Ethereum accounts", w.Kind, w.Amount, s.Testnet.EVM.Wallets)
+		what := map[string]string{"evm-transfer": fmt.Sprintf(" of %d wei", w.Amount), "evm-erc20": fmt.Sprintf(" of %d token units", w.Amount)}[w.Kind]
+		return fmt.Sprintf("%s%s from %d Ethereum accounts", w.Kind, what, s.Testnet.EVM.Wallets)
 	} else if w.Kind == "replay" {
 		return "replay of " + w.ReplayFile
 	}

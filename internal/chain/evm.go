@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
@@ -30,6 +31,7 @@ type EVM struct {
 	t        *testnet.Testnet
 	wallets  []evm.Wallet
 	deployer evm.Wallet // funded like a wallet; deploys the evm-erc20 token
+	rpc      string     // the CometBFT RPC of the node whose JSON-RPC the check reads
 	record   results.EVM
 	work     *evm.Workload
 }
@@ -63,7 +65,7 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	spec := e.s.Testnet.EVM
 	e.t = t
 	t.Binary, t.Args = e.binary, spec.StartArgs
-	if err := sdkchain.CheckMemory(spec.Wallets, len(t.Nodes)); err != nil {
+	if err := sdkchain.CheckMemory("testnet.evm.wallets", spec.Wallets, len(t.Nodes)); err != nil {
 		return err
 	}
 	q := strconv.Quote
@@ -133,13 +135,13 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 	}
 	cfg := evm.WorkloadConfig{
 		ChainID: chainID, Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Legacy: spec.Legacy,
-		Amount:    uint64(w.Amount),
+		Mix: mixOfEVM(w), MixSeed: w.Seed,
 		Senders:   load.Uniform{N: len(wallets), Seed: w.Seed},
 		Receivers: load.Uniform{N: len(wallets), Seed: w.Seed ^ 0x9e3779b97f4a7c15},
 		Targets:   len(rpcs), RPCs: rpcs, Prefix: evmPrefix,
 		JSONRPC: jsonrpc(e.t.RPCNodes()[0]), Extra: []evm.Wallet{e.deployer},
 	}
-	if w.Kind == "evm-erc20" {
+	if slices.ContainsFunc(cfg.Mix, func(m evm.MixEntry) bool { return m.Kind == evm.ERC20 }) {
 		began := time.Now()
 		each := wei(spec.TokenBalance)
 		token, err := evm.DeployToken(ctx, evm.Deploy{RPC: rpcs[0], JSONRPC: cfg.JSONRPC, ChainID: spec.ChainID,
@@ -149,14 +151,14 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 			return nil, err
 		}
 		e.log.Info("token deployed and handed out", "token", token.String(), "wallets", len(e.wallets), "took", time.Since(began).Round(time.Millisecond))
-		cfg.ERC20, cfg.Token, cfg.TokenAmount, cfg.TokenEach = true, token, uint64(w.Amount), each
+		cfg.Token, cfg.TokenEach = token, each
 		e.record.Token = token.String()
 	}
 	work, err := evm.NewWorkload(cfg, wallets)
 	if err != nil {
 		return nil, err
 	}
-	e.work = work
+	e.work, e.rpc = work, rpcs[0]
 	r.Versions.Node = e.binary
 	var made load.Workload = work
 	if spec.SendVia == "json-rpc" {
@@ -172,16 +174,42 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 	return made, nil
 }
 
+// mixOfEVM is the workload's kinds of tx: an evm-mix's entries (an amount
+// not given is the workload's), else its one kind.
+func mixOfEVM(w scenario.Workload) []evm.MixEntry {
+	switch w.Kind {
+	case "evm-transfer":
+		return []evm.MixEntry{{Kind: evm.Native, Weight: 1, Amount: uint64(w.Amount)}}
+	case "evm-erc20":
+		return []evm.MixEntry{{Kind: evm.ERC20, Weight: 1, Amount: uint64(w.Amount)}}
+	}
+	var out []evm.MixEntry
+	for _, m := range w.Mix {
+		amount := m.Amount
+		if amount == 0 {
+			amount = w.Amount
+		}
+		out = append(out, evm.MixEntry{Kind: m.Msg, Weight: m.Weight, Amount: uint64(amount)})
+	}
+	return out
+}
+
 // Finish checks the chain after the run: every wallet's balance plus
 // the fee collector's against what was funded, every nonce against the
 // committed txs (the criteria fail the run on either), and records the
 // nonce repairs.
-func (e *EVM) Finish(ctx context.Context, follow []string, r *results.Run) error {
+func (e *EVM) Finish(ctx context.Context, _ []string, r *results.Run) error {
 	if e.work == nil || r.EVM == nil {
 		return nil
 	}
 	r.EVM.NoncesReused, r.EVM.NoncesReread = e.work.Repairs()
-	b, err := e.work.Verify(ctx, follow[0], wei(e.s.Testnet.EVM.WalletBalance), e.s.Experiment.DrainTimeout.D())
+	for _, p := range r.Phases {
+		r.EVM.LoadSecs += p.Length.Seconds()
+	}
+	r.EVM.Kinds = e.work.Stats(r.EVM.LoadSecs)
+	// One node answers every query (CometBFT's and JSON-RPC's), so all
+	// read the same height.
+	b, err := e.work.Verify(ctx, e.rpc, wei(e.s.Testnet.EVM.WalletBalance), e.s.Experiment.DrainTimeout.D())
 	if err != nil {
 		return fmt.Errorf("balance check: %w", err)
 	}

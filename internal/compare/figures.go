@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"github.com/chainperf/chainperf/internal/cosmos"
 	"math"
 	"sort"
 	"strings"
@@ -153,15 +154,20 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 	if r.Sweep != nil && len(r.Sweep.Cells) > 0 {
 		v.set("saturation tx/s", r.Sweep.Saturation)
 	}
+	var kinds []cosmos.KindStats
 	if c := r.Cosmos; c != nil {
-		for _, k := range c.Stats.Kinds {
-			v.set("msg/s "+k.Msg, k.CommittedPerSec)
-			if k.Committed > 0 {
-				v.set("msg latency p99 "+k.Msg, k.LatencyP99)
-			}
-			if k.Committed+k.Failed > 0 {
-				v.set("gas/msg "+k.Msg, k.GasPerMsg)
-			}
+		kinds = c.Stats.Kinds
+	}
+	if e := r.EVM; e != nil {
+		kinds = e.Kinds
+	}
+	for _, k := range kinds {
+		v.set("msg/s "+k.Msg, k.CommittedPerSec)
+		if k.Committed > 0 {
+			v.set("msg latency p99 "+k.Msg, k.LatencyP99)
+		}
+		if k.Committed+k.Failed > 0 {
+			v.set("gas/msg "+k.Msg, k.GasPerMsg)
 		}
 	}
 	type span struct {

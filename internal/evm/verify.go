@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
@@ -60,7 +61,7 @@ func (b *Balances) String() string {
 // Committed counts a tx of the run that a block holds: code 0 uses its
 // sender's nonce (any other code was refused before it could), and a
 // token transfer that did not revert moves tokens.
-func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, _ time.Duration) {
+func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p, ok := w.hashes[h]
@@ -69,17 +70,61 @@ func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, _ time.
 	}
 	delete(w.hashes, h)
 	w.height = max(w.height, height)
+	k := &w.kinds[p.kind]
+	k.gas += float64(r.Gas)
+	if !r.OK() {
+		k.failed++
+	} else {
+		k.committed++
+		_ = k.lat.RecordValue(min(max(latency.Microseconds(), 1), k.lat.HighestTrackableValue()))
+	}
 	if r.Code != 0 {
 		return
 	}
 	w.committed[p.from]++
+	m := w.cfg.Mix[p.kind]
 	switch {
 	case r.Reverted != "":
 		w.reverted++
-	case w.cfg.ERC20:
-		w.tokensOut[p.from]++
-		w.tokensIn[p.to]++
+	case m.Kind == ERC20:
+		amount := new(big.Int).SetUint64(m.Amount)
+		w.tokens[p.from].Sub(&w.tokens[p.from], amount)
+		w.tokens[p.to].Add(&w.tokens[p.to], amount)
 	}
+}
+
+// Stats are the workload's results by kind of tx, with rates over
+// loadSecs.
+func (w *Workload) Stats(loadSecs float64) []cosmos.KindStats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []cosmos.KindStats
+	for i, k := range w.kinds {
+		m := w.cfg.Mix[i]
+		ks := cosmos.KindStats{Msg: m.Kind, Weight: m.Weight, Sent: k.sent, Accepted: k.accepted, Committed: k.committed, Failed: k.failed}
+		if n := k.committed + k.failed; n > 0 {
+			ks.GasPerMsg = k.gas / float64(n)
+		}
+		if loadSecs > 0 {
+			ks.CommittedPerSec = float64(k.committed) / loadSecs
+		}
+		if k.committed > 0 {
+			ms := func(q float64) float64 { return float64(k.lat.ValueAtQuantile(q)) / 1000 }
+			ks.LatencyP50, ks.LatencyP99, ks.LatencyMax = ms(50), ms(99), float64(k.lat.Max())/1000
+		}
+		out = append(out, ks)
+	}
+	return out
+}
+
+// erc20 says whether the mix sends token transfers.
+func (w *Workload) erc20() bool {
+	for _, m := range w.cfg.Mix {
+		if m.Kind == ERC20 {
+			return true
+		}
+	}
+	return false
 }
 
 // Verify reads every wallet's balance and nonce and the fee collector's
@@ -89,7 +134,10 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	w.mu.Lock()
 	need := w.height + 1
 	committed := append([]int64(nil), w.committed...)
-	out, in := append([]int64(nil), w.tokensOut...), append([]int64(nil), w.tokensIn...)
+	moved := make([]big.Int, len(w.tokens))
+	for i := range w.tokens {
+		moved[i].Set(&w.tokens[i])
+	}
 	reverted := w.reverted
 	w.mu.Unlock()
 	tip, err := cosmos.WaitHeight(ctx, w.http, rpc, need, wait)
@@ -111,45 +159,72 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 		}
 		held.Add(held, bal)
 	}
-	for i, wl := range w.wallets {
-		addr, err := cosmos.Bech32(w.cfg.Prefix, wl.Address[:])
-		if err != nil {
-			return nil, err
-		}
-		bal, err := cosmos.QueryBalanceBig(ctx, w.http, rpc, addr, w.cfg.Denom, height)
-		if err != nil {
-			return nil, fmt.Errorf("balance of %s: %w", wl.Address, err)
-		}
-		held.Add(held, bal)
-		acc, err := cosmos.QueryAccount(ctx, w.http, rpc, addr)
-		if err != nil && committed[i] > 0 {
-			return nil, fmt.Errorf("account of %s: %w", wl.Address, err)
-		}
-		b.Committed += committed[i]
-		b.Nonces += int64(acc.Sequence)
-		off := ""
-		if int64(acc.Sequence) != committed[i] {
-			off = fmt.Sprintf("nonce %d, %d committed txs", acc.Sequence, committed[i])
-		}
-		if w.cfg.ERC20 && off == "" {
-			tb, err := TokenBalance(ctx, w.http, w.cfg.JSONRPC, w.cfg.Token, wl.Address, height)
-			if err != nil {
-				return nil, fmt.Errorf("token balance of %s: %w", wl.Address, err)
+	// Read the wallets on 8 connections at once: a 100,000-wallet run
+	// makes 200,000 queries or more.
+	const workers = 8
+	type part struct {
+		held, tokens      big.Int
+		committed, nonces int64
+		mismatched        int
+		examples          []string
+		err               error
+	}
+	parts := make([]part, workers)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pt := &parts[p]
+			for i := p; i < len(w.wallets) && pt.err == nil && ctx.Err() == nil; i += workers {
+				bal, tb, nonce, err := w.readWallet(ctx, rpc, i, height)
+				if err != nil {
+					pt.err = err
+					break
+				}
+				pt.held.Add(&pt.held, bal)
+				pt.committed += committed[i]
+				pt.nonces += int64(nonce)
+				off := ""
+				switch {
+				case int64(nonce) != committed[i]:
+					off = fmt.Sprintf("nonce %d, %d committed txs", nonce, committed[i])
+				case tb != nil:
+					pt.tokens.Add(&pt.tokens, tb)
+					if want := new(big.Int).Add(w.cfg.TokenEach, &moved[i]); want.Cmp(tb) != 0 {
+						off = fmt.Sprintf("%s token units, its transfers say %s", tb, want)
+					}
+				}
+				if off != "" {
+					pt.mismatched++
+					if len(pt.examples) < 5 {
+						pt.examples = append(pt.examples, fmt.Sprintf("%s: %s", w.wallets[i].Address, off))
+					}
+				}
 			}
-			tokens.Add(tokens, tb)
-			want := new(big.Int).Mul(big.NewInt(in[i]-out[i]), new(big.Int).SetUint64(w.cfg.TokenAmount))
-			if want.Add(want, w.cfg.TokenEach); want.Cmp(tb) != 0 {
-				off = fmt.Sprintf("%s token units, its transfers say %s", tb, want)
-			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i := range parts {
+		pt := &parts[i]
+		if pt.err != nil {
+			return nil, pt.err
 		}
-		if off != "" {
-			b.Mismatched++
+		held.Add(held, &pt.held)
+		tokens.Add(tokens, &pt.tokens)
+		b.Committed += pt.committed
+		b.Nonces += pt.nonces
+		b.Mismatched += pt.mismatched
+		for _, x := range pt.examples {
 			if len(b.Examples) < 5 {
-				b.Examples = append(b.Examples, fmt.Sprintf("%s: %s", wl.Address, off))
+				b.Examples = append(b.Examples, x)
 			}
 		}
 	}
-	if w.cfg.ERC20 {
+	if w.erc20() {
 		b.Tokens = tokens.String()
 	}
 	fees, err := cosmos.QueryBalanceBig(ctx, w.http, rpc, cosmos.ModuleAddress(w.cfg.Prefix, "fee_collector"), w.cfg.Denom, height)
@@ -159,10 +234,31 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	total := new(big.Int).Mul(funded, big.NewInt(int64(len(w.wallets)+len(w.cfg.Extra))))
 	b.Funded, b.Held, b.FeeCollector = total.String(), held.String(), fees.String()
 	b.Conserved = new(big.Int).Add(held, fees).Cmp(total) == 0
-	if w.cfg.ERC20 && b.Mismatched == 0 {
+	if w.erc20() && b.Mismatched == 0 {
 		// Every wallet got TokenEach; transfers between them move tokens.
 		all := new(big.Int).Mul(w.cfg.TokenEach, big.NewInt(int64(len(w.wallets))))
 		b.Conserved = b.Conserved && tokens.Cmp(all) == 0
 	}
 	return b, nil
+}
+
+// readWallet reads wallet i's balance at height, its nonce and, when the
+// run sends token transfers, its token balance at height.
+func (w *Workload) readWallet(ctx context.Context, rpc string, i int, height int64) (bal, tokens *big.Int, nonce uint64, err error) {
+	wl := w.wallets[i]
+	addr, err := cosmos.Bech32(w.cfg.Prefix, wl.Address[:])
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if bal, err = cosmos.QueryBalanceBig(ctx, w.http, rpc, addr, w.cfg.Denom, height); err != nil {
+		return nil, nil, 0, fmt.Errorf("balance of %s: %w", wl.Address, err)
+	}
+	// An account that never sent has no nonce on the chain yet: 0.
+	acc, _ := cosmos.QueryAccount(ctx, w.http, rpc, addr)
+	if w.erc20() {
+		if tokens, err = TokenBalance(ctx, w.http, w.cfg.JSONRPC, w.cfg.Token, wl.Address, height); err != nil {
+			return nil, nil, 0, fmt.Errorf("token balance of %s: %w", wl.Address, err)
+		}
+	}
+	return bal, tokens, acc.Sequence, nil
 }

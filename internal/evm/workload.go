@@ -2,9 +2,12 @@ package evm
 
 import (
 	"context"
+	"strings"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"math/big"
 	"net/http"
 	"strconv"
@@ -30,7 +33,6 @@ type WorkloadConfig struct {
 	MaxFee  uint64 // wei per gas: the fee cap, or a legacy tx's price
 	Tip     uint64 // wei per gas
 	Legacy  bool
-	Amount  uint64 // wei per transfer
 	// Senders and Receivers pick a tx's wallets by its number.
 	Senders, Receivers load.Selector
 	// Targets is how many nodes the txs go to; RPCs their CometBFT RPC
@@ -38,17 +40,32 @@ type WorkloadConfig struct {
 	Targets int
 	RPCs    []string
 	Prefix  string
-	// ERC20 sends transfer(receiver, TokenAmount) calls to Token instead
-	// of native transfers; JSONRPC is a node's JSON-RPC server the token
+	// Mix is the kinds of tx drawn by weight (one entry: every tx is of
+	// that kind); MixSeed seeds the draws.
+	Mix     []MixEntry
+	MixSeed uint64
+	// Token is the deployed token ERC20 txs call, TokenEach each wallet's
+	// tokens at the start; JSONRPC is a node's JSON-RPC server the token
 	// balances are read from after the run.
-	ERC20       bool
-	Token       Address
-	TokenAmount uint64
-	TokenEach   *big.Int // each wallet's tokens at the start
-	JSONRPC     string
+	Token     Address
+	TokenEach *big.Int
+	JSONRPC   string
 	// Extra are accounts funded like the wallets that send no load (the
 	// token's deployer): their balances count in the check.
 	Extra []Wallet
+}
+
+// Kinds of tx.
+const (
+	Native = "native" // a value transfer of Amount wei
+	ERC20  = "erc20"  // transfer(receiver, Amount token units) to the token
+)
+
+// A MixEntry is one kind of tx, its weight and amount.
+type MixEntry struct {
+	Kind   string
+	Weight float64
+	Amount uint64
 }
 
 // A Workload makes evm-transfer txs: native transfers between the funded
@@ -65,10 +82,11 @@ type Workload struct {
 	refs      map[uint64]ref     // tx number -> sender and nonce, until Sent
 	hashes    map[load.Hash]pair // tx -> its wallets, until a block holds it
 	committed []int64            // per wallet: its txs committed with code 0
-	tokensOut []int64            // per wallet: token transfers it made
-	tokensIn  []int64            // per wallet: token transfers it received
+	tokens    []big.Int          // per wallet: tokens its successful transfers moved in (-out)
 	reverted  int64              // txs committed with code 0 and receipt status 0
 	height    int64              // the highest block that held one of the txs
+	kinds     []kindStats        // by Mix entry
+	total     float64            // the mix's weights summed
 
 	signed, repaired, reread atomic.Int64
 }
@@ -84,10 +102,18 @@ type ref struct {
 	from  int
 	nonce uint64
 	hash  load.Hash
+	kind  int
 }
 
-// pair is a tx's sender and receiver.
-type pair struct{ from, to int32 }
+// pair is a tx's sender, receiver and mix entry.
+type pair struct{ from, to, kind int32 }
+
+// kindStats are one kind's counts.
+type kindStats struct {
+	sent, accepted, committed, failed int64
+	gas                               float64
+	lat                               *hdrhistogram.Histogram
+}
 
 var (
 	_ load.Workload = (*Workload)(nil)
@@ -98,30 +124,67 @@ var (
 // NewWorkload makes the workload over wallets, whose nonces start at 0
 // (funded in genesis, never used).
 func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
-	if len(wallets) < 2 || cfg.Targets < 1 || cfg.Senders == nil || cfg.Receivers == nil {
-		return nil, fmt.Errorf("evm workload: %d wallets, %d targets: need 2 wallets and a target", len(wallets), cfg.Targets)
+	if len(wallets) < 2 || cfg.Targets < 1 || cfg.Senders == nil || cfg.Receivers == nil || len(cfg.Mix) == 0 {
+		return nil, fmt.Errorf("evm workload: %d wallets, %d targets, %d kinds: need 2 wallets, a target and a kind", len(wallets), cfg.Targets, len(cfg.Mix))
 	}
 	w := &Workload{cfg: cfg, wallets: wallets, state: make([]wstate, len(wallets)),
 		http: &http.Client{Timeout: 10 * time.Second}, refs: map[uint64]ref{},
-		hashes: map[load.Hash]pair{}, committed: make([]int64, len(wallets)),
-		tokensOut: make([]int64, len(wallets)), tokensIn: make([]int64, len(wallets))}
+		hashes: map[load.Hash]pair{}, committed: make([]int64, len(wallets)), tokens: make([]big.Int, len(wallets)),
+		kinds: make([]kindStats, len(cfg.Mix))}
 	for i := range w.state {
 		w.state[i].gate = make(chan struct{}, 1)
+	}
+	for i, m := range cfg.Mix {
+		if m.Kind != Native && m.Kind != ERC20 || !(m.Weight > 0) {
+			return nil, fmt.Errorf("evm workload: kind %q weight %g", m.Kind, m.Weight)
+		}
+		if m.Kind == ERC20 && cfg.TokenEach == nil {
+			return nil, fmt.Errorf("evm workload: ERC20 txs and no token")
+		}
+		w.total += m.Weight
+		w.kinds[i].lat = hdrhistogram.New(1, 3_600_000_000, 3)
 	}
 	return w, nil
 }
 
 func (w *Workload) String() string {
-	kind := "dynamic-fee"
+	txType := "dynamic-fee"
 	if w.cfg.Legacy {
-		kind = "legacy"
+		txType = "legacy"
 	}
-	if w.cfg.ERC20 {
-		return fmt.Sprintf("evm-erc20 (%s, transfer of %d token units to the token at %s, %d wallets, fee cap %d wei/gas, tip %d)",
-			kind, w.cfg.TokenAmount, w.cfg.Token, len(w.wallets), w.cfg.MaxFee, w.cfg.Tip)
+	var kinds []string
+	for _, m := range w.cfg.Mix {
+		k := fmt.Sprintf("native transfers of %d wei", m.Amount)
+		if m.Kind == ERC20 {
+			k = fmt.Sprintf("ERC20 transfers of %d token units (token %s)", m.Amount, w.cfg.Token)
+		}
+		if len(w.cfg.Mix) > 1 {
+			k = fmt.Sprintf("%.0f%% %s", 100*m.Weight/w.total, k)
+		}
+		kinds = append(kinds, k)
 	}
-	return fmt.Sprintf("evm-transfer (%s, %d wei each, %d wallets, fee cap %d wei/gas, tip %d)",
-		kind, w.cfg.Amount, len(w.wallets), w.cfg.MaxFee, w.cfg.Tip)
+	return fmt.Sprintf("%s (%s txs, %d wallets, fee cap %d wei/gas, tip %d)",
+		strings.Join(kinds, ", "), txType, len(w.wallets), w.cfg.MaxFee, w.cfg.Tip)
+}
+
+// draw picks tx seq's mix entry by weight, a function of the seed and seq.
+func (w *Workload) draw(seq uint64) int {
+	if len(w.cfg.Mix) == 1 {
+		return 0
+	}
+	x := seq ^ w.cfg.MixSeed
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	x ^= x >> 31
+	u := float64(x>>11) / (1 << 53) * w.total
+	for i, m := range w.cfg.Mix {
+		if u < m.Weight {
+			return i
+		}
+		u -= m.Weight
+	}
+	return len(w.cfg.Mix) - 1
 }
 
 // Route pins a wallet's txs to one node, so that its nonces reach one
@@ -154,11 +217,13 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	nonce := st.next
 	st.next++
 	st.mu.Unlock()
+	k := w.draw(seq)
+	m := w.cfg.Mix[k]
 	tx := Tx{Legacy: w.cfg.Legacy, ChainID: w.cfg.ChainID, Nonce: nonce, Tip: w.cfg.Tip, GasPrice: w.cfg.MaxFee,
-		Gas: TransferGas, To: w.wallets[to].Address, Value: w.cfg.Amount}
-	if w.cfg.ERC20 {
+		Gas: TransferGas, To: w.wallets[to].Address, Value: m.Amount}
+	if m.Kind == ERC20 {
 		tx.Gas, tx.To, tx.Value = ERC20Gas, w.cfg.Token, 0
-		tx.Data = TransferCall(make([]byte, 0, 68), w.wallets[to].Address, w.cfg.TokenAmount)
+		tx.Data = TransferCall(make([]byte, 0, 68), w.wallets[to].Address, m.Amount)
 	}
 	raw, _ := tx.Sign(w.wallets[from].Key)
 	w.signed.Add(1)
@@ -166,8 +231,8 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	buf = Envelope(buf, w.wallets[from].Address, raw, tx.Gas, tx.Fee(), w.cfg.Denom)
 	h := load.Hash(sha256.Sum256(buf[start:]))
 	w.mu.Lock()
-	w.refs[seq] = ref{from: from, nonce: nonce, hash: h}
-	w.hashes[h] = pair{int32(from), int32(to)}
+	w.refs[seq] = ref{from: from, nonce: nonce, hash: h, kind: k}
+	w.hashes[h] = pair{int32(from), int32(to), int32(k)}
 	w.mu.Unlock()
 	return buf, nil
 }
@@ -208,8 +273,13 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 	w.mu.Lock()
 	r, ok := w.refs[seq]
 	delete(w.refs, seq)
-	if ok && o != load.Accepted {
-		delete(w.hashes, r.hash) // no block will hold it
+	if ok {
+		w.kinds[r.kind].sent++
+		if o == load.Accepted {
+			w.kinds[r.kind].accepted++
+		} else {
+			delete(w.hashes, r.hash) // no block will hold it
+		}
 	}
 	w.mu.Unlock()
 	if !ok {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,7 +23,7 @@ func (f fixed) String() string  { return "fixed" }
 // error makes the next tx re-read the nonce (here from no node: it keeps
 // its count and says so by not counting a re-read).
 func TestNoncesAndRepairs(t *testing.T) {
-	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Amount: 3,
+	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
 		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos"},
 		Wallets("t", 2))
 	if err != nil {
@@ -102,5 +104,36 @@ func TestOverJSONRPC(t *testing.T) {
 	want := fmt.Sprintf(`{"jsonrpc":"2.0","id":42,"method":"eth_sendRawTransaction","params":["0x%x"]}`, raw)
 	if got := string(j.AppendRequest(nil, 42, env)); got != want {
 		t.Fatalf("request %s; want %s", got, want)
+	}
+}
+
+// A mix draws each kind about as often as its weight says, the same
+// kinds for the same seed and tx numbers; an ERC20 kind needs a token.
+func TestMixDraws(t *testing.T) {
+	mix := []MixEntry{{Kind: Native, Weight: 70, Amount: 1}, {Kind: ERC20, Weight: 30, Amount: 5}}
+	cfg := WorkloadConfig{Mix: mix, MixSeed: 7, Senders: fixed(0), Receivers: fixed(1), Targets: 1}
+	if _, err := NewWorkload(cfg, Wallets("m", 2)); err == nil {
+		t.Fatal("an ERC20 kind without a token was taken")
+	}
+	cfg.TokenEach = big.NewInt(1)
+	w, err := NewWorkload(cfg, Wallets("m", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := [2]int{}
+	for seq := uint64(0); seq < 10000; seq++ {
+		n[w.draw(seq)]++
+	}
+	if n[1] < 2800 || n[1] > 3200 {
+		t.Fatalf("erc20 drawn %d of 10000; want about 3000", n[1])
+	}
+	again, _ := NewWorkload(cfg, Wallets("m", 2))
+	for seq := uint64(0); seq < 100; seq++ {
+		if w.draw(seq) != again.draw(seq) {
+			t.Fatalf("tx %d drawn differently for the same seed", seq)
+		}
+	}
+	if !strings.Contains(w.String(), "70% native transfers of 1 wei, 30% ERC20 transfers of 5 token units") {
+		t.Fatalf("String() = %q", w.String())
 	}
 }

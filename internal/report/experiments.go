@@ -100,7 +100,13 @@ func experimentTables(r *results.Run) []table {
 	if c := r.Cosmos; c != nil {
 		out = append(out, table{Title: "Cosmos SDK chain", Note: c.Workload + ".", Rows: cosmosRows(c)})
 		if len(c.Stats.Kinds) > 0 {
-			out = append(out, table{Title: "By message kind", Note: fmt.Sprintf("Counted by message (%d a tx): a tx's latency is each of its messages', its gas shared out equally; committed msg/s over the %.0f s of load, latency over every phase.", max(c.Stats.MsgsPerTx, 1), c.Stats.LoadSecs), Rows: kindRows(c)})
+			out = append(out, table{Title: "By message kind", Note: fmt.Sprintf("Counted by message (%d a tx): a tx's latency is each of its messages', its gas shared out equally; committed msg/s over the %.0f s of load, latency over every phase.", max(c.Stats.MsgsPerTx, 1), c.Stats.LoadSecs), Rows: kindRows(c.Stats.Kinds)})
+		}
+	}
+	if e := r.EVM; e != nil {
+		out = append(out, table{Title: "Cosmos EVM chain", Note: e.Workload + ".", Rows: evmRows(e)})
+		if len(e.Kinds) > 0 {
+			out = append(out, table{Title: "By kind of tx", Note: fmt.Sprintf("Committed tx/s over the %.0f s of load, latency over every phase; failed in block: a code, or reverted (receipt status 0).", e.LoadSecs), Rows: kindRows(e.Kinds)})
 		}
 	}
 	if len(r.Rotations) > 0 {
@@ -135,10 +141,30 @@ func BalanceSummary(b *cosmos.Balances) string {
 		verdict, b.Wallets, parts, total, b.Denom, b.Funded, b.Checked-b.Mismatched, b.Checked)
 }
 
-// kindRows are a Cosmos workload's results by message kind.
-func kindRows(c *results.Cosmos) [][]string {
+// evmRows describe a Cosmos EVM run's chain, workload and check.
+func evmRows(e *results.EVM) [][]string {
+	rows := [][]string{{"what", "value"},
+		{"chain binary", e.Binary},
+		{"EVM chain ID", fmt.Sprint(e.ChainID)},
+		{"accounts funded in genesis", fmt.Sprintf("%d (%d bytes of genesis, %.2f s)", e.Wallets, e.GenesisBytes, e.GenesisSecs)},
+		{"nonces used again after a refusal / read back from the chain", fmt.Sprintf("%d / %d", e.NoncesReused, e.NoncesReread)},
+	}
+	if e.Token != "" {
+		rows = append(rows, []string{"ERC20 token (contracts/Token.sol)", e.Token})
+	}
+	if b := e.Balances; b != nil {
+		rows = append(rows, []string{"balance check", b.String()})
+		for _, x := range b.Examples {
+			rows = append(rows, []string{"mismatch", x})
+		}
+	}
+	return rows
+}
+
+// kindRows are a workload's results by message (or tx) kind.
+func kindRows(kinds []cosmos.KindStats) [][]string {
 	rows := [][]string{{"message kind", "weight", "sent", "accepted", "committed", "failed in block", "committed msg/s", "latency p50 ms", "p99 ms", "max ms", "gas / msg"}}
-	for _, k := range c.Stats.Kinds {
+	for _, k := range kinds {
 		rows = append(rows, []string{k.Msg, fmt.Sprintf("%g", k.Weight), fmt.Sprint(k.Sent), fmt.Sprint(k.Accepted), fmt.Sprint(k.Committed), fmt.Sprint(k.Failed),
 			fmt.Sprintf("%.1f", k.CommittedPerSec), fmt.Sprintf("%.0f", k.LatencyP50), fmt.Sprintf("%.0f", k.LatencyP99), fmt.Sprintf("%.0f", k.LatencyMax), fmt.Sprintf("%.0f", k.GasPerMsg)})
 	}

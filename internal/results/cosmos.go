@@ -49,4 +49,8 @@ type EVM struct {
 	NoncesReused int64         `json:"nonces_reused"`
 	NoncesReread int64         `json:"nonces_reread"`
 	Balances     *evm.Balances `json:"balances,omitempty"`
+	// Kinds are the results by kind of tx (native, erc20), rates over
+	// LoadSecs of load.
+	Kinds    []cosmos.KindStats `json:"kinds,omitempty"`
+	LoadSecs float64            `json:"load_s,omitempty"`
 }

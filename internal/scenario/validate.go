@@ -15,7 +15,7 @@ import (
 // Known values of the enumerated keys.
 var (
 	Providers       = []string{"process", "netns", ProviderExternal}
-	WorkloadKinds   = []string{"kvstore", "loadtime", "replay", "cosmos-send", "cosmos-multisend", "cosmos-mix", "evm-transfer", "evm-erc20"}
+	WorkloadKinds   = []string{"kvstore", "loadtime", "replay", "cosmos-send", "cosmos-multisend", "cosmos-mix", "evm-transfer", "evm-erc20", "evm-mix"}
 	MixMsgs         = []string{"send", "multisend", "delegate", "undelegate", "redelegate"}
 	Chains          = []string{"kvstore", "cosmos", "evm"}
 	CosmosModes     = []string{"pregenerate", "live"}

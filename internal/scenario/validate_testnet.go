@@ -292,6 +292,37 @@ func (s *Scenario) validateEVMWorkload(c *checker) {
 	if s.Load.Batch > 1 {
 		c.fail("load.batch", "%d: EVM workloads send one tx per request, so that each account's txs reach its one node in order", s.Load.Batch)
 	}
+	s.validateMix(c)
+}
+
+// EVMMixMsgs are the kinds of tx an evm-mix draws from.
+var EVMMixMsgs = []string{"native", "erc20"}
+
+// validateEVMMix checks an evm-mix's kinds: each once, a weight, no
+// Cosmos message settings.
+func (s *Scenario) validateEVMMix(c *checker) {
+	w := &s.Workload
+	if len(w.Mix) == 0 {
+		c.fail("workload.mix", "an evm-mix lists its tx kinds: [[workload.mix]] msg = \"native\", weight = 70 ...")
+	}
+	seen := map[string]bool{}
+	for i, m := range w.Mix {
+		p := fmt.Sprintf("workload.mix[%d]", i)
+		c.oneOf(p+".msg", m.Msg, EVMMixMsgs)
+		if seen[m.Msg] {
+			c.fail(p+".msg", "%q twice: give each tx kind once", m.Msg)
+		}
+		seen[m.Msg] = true
+		if !(m.Weight > 0) || m.Weight > 1e9 {
+			c.fail(p+".weight", "%g: must be above 0 (and at most 1e9)", m.Weight)
+		}
+		if m.Amount < 0 {
+			c.fail(p+".amount", "%d: 0 (workload.amount) or more", m.Amount)
+		}
+		if m.Outputs != 0 || m.Validator != nil {
+			c.fail(p+".msg", "outputs and validator are for cosmos-mix messages, not EVM txs")
+		}
+	}
 }
 
 // LoadtimeMinSize is the smallest tx CometBFT's loadtime payload fits in
@@ -344,12 +375,16 @@ func (s *Scenario) validateCosmosWorkload(c *checker) {
 // unordered tx's timeout for clocks and block times apart.
 const MaxUnorderedTimeout = 9 * time.Minute
 
-// validateMix checks a cosmos-mix's message kinds.
+// validateMix checks a cosmos-mix's or an evm-mix's message kinds.
 func (s *Scenario) validateMix(c *checker) {
 	w := &s.Workload
+	if w.Kind == "evm-mix" {
+		s.validateEVMMix(c)
+		return
+	}
 	if w.Kind != "cosmos-mix" {
 		if len(w.Mix) > 0 {
-			c.fail("workload.mix[0]", "for kind \"cosmos-mix\" only (kind is %q)", w.Kind)
+			c.fail("workload.mix[0]", "for kinds \"cosmos-mix\" and \"evm-mix\" only (kind is %q)", w.Kind)
 		}
 		return
 	}

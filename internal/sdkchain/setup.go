@@ -36,16 +36,17 @@ type Chain struct {
 // while it loads genesis (JSON, decoded accounts and balances, the store).
 const bytesPerWallet = 3 << 10
 
-// CheckMemory refuses a genesis the machine cannot load on every node.
-func CheckMemory(wallets, nodes int) error {
+// CheckMemory refuses a genesis the machine cannot load on every node;
+// key names the scenario's wallet count.
+func CheckMemory(key string, wallets, nodes int) error {
 	avail, err := memAvailable()
 	if err != nil {
 		return nil // not Linux: no check
 	}
 	need := uint64(wallets) * uint64(nodes) * bytesPerWallet
 	if need > avail/2 {
-		return fmt.Errorf("testnet.cosmos.wallets = %d: each of %d nodes loads the whole genesis, about %.1f GiB in all, and this machine has %.1f GiB available; lower wallets or run fewer nodes",
-			wallets, nodes, float64(need)/(1<<30), float64(avail)/(1<<30))
+		return fmt.Errorf("%s = %d: each of %d nodes loads the whole genesis, about %.1f GiB in all, and this machine has %.1f GiB available; lower wallets or run fewer nodes",
+			key, wallets, nodes, float64(need)/(1<<30), float64(avail)/(1<<30))
 	}
 	return nil
 }
@@ -70,7 +71,7 @@ func memAvailable() (uint64, error) {
 // at binary (Init), then funds the wallets in genesis, which every node
 // gets.
 func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario.Cosmos) (*Chain, error) {
-	if err := CheckMemory(spec.Wallets, len(t.Nodes)); err != nil {
+	if err := CheckMemory("testnet.cosmos.wallets", spec.Wallets, len(t.Nodes)); err != nil {
 		return nil, err
 	}
 	price := strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + spec.Denom)
