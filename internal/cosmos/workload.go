@@ -15,8 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/chainperf/chainperf/internal/load"
 )
 
@@ -110,7 +108,7 @@ type Workload struct {
 	seqs     []txRef  // this phase's txs, by seq (live txs too)
 	used     atomic.Int64
 	effects  map[load.Hash]*effect // every tx made, for the balance check
-	kinds    []kindStats           // by mix entry
+	kinds    []KindCounts          // by mix entry
 	weights  float64               // sum of the mix's weights
 	height   int64                 // highest block holding one of them
 	signed   atomic.Int64          // memo numbers handed out
@@ -206,10 +204,10 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	for i := range state {
 		state[i].gate = gate{ch: make(chan struct{}, 1)}
 	}
-	kinds := make([]kindStats, len(cfg.Mix))
+	kinds := make([]KindCounts, len(cfg.Mix))
 	var weights float64
 	for i := range kinds {
-		kinds[i].lat = hdrhistogram.New(1, 3_600_000_000, 3)
+		kinds[i] = NewKindCounts()
 		weights += cfg.Mix[i].Weight
 	}
 	return &Workload{cfg: cfg, wallets: wallets, state: state, kinds: kinds, weights: weights,
@@ -748,12 +746,7 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, why string) {
 	}
 	if ref.ok {
 		ref.eff.accepted = o == load.Accepted
-		w.count(ref.eff, func(k *kindStats) {
-			k.sent++
-			if o == load.Accepted {
-				k.accepted++
-			}
-		})
+		w.count(ref.eff, func(k *KindCounts) { k.Sent(o == load.Accepted) })
 	}
 	w.mu.Unlock()
 	if !ref.ok {
@@ -803,27 +796,12 @@ func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency
 	e.code = int64(r.Code)
 	w.height = max(w.height, height)
 	gas := float64(r.Gas) / float64(len(e.msgs))
-	us := max(latency.Microseconds(), 1)
-	w.count(e, func(k *kindStats) {
-		if r.Code == 0 {
-			k.committed++
-			_ = k.lat.RecordValue(min(us, k.lat.HighestTrackableValue()))
-		} else {
-			k.failed++
-		}
-		k.gas += gas
-	})
+	w.count(e, func(k *KindCounts) { k.Committed(r.Code == 0, gas, latency) })
 }
 
-// kindStats are the counts of one message kind, by message.
-type kindStats struct {
-	sent, accepted, committed, failed int64
-	gas                               float64 // of the committed and failed txs, shared by their messages
-	lat                               *hdrhistogram.Histogram
-}
-
-// count applies f to the stats of each of e's messages' kinds.
-func (w *Workload) count(e *effect, f func(*kindStats)) {
+// count applies f to the counts of each of e's messages' kinds (a tx's
+// gas is shared by its messages).
+func (w *Workload) count(e *effect, f func(*KindCounts)) {
 	for _, m := range e.msgs {
 		f(&w.kinds[m.kind])
 	}
@@ -875,19 +853,8 @@ func (w *Workload) Stats(loadSecs float64) Stats {
 	defer w.mu.Unlock()
 	s := Stats{Signed: int(w.signed.Load() - w.cached.Load()), Cached: w.cached.Load(), PregenSecs: w.signTime.Seconds(), SignedLive: w.live.Load(),
 		Repairs: w.repaired.Load(), SkippedPoor: w.skipped.Load(), MsgsPerTx: w.cfg.MsgsPerTx, Unordered: w.cfg.Unordered, LoadSecs: loadSecs, Expired: w.expired}
-	for i, k := range w.kinds {
-		ks := KindStats{Msg: w.cfg.Mix[i].Msg, Weight: w.cfg.Mix[i].Weight, Sent: k.sent, Accepted: k.accepted, Committed: k.committed, Failed: k.failed}
-		if n := k.committed + k.failed; n > 0 {
-			ks.GasPerMsg = k.gas / float64(n)
-		}
-		if loadSecs > 0 {
-			ks.CommittedPerSec = float64(k.committed) / loadSecs
-		}
-		if k.committed > 0 {
-			ms := func(q float64) float64 { return float64(k.lat.ValueAtQuantile(q)) / 1000 }
-			ks.LatencyP50, ks.LatencyP99, ks.LatencyMax = ms(50), ms(99), float64(k.lat.Max())/1000
-		}
-		s.Kinds = append(s.Kinds, ks)
+	for i := range w.kinds {
+		s.Kinds = append(s.Kinds, w.kinds[i].Stats(w.cfg.Mix[i].Msg, w.cfg.Mix[i].Weight, loadSecs))
 	}
 	return s
 }

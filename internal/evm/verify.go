@@ -70,14 +70,7 @@ func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency
 	}
 	delete(w.hashes, h)
 	w.height = max(w.height, height)
-	k := &w.kinds[p.kind]
-	k.gas += float64(r.Gas)
-	if !r.OK() {
-		k.failed++
-	} else {
-		k.committed++
-		_ = k.lat.RecordValue(min(max(latency.Microseconds(), 1), k.lat.HighestTrackableValue()))
-	}
+	w.kinds[p.kind].Committed(r.OK(), float64(r.Gas), latency)
 	if r.Code != 0 {
 		return
 	}
@@ -99,20 +92,8 @@ func (w *Workload) Stats(loadSecs float64) []cosmos.KindStats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []cosmos.KindStats
-	for i, k := range w.kinds {
-		m := w.cfg.Mix[i]
-		ks := cosmos.KindStats{Msg: m.Kind, Weight: m.Weight, Sent: k.sent, Accepted: k.accepted, Committed: k.committed, Failed: k.failed}
-		if n := k.committed + k.failed; n > 0 {
-			ks.GasPerMsg = k.gas / float64(n)
-		}
-		if loadSecs > 0 {
-			ks.CommittedPerSec = float64(k.committed) / loadSecs
-		}
-		if k.committed > 0 {
-			ms := func(q float64) float64 { return float64(k.lat.ValueAtQuantile(q)) / 1000 }
-			ks.LatencyP50, ks.LatencyP99, ks.LatencyMax = ms(50), ms(99), float64(k.lat.Max())/1000
-		}
-		out = append(out, ks)
+	for i := range w.kinds {
+		out = append(out, w.kinds[i].Stats(w.cfg.Mix[i].Kind, w.cfg.Mix[i].Weight, loadSecs))
 	}
 	return out
 }

@@ -2,15 +2,13 @@ package evm
 
 import (
 	"context"
-	"strings"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"math/big"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,10 +66,10 @@ type MixEntry struct {
 	Amount uint64
 }
 
-// A Workload makes evm-transfer txs: native transfers between the funded
-// wallets, each signed when due with its sender's next nonce (counted
-// here, one tx in flight per sender), in the Cosmos envelope CometBFT's
-// broadcast_tx_sync takes.
+// A Workload makes EVM txs between the funded wallets, native or ERC20
+// transfers drawn from its mix, each signed when due with its sender's
+// next nonce (counted here, one tx in flight per sender), in the Cosmos
+// envelope CometBFT's broadcast_tx_sync takes.
 type Workload struct {
 	cfg     WorkloadConfig
 	wallets []Wallet
@@ -79,14 +77,14 @@ type Workload struct {
 	http    *http.Client
 
 	mu        sync.Mutex
-	refs      map[uint64]ref     // tx number -> sender and nonce, until Sent
-	hashes    map[load.Hash]pair // tx -> its wallets, until a block holds it
-	committed []int64            // per wallet: its txs committed with code 0
-	tokens    []big.Int          // per wallet: tokens its successful transfers moved in (-out)
-	reverted  int64              // txs committed with code 0 and receipt status 0
-	height    int64              // the highest block that held one of the txs
-	kinds     []kindStats        // by Mix entry
-	total     float64            // the mix's weights summed
+	refs      map[uint64]ref      // tx number -> sender and nonce, until Sent
+	hashes    map[load.Hash]pair  // tx -> its wallets, until a block holds it
+	committed []int64             // per wallet: its txs committed with code 0
+	tokens    []big.Int           // per wallet: tokens its successful transfers moved in (-out)
+	reverted  int64               // txs committed with code 0 and receipt status 0
+	height    int64               // the highest block that held one of the txs
+	kinds     []cosmos.KindCounts // by Mix entry
+	total     float64             // the mix's weights summed
 
 	signed, repaired, reread atomic.Int64
 }
@@ -108,13 +106,6 @@ type ref struct {
 // pair is a tx's sender, receiver and mix entry.
 type pair struct{ from, to, kind int32 }
 
-// kindStats are one kind's counts.
-type kindStats struct {
-	sent, accepted, committed, failed int64
-	gas                               float64
-	lat                               *hdrhistogram.Histogram
-}
-
 var (
 	_ load.Workload = (*Workload)(nil)
 	_ load.Observer = (*Workload)(nil)
@@ -130,7 +121,7 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	w := &Workload{cfg: cfg, wallets: wallets, state: make([]wstate, len(wallets)),
 		http: &http.Client{Timeout: 10 * time.Second}, refs: map[uint64]ref{},
 		hashes: map[load.Hash]pair{}, committed: make([]int64, len(wallets)), tokens: make([]big.Int, len(wallets)),
-		kinds: make([]kindStats, len(cfg.Mix))}
+		kinds: make([]cosmos.KindCounts, len(cfg.Mix))}
 	for i := range w.state {
 		w.state[i].gate = make(chan struct{}, 1)
 	}
@@ -142,7 +133,7 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 			return nil, fmt.Errorf("evm workload: ERC20 txs and no token")
 		}
 		w.total += m.Weight
-		w.kinds[i].lat = hdrhistogram.New(1, 3_600_000_000, 3)
+		w.kinds[i] = cosmos.NewKindCounts()
 	}
 	return w, nil
 }
@@ -274,10 +265,8 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 	r, ok := w.refs[seq]
 	delete(w.refs, seq)
 	if ok {
-		w.kinds[r.kind].sent++
-		if o == load.Accepted {
-			w.kinds[r.kind].accepted++
-		} else {
+		w.kinds[r.kind].Sent(o == load.Accepted)
+		if o != load.Accepted {
 			delete(w.hashes, r.hash) // no block will hold it
 		}
 	}

@@ -305,12 +305,23 @@ func (s *Scenario) validateEVMMix(c *checker) {
 	if len(w.Mix) == 0 {
 		c.fail("workload.mix", "an evm-mix lists its tx kinds: [[workload.mix]] msg = \"native\", weight = 70 ...")
 	}
+	c.mixEntries(w.Mix, EVMMixMsgs, "tx kind", func(p string, m MixEntry) {
+		if m.Outputs != 0 || m.Validator != nil {
+			c.fail(p+".msg", "outputs and validator are for cosmos-mix messages, not EVM txs")
+		}
+	})
+}
+
+// mixEntries checks what every mix entry needs (a kind of kinds, given
+// once, a weight, an amount of 0 or more), then each entry's own with
+// each, and returns the kinds given.
+func (c *checker) mixEntries(mix []MixEntry, kinds []string, noun string, each func(p string, m MixEntry)) map[string]bool {
 	seen := map[string]bool{}
-	for i, m := range w.Mix {
+	for i, m := range mix {
 		p := fmt.Sprintf("workload.mix[%d]", i)
-		c.oneOf(p+".msg", m.Msg, EVMMixMsgs)
+		c.oneOf(p+".msg", m.Msg, kinds)
 		if seen[m.Msg] {
-			c.fail(p+".msg", "%q twice: give each tx kind once", m.Msg)
+			c.fail(p+".msg", "%q twice: give each %s once", m.Msg, noun)
 		}
 		seen[m.Msg] = true
 		if !(m.Weight > 0) || m.Weight > 1e9 {
@@ -319,10 +330,9 @@ func (s *Scenario) validateEVMMix(c *checker) {
 		if m.Amount < 0 {
 			c.fail(p+".amount", "%d: 0 (workload.amount) or more", m.Amount)
 		}
-		if m.Outputs != 0 || m.Validator != nil {
-			c.fail(p+".msg", "outputs and validator are for cosmos-mix messages, not EVM txs")
-		}
+		each(p, m)
 	}
+	return seen
 }
 
 // LoadtimeMinSize is the smallest tx CometBFT's loadtime payload fits in
@@ -391,20 +401,7 @@ func (s *Scenario) validateMix(c *checker) {
 	if len(w.Mix) == 0 {
 		c.fail("workload.mix", "a cosmos-mix lists its message kinds: [[workload.mix]] msg = \"send\", weight = 70 ...")
 	}
-	seen := map[string]bool{}
-	for i, m := range w.Mix {
-		p := fmt.Sprintf("workload.mix[%d]", i)
-		c.oneOf(p+".msg", m.Msg, MixMsgs)
-		if seen[m.Msg] {
-			c.fail(p+".msg", "%q twice: give each message kind once", m.Msg)
-		}
-		seen[m.Msg] = true
-		if !(m.Weight > 0) || m.Weight > 1e9 {
-			c.fail(p+".weight", "%g: must be above 0 (and at most 1e9)", m.Weight)
-		}
-		if m.Amount < 0 {
-			c.fail(p+".amount", "%d: 0 (workload.amount) or more", m.Amount)
-		}
+	seen := c.mixEntries(w.Mix, MixMsgs, "message kind", func(p string, m MixEntry) {
 		if m.Outputs < 0 || m.Outputs > 1000 {
 			c.fail(p+".outputs", "%d: 0 (workload.outputs) up to 1000", m.Outputs)
 		}
@@ -415,7 +412,7 @@ func (s *Scenario) validateMix(c *checker) {
 		if m.Msg == "redelegate" && s.Testnet.Provider != ProviderExternal && s.Testnet.Validators < 2 {
 			c.fail(p+".msg", "redelegate needs 2 validators or more (testnet.validators = %d)", s.Testnet.Validators)
 		}
-	}
+	})
 	if (seen["undelegate"] || seen["redelegate"]) && !seen["delegate"] {
 		c.fail("workload.mix", "undelegate and redelegate need delegate in the mix: a wallet has stake to move only once it delegated")
 	}
