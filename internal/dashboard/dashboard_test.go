@@ -19,6 +19,7 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/store"
 )
 
@@ -474,5 +475,33 @@ func TestVerdictColumn(t *testing.T) {
 		if !strings.Contains(row, `class="verdict verdict-`+want+`">`+want+`<`) {
 			t.Errorf("%s: row %s, want verdict %s", id, row, want)
 		}
+	}
+}
+
+// A QA run's page shows its grid in the QA report's format with the
+// saturation cell marked; a sweep run's page does not.
+func TestQAPageShowsTheProcessedTable(t *testing.T) {
+	st, path := newDB(t)
+	grid := func(kind string) func(*results.Run) {
+		return func(r *results.Run) {
+			r.Phases[0].Kind = kind
+			r.Sweep = &results.Sweep{Cells: []results.Cell{
+				{Connections: 1, Rate: 200, Expected: 5800, Committed: 6000, Share: 1.03},
+				{Connections: 1, Rate: 400, Expected: 11600, Committed: 7000, Share: 0.6, Saturated: true},
+			}, Evidence: "200 tx/s held"}
+			r.Sweep.At = &r.Sweep.Cells[0]
+		}
+	}
+	fakeRun(t, st, "qa1", "qa", nil, time.Now().Add(-time.Hour), 100, grid(scenario.KindQA))
+	fakeRun(t, st, "sw1", "sweep", nil, time.Now().Add(-time.Hour), 100, grid(scenario.KindSweep))
+	ts := testServer(t, path)
+	_, body, _ := get(t, ts, "/runs/qa1")
+	for _, want := range []string{`id="qa"`, "6000 / 5800 &lt;- saturation", "7000 / 11600 (saturated)", "r=400", "c=1"} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("the QA run's page has no %q", want)
+		}
+	}
+	if _, body, _ = get(t, ts, "/runs/sw1"); strings.Contains(body, `id="qa"`) {
+		t.Fatal("a sweep run's page shows the QA table")
 	}
 }

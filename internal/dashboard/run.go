@@ -10,10 +10,12 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/store"
 )
 
@@ -62,8 +64,14 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request) {
 	if run.Status != results.StatusRunning {
 		main = run.Main()
 	}
+	// A QA run's grid in the QA report's format (rows c, columns r).
+	var qa [][]string
+	if run.Sweep != nil && len(run.Sweep.Cells) > 0 && slices.ContainsFunc(run.Phases, func(p *results.Phase) bool { return p.KindOf() == scenario.KindQA }) {
+		qa = run.Sweep.ProcessedTable()
+	}
 	s.render(w, "run.html", map[string]any{
 		"Title":    "Run " + run.ID,
+		"QA":       qa,
 		"Run":      run,
 		"Labels":   results.FormatLabels(run.Labels),
 		"Live":     run.Status == results.StatusRunning,

@@ -39,7 +39,7 @@ func CompareHTML(w io.Writer, res *compare.Result, base, cand Side) error {
 		if r.Sweep == nil || len(r.Sweep.Cells) == 0 {
 			return nil
 		}
-		return ProcessedTable(r.Sweep)
+		return r.Sweep.ProcessedTable()
 	}
 	return comparePage.Execute(w, map[string]any{
 		"Res": res, "Header": compare.Header, "Rows": rows, "Summary": res.Summary(),

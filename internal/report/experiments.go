@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/results"
@@ -73,7 +72,7 @@ func experimentTables(r *results.Run) []table {
 		out = append(out, table{Title: "Find-max", Note: fm.Evidence + ".", Rows: findMaxRows(fm)})
 	}
 	if sw := r.Sweep; sw != nil && len(sw.Cells) > 0 {
-		out = append(out, table{Title: "Processed txs (the CometBFT QA table)", Note: processedNote(sw), Rows: ProcessedTable(sw)})
+		out = append(out, table{Title: "Processed txs (the CometBFT QA table)", Note: sw.ProcessedNote(), Rows: sw.ProcessedTable()})
 	}
 	if len(r.Faults) > 0 {
 		rows := [][]string{{"fault", "nodes", "lasted", "blocks while it held", "longest gap s", "first block after its end", "nodes at the tip again"}}
@@ -203,62 +202,4 @@ func cosmosRows(c *results.Cosmos) [][]string {
 		}
 	}
 	return rows
-}
-
-// ProcessedTable is a grid's table in the CometBFT QA report's format: a
-// row per connection count c, a column per rate r, each cell the txs
-// processed (committed) out of the expected c*r*(T-warmup); the
-// saturation point's cell is marked "<- saturation", cells past it "(saturated)".
-func ProcessedTable(sw *results.Sweep) [][]string {
-	var cs []int
-	var rs []float64
-	at := map[[2]float64]results.Cell{}
-	for _, c := range sw.Cells {
-		if !slices.Contains(cs, c.Connections) {
-			cs = append(cs, c.Connections)
-		}
-		if !slices.Contains(rs, c.Rate) {
-			rs = append(rs, c.Rate)
-		}
-		at[[2]float64{float64(c.Connections), c.Rate}] = c
-	}
-	slices.Sort(cs)
-	slices.Sort(rs)
-	head := []string{"c \\ r"}
-	for _, r := range rs {
-		head = append(head, fmt.Sprintf("r=%g", r))
-	}
-	rows := [][]string{head}
-	for _, c := range cs {
-		row := []string{fmt.Sprintf("c=%d", c)}
-		for _, r := range rs {
-			cell, ok := at[[2]float64{float64(c), r}]
-			if !ok {
-				row = append(row, "-")
-				continue
-			}
-			text := fmt.Sprintf("%d / %d", cell.Committed, cell.Expected)
-			switch {
-			case sw.At != nil && sw.At.Connections == c && sw.At.Rate == r:
-				text += " <- saturation"
-			case cell.Saturated:
-				text += " (saturated)"
-			}
-			row = append(row, text)
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-func processedNote(sw *results.Sweep) string {
-	note := "Each cell: txs processed / expected c*r*(T-warmup). "
-	if sw.Warmup != nil {
-		note = fmt.Sprintf("Each cell: txs processed / expected c*r*(T-%s). ", *sw.Warmup)
-	}
-	if sw.At != nil {
-		return note + fmt.Sprintf("Saturation point: c=%d x r=%g = %.0f tx/s (processed %.1f %% of expected). %s.",
-			sw.At.Connections, sw.At.Rate, sw.At.Offered, 100*sw.At.Share, sw.Evidence)
-	}
-	return note + sw.Evidence + "."
 }

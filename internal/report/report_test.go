@@ -130,7 +130,7 @@ func TestProcessedTable(t *testing.T) {
 		{Connections: 2, Rate: 400, Committed: 40000, Expected: 71200, Saturated: true},
 	}}
 	sw.At = &sw.Cells[2]
-	got := ProcessedTable(sw)
+	got := sw.ProcessedTable()
 	want := [][]string{
 		{`c \ r`, "r=200", "r=400"},
 		{"c=1", "17800 / 17800", "35600 / 35600"},

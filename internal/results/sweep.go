@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -119,4 +120,63 @@ func Saturation(phases []*Phase, minShare, blowup float64, warmup time.Duration)
 		sw.Evidence = fmt.Sprintf("%.0f tx/s held; %s", sw.Saturation, sw.Evidence)
 	}
 	return sw
+}
+
+// ProcessedTable is a grid's table in the CometBFT QA report's format: a
+// row per connection count c, a column per rate r, each cell the txs
+// processed (committed) out of the expected c*r*(T-warmup); the
+// saturation point's cell is marked "<- saturation", cells past it "(saturated)".
+func (sw *Sweep) ProcessedTable() [][]string {
+	var cs []int
+	var rs []float64
+	at := map[[2]float64]Cell{}
+	for _, c := range sw.Cells {
+		if !slices.Contains(cs, c.Connections) {
+			cs = append(cs, c.Connections)
+		}
+		if !slices.Contains(rs, c.Rate) {
+			rs = append(rs, c.Rate)
+		}
+		at[[2]float64{float64(c.Connections), c.Rate}] = c
+	}
+	slices.Sort(cs)
+	slices.Sort(rs)
+	head := []string{"c \\ r"}
+	for _, r := range rs {
+		head = append(head, fmt.Sprintf("r=%g", r))
+	}
+	rows := [][]string{head}
+	for _, c := range cs {
+		row := []string{fmt.Sprintf("c=%d", c)}
+		for _, r := range rs {
+			cell, ok := at[[2]float64{float64(c), r}]
+			if !ok {
+				row = append(row, "-")
+				continue
+			}
+			text := fmt.Sprintf("%d / %d", cell.Committed, cell.Expected)
+			switch {
+			case sw.At != nil && sw.At.Connections == c && sw.At.Rate == r:
+				text += " <- saturation"
+			case cell.Saturated:
+				text += " (saturated)"
+			}
+			row = append(row, text)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// ProcessedNote says what the table's cells are and where it saturated.
+func (sw *Sweep) ProcessedNote() string {
+	note := "Each cell: txs processed / expected c*r*(T-warmup). "
+	if sw.Warmup != nil {
+		note = fmt.Sprintf("Each cell: txs processed / expected c*r*(T-%s). ", *sw.Warmup)
+	}
+	if sw.At != nil {
+		return note + fmt.Sprintf("Saturation point: c=%d x r=%g = %.0f tx/s (processed %.1f %% of expected). %s.",
+			sw.At.Connections, sw.At.Rate, sw.At.Offered, 100*sw.At.Share, sw.Evidence)
+	}
+	return note + sw.Evidence + "."
 }
