@@ -226,6 +226,15 @@ func TestEVMBadInput(t *testing.T) {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
 	})
+	t.Run("a node on another EVM chain ID", func(t *testing.T) {
+		// The flag overrides app.toml's evm.evm-chain-id: the nodes sign
+		// for chain 1, which the check of every node's eth_chainId finds
+		// before any load is sent.
+		out, code := runBad(`start_args = ["start", "--home", "{home}", "--evm.evm-chain-id", "1"]`)
+		if code == 0 || !strings.Contains(out, "JSON-RPC says EVM chain ID 1, not testnet.evm.chain_id = 262144") {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+	})
 	t.Run("fee cap below the base fee", func(t *testing.T) {
 		_, out, r := cosmosRun(t, fmt.Sprintf(badEVM, "max_fee = 1\ntip = 0"))
 		l := r.Phases[0].Ledger

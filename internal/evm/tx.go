@@ -11,6 +11,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"runtime"
+	"sync"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
@@ -37,12 +39,21 @@ func Derive(seed string, i int) Wallet {
 	return Wallet{Key: k, Address: AddressOf(k.PubKey())}
 }
 
-// Wallets derives wallets 0..n-1 of seed.
+// Wallets derives wallets 0..n-1 of seed on every core.
 func Wallets(seed string, n int) []Wallet {
 	out := make([]Wallet, n)
-	for i := range out {
-		out[i] = Derive(seed, i)
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				out[i] = Derive(seed, i)
+			}
+		}()
 	}
+	wg.Wait()
 	return out
 }
 

@@ -137,3 +137,16 @@ func TestMixDraws(t *testing.T) {
 		t.Fatalf("String() = %q", w.String())
 	}
 }
+
+// Wallets derived on every core are the wallets Derive makes one by one.
+func TestWalletsAreDerived(t *testing.T) {
+	ws := Wallets("w", 37)
+	for i, w := range ws {
+		if d := Derive("w", i); d.Address != w.Address || !d.Key.Key.Equals(&w.Key.Key) {
+			t.Fatalf("wallet %d: %s; Derive says %s", i, w.Address, d.Address)
+		}
+	}
+	if ws[0].Address == ws[1].Address || Derive("x", 0).Address == ws[0].Address {
+		t.Fatal("wallets of one seed, or of two seeds, share an address")
+	}
+}
