@@ -23,7 +23,8 @@ import (
 // needed) or the scenario's Cosmos EVM binary, set up through its own CLI
 // as a Cosmos SDK chain is, with its gas token in x/vm's genesis, a
 // JSON-RPC server per node and Ethereum accounts funded in genesis; the
-// evm-transfer workload.
+// evm-transfer, evm-erc20 and evm-mix workloads; funds, nonces and
+// tokens checked after the run.
 type EVM struct {
 	s        *scenario.Scenario
 	log      *slog.Logger
@@ -106,8 +107,9 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 }
 
 // Workload checks that every running node serves JSON-RPC for the chain
-// and makes the run's evm-transfer workload over the funded wallets: one
-// for all phases, since nonces carry over.
+// and makes the run's EVM workload over the funded wallets (deploying the
+// token first when the mix sends ERC20 txs): one for all phases, since
+// nonces carry over.
 func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error) {
 	w, spec := e.s.Workload, e.s.Testnet.EVM
 	for _, n := range e.t.Nodes {
