@@ -35,23 +35,23 @@ func Evaluate(r *Run, c scenario.Criteria) {
 		}
 		add("rotating nodes that did not catch up", "<=", 0, float64(late))
 	}
-	if r.Cosmos != nil && r.Cosmos.Balances != nil {
-		b := r.Cosmos.Balances
+	// A chain's check after the run: funds not conserved, and wallets the
+	// committed txs do not explain.
+	check := func(conserved bool, mismatched int, lostName, offName string) {
 		lost := 0.0
-		if !b.Conserved {
+		if !conserved {
 			lost = 1
 		}
-		add("wallet funds not conserved (held + fees != funded)", "<=", 0, lost)
-		add("wallets whose balance disagrees with the committed txs", "<=", 0, float64(b.Mismatched))
+		add(lostName, "<=", 0, lost)
+		add(offName, "<=", 0, float64(mismatched))
+	}
+	if r.Cosmos != nil && r.Cosmos.Balances != nil {
+		b := r.Cosmos.Balances
+		check(b.Conserved, b.Mismatched, "wallet funds not conserved (held + fees != funded)", "wallets whose balance disagrees with the committed txs")
 	}
 	if r.EVM != nil && r.EVM.Balances != nil {
 		b := r.EVM.Balances
-		lost := 0.0
-		if !b.Conserved {
-			lost = 1
-		}
-		add("EVM funds not conserved (held + fee collector != funded)", "<=", 0, lost)
-		add("EVM accounts whose nonce disagrees with their committed txs", "<=", 0, float64(b.Mismatched))
+		check(b.Conserved, b.Mismatched, "EVM funds not conserved (held + fee collector != funded)", "EVM accounts whose nonce disagrees with their committed txs")
 	}
 	if p != nil {
 		// With repeats, the figures judged are the medians of the repeats'.

@@ -104,55 +104,35 @@ func TestFindMaxHeldOrNot(t *testing.T) {
 	}
 }
 
-// The balance check's verdicts fail a Cosmos run: funds not conserved, or
-// a wallet whose balance the committed txs do not explain; both held
-// passes.
+// The balance checks' verdicts fail a run: funds not conserved, or a
+// wallet its committed txs do not explain (a Cosmos balance, an EVM
+// nonce); both held passes.
 func TestBalancesJudged(t *testing.T) {
 	s, err := scenario.Parse("t.toml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cosmosRun := func(conserved bool, mismatched int) Findings {
+		return Findings{Cosmos: &Cosmos{Balances: &cosmos.Balances{Conserved: conserved, Mismatched: mismatched}}}
+	}
+	evmRun := func(conserved bool, mismatched int) Findings {
+		return Findings{EVM: &EVM{Balances: &evm.Balances{Conserved: conserved, Mismatched: mismatched}}}
+	}
 	for _, tc := range []struct {
 		name       string
+		findings   func(bool, int) Findings
 		conserved  bool
 		mismatched int
 		fail       string
 	}{
-		{"conserved", true, 0, ""},
-		{"not conserved", false, 0, "wallet funds not conserved (held + fees != funded)"},
-		{"a wallet off", true, 1, "wallets whose balance disagrees with the committed txs"},
+		{"cosmos conserved", cosmosRun, true, 0, ""},
+		{"cosmos not conserved", cosmosRun, false, 0, "wallet funds not conserved (held + fees != funded)"},
+		{"cosmos wallet off", cosmosRun, true, 1, "wallets whose balance disagrees with the committed txs"},
+		{"evm conserved", evmRun, true, 0, ""},
+		{"evm not conserved", evmRun, false, 0, "EVM funds not conserved (held + fee collector != funded)"},
+		{"evm nonce off", evmRun, true, 2, "EVM accounts whose nonce disagrees with their committed txs"},
 	} {
-		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, 0, false)}},
-			Findings: Findings{Cosmos: &Cosmos{Balances: &cosmos.Balances{Conserved: tc.conserved, Mismatched: tc.mismatched}}}}
-		Evaluate(r, s.Criteria)
-		if (tc.fail == "") != r.Passed {
-			t.Errorf("%s: passed %v; checks %+v", tc.name, r.Passed, r.Checks)
-		}
-		if c, ok := check(r, tc.fail); tc.fail != "" && (!ok || c.Pass) {
-			t.Errorf("%s: check %q %+v; want it failed", tc.name, tc.fail, c)
-		}
-	}
-}
-
-// The EVM check's verdicts fail an EVM run: funds not conserved, or an
-// account whose nonce its committed txs do not explain; both held passes.
-func TestEVMBalancesJudged(t *testing.T) {
-	s, err := scenario.Parse("t.toml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name       string
-		conserved  bool
-		mismatched int
-		fail       string
-	}{
-		{"conserved", true, 0, ""},
-		{"not conserved", false, 0, "EVM funds not conserved (held + fee collector != funded)"},
-		{"a nonce off", true, 2, "EVM accounts whose nonce disagrees with their committed txs"},
-	} {
-		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, 0, false)}},
-			Findings: Findings{EVM: &EVM{Balances: &evm.Balances{Conserved: tc.conserved, Mismatched: tc.mismatched}}}}
+		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, 0, false)}}, Findings: tc.findings(tc.conserved, tc.mismatched)}
 		Evaluate(r, s.Criteria)
 		if (tc.fail == "") != r.Passed {
 			t.Errorf("%s: passed %v; checks %+v", tc.name, r.Passed, r.Checks)
