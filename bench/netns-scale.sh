@@ -1,26 +1,34 @@
 #!/usr/bin/env bash
 # How many nodes fit on this machine on the netns provider with regional
-# latency while the chain still makes blocks at a stable interval: for
-# each N, N validators + 1 full node as emulated hosts, zones round-robin
+# latency while the chain still makes blocks at a stable interval, and what
+# each part of the scale profile (testnet.scale_profile) changes: for each
+# N:PROFILE, N validators + 1 full node as emulated hosts, zones round-robin
 # over 4 regions of the built-in table (nfqueue or tc backend), 20 tx/s for
 # 60 s. Prints blocks, mean and spread of the block interval, max round,
-# committed share, and RSS per node (mean of the nodes' peaks).
-#   bench/netns-scale.sh [N ...]     (default: 10 25 50; needs root)
+# the share of heights committed in round 0, the committed share, and CPU
+# and RSS per node (means over the nodes).
+#   bench/netns-scale.sh [N:PROFILE ...]   (needs root)
+# PROFILE is off, on, or parts such as peers,procs. Default: each of 10,
+# 25 and 50 with the profile off and on, and 50 with the parts added one
+# by one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(10 25 50)
+runs=("$@")
+[ ${#runs[@]} -gt 0 ] || runs=(10:off 10:on 25:off 25:on 50:off 50:peers 50:peers,procs 50:peers,procs,log 50:on)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/chainperf" ./cmd/chainperf
-for n in "${sizes[@]}"; do
-  cat >"$work/s$n.toml" <<TOML
-name = "netns-scale-$n"
+i=0
+for r in "${runs[@]}"; do
+  n=${r%%:*} profile=${r#*:} i=$((i + 1))
+  cat >"$work/s$i.toml" <<TOML
+name = "netns-scale-$n-$profile"
 [testnet]
 provider = "netns"
 validators = $n
 full_nodes = 1
 zones = ["n-virginia", "frankfurt", "tokyo", "sydney"]
+scale_profile = "$profile"
 [load]
 rate = 20
 duration = "60s"
@@ -30,27 +38,33 @@ warmup = "5s"
 drain_timeout = "60s"
 TOML
   start=$(date +%s)
-  if ! "$work/chainperf" run "$work/s$n.toml" --db "$work/runs.db" --report-dir "$work/reports" >"$work/run$n.log" 2>&1; then
-    echo "N=$n: run failed after $(( $(date +%s) - start )) s:"; tail -5 "$work/run$n.log"; continue
-  fi
-  echo "N=$n: run took $(( $(date +%s) - start )) s"
+  "$work/chainperf" run "$work/s$i.toml" --db "$work/runs.db" --report-dir "$work/reports/$i" >"$work/run$i.log" 2>&1 || true
+  echo "N=$n profile=$profile: run took $(( $(date +%s) - start )) s"
 done
 python3 - "$work/reports" "$work/runs.db" <<'PY'
 import glob, json, sqlite3, statistics, sys
 from datetime import datetime
 db = sqlite3.connect(sys.argv[2])
-print("| validators (+1 full) | blocks in 60 s | interval mean | interval stdev | max round | committed share | RSS per node |")
-print("|---|---|---|---|---|---|---|")
-for f in sorted(glob.glob(sys.argv[1] + "/*/summary.json"), key=lambda f: json.load(open(f))["scenario"]):
+print("| validators (+1 full) | scale profile | blocks in 60 s | interval mean | interval stdev | max round | round 0 | committed | CPU per node | RSS per node |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+def per_node(run, series, agg):
+    return [v for (v,) in db.execute(f"SELECT {agg} FROM node_series WHERE run_id=? AND series=? AND node NOT IN ('chainperf','machine') GROUP BY node", (run, series))]
+for f in sorted(glob.glob(sys.argv[1] + "/*/*/summary.json"), key=lambda f: int(f.split("/")[-3])):
     r = json.load(open(f))
-    n = r["scenario"].rsplit("-", 1)[1]
+    n, profile = r["scenario"].split("-", 3)[2:]
     if not r.get("phases") or len(r["phases"][0].get("blocks") or []) < 2:
-        print(f"| {n} | no blocks ({r.get('error', '')[:80]}) | | | | | |")
+        print(f"| {n} | {profile} | none: {r.get('error', '')[:70]} | | | | | | | |")
         continue
     p = r["phases"][0]
     t = [datetime.fromisoformat(b["time"][:26].rstrip("Z")) for b in p["blocks"]]
     iv = [(b - a).total_seconds() for a, b in zip(t, t[1:])]
-    rss = [v for (v,) in db.execute("SELECT MAX(value) FROM node_series WHERE run_id=? AND series='process_resident_memory_bytes' AND node NOT IN ('chainperf','machine') GROUP BY node", (r["id"],))]
-    print(f"| {n} | {len(p['blocks'])} | {statistics.mean(iv):.2f} s | {statistics.pstdev(iv):.2f} s | {p['figures']['max_round']} | "
-          f"{100*p['figures']['committed_share']:.1f} % | {statistics.mean(rss)/2**20:.0f} MiB |")
+    rounds = [b.get("round", -1) for b in p["blocks"]]
+    rss = per_node(r["id"], "process_resident_memory_bytes", "MAX(value)")
+    # CPU share of one core: the counter's rise over the sampled span.
+    cpu = [(hi - lo) / ((datetime.fromisoformat(t1[:26]) - datetime.fromisoformat(t0[:26])).total_seconds() or 1)
+           for hi, lo, t0, t1 in db.execute("SELECT MAX(value), MIN(value), MIN(at), MAX(at) FROM node_series WHERE run_id=? AND series='process_cpu_seconds_total' "
+                                            "AND node NOT IN ('chainperf','machine') GROUP BY node", (r["id"],))]
+    print(f"| {n} | {profile} | {len(p['blocks'])} | {statistics.mean(iv):.2f} s | {statistics.pstdev(iv):.2f} s | {p['figures']['max_round']} | "
+          f"{100 * sum(1 for x in rounds if x == 0) / len(rounds):.0f} % | {100 * p['figures']['committed_share']:.1f} % | "
+          f"{100 * statistics.mean(cpu) if cpu else 0:.1f} % | {statistics.mean(rss) / 2**20 if rss else 0:.0f} MiB |")
 PY

@@ -70,8 +70,11 @@ type Testnet struct {
 	FullNodes    int     `toml:"full_nodes"`
 	Seeds        int     `toml:"seeds"`
 	Powers       []int64 `toml:"powers"`
-	ChainID      string  `toml:"chain_id"`
-	BasePort     int     `toml:"base_port"`
+	// ScaleProfile: "auto", "on", "off" or comma-separated ScaleParts:
+	// what chainperf changes for many nodes on few cores.
+	ScaleProfile string `toml:"scale_profile"`
+	ChainID      string `toml:"chain_id"`
+	BasePort     int    `toml:"base_port"`
 	// Binary is "" for the embedded node, else the path of a CometBFT
 	// compatible node binary started with Args ("{home}" is replaced).
 	// "module:PACKAGE@VERSION" names a released node built from its Go

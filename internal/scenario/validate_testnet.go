@@ -40,6 +40,13 @@ func (s *Scenario) validateTestnet(c *checker) {
 		}
 	}
 	s.validateWAN(c)
+	if parts := strings.Split(t.ScaleProfile, ","); len(parts) == 1 {
+		c.oneOf("testnet.scale_profile", t.ScaleProfile, append([]string{"auto", "on", "off"}, ScaleParts...))
+	} else {
+		for _, p := range parts {
+			c.oneOf("testnet.scale_profile", strings.TrimSpace(p), ScaleParts)
+		}
+	}
 	if t.Validators < 1 {
 		c.fail("testnet.validators", "%d: a testnet needs at least 1 validator", t.Validators)
 	}
@@ -477,6 +484,10 @@ func (s *Scenario) validateWAN(c *checker) {
 		c.oneOf("testnet.node_zones."+n, t.NodeZones[n], table.Zones)
 	}
 }
+
+// ScaleParts are the parts of the scale profile (testnet.scale_profile),
+// in the order bench/netns-scale.sh adds them.
+var ScaleParts = []string{"peers", "procs", "log", "timeouts"}
 
 // NetemBackends are the delay backends of an emulated WAN.
 var NetemBackends = []string{"auto", "tc", "nfqueue"}

@@ -188,6 +188,9 @@ func (t *Testnet) releaseConfig(cfg *config.Config) ([]byte, error) {
 			return nil, fmt.Errorf("chainperf cannot run this node: %w", err)
 		}
 	}
+	if err := CheckReleaseConfig(tmpl, t.scaleConfig()); err != nil {
+		return nil, fmt.Errorf("the scale profile (testnet.scale_profile = \"off\" turns it off): %w", err)
+	}
 	if err := CheckReleaseConfig(tmpl, t.Config); err != nil {
 		return nil, err
 	}
@@ -248,9 +251,11 @@ func (t *Testnet) NodeConfig(n *Node) (*config.Config, error) {
 	if t.spec.NodeConfig != "" {
 		return cfg, nil // the overrides are that version's keys, set by releaseConfig
 	}
-	for _, k := range slices.Sorted(maps.Keys(t.Config)) {
-		if err := cometcfg.Set(cfg, k, t.Config[k]); err != nil {
-			return nil, err
+	for _, m := range []map[string]any{t.scaleConfig(), t.Config} {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if err := cometcfg.Set(cfg, k, m[k]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := cfg.ValidateBasic(); err != nil {
@@ -260,10 +265,14 @@ func (t *Testnet) NodeConfig(n *Node) (*config.Config, error) {
 }
 
 // peers returns the persistent peers of n: validators peer with every
-// other validator, full nodes with every validator; seeds have none.
+// other validator, full nodes with every validator (under the scale
+// profile, with a few: scaledPeers); seeds have none.
 func (t *Testnet) peers(n *Node) []*Node {
 	if n.Role == RoleSeed {
 		return nil
+	}
+	if t.Scaled(ScalePeers) {
+		return t.scaledPeers(n)
 	}
 	return t.ByRole(RoleValidator)
 }

@@ -104,9 +104,11 @@ type Testnet struct {
 	// Provider is the scenario's provider name ("process", "netns").
 	Provider string `json:"provider,omitempty"`
 	// Profiling turns on the mutex and block profiles in every node.
-	Profiling node.Profiling   `json:"profiling,omitempty"`
-	spec      scenario.Testnet // what it was made from
-	base      int              // first port
+	Profiling node.Profiling `json:"profiling,omitempty"`
+	// Scale lists the parts of the scale profile in force (scale.go).
+	Scale []string         `json:"scale,omitempty"`
+	spec  scenario.Testnet // what it was made from
+	base  int              // first port
 }
 
 // NewID returns a fresh testnet ID.
@@ -123,6 +125,8 @@ func New(spec scenario.Testnet, id, dir, host string, basePort int) *Testnet {
 	t.add(RoleSeed, "seed", spec.Seeds, host)
 	t.add(RoleValidator, "validator", spec.Validators, host)
 	t.add(RoleFull, "full", spec.FullNodes, host)
+	// The scenario checked the setting; a bad one applies no profile.
+	t.Scale, _ = ScaleProfile(spec.ScaleProfile, spec.Validators)
 	return t
 }
 

@@ -53,6 +53,8 @@ var Bads = []Bad{
 	{"missing table", "[testnet]\nprovider = \"netns\"\nzones = [\"a\"]\nlatency_table = \"/nonexistent/t.csv\"\n", "f.toml:4: testnet.latency_table: latency table: open /nonexistent/t.csv"},
 	{"loss", "[testnet]\nloss = 120.0\n", "f.toml:2: testnet.loss: 120: a percentage"},
 	{"backend", "[testnet]\nnetem_backend = \"nfqeue\"\n", `did you mean "nfqueue"?`},
+	{"scale profile", "[testnet]\nscale_profile = \"atuo\"\n", `f.toml:2: testnet.scale_profile: "atuo" is not one of auto, on, off, peers, procs, log, timeouts (did you mean "auto"?)`},
+	{"scale profile part", "[testnet]\nscale_profile = \"peers,fast\"\n", `f.toml:2: testnet.scale_profile: "fast" is not one of peers, procs, log, timeouts`},
 	{"partition overlap", "[testnet]\nprovider = \"netns\"\n[[perturbation]]\nkind = \"partition\"\ngroups = [[\"validator0\", \"validator1\"], [\"validator1\", \"validator2\"]]\nat = \"5s\"\nduration = \"5s\"\n", `"validator1" is in groups 0 and 1: groups cannot overlap`},
 	{"partition one group", "[testnet]\nprovider = \"netns\"\n[[perturbation]]\nkind = \"partition\"\ngroups = [[\"validator0\"]]\nat = \"5s\"\nduration = \"5s\"\n", "a partition needs at least two groups"},
 	{"perturbation past a sweep cell", "[experiment]\nkind = \"sweep\"\ncell_duration = \"10s\"\n[[perturbation]]\nkind = \"kill\"\nnodes = [\"validator3\"]\nat = \"12s\"\n", "ends after the 10s sweep phase"},

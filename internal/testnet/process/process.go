@@ -132,6 +132,9 @@ func (p *Provider) start(n *testnet.Node) error {
 		}
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
+	if env := p.net.NodeEnv(); len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Dir = n.Home
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if !p.detach {

@@ -1,0 +1,142 @@
+package testnet
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+// The scale profile: what chainperf changes when a testnet grows past what
+// a full mesh of nodes sharing a few cores holds (bench/netns-scale.sh
+// measures each part; README "Nodes on one machine"). Each part can be
+// named on its own in testnet.scale_profile.
+const (
+	// ScalePeers: validators peer in a circulant graph (offsets 1, 2, 4,
+	// ... below half the validators) instead of a full mesh, and peer
+	// exchange is off so the graph stays as made. A node's CPU and memory
+	// grow with its peers: 50 nodes in a full mesh each held 49 peers, the
+	// graph gives each 2*log2(N) at most, with a diameter of about log2(N).
+	ScalePeers = "peers"
+	// ScaleProcs: each node process runs with GOMAXPROCS=1, so N nodes on
+	// a few cores do not each run as many OS threads as there are cores.
+	ScaleProcs = "procs"
+	// ScaleLog: nodes log errors only (CometBFT logs several lines a
+	// height for each node at info).
+	ScaleLog = "log"
+	// ScaleTimeouts: longer consensus timeouts (propose 10 s, prevote and
+	// precommit 2 s). Through a graph a block's parts take several hops:
+	// at 50 validators under 20 tx/s the median node had the whole
+	// proposal 5.6-6.9 s after the first one (the slowest 9-18 s), past
+	// the 3 s default, and prevoted nil.
+	ScaleTimeouts = "timeouts"
+)
+
+// ScaleParts lists the parts of the scale profile, in the order the
+// benchmark adds them (the scenario checks names against this list).
+var ScaleParts = scenario.ScaleParts
+
+// ScaleFrom: "auto" applies the whole profile from this many validators.
+// A full mesh of 10 validators held a steady interval on 2 cores; 25 did
+// not (bench/netns-scale.sh).
+const ScaleFrom = 16
+
+// ScaleProfile returns the parts of the scale profile the scenario's
+// testnet.scale_profile asks for: "auto" (or "") the whole profile from
+// ScaleFrom validators, "on" always, "off" never, or a comma-separated
+// list of parts.
+func ScaleProfile(setting string, validators int) ([]string, error) {
+	switch setting {
+	case "", "auto":
+		if validators >= ScaleFrom {
+			return ScaleParts, nil
+		}
+		return nil, nil
+	case "on":
+		return ScaleParts, nil
+	case "off":
+		return nil, nil
+	}
+	var parts []string
+	for _, p := range strings.Split(setting, ",") {
+		p = strings.TrimSpace(p)
+		if !slices.Contains(ScaleParts, p) {
+			return nil, fmt.Errorf("scale profile part %q: use auto, on, off or parts of %s", p, strings.Join(ScaleParts, ","))
+		}
+		if !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	return parts, nil
+}
+
+// Scaled says whether the testnet applies part of the scale profile.
+func (t *Testnet) Scaled(part string) bool { return slices.Contains(t.Scale, part) }
+
+// circulantOffsets are the offsets 1, 2, 4, ... below n/2: validator i
+// dials i+o (mod n) for each, and is dialled by i-o.
+func circulantOffsets(n int) []int {
+	var out []int
+	for o := 1; 2*o < n; o *= 2 {
+		out = append(out, o)
+	}
+	return out
+}
+
+// scaledPeers returns the nodes n dials under the scale profile: a
+// validator its circulant successors, a full or rotating node as many
+// validators spread evenly over the set (its index shifts the choice so
+// full nodes do not all pick the same ones).
+func (t *Testnet) scaledPeers(n *Node) []*Node {
+	vals := t.ByRole(RoleValidator)
+	offsets := circulantOffsets(len(vals))
+	if len(offsets) == 0 {
+		return vals
+	}
+	i := slices.Index(vals, n)
+	var out []*Node
+	if i >= 0 {
+		for _, o := range offsets {
+			out = append(out, vals[(i+o)%len(vals)])
+		}
+		return out
+	}
+	k := 2 * len(offsets)
+	shift := t.Index(n)
+	for j := 0; j < k; j++ {
+		out = append(out, vals[(shift+j*len(vals)/k)%len(vals)])
+	}
+	return out
+}
+
+// scaleConfig is the profile's node config, set before the scenario's own
+// [testnet.config] (which wins).
+func (t *Testnet) scaleConfig() map[string]any {
+	out := map[string]any{}
+	if t.Scaled(ScalePeers) {
+		out["p2p.pex"] = false
+		// Every node may dial this one; none is refused for a full inbound
+		// count (the default of 40 refused peers of a full mesh past 41).
+		out["p2p.max_num_inbound_peers"] = int64(len(t.Nodes))
+		out["p2p.max_num_outbound_peers"] = int64(2 * max(1, bits.Len(uint(len(t.Nodes)))))
+	}
+	if t.Scaled(ScaleLog) {
+		out["log_level"] = "error"
+	}
+	if t.Scaled(ScaleTimeouts) {
+		out["consensus.timeout_propose"] = "10s"
+		out["consensus.timeout_prevote"] = "2s"
+		out["consensus.timeout_precommit"] = "2s"
+	}
+	return out
+}
+
+// NodeEnv is the environment the profile adds to each node process.
+func (t *Testnet) NodeEnv() []string {
+	if t.Scaled(ScaleProcs) {
+		return []string{"GOMAXPROCS=1"}
+	}
+	return nil
+}

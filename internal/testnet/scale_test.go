@@ -1,0 +1,117 @@
+package testnet
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// "auto" turns the profile on from ScaleFrom validators; on, off and
+// lists of parts say exactly what applies; a part chainperf does not know
+// is an error.
+func TestScaleProfileSetting(t *testing.T) {
+	for _, tc := range []struct {
+		setting string
+		vals    int
+		want    []string
+		err     string
+	}{
+		{"auto", ScaleFrom - 1, nil, ""},
+		{"auto", ScaleFrom, ScaleParts, ""},
+		{"", 50, ScaleParts, ""},
+		{"on", 4, ScaleParts, ""},
+		{"off", 100, nil, ""},
+		{"peers, log,peers", 4, []string{"peers", "log"}, ""},
+		{"peers,fast", 4, nil, `part "fast"`},
+	} {
+		got, err := ScaleProfile(tc.setting, tc.vals)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v; want one naming %s", tc.setting, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%q with %d validators: %v, %v; want %v", tc.setting, tc.vals, got, err, tc.want)
+		}
+	}
+}
+
+// Under the profile each validator dials its circulant successors (a
+// connected graph, no node dialled twice, each with 2*log2(N) peers at
+// most counting both directions), full nodes dial as many validators,
+// peer exchange is off, and [testnet.config] still wins over the
+// profile's settings. Without it the mesh is full.
+func TestScaledPeersAndConfig(t *testing.T) {
+	const vals = 50
+	tn := New(spec(t, "[testnet]\nvalidators = 50\nfull_nodes = 2\n[testnet.config]\n\"consensus.timeout_propose\" = \"7s\"\n"), "tn-1", "/d", "127.0.0.1", 1000)
+	if !slices.Equal(tn.Scale, ScaleParts) {
+		t.Fatalf("scale parts %v; want all of %v for 50 validators", tn.Scale, ScaleParts)
+	}
+	degree := map[string]int{}
+	edges := map[[2]string]bool{}
+	adj := map[string][]string{}
+	for _, n := range tn.Nodes {
+		cfg, err := tn.NodeConfig(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.P2P.PexReactor || cfg.P2P.MaxNumInboundPeers < len(tn.Nodes) {
+			t.Errorf("%s: pex %v, inbound %d; want pex off and room for every node", n.Name, cfg.P2P.PexReactor, cfg.P2P.MaxNumInboundPeers)
+		}
+		if cfg.Consensus.TimeoutPropose.String() != "7s" || cfg.Consensus.TimeoutPrevote.String() != "2s" || cfg.LogLevel != "error" {
+			t.Errorf("%s: propose %s prevote %s log %q; want the scenario's 7s over the profile's 10s, and the profile's 2s and error",
+				n.Name, cfg.Consensus.TimeoutPropose, cfg.Consensus.TimeoutPrevote, cfg.LogLevel)
+		}
+		for _, addr := range strings.Split(cfg.P2P.PersistentPeers, ",") {
+			id := strings.SplitN(addr, "@", 2)[0]
+			var peer *Node
+			for _, p := range tn.Nodes {
+				if p.ID == id {
+					peer = p
+				}
+			}
+			if peer == nil || peer == n || peer.Role != RoleValidator {
+				t.Fatalf("%s dials %q: not another validator", n.Name, addr)
+			}
+			e := [2]string{min(n.Name, peer.Name), max(n.Name, peer.Name)}
+			if edges[e] {
+				t.Errorf("%s and %s dial each other twice", e[0], e[1])
+			}
+			edges[e] = true
+			degree[n.Name]++
+			degree[peer.Name]++
+			adj[n.Name] = append(adj[n.Name], peer.Name)
+			adj[peer.Name] = append(adj[peer.Name], n.Name)
+		}
+	}
+	for name, d := range degree {
+		if d > 2*6+2 { // 2*log2(50) rounded up, and a full node or two
+			t.Errorf("%s has %d peers", name, d)
+		}
+	}
+	seen := map[string]bool{"validator0": true}
+	for queue := []string{"validator0"}; len(queue) > 0; queue = queue[1:] {
+		for _, p := range adj[queue[0]] {
+			if !seen[p] {
+				seen[p] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	if len(seen) != vals+2 {
+		t.Errorf("the graph reaches %d of %d nodes from validator0", len(seen), vals+2)
+	}
+	if env := tn.NodeEnv(); !slices.Equal(env, []string{"GOMAXPROCS=1"}) {
+		t.Errorf("node env %v; want GOMAXPROCS=1", env)
+	}
+
+	off := New(spec(t, "[testnet]\nvalidators = 50\nscale_profile = \"off\"\n"), "tn-2", "/d", "127.0.0.1", 1000)
+	cfg, err := off.NodeConfig(off.Nodes[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(strings.Split(cfg.P2P.PersistentPeers, ",")); n != vals-1 || !cfg.P2P.PexReactor || off.NodeEnv() != nil {
+		t.Errorf("profile off: %d peers, pex %v, env %v; want a full mesh of %d, pex on, no env", n, cfg.P2P.PexReactor, off.NodeEnv(), vals-1)
+	}
+}
