@@ -202,6 +202,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		net.Down(context.WithoutCancel(ctx))
 	}()
 	t := net.Testnet
+	r.Scale = t.Scale
 	for _, n := range t.Nodes {
 		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: scenario.Redact(net.Endpoint(n).RPC)})
 	}

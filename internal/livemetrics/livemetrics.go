@@ -12,6 +12,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -160,12 +161,15 @@ func Recent(s load.Summary, elapsed time.Duration, n int) (sent, committed float
 }
 
 // Serve serves /metrics on l (the exporter's figures and chainperf's own
-// process and Go runtime) until ctx ends.
+// process and Go runtime) and chainperf's own pprof profiles under
+// /debug/pprof/ (bench/soak.sh reads its heap there) until ctx ends.
 func (e *Exporter) Serve(ctx context.Context, l net.Listener) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -145,5 +146,29 @@ func TestGrafanaDashboardShowsWhatIsExported(t *testing.T) {
 	}
 	if ours == 0 || cometbft == 0 {
 		t.Errorf("the dashboard should show chainperf's figures (%d queries) next to CometBFT's (%d)", ours, cometbft)
+	}
+}
+
+// The same address serves chainperf's own heap profile (what bench/soak.sh
+// reads), and no other method than GET.
+func TestServesItsOwnHeapProfile(t *testing.T) {
+	var e Exporter
+	base := strings.TrimSuffix(serve(t, &e), "/metrics")
+	resp, err := http.Get(base + "/debug/pprof/heap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	p, err := profile.Parse(resp.Body)
+	if err != nil || len(p.SampleType) == 0 || p.SampleType[len(p.SampleType)-1].Type != "inuse_space" {
+		t.Fatalf("heap profile: %v, %v", err, p)
+	}
+	post, err := http.Post(base+"/debug/pprof/heap", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post.Body.Close()
+	if post.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST: HTTP %d; want 405", post.StatusCode)
 	}
 }

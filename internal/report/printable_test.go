@@ -32,3 +32,16 @@ func TestUnsafeRPCIsSaid(t *testing.T) {
 		}
 	}
 }
+
+// A run made with the scale profile names its parts in the report (its
+// peers and node settings differ from a full mesh); one without does not.
+func TestScaleProfileIsSaid(t *testing.T) {
+	for _, parts := range [][]string{{"peers", "procs"}, nil} {
+		r := &results.Run{Setup: results.Setup{Scale: parts}}
+		var b strings.Builder
+		Markdown(&b, r)
+		if got := strings.Contains(b.String(), "scale profile: peers, procs"); got != (parts != nil) {
+			t.Errorf("scale %v: report says so: %v\n%s", parts, got, b.String())
+		}
+	}
+}

@@ -185,6 +185,9 @@ func Markdown(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, " %s (%s)", n.Name, n.Role)
 	}
 	fmt.Fprintln(w)
+	if len(r.Scale) > 0 {
+		fmt.Fprintf(w, "- scale profile: %s (peers, node settings: see testnet.scale_profile)\n", strings.Join(r.Scale, ", "))
+	}
 	if len(r.Config) > 0 {
 		fmt.Fprintf(w, "- CometBFT config overrides: %v\n", r.Config)
 		if r.Config["rpc.unsafe"] == true {

@@ -118,7 +118,10 @@ type Setup struct {
 	Host     Host           `json:"host"`
 	Nodes    []Node         `json:"nodes"`
 	Config   map[string]any `json:"config_overrides,omitempty"`
-	WAN      *WAN           `json:"wan,omitempty"`
+	// Scale: the parts of the scale profile the testnet ran with
+	// (testnet.scale_profile), which change its peers and node settings.
+	Scale []string `json:"scale_profile,omitempty"`
+	WAN   *WAN     `json:"wan,omitempty"`
 }
 
 // Outcome is what the load phases measured and the verdict on it.
