@@ -116,7 +116,12 @@ func (t *Testnet) scaledPeers(n *Node) []*Node {
 func (t *Testnet) scaleConfig() map[string]any {
 	out := map[string]any{}
 	if t.Scaled(ScalePeers) {
-		out["p2p.pex"] = false
+		// Peer exchange would dial more peers than the graph's; with seed
+		// nodes it stays on, as finding peers through them is what seeds
+		// are for (outbound peers stay capped).
+		if len(t.ByRole(RoleSeed)) == 0 {
+			out["p2p.pex"] = false
+		}
 		// Every node may dial this one; none is refused for a full inbound
 		// count (the default of 40 refused peers of a full mesh past 41).
 		out["p2p.max_num_inbound_peers"] = int64(len(t.Nodes))

@@ -115,3 +115,18 @@ func TestScaledPeersAndConfig(t *testing.T) {
 		t.Errorf("profile off: %d peers, pex %v, env %v; want a full mesh of %d, pex on, no env", n, cfg.P2P.PexReactor, off.NodeEnv(), vals-1)
 	}
 }
+
+// With seed nodes peer exchange stays on under the profile: finding peers
+// through them is what they are for.
+func TestScaledKeepsPexForSeeds(t *testing.T) {
+	tn := New(spec(t, "[testnet]\nvalidators = 20\nseeds = 1\n"), "tn-1", "/d", "127.0.0.1", 1000)
+	for _, n := range tn.Nodes {
+		cfg, err := tn.NodeConfig(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cfg.P2P.PexReactor {
+			t.Errorf("%s: pex off in a testnet with a seed", n.Name)
+		}
+	}
+}

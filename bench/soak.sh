@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Memory over a long run: chainperf's RSS and the results database, minute
+# by minute, in one of two soaks:
+#   bench/soak.sh testnet [MINUTES]  the default testnet (4 validators + 1
+#                                    full node) at 1,000 tx/s, `chainperf run`
+#   bench/soak.sh sink [MINUTES]     `chainperf load` at 20,000 tx/s against
+#                                    `chainperf sink` (no chain, no follower)
+# MINUTES defaults to 30. Prints a row a minute (RSS of the chainperf that
+# drives the load, for the testnet soak its Go heap in use from
+# --metrics-addr, and the database with its WAL), then the growth of RSS
+# from minute 5 to the end and the database's growth per minute. The
+# testnet soak keeps heap profiles of minutes 1, 5 and the last in
+# $OUT/MODE (default /tmp/chainperf-soak/MODE) to compare with `go tool
+# pprof -top -base`, and both keep the database there. Not part of CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-testnet} minutes=${2:-30}
+out=${OUT:-/tmp/chainperf-soak}/$mode
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p "$out"
+go build -o "$work/chainperf" ./cmd/chainperf
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+metrics=""
+case $mode in
+testnet)
+  cat >"$work/s.toml" <<TOML
+name = "soak-testnet"
+[load]
+rate = 1000
+duration = "${minutes}m"
+[experiment]
+kind = "steady"
+warmup = "10s"
+TOML
+  metrics=127.0.0.1:$(free_port)
+  "$work/chainperf" run "$work/s.toml" --db "$work/runs.db" --report-dir "$work/reports" --metrics-addr "$metrics" >"$work/run.log" 2>&1 &
+  ;;
+sink)
+  sink=127.0.0.1:$(free_port)
+  taskset -c 1 "$work/chainperf" sink --listen "$sink" >"$work/sink.log" 2>&1 &
+  pids+=($!)
+  sleep 1
+  taskset -c 0 "$work/chainperf" load --rpc "http://$sink" --no-follow --rate 20000 --duration "${minutes}m" \
+    --db "$work/runs.db" --report-dir "$work/reports" >"$work/run.log" 2>&1 &
+  ;;
+*) echo "usage: bench/soak.sh testnet|sink [MINUTES]" >&2; exit 2 ;;
+esac
+pid=$!
+pids+=("$pid")
+echo "soak $mode: $minutes min, chainperf pid $pid, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+echo "| minute | chainperf RSS MiB | Go heap in use MiB | database MiB |"
+echo "|---|---|---|---|"
+rows=()
+start=$(date +%s)
+for ((m = 1; ; m++)); do
+  while (( $(date +%s) < start + 60 * m )); do
+    kill -0 "$pid" 2>/dev/null || break 2
+    sleep 1
+  done
+  rss=$(awk '/VmRSS/{printf "%.1f", $2/1024}' "/proc/$pid/status" 2>/dev/null) || break
+  heap=-
+  if [ -n "$metrics" ]; then
+    heap=$(curl -s -m 10 "http://$metrics/debug/pprof/heap?debug=1" | awk '/^# HeapInuse = /{printf "%.1f", $4/1048576}')
+    case $m in 1 | 5 | "$minutes") curl -s -m 10 -o "$out/heap-$m.pb" "http://$metrics/debug/pprof/heap" || true ;; esac
+  fi
+  db=$(du -cm --apparent-size "$work"/runs.db* 2>/dev/null | awk 'END{print $1}')
+  echo "| $m | $rss | ${heap:--} | $db |"
+  rows+=("$m $rss $db")
+done
+wait "$pid" || echo "(chainperf exited with $?: see below)"
+tail -15 "$work/run.log"
+cp "$work"/runs.db* "$out/" 2>/dev/null || true # kept for per-row sizes (docs/SCALE.md)
+printf '%s\n' "${rows[@]}" | python3 -c '
+import sys
+rows = [tuple(map(float, l.split())) for l in sys.stdin if l.strip()]
+five = [r for r in rows if r[0] == 5]
+if five and len(rows) > 5:
+    m5, last = five[0], rows[-1]
+    print(f"RSS minute 5 -> {last[0]:.0f}: {m5[1]:.1f} -> {last[1]:.1f} MiB ({100 * (last[1] / m5[1] - 1):+.1f} %)")
+    print(f"database: {(last[2] - m5[2]) / (last[0] - 5):.2f} MiB a minute from minute 5 ({last[2]:.0f} MiB at minute {last[0]:.0f})")
+'
