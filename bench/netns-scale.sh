@@ -53,18 +53,21 @@ for f in sorted(glob.glob(sys.argv[1] + "/*/*/summary.json"), key=lambda f: int(
     r = json.load(open(f))
     n, profile = r["scenario"].split("-", 3)[2:]
     if not r.get("phases") or len(r["phases"][0].get("blocks") or []) < 2:
-        print(f"| {n} | {profile} | none: {r.get('error', '')[:70]} | | | | | | | |")
+        why = r.get("error", "")[:70] or "fewer than 2 blocks in the measured window"
+        print(f"| {n} | {profile} | none: {why} | | | | | | | |")
         continue
     p = r["phases"][0]
     t = [datetime.fromisoformat(b["time"][:26].rstrip("Z")) for b in p["blocks"]]
     iv = [(b - a).total_seconds() for a, b in zip(t, t[1:])]
-    rounds = [b.get("round", -1) for b in p["blocks"]]
+    # A block's commit round is read from the next block: the last one's
+    # is not known (-1) and is left out of the round-0 share.
+    rounds = [b["round"] for b in p["blocks"] if b.get("round", -1) >= 0]
     rss = per_node(r["id"], "process_resident_memory_bytes", "MAX(value)")
     # CPU share of one core: the counter's rise over the sampled span.
     cpu = [(hi - lo) / ((datetime.fromisoformat(t1[:26]) - datetime.fromisoformat(t0[:26])).total_seconds() or 1)
            for hi, lo, t0, t1 in db.execute("SELECT MAX(value), MIN(value), MIN(at), MAX(at) FROM node_series WHERE run_id=? AND series='process_cpu_seconds_total' "
                                             "AND node NOT IN ('chainperf','machine') GROUP BY node", (r["id"],))]
     print(f"| {n} | {profile} | {len(p['blocks'])} | {statistics.mean(iv):.2f} s | {statistics.pstdev(iv):.2f} s | {p['figures']['max_round']} | "
-          f"{100 * sum(1 for x in rounds if x == 0) / len(rounds):.0f} % | {100 * p['figures']['committed_share']:.1f} % | "
+          f"{100 * sum(1 for x in rounds if x == 0) / max(1, len(rounds)):.0f} % of {len(rounds)} | {100 * p['figures']['committed_share']:.1f} % | "
           f"{100 * statistics.mean(cpu) if cpu else 0:.1f} % | {statistics.mean(rss) / 2**20 if rss else 0:.0f} MiB |")
 PY
