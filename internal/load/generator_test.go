@@ -12,7 +12,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-func startSink(t *testing.T) (*Sink, string) {
+func startSink(t testing.TB) (*Sink, string) {
 	t.Helper()
 	l, url, err := ListenSink("127.0.0.1:0")
 	if err != nil {

@@ -83,7 +83,7 @@ type Ledger struct {
 	track bool
 
 	mu       sync.Mutex
-	pend     map[Hash]*pending
+	pend     map[Hash]pending // by value: a tx costs no allocation of its own
 	fates    map[Fate]int64
 	sent     int64
 	accepted int64
@@ -136,7 +136,7 @@ func NewLedger(start time.Time, track bool) *Ledger {
 	return &Ledger{
 		start:   start,
 		track:   track,
-		pend:    map[Hash]*pending{},
+		pend:    map[Hash]pending{},
 		fates:   map[Fate]int64{},
 		reasons: map[string]int64{},
 		inBlock: map[int64][]time.Duration{},
@@ -228,7 +228,7 @@ func (l *Ledger) Begin(h Hash, intended time.Duration) {
 	if _, again := l.pend[h]; !again {
 		l.npend.Add(1)
 	}
-	l.pend[h] = &pending{intended: intended}
+	l.pend[h] = pending{intended: intended}
 	l.mu.Unlock()
 }
 
@@ -268,8 +268,8 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 		sec.SendError++
 		l.reasons["send error: "+reasonKey(reason)]++
 	}
-	p := l.pend[h]
-	if !l.track || p == nil {
+	p, ok := l.pend[h]
+	if !l.track || !ok {
 		switch o {
 		case Rejected:
 			l.fates[FateRejected]++
@@ -286,17 +286,21 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 	switch {
 	case p.height > 0: // a block already held it
 		l.drop(h)
+		return
 	case o == Rejected: // final: the node does not hold it
 		l.fates[FateRejected]++
 		l.drop(h)
+		return
 	case o == SendError && neverArrived(reason): // final: no node saw it
 		l.fates[FateSendError]++
 		l.drop(h)
+		return
 	case p.waits():
 		l.waiting++
 	}
 	// Accepted txs wait for a block; failed sends too, since a node may
 	// have taken a tx whose answer was lost.
+	l.pend[h] = p
 }
 
 // Committed records that a tx was seen in block height with result r,
@@ -306,8 +310,8 @@ func (l *Ledger) Committed(h Hash, height int64, r TxResult, seen time.Time) (la
 	code := r.Code
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	p := l.pend[h]
-	if p == nil || p.height > 0 {
+	p, ok := l.pend[h]
+	if !ok || p.height > 0 {
 		return 0, false
 	}
 	if p.waits() {
@@ -342,6 +346,8 @@ func (l *Ledger) Committed(h Hash, height int64, r TxResult, seen time.Time) (la
 	l.inBlock[height] = append(l.inBlock[height], p.intended)
 	if p.sent {
 		l.drop(h)
+	} else {
+		l.pend[h] = p // its send has not finished: Sent drops it
 	}
 	return latency, true
 }
@@ -352,14 +358,15 @@ func (l *Ledger) Committed(h Hash, height int64, r TxResult, seen time.Time) (la
 func (l *Ledger) NoResult(h Hash) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	p := l.pend[h]
-	if p == nil || p.height > 0 {
+	p, ok := l.pend[h]
+	if !ok || p.height > 0 {
 		return false
 	}
 	if p.waits() {
 		l.waiting-- // it will never be seen with a result: nothing to wait for
 	}
 	p.noResult = true
+	l.pend[h] = p
 	return true
 }
 
