@@ -298,7 +298,6 @@ func keyAt(data []byte, row int) string {
 // secondDefinition is the line where key (or table) is set the second
 // time, 1 when it cannot be found.
 func secondDefinition(data []byte, key string, table bool) int {
-	last := key[strings.LastIndex(key, ".")+1:]
 	seen := 0
 	for i, l := range strings.Split(string(data), "\n") {
 		t := strings.TrimSpace(l)
@@ -306,8 +305,11 @@ func secondDefinition(data []byte, key string, table bool) int {
 		if table {
 			hit = strings.Trim(t, "[] ") == key && strings.HasPrefix(t, "[")
 		} else {
+			// A bare key is the last part of the name; a quoted one such
+			// as "consensus.timeout_commit" may hold dots of its own.
 			k, _, ok := strings.Cut(t, "=")
-			hit = ok && strings.Trim(strings.TrimSpace(k), `"`) == last
+			k = strings.Trim(strings.TrimSpace(k), `"`)
+			hit = ok && k != "" && (k == key || strings.HasSuffix(key, "."+k))
 		}
 		if hit {
 			if seen++; seen == 2 {

@@ -53,6 +53,7 @@ var Bads = []Bad{
 	{"missing table", "[testnet]\nprovider = \"netns\"\nzones = [\"a\"]\nlatency_table = \"/nonexistent/t.csv\"\n", "f.toml:4: testnet.latency_table: latency table: open /nonexistent/t.csv"},
 	{"loss", "[testnet]\nloss = 120.0\n", "f.toml:2: testnet.loss: 120: a percentage"},
 	{"backend", "[testnet]\nnetem_backend = \"nfqeue\"\n", `did you mean "nfqueue"?`},
+	{"quoted config key twice", "[testnet.config]\n\"consensus.timeout_propose\" = \"5s\"\nlog_level = \"info\"\n\"consensus.timeout_propose\" = \"6s\"\n", "f.toml:4: consensus.timeout_propose is defined twice"},
 	{"scale profile", "[testnet]\nscale_profile = \"atuo\"\n", `f.toml:2: testnet.scale_profile: "atuo" is not one of auto, on, off, peers, procs, log, timeouts (did you mean "auto"?)`},
 	{"scale profile part", "[testnet]\nscale_profile = \"peers,fast\"\n", `f.toml:2: testnet.scale_profile: "fast" is not one of peers, procs, log, timeouts`},
 	{"partition overlap", "[testnet]\nprovider = \"netns\"\n[[perturbation]]\nkind = \"partition\"\ngroups = [[\"validator0\", \"validator1\"], [\"validator1\", \"validator2\"]]\nat = \"5s\"\nduration = \"5s\"\n", `"validator1" is in groups 0 and 1: groups cannot overlap`},
