@@ -10,6 +10,7 @@ import (
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
 )
 
 func scenarioCmd() *cobra.Command {
@@ -29,8 +30,12 @@ func scenarioCmd() *cobra.Command {
 			if err := experiment.Check(s); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d validators, %d full nodes, %d seeds; %s load %s)\n",
-				args[0], s.Testnet.Validators, s.Testnet.FullNodes, s.Testnet.Seeds, s.Load.Model, s.Load.Length())
+			scale := ""
+			if parts, _ := testnet.ScaleProfile(s.Testnet.ScaleProfile, s.Testnet.Validators); len(parts) > 0 && s.Testnet.Provider != scenario.ProviderExternal {
+				scale = "; scale profile " + strings.Join(parts, ",")
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d validators, %d full nodes, %d seeds%s; %s load %s)\n",
+				args[0], s.Testnet.Validators, s.Testnet.FullNodes, s.Testnet.Seeds, scale, s.Load.Model, s.Load.Length())
 			return nil
 		},
 	}, &cobra.Command{

@@ -533,3 +533,29 @@ func TestSecondSignal(t *testing.T) {
 		t.Errorf("registry keeps %d entries", len(states))
 	}
 }
+
+// scenario check says when the scale profile will apply: from 16
+// validators by itself, never when it is off.
+func TestScenarioCheckNamesTheScaleProfile(t *testing.T) {
+	reg := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"[testnet]\nvalidators = 20\n", true},
+		{"[testnet]\nvalidators = 4\n", false},
+		{"[testnet]\nvalidators = 20\nscale_profile = \"off\"\n", false},
+	} {
+		out, code := cli(t, reg, "scenario", "check", write("s.toml", tc.text))
+		if code != 0 || strings.Contains(out, "scale profile peers,procs,log,timeouts") != tc.want {
+			t.Errorf("%q: exit %d, %q; want the scale profile named: %v", tc.text, code, out, tc.want)
+		}
+	}
+}
