@@ -55,24 +55,30 @@ esac
 pid=$!
 pids+=("$pid")
 echo "soak $mode: $minutes min, chainperf pid $pid, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-echo "| minute | chainperf RSS MiB | Go heap in use MiB | database MiB |"
-echo "|---|---|---|---|"
+echo "| minute | chainperf RSS MiB (mean, max of 5 s samples) | Go heap in use MiB | goroutines | database MiB |"
+echo "|---|---|---|---|---|"
 rows=()
 start=$(date +%s)
 for ((m = 1; ; m++)); do
+  # RSS swings with the GC cycle (chainperf runs with a GC percent of
+  # 400): sampled every 5 s, a minute is given by its mean and its peak.
+  samples=()
   while (( $(date +%s) < start + 60 * m )); do
     kill -0 "$pid" 2>/dev/null || break 2
-    sleep 1
+    s=$(awk '/VmRSS/{print $2}' "/proc/$pid/status" 2>/dev/null) && samples+=("$s")
+    sleep 5
   done
-  rss=$(awk '/VmRSS/{printf "%.1f", $2/1024}' "/proc/$pid/status" 2>/dev/null) || break
-  heap=-
+  [ ${#samples[@]} -gt 0 ] || break
+  read -r rss peak < <(printf '%s\n' "${samples[@]}" | awk '{s+=$1; if ($1>m) m=$1} END{printf "%.1f %.1f\n", s/NR/1024, m/1024}')
+  heap=- gor=-
   if [ -n "$metrics" ]; then
     heap=$(curl -s -m 10 "http://$metrics/debug/pprof/heap?debug=1" | awk '/^# HeapInuse = /{printf "%.1f", $4/1048576}')
+    gor=$(curl -s -m 10 "http://$metrics/metrics" | awk '/^go_goroutines /{print $2}')
     case $m in 1 | 5 | "$minutes") curl -s -m 10 -o "$out/heap-$m.pb" "http://$metrics/debug/pprof/heap" || true ;; esac
   fi
   db=$(du -cm --apparent-size "$work"/runs.db* 2>/dev/null | awk 'END{print $1}')
-  echo "| $m | $rss | ${heap:--} | $db |"
-  rows+=("$m $rss $db")
+  echo "| $m | $rss, $peak | ${heap:--} | ${gor:--} | $db |"
+  rows+=("$m $rss $db $peak")
 done
 wait "$pid" || echo "(chainperf exited with $?: see below)"
 tail -15 "$work/run.log"
@@ -83,6 +89,13 @@ rows = [tuple(map(float, l.split())) for l in sys.stdin if l.strip()]
 five = [r for r in rows if r[0] == 5]
 if five and len(rows) > 5:
     m5, last = five[0], rows[-1]
-    print(f"RSS minute 5 -> {last[0]:.0f}: {m5[1]:.1f} -> {last[1]:.1f} MiB ({100 * (last[1] / m5[1] - 1):+.1f} %)")
+    print(f"RSS minute 5 -> {last[0]:.0f}: mean {m5[1]:.1f} -> {last[1]:.1f} MiB ({100 * (last[1] / m5[1] - 1):+.1f} %), "
+          f"peak {m5[3]:.1f} -> {last[3]:.1f} MiB ({100 * (last[3] / m5[3] - 1):+.1f} %)")
+    # The trend, less at the mercy of where the GC cycle was: a line through
+    # the mean of each minute from minute 5 on.
+    xs, ys = zip(*[(r[0], r[1]) for r in rows if r[0] >= 5])
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / (sum((x - mx) ** 2 for x in xs) or 1)
+    print(f"RSS trend from minute 5: {slope:+.2f} MiB a minute ({100 * slope * (xs[-1] - 5) / m5[1]:+.1f} % over the run)")
     print(f"database: {(last[2] - m5[2]) / (last[0] - 5):.2f} MiB a minute from minute 5 ({last[2]:.0f} MiB at minute {last[0]:.0f})")
 '

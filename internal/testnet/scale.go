@@ -11,7 +11,7 @@ import (
 
 // The scale profile: what chainperf changes when a testnet grows past what
 // a full mesh of nodes sharing a few cores holds (bench/netns-scale.sh
-// measures each part; README "Nodes on one machine"). Each part can be
+// measures each part; README "Many nodes on one machine"). Each part can be
 // named on its own in testnet.scale_profile.
 const (
 	// ScalePeers: validators peer in a circulant graph (offsets 1, 2, 4,
@@ -51,11 +51,11 @@ func ScaleProfile(setting string, validators int) ([]string, error) {
 	switch setting {
 	case "", "auto":
 		if validators >= ScaleFrom {
-			return ScaleParts, nil
+			return slices.Clone(ScaleParts), nil
 		}
 		return nil, nil
 	case "on":
-		return ScaleParts, nil
+		return slices.Clone(ScaleParts), nil
 	case "off":
 		return nil, nil
 	}
