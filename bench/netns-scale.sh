@@ -10,11 +10,11 @@
 #   bench/netns-scale.sh [N:PROFILE ...]   (needs root)
 # PROFILE is off, on, or parts such as peers,procs. Default: each of 10,
 # 25 and 50 with the profile off and on, and 50 with the parts added one
-# by one.
+# by one, and 100 with the profile on (the netns provider takes up to 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=("$@")
-[ ${#runs[@]} -gt 0 ] || runs=(10:off 10:on 25:off 25:on 50:off 50:peers 50:peers,procs 50:peers,procs,log 50:on)
+[ ${#runs[@]} -gt 0 ] || runs=(10:off 10:on 25:off 25:on 50:off 50:peers 50:peers,procs 50:peers,procs,log 50:on 100:on)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/chainperf" ./cmd/chainperf
