@@ -10,7 +10,6 @@ import (
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
-	"github.com/chainperf/chainperf/internal/testnet"
 )
 
 func scenarioCmd() *cobra.Command {
@@ -31,7 +30,7 @@ func scenarioCmd() *cobra.Command {
 				return err
 			}
 			scale := ""
-			if parts, _ := testnet.ScaleProfile(s.Testnet.ScaleProfile, s.Testnet.Validators); len(parts) > 0 && s.Testnet.Provider != scenario.ProviderExternal {
+			if parts := s.Testnet.ScaleProfileParts(); len(parts) > 0 && s.Testnet.Provider != scenario.ProviderExternal {
 				scale = "; scale profile " + strings.Join(parts, ",")
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d validators, %d full nodes, %d seeds%s; %s load %s)\n",

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,5 +176,28 @@ func TestFileShape(t *testing.T) {
 	}
 	if _, err := Open("/dev/zero"); err == nil || !strings.Contains(err.Error(), "is a device") {
 		t.Errorf("/dev/zero: %v", err)
+	}
+}
+
+// "auto" turns the scale profile on from ScaleFrom validators; on, off
+// and lists of parts say exactly what applies, each part once (a part
+// chainperf does not know is a bad-input case of scenariotest).
+func TestScaleProfileParts(t *testing.T) {
+	for _, tc := range []struct {
+		setting string
+		vals    int
+		want    []string
+	}{
+		{"auto", ScaleFrom - 1, nil},
+		{"auto", ScaleFrom, ScaleParts},
+		{"", 50, ScaleParts},
+		{"on", 4, ScaleParts},
+		{"off", 100, nil},
+		{"peers, log,peers", 4, []string{"peers", "log"}},
+	} {
+		tn := Testnet{ScaleProfile: tc.setting, Validators: tc.vals}
+		if got := tn.ScaleProfileParts(); !slices.Equal(got, tc.want) {
+			t.Errorf("%q with %d validators: %v; want %v", tc.setting, tc.vals, got, tc.want)
+		}
 	}
 }

@@ -486,8 +486,38 @@ func (s *Scenario) validateWAN(c *checker) {
 }
 
 // ScaleParts are the parts of the scale profile (testnet.scale_profile),
-// in the order bench/netns-scale.sh adds them.
+// in the order bench/netns-scale.sh adds them; internal/testnet says
+// what each changes.
 var ScaleParts = []string{"peers", "procs", "log", "timeouts"}
+
+// ScaleFrom: "auto" applies the whole scale profile from this many
+// validators. A full mesh of 10 validators held a steady interval on 2
+// cores; 25 did not (bench/netns-scale.sh).
+const ScaleFrom = 16
+
+// ScaleProfileParts returns the parts of the scale profile a checked
+// testnet.scale_profile asks for: "auto" (or "") all of them from
+// ScaleFrom validators, "on" all, "off" none, or the parts listed.
+func (t *Testnet) ScaleProfileParts() []string {
+	switch t.ScaleProfile {
+	case "", "auto":
+		if t.Validators < ScaleFrom {
+			return nil
+		}
+		return slices.Clone(ScaleParts)
+	case "on":
+		return slices.Clone(ScaleParts)
+	case "off":
+		return nil
+	}
+	var parts []string
+	for _, p := range strings.Split(t.ScaleProfile, ",") {
+		if p = strings.TrimSpace(p); slices.Contains(ScaleParts, p) && !slices.Contains(parts, p) {
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
 
 // NetemBackends are the delay backends of an emulated WAN.
 var NetemBackends = []string{"auto", "tc", "nfqueue"}

@@ -1,18 +1,12 @@
 package testnet
 
-import (
-	"fmt"
-	"math/bits"
-	"slices"
-	"strings"
-
-	"github.com/chainperf/chainperf/internal/scenario"
-)
+import "slices"
 
 // The scale profile: what chainperf changes when a testnet grows past what
 // a full mesh of nodes sharing a few cores holds (bench/netns-scale.sh
 // measures each part; README "Many nodes on one machine"). Each part can be
-// named on its own in testnet.scale_profile.
+// named on its own in testnet.scale_profile (scenario.ScaleParts, which
+// also says when "auto" applies them).
 const (
 	// ScalePeers: validators peer in a circulant graph (offsets 1, 2, 4,
 	// ... below half the validators) instead of a full mesh, and peer
@@ -33,44 +27,6 @@ const (
 	// the 3 s default, and prevoted nil.
 	ScaleTimeouts = "timeouts"
 )
-
-// ScaleParts lists the parts of the scale profile, in the order the
-// benchmark adds them (the scenario checks names against this list).
-var ScaleParts = scenario.ScaleParts
-
-// ScaleFrom: "auto" applies the whole profile from this many validators.
-// A full mesh of 10 validators held a steady interval on 2 cores; 25 did
-// not (bench/netns-scale.sh).
-const ScaleFrom = 16
-
-// ScaleProfile returns the parts of the scale profile the scenario's
-// testnet.scale_profile asks for: "auto" (or "") the whole profile from
-// ScaleFrom validators, "on" always, "off" never, or a comma-separated
-// list of parts.
-func ScaleProfile(setting string, validators int) ([]string, error) {
-	switch setting {
-	case "", "auto":
-		if validators >= ScaleFrom {
-			return slices.Clone(ScaleParts), nil
-		}
-		return nil, nil
-	case "on":
-		return slices.Clone(ScaleParts), nil
-	case "off":
-		return nil, nil
-	}
-	var parts []string
-	for _, p := range strings.Split(setting, ",") {
-		p = strings.TrimSpace(p)
-		if !slices.Contains(ScaleParts, p) {
-			return nil, fmt.Errorf("scale profile part %q: use auto, on, off or parts of %s", p, strings.Join(ScaleParts, ","))
-		}
-		if !slices.Contains(parts, p) {
-			parts = append(parts, p)
-		}
-	}
-	return parts, nil
-}
 
 // Scaled says whether the testnet applies part of the scale profile.
 func (t *Testnet) Scaled(part string) bool { return slices.Contains(t.Scale, part) }
@@ -122,10 +78,11 @@ func (t *Testnet) scaleConfig() map[string]any {
 		if len(t.ByRole(RoleSeed)) == 0 {
 			out["p2p.pex"] = false
 		}
-		// Every node may dial this one; none is refused for a full inbound
-		// count (the default of 40 refused peers of a full mesh past 41).
+		// Every node may dial this one (CometBFT's default of 40 inbound
+		// would refuse dialers past it); peer exchange, where it stays on,
+		// dials no more than the graph's degree.
 		out["p2p.max_num_inbound_peers"] = int64(len(t.Nodes))
-		out["p2p.max_num_outbound_peers"] = int64(2 * max(1, bits.Len(uint(len(t.Nodes)))))
+		out["p2p.max_num_outbound_peers"] = int64(max(1, 2*len(circulantOffsets(len(t.ByRole(RoleValidator))))))
 	}
 	if t.Scaled(ScaleLog) {
 		out["log_level"] = "error"

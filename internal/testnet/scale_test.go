@@ -4,38 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// "auto" turns the profile on from ScaleFrom validators; on, off and
-// lists of parts say exactly what applies; a part chainperf does not know
-// is an error.
-func TestScaleProfileSetting(t *testing.T) {
-	for _, tc := range []struct {
-		setting string
-		vals    int
-		want    []string
-		err     string
-	}{
-		{"auto", ScaleFrom - 1, nil, ""},
-		{"auto", ScaleFrom, ScaleParts, ""},
-		{"", 50, ScaleParts, ""},
-		{"on", 4, ScaleParts, ""},
-		{"off", 100, nil, ""},
-		{"peers, log,peers", 4, []string{"peers", "log"}, ""},
-		{"peers,fast", 4, nil, `part "fast"`},
-	} {
-		got, err := ScaleProfile(tc.setting, tc.vals)
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%q: error %v; want one naming %s", tc.setting, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !slices.Equal(got, tc.want) {
-			t.Errorf("%q with %d validators: %v, %v; want %v", tc.setting, tc.vals, got, err, tc.want)
-		}
-	}
-}
+	"github.com/chainperf/chainperf/internal/scenario"
+)
 
 // Under the profile each validator dials its circulant successors (a
 // connected graph, no node dialled twice, each with 2*log2(N) peers at
@@ -45,8 +16,8 @@ func TestScaleProfileSetting(t *testing.T) {
 func TestScaledPeersAndConfig(t *testing.T) {
 	const vals = 50
 	tn := New(spec(t, "[testnet]\nvalidators = 50\nfull_nodes = 2\n[testnet.config]\n\"consensus.timeout_propose\" = \"7s\"\n"), "tn-1", "/d", "127.0.0.1", 1000)
-	if !slices.Equal(tn.Scale, ScaleParts) {
-		t.Fatalf("scale parts %v; want all of %v for 50 validators", tn.Scale, ScaleParts)
+	if !slices.Equal(tn.Scale, scenario.ScaleParts) {
+		t.Fatalf("scale parts %v; want all of %v for 50 validators", tn.Scale, scenario.ScaleParts)
 	}
 	degree := map[string]int{}
 	edges := map[[2]string]bool{}
@@ -56,8 +27,9 @@ func TestScaledPeersAndConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cfg.P2P.PexReactor || cfg.P2P.MaxNumInboundPeers < len(tn.Nodes) {
-			t.Errorf("%s: pex %v, inbound %d; want pex off and room for every node", n.Name, cfg.P2P.PexReactor, cfg.P2P.MaxNumInboundPeers)
+		if cfg.P2P.PexReactor || cfg.P2P.MaxNumInboundPeers < len(tn.Nodes) || cfg.P2P.MaxNumOutboundPeers != 10 {
+			t.Errorf("%s: pex %v, inbound %d, outbound %d; want pex off, room for every node, the graph's degree (10) out",
+				n.Name, cfg.P2P.PexReactor, cfg.P2P.MaxNumInboundPeers, cfg.P2P.MaxNumOutboundPeers)
 		}
 		if cfg.Consensus.TimeoutPropose.String() != "7s" || cfg.Consensus.TimeoutPrevote.String() != "2s" || cfg.LogLevel != "error" {
 			t.Errorf("%s: propose %s prevote %s log %q; want the scenario's 7s over the profile's 10s, and the profile's 2s and error",

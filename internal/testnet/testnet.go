@@ -125,8 +125,7 @@ func New(spec scenario.Testnet, id, dir, host string, basePort int) *Testnet {
 	t.add(RoleSeed, "seed", spec.Seeds, host)
 	t.add(RoleValidator, "validator", spec.Validators, host)
 	t.add(RoleFull, "full", spec.FullNodes, host)
-	// The scenario checked the setting; a bad one applies no profile.
-	t.Scale, _ = ScaleProfile(spec.ScaleProfile, spec.Validators)
+	t.Scale = spec.ScaleProfileParts()
 	return t
 }
 
