@@ -103,6 +103,46 @@ type Testnet struct {
 	// TargetIsMine says that the nodes, wherever they are, belong to whoever
 	// runs chainperf: load goes to a node outside this machine only then.
 	TargetIsMine bool `toml:"target_is_mine"`
+	// Kubernetes is where and how the kubernetes provider runs the nodes.
+	Kubernetes Kubernetes `toml:"kubernetes"`
+}
+
+// Kubernetes describes the cluster the kubernetes provider deploys to.
+type Kubernetes struct {
+	// Kubeconfig is the cluster's kubeconfig file: "" is $KUBECONFIG,
+	// else ~/.kube/config.
+	Kubeconfig string `toml:"kubeconfig"`
+	// Context is the kubeconfig context ("" its current one).
+	Context string `toml:"context"`
+	// Namespace is "" for a namespace per testnet (chainperf-ID, deleted
+	// at the end), else one that exists, where chainperf deletes only
+	// what it made (by its testnet label).
+	Namespace string `toml:"namespace"`
+	// Registry, if set, is where the node image is pushed
+	// ("registry.example.com/team/chainperf"); pods pull it from there.
+	Registry string `toml:"registry"`
+	// Containerd, if set, is the containerd socket of a one-machine
+	// cluster on this host: the image is imported there and never pulled.
+	// "" with no registry is $CHAINPERF_KUBE_CTR.
+	Containerd string `toml:"containerd"`
+	// ZoneLabel is the node label that names a zone: nodes of a zone
+	// (testnet.zones) run on the cluster nodes with that label value, so
+	// the latency between them is the cluster's own.
+	ZoneLabel string `toml:"zone_label"`
+	// Resources per role: requests and limits of each node's pod.
+	Validator Resources `toml:"validator"`
+	Full      Resources `toml:"full"`
+	// Ready is how long a pod may take to be scheduled and run.
+	Ready Duration `toml:"ready_timeout"`
+}
+
+// Resources are a pod's CPU and memory requests and limits, in
+// Kubernetes quantities ("500m", "1", "512Mi"); "" is none.
+type Resources struct {
+	CPU         string `toml:"cpu"`
+	Memory      string `toml:"memory"`
+	CPULimit    string `toml:"cpu_limit"`
+	MemoryLimit string `toml:"memory_limit"`
 }
 
 // An ExternalNode is one node of a network chainperf did not make: where

@@ -14,7 +14,7 @@ import (
 
 // Known values of the enumerated keys.
 var (
-	Providers       = []string{"process", "netns", ProviderExternal}
+	Providers       = []string{"process", "netns", ProviderKubernetes, ProviderExternal}
 	WorkloadKinds   = []string{"kvstore", "loadtime", "replay", "cosmos-send", "cosmos-multisend", "cosmos-mix", "evm-transfer", "evm-erc20", "evm-mix"}
 	MixMsgs         = []string{"send", "multisend", "delegate", "undelegate", "redelegate"}
 	Chains          = []string{"kvstore", "cosmos", "evm"}
@@ -34,6 +34,12 @@ var (
 
 // ProviderExternal is the provider of a network that already runs.
 const ProviderExternal = "external"
+
+// ProviderKubernetes runs the nodes as pods of a Kubernetes cluster.
+const ProviderKubernetes = "kubernetes"
+
+// MaxClusterNodes bounds a testnet on a cluster (not one machine).
+const MaxClusterNodes = 1000
 
 // MaxNodes bounds a testnet on one machine; past it ports and memory run out.
 const MaxNodes = 200

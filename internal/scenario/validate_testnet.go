@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cometbft/cometbft/config"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/cometcfg"
@@ -39,7 +40,11 @@ func (s *Scenario) validateTestnet(c *checker) {
 			c.fail("testnet", "the netns provider gives each node an address of one /24: at most 200 nodes")
 		}
 	}
-	s.validateWAN(c)
+	if t.Provider == ProviderKubernetes {
+		s.validateKubernetes(c)
+	} else {
+		s.validateWAN(c)
+	}
 	if parts := strings.Split(t.ScaleProfile, ","); len(parts) == 1 {
 		c.oneOf("testnet.scale_profile", t.ScaleProfile, append([]string{"auto", "on", "off"}, ScaleParts...))
 	} else {
@@ -57,16 +62,20 @@ func (s *Scenario) validateTestnet(c *checker) {
 		c.fail("testnet.seeds", "%d: cannot be negative", t.Seeds)
 	}
 	// Each count alone first: a sum of huge counts wraps negative.
+	most, where := MaxNodes, "on one machine"
+	if t.Provider == ProviderKubernetes {
+		most, where = MaxClusterNodes, "in one testnet on a cluster"
+	}
 	for _, k := range []struct {
 		path string
 		n    int
 	}{{"testnet.validators", t.Validators}, {"testnet.full_nodes", t.FullNodes}, {"testnet.seeds", t.Seeds}} {
-		if k.n > MaxNodes {
-			c.fail(k.path, "%d: at most %d nodes fit on one machine", k.n, MaxNodes)
+		if k.n > most {
+			c.fail(k.path, "%d: at most %d nodes fit %s", k.n, most, where)
 		}
 	}
-	if n := t.Validators + t.FullNodes + t.Seeds; n > MaxNodes && t.Validators <= MaxNodes && t.FullNodes <= MaxNodes && t.Seeds <= MaxNodes {
-		c.fail("testnet", "%d nodes: at most %d fit on one machine", n, MaxNodes)
+	if n := t.Validators + t.FullNodes + t.Seeds; n > most && t.Validators <= most && t.FullNodes <= most && t.Seeds <= most {
+		c.fail("testnet", "%d nodes: at most %d fit %s", n, most, where)
 	}
 	if len(t.Powers) > 0 {
 		if len(t.Powers) != t.Validators {
@@ -484,6 +493,61 @@ func (s *Scenario) validateWAN(c *checker) {
 		c.oneOf("testnet.node_zones."+n, t.NodeZones[n], table.Zones)
 	}
 }
+
+// validateKubernetes checks [testnet.kubernetes] and what the kubernetes
+// provider runs: the embedded kvstore node (its image is chainperf's own
+// binary), zones as placement by a node label (no emulated delays in
+// pods), resource quantities Kubernetes accepts, an image source.
+func (s *Scenario) validateKubernetes(c *checker) {
+	t := &s.Testnet
+	k := &t.Kubernetes
+	if t.Chain != "kvstore" || t.Binary != "" || t.Build.Dir != "" {
+		c.fail("testnet.provider", "the kubernetes provider runs the embedded kvstore node (chain = \"kvstore\", binary = \"\"): its image is chainperf's own binary; Cosmos and EVM chain images are not built yet")
+	}
+	if t.UniformDelay > 0 || t.BandwidthMbit > 0 || t.LatencyTable != "builtin" {
+		c.fail("testnet.provider", "emulated delays (uniform_delay, bandwidth_mbit, latency_table) are not built for pods: on a cluster across zones the latency is real (testnet.kubernetes.zone_label)")
+	}
+	if (len(t.Zones) > 0 || len(t.NodeZones) > 0) && k.ZoneLabel == "" {
+		c.fail("testnet.kubernetes.zone_label", "zones on a cluster are placement: name the node label that holds a node's zone (e.g. \"topology.kubernetes.io/zone\")")
+	}
+	nodes := t.NodeNames()
+	for _, n := range slices.Sorted(maps.Keys(t.NodeZones)) {
+		c.oneOf("testnet.node_zones", n, nodes)
+	}
+	if k.ZoneLabel != "" && !labelKeyRE.MatchString(k.ZoneLabel) {
+		c.fail("testnet.kubernetes.zone_label", "%q is not a Kubernetes label key", k.ZoneLabel)
+	}
+	if k.Namespace != "" && !dnsLabelRE.MatchString(k.Namespace) {
+		c.fail("testnet.kubernetes.namespace", "%q is not a namespace name (lower-case letters, digits and '-', at most 63)", k.Namespace)
+	}
+	if strings.ContainsAny(k.Registry, " \t\n@") || strings.HasPrefix(k.Registry, "http") {
+		c.fail("testnet.kubernetes.registry", "%q: give a repository such as \"registry.example.com/team/chainperf\" (no scheme, tag or digest)", k.Registry)
+	}
+	if k.Registry != "" && k.Containerd != "" {
+		c.fail("testnet.kubernetes.containerd", "give either a registry to push the image to or a containerd to import it into, not both")
+	}
+	if k.Ready < Duration(5*time.Second) || k.Ready > Duration(time.Hour) {
+		c.fail("testnet.kubernetes.ready_timeout", "%s: from 5s to 1h", k.Ready.D())
+	}
+	for _, r := range []struct {
+		role string
+		res  Resources
+	}{{"validator", k.Validator}, {"full", k.Full}} {
+		for _, q := range []struct{ key, v string }{{"cpu", r.res.CPU}, {"memory", r.res.Memory}, {"cpu_limit", r.res.CPULimit}, {"memory_limit", r.res.MemoryLimit}} {
+			if q.v == "" {
+				continue
+			}
+			if _, err := resource.ParseQuantity(q.v); err != nil {
+				c.fail("testnet.kubernetes."+r.role+"."+q.key, "%q is not a Kubernetes quantity (e.g. \"500m\", \"2\", \"512Mi\")", q.v)
+			}
+		}
+	}
+}
+
+var (
+	dnsLabelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	labelKeyRE = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
+)
 
 // ScaleParts are the parts of the scale profile (testnet.scale_profile),
 // in the order bench/netns-scale.sh adds them; internal/testnet says
