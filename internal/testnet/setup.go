@@ -248,6 +248,10 @@ func (t *Testnet) NodeConfig(n *Node) (*config.Config, error) {
 	cfg.RPC.PprofListenAddress = hp(n.Ports.Pprof)
 	cfg.Instrumentation.Prometheus = true
 	cfg.Instrumentation.PrometheusListenAddr = hp(n.Ports.Metrics)
+	if t.DialPeers {
+		cfg.P2P.ExternalAddress, cfg.P2P.Seeds, cfg.P2P.PersistentPeers = "", "", ""
+		cfg.RPC.Unsafe = true // dial_peers, dial_seeds
+	}
 	if t.spec.NodeConfig != "" {
 		return cfg, nil // the overrides are that version's keys, set by releaseConfig
 	}
@@ -275,6 +279,12 @@ func (t *Testnet) peers(n *Node) []*Node {
 		return t.scaledPeers(n)
 	}
 	return t.ByRole(RoleValidator)
+}
+
+// PeerAddresses are the persistent peers and seeds of n (id@host:port) at
+// the nodes' current hosts, for a provider that dials them (DialPeers).
+func (t *Testnet) PeerAddresses(n *Node) (peers, seeds []string) {
+	return t.addresses(t.peers(n), n), t.addresses(t.ByRole(RoleSeed), n)
 }
 
 func (t *Testnet) addresses(nodes []*Node, self *Node) []string {

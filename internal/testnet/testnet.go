@@ -106,9 +106,14 @@ type Testnet struct {
 	// Profiling turns on the mutex and block profiles in every node.
 	Profiling node.Profiling `json:"profiling,omitempty"`
 	// Scale lists the parts of the scale profile in force (scale.go).
-	Scale []string         `json:"scale,omitempty"`
-	spec  scenario.Testnet // what it was made from
-	base  int              // first port
+	Scale []string `json:"scale,omitempty"`
+	// DialPeers is set by a provider that learns the nodes' addresses only
+	// once they run (kubernetes: pod IPs): configs name no peers and allow
+	// the unsafe RPC, through which the provider dials each node's peers
+	// (PeerAddresses) after it starts.
+	DialPeers bool             `json:"dial_peers,omitempty"`
+	spec      scenario.Testnet // what it was made from
+	base      int              // first port
 }
 
 // NewID returns a fresh testnet ID.

@@ -13,6 +13,7 @@ import (
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/external"
+	"github.com/chainperf/chainperf/internal/testnet/kubernetes"
 	"github.com/chainperf/chainperf/internal/testnet/netns"
 	"github.com/chainperf/chainperf/internal/testnet/process"
 )
@@ -54,6 +55,11 @@ var All = []Entry{
 			return netns.New(t, spec, table, o)
 		},
 		Preflight: netns.Preflight},
+	{Name: scenario.ProviderKubernetes, Zero: (*kubernetes.Provider)(nil),
+		New: func(t *testnet.Testnet, spec scenario.Testnet, _ *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
+			return kubernetes.New(t, spec, o)
+		},
+		Preflight: kubernetes.Preflight},
 	{Name: scenario.ProviderExternal, Zero: (*external.Provider)(nil), Attaches: true,
 		New: func(t *testnet.Testnet, spec scenario.Testnet, _ *netem.Table, _ testnet.ProviderOptions) (testnet.Provider, error) {
 			return external.New(t, spec), nil

@@ -47,8 +47,8 @@ func main() {
 	// the layer, which fills in the config's root fs).
 	img, err := mutate.ConfigFile(empty.Image, &v1.ConfigFile{
 		Architecture: runtime.GOARCH, OS: "linux",
-		Config:       v1.Config{Entrypoint: []string{"/pause"}},
-		RootFS:       v1.RootFS{Type: "layers"},
+		Config: v1.Config{Entrypoint: []string{"/pause"}},
+		RootFS: v1.RootFS{Type: "layers"},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -1,0 +1,669 @@
+// Package kubernetes is the kubernetes provider: each node of the testnet
+// is a pod in a cluster reached by kubeconfig (client-go; no kubectl). A
+// node's files (config, genesis) come from a ConfigMap and its keys from a
+// Secret; the pod copies them into its own home (`chainperf pod`) and runs
+// the embedded node from chainperf's own image. Pods get their addresses
+// only once they run, so the configs name no peers: after a node starts the
+// provider reads its pod IP from the API and dials its peers through the
+// node's RPC (dial_peers). Every object carries the testnet's label; the
+// namespace is the testnet's own unless the scenario gives one.
+package kubernetes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/chainperf/chainperf/internal/kube/image"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// Labels on everything chainperf makes in a cluster.
+const (
+	LabelManaged = "app.kubernetes.io/managed-by" // = "chainperf"
+	LabelTestnet = "chainperf.io/testnet"         // the testnet ID
+	LabelNode    = "chainperf.io/node"            // the node's name
+	LabelRole    = "chainperf.io/role"
+)
+
+// In the pod: where the node's files are mounted and its home.
+const (
+	filesDir = "/node/files"
+	keysDir  = "/node/keys"
+	homeDir  = "/node/home"
+)
+
+// CtrEnv names the containerd socket of a local cluster when the scenario
+// gives neither a registry nor a socket (kube/localcluster/up.sh prints it).
+const CtrEnv = "CHAINPERF_KUBE_CTR"
+
+// Provider runs a testnet's nodes as pods.
+type Provider struct {
+	net    *testnet.Testnet
+	spec   scenario.Kubernetes
+	zones  map[string]string
+	cs     kubernetes.Interface
+	ns     string
+	ownNS  bool // the namespace is the testnet's: Close deletes it
+	exe    string
+	log    *slog.Logger
+	image  string
+	pullNo bool // imported into the node's containerd: never pulled
+
+	mu      sync.Mutex
+	running map[string]bool // started by the harness and not stopped or killed since
+}
+
+// Config loads the cluster's client config: the scenario's kubeconfig,
+// else $KUBECONFIG, else ~/.kube/config.
+func Config(k scenario.Kubernetes) (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if k.Kubeconfig != "" {
+		rules.ExplicitPath = k.Kubeconfig
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: k.Context}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no Kubernetes cluster to run on (%v): set KUBECONFIG or testnet.kubernetes.kubeconfig", err)
+	}
+	return cfg, nil
+}
+
+// Preflight says, before anything is made, what stops the provider: no
+// kubeconfig, a cluster that does not answer, no way to deliver the image.
+func Preflight(spec scenario.Testnet, _ testnet.ProviderOptions) error {
+	k := spec.Kubernetes
+	cfg, err := Config(k)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		return fmt.Errorf("the Kubernetes cluster at %s does not answer (%v): is it up, and may this kubeconfig list namespaces?", cfg.Host, err)
+	}
+	if k.Registry == "" && ctrSocket(k) == "" {
+		return errors.New("no way to get the node image to the cluster: set testnet.kubernetes.registry (a registry its nodes pull from) or testnet.kubernetes.containerd (a one-machine cluster's containerd socket, or $" + CtrEnv + ")")
+	}
+	return nil
+}
+
+func ctrSocket(k scenario.Kubernetes) string {
+	if k.Containerd != "" {
+		return k.Containerd
+	}
+	if k.Registry == "" {
+		return os.Getenv(CtrEnv)
+	}
+	return ""
+}
+
+// New makes the provider for t. Nodes listen on every address of their
+// pod; their hosts are the pods' IPs once they run.
+func New(t *testnet.Testnet, spec scenario.Testnet, o testnet.ProviderOptions) (*Provider, error) {
+	cfg, err := Config(spec.Kubernetes)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p := &Provider{net: t, spec: spec.Kubernetes, zones: spec.ZoneOf(), cs: cs, exe: o.Exe, log: log, running: map[string]bool{}}
+	p.ns, p.ownNS = spec.Kubernetes.Namespace, spec.Kubernetes.Namespace == ""
+	if p.ownNS {
+		p.ns = Namespace(t.ID)
+	}
+	for _, n := range t.Nodes {
+		n.Host = "0.0.0.0"
+	}
+	t.DialPeers = true
+	return p, nil
+}
+
+// Namespace is the namespace of testnet id when chainperf makes one.
+func Namespace(id string) string { return "chainperf-" + strings.TrimPrefix(id, "tn-") }
+
+// Name is "kubernetes".
+func (p *Provider) Name() string { return scenario.ProviderKubernetes }
+
+func (p *Provider) labels(n *testnet.Node) map[string]string {
+	l := map[string]string{LabelManaged: "chainperf", LabelTestnet: p.net.ID}
+	if n != nil {
+		l[LabelNode] = n.Name
+		l[LabelRole] = string(n.Role)
+	}
+	return l
+}
+
+func (p *Provider) selector() string {
+	return LabelManaged + "=chainperf," + LabelTestnet + "=" + p.net.ID
+}
+
+// Open makes the namespace, delivers the node image and writes each node's
+// files into its ConfigMap and Secret. On error it removes what it made.
+func (p *Provider) Open(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			_ = p.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	if p.ownNS {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.ns, Labels: p.labels(nil)}}
+		if _, err := p.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create namespace %s: %w", p.ns, err)
+		}
+	} else if _, err := p.cs.CoreV1().Namespaces().Get(ctx, p.ns, metav1.GetOptions{}); err != nil {
+		return fmt.Errorf("namespace %s (testnet.kubernetes.namespace): %w", p.ns, err)
+	}
+	if err := p.deliverImage(ctx); err != nil {
+		return err
+	}
+	for _, n := range p.net.Nodes {
+		if err := p.writeFiles(ctx, n); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+func (p *Provider) deliverImage(ctx context.Context) error {
+	repo := image.LocalRepo
+	if p.spec.Registry != "" {
+		repo = p.spec.Registry
+	}
+	start := time.Now()
+	im, err := image.Build(p.exe, repo)
+	if err != nil {
+		return err
+	}
+	if sock := ctrSocket(p.spec); sock != "" {
+		err, p.pullNo = im.Import(ctx, sock), true
+	} else {
+		err = im.Push(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	p.image = im.Ref
+	p.log.Info("node image ready", "image", im.Ref, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// secretFiles are the files of a home that go into the node's Secret.
+var secretFiles = []string{"node_key.json", "priv_validator_key.json"}
+
+// writeFiles puts every file of n's home into its ConfigMap (keys into its
+// Secret), each with its path in the home.
+func (p *Provider) writeFiles(ctx context.Context, n *testnet.Node) error {
+	cm := &corev1.ConfigMap{ObjectMeta: p.meta(n, "-files"), Data: map[string]string{}}
+	sec := &corev1.Secret{ObjectMeta: p.meta(n, "-keys"), Data: map[string][]byte{}}
+	err := filepath.WalkDir(n.Home, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(n.Home, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		key := strings.NewReplacer("/", "..", "_", "-").Replace(rel)
+		key = "f." + key
+		if slices.Contains(secretFiles, d.Name()) {
+			sec.Data[key] = data
+		} else {
+			cm.Data[key] = string(data)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create configmap %s: %w", cm.Name, err)
+	}
+	if _, err := p.cs.CoreV1().Secrets(p.ns).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create secret %s: %w", sec.Name, err)
+	}
+	return nil
+}
+
+// fileItems maps the keys of a ConfigMap or Secret back to their paths.
+func fileItems[V any](data map[string]V) []corev1.KeyToPath {
+	var items []corev1.KeyToPath
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range data {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		path := strings.NewReplacer("..", "/").Replace(strings.TrimPrefix(k, "f."))
+		path = strings.ReplaceAll(path, "-", "_")
+		items = append(items, corev1.KeyToPath{Key: k, Path: path})
+	}
+	return items
+}
+
+func (p *Provider) meta(n *testnet.Node, suffix string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: podName(n) + suffix, Namespace: p.ns, Labels: p.labels(n)}
+}
+
+// podName is the node's name as a Kubernetes name (validator0, full0).
+func podName(n *testnet.Node) string { return strings.ToLower(n.Name) }
+
+// Start creates each node's pod, waits until each runs and answers, sets
+// the node's host to its pod IP and dials its peers.
+func (p *Provider) Start(ctx context.Context, nodes ...*testnet.Node) error {
+	for _, n := range nodes {
+		p.mu.Lock()
+		running := p.running[n.Name]
+		p.mu.Unlock()
+		if running {
+			return fmt.Errorf("start %s: already running", n.Name)
+		}
+		if err := p.createPod(ctx, n); err != nil {
+			return fmt.Errorf("start %s: %w", n.Name, err)
+		}
+		p.mu.Lock()
+		p.running[n.Name] = true
+		p.mu.Unlock()
+	}
+	for _, n := range nodes {
+		ip, err := p.waitReady(ctx, n)
+		if err != nil {
+			return fmt.Errorf("start %s: %w", n.Name, err)
+		}
+		n.Host = ip
+		p.log.Info("node started", "node", n.Name, "pod", p.ns+"/"+podName(n), "ip", ip)
+	}
+	for _, n := range nodes {
+		if err := p.dialPeers(ctx, n); err != nil {
+			return fmt.Errorf("start %s: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
+	cm, err := p.cs.CoreV1().ConfigMaps(p.ns).Get(ctx, podName(n)+"-files", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	sec, err := p.cs.CoreV1().Secrets(p.ns).Get(ctx, podName(n)+"-keys", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	pull := corev1.PullIfNotPresent
+	if p.pullNo {
+		pull = corev1.PullNever
+	}
+	var env []corev1.EnvVar
+	for _, kv := range p.net.NodeEnv() {
+		k, v, _ := strings.Cut(kv, "=")
+		env = append(env, corev1.EnvVar{Name: k, Value: v})
+	}
+	res, err := p.resources(n)
+	if err != nil {
+		return err
+	}
+	port := func(name string, n int) corev1.ContainerPort {
+		return corev1.ContainerPort{Name: name, ContainerPort: int32(n), Protocol: corev1.ProtocolTCP}
+	}
+	keyMode, grace, no := int32(0o600), int64(10), false
+	pod := &corev1.Pod{
+		ObjectMeta: p.meta(n, ""),
+		Spec: corev1.PodSpec{
+			RestartPolicy:                 corev1.RestartPolicyNever, // a crash is a finding, not something to hide
+			TerminationGracePeriodSeconds: &grace,
+			AutomountServiceAccountToken:  &no,
+			EnableServiceLinks:            &no,
+			DNSPolicy:                     corev1.DNSDefault,
+			Containers: []corev1.Container{{
+				Name:            "node",
+				Image:           p.image,
+				ImagePullPolicy: pull,
+				Command: []string{image.Binary, "pod", "--from", filesDir, "--from", keysDir, "--home", homeDir, "--",
+					image.Binary, "node", "--home", homeDir},
+				Env: env,
+				Ports: []corev1.ContainerPort{port("p2p", n.Ports.P2P), port("rpc", n.Ports.RPC),
+					port("metrics", n.Ports.Metrics), port("pprof", n.Ports.Pprof)},
+				Resources: res,
+				ReadinessProbe: &corev1.Probe{
+					ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt(n.Ports.RPC)}},
+					PeriodSeconds: 1,
+				},
+				VolumeMounts: []corev1.VolumeMount{
+					{Name: "files", MountPath: filesDir, ReadOnly: true},
+					{Name: "keys", MountPath: keysDir, ReadOnly: true},
+					{Name: "home", MountPath: homeDir},
+				},
+			}},
+			Volumes: []corev1.Volume{
+				{Name: "files", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+					LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}, Items: fileItems(cm.Data)}}},
+				{Name: "keys", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+					SecretName: sec.Name, Items: fileItems(sec.Data), DefaultMode: &keyMode}}},
+				{Name: "home", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			},
+		},
+	}
+	if z := p.zones[n.Name]; z != "" && p.spec.ZoneLabel != "" {
+		pod.Spec.NodeSelector = map[string]string{p.spec.ZoneLabel: z}
+	}
+	_, err = p.cs.CoreV1().Pods(p.ns).Create(ctx, pod, metav1.CreateOptions{})
+	return err
+}
+
+// resources are the requests and limits of n's role.
+func (p *Provider) resources(n *testnet.Node) (corev1.ResourceRequirements, error) {
+	r := p.spec.Full
+	if n.Role == testnet.RoleValidator {
+		r = p.spec.Validator
+	}
+	out := corev1.ResourceRequirements{}
+	set := func(list *corev1.ResourceList, name corev1.ResourceName, v string) error {
+		if v == "" {
+			return nil
+		}
+		q, err := resource.ParseQuantity(v)
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", name, v, err)
+		}
+		if *list == nil {
+			*list = corev1.ResourceList{}
+		}
+		(*list)[name] = q
+		return nil
+	}
+	return out, errors.Join(set(&out.Requests, corev1.ResourceCPU, r.CPU), set(&out.Requests, corev1.ResourceMemory, r.Memory),
+		set(&out.Limits, corev1.ResourceCPU, r.CPULimit), set(&out.Limits, corev1.ResourceMemory, r.MemoryLimit))
+}
+
+// waitReady waits until n's pod runs, has an IP and answers on its RPC
+// port; a pod that cannot start is an error that says why.
+func (p *Provider) waitReady(ctx context.Context, n *testnet.Node) (string, error) {
+	timeout := p.spec.Ready.D()
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	end := time.Now().Add(timeout)
+	why := "not scheduled yet"
+	for time.Now().Before(end) {
+		pod, err := p.cs.CoreV1().Pods(p.ns).Get(ctx, podName(n), metav1.GetOptions{})
+		if err != nil {
+			return "", err
+		}
+		if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+			return "", fmt.Errorf("pod %s/%s ended (%s): %s", p.ns, pod.Name, pod.Status.Phase, p.podProblem(ctx, pod))
+		}
+		if ready(pod) && pod.Status.PodIP != "" {
+			return pod.Status.PodIP, nil
+		}
+		if w := waiting(pod); w != "" {
+			why = w
+			if strings.Contains(w, "ErrImage") || strings.Contains(w, "ImagePull") || strings.Contains(w, "InvalidImageName") {
+				return "", fmt.Errorf("pod %s/%s cannot get its image: %s", p.ns, pod.Name, w)
+			}
+		} else if pod.Status.Phase == corev1.PodPending {
+			for _, c := range pod.Status.Conditions {
+				if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+					why = "not scheduled: " + c.Message
+				}
+			}
+		} else {
+			why = "running, not answering on its RPC port yet"
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	return "", fmt.Errorf("pod %s/%s not ready after %s (testnet.kubernetes.ready_timeout): %s", p.ns, podName(n), timeout, why)
+}
+
+func ready(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func waiting(pod *corev1.Pod) string {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil && w.Reason != "" && w.Reason != "ContainerCreating" {
+			return w.Reason + ": " + w.Message
+		}
+	}
+	return ""
+}
+
+// podProblem says why a pod ended: its container's exit and the end of
+// its log.
+func (p *Provider) podProblem(ctx context.Context, pod *corev1.Pod) string {
+	msg := pod.Status.Reason
+	for _, cs := range pod.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil {
+			msg = fmt.Sprintf("exit %d (%s)", t.ExitCode, t.Reason)
+			if t.Message != "" {
+				msg += ": " + strings.TrimSpace(t.Message)
+			}
+		}
+	}
+	tail := int64(5)
+	if raw, err := p.cs.CoreV1().Pods(p.ns).GetLogs(pod.Name, &corev1.PodLogOptions{TailLines: &tail}).DoRaw(ctx); err == nil && len(raw) > 0 {
+		msg += "; its log ends: " + strings.TrimSpace(string(raw))
+	}
+	return msg
+}
+
+// dialPeers asks n to dial its persistent peers and seeds at their pods'
+// current addresses.
+func (p *Provider) dialPeers(ctx context.Context, n *testnet.Node) error {
+	peers, seeds := p.net.PeerAddresses(n)
+	if len(peers)+len(seeds) == 0 {
+		return nil
+	}
+	if len(peers) > 0 {
+		if err := unsafeRPC(ctx, n, "dial_peers", url.Values{"peers": {quoteList(peers)}, "persistent": {"true"}}); err != nil {
+			return err
+		}
+	}
+	if len(seeds) > 0 {
+		if err := unsafeRPC(ctx, n, "dial_seeds", url.Values{"seeds": {quoteList(seeds)}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unsafeRPC calls one of the node's unsafe RPC methods (the CometBFT
+// client has no call for them) and returns its error, if any.
+func unsafeRPC(ctx context.Context, n *testnet.Node, method string, q url.Values) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.Endpoint().RPC+"/"+method+"?"+q.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Error *struct {
+			Message string `json:"message"`
+			Data    string `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out); err != nil {
+		return fmt.Errorf("%s: %s answered %s: %w", method, n.Name, resp.Status, err)
+	}
+	if out.Error != nil {
+		return fmt.Errorf("%s: %s %s", method, out.Error.Message, out.Error.Data)
+	}
+	return nil
+}
+
+// quoteList is a JSON list of strings, as the RPC's URI form takes it.
+func quoteList(xs []string) string {
+	b, _ := json.Marshal(xs)
+	return string(b)
+}
+
+// Stop deletes the nodes' pods (SIGTERM, then SIGKILL after 10 s) and
+// waits until they are gone. Their data goes with them: started again, a
+// node syncs from its peers.
+func (p *Provider) Stop(ctx context.Context, nodes ...*testnet.Node) error {
+	return p.remove(ctx, 10, nodes)
+}
+
+// Kill deletes the nodes' pods at once, as a crash would.
+func (p *Provider) Kill(ctx context.Context, nodes ...*testnet.Node) error {
+	return p.remove(ctx, 0, nodes)
+}
+
+func (p *Provider) remove(ctx context.Context, grace int64, nodes []*testnet.Node) error {
+	var errs []error
+	for _, n := range nodes {
+		p.mu.Lock()
+		delete(p.running, n.Name)
+		p.mu.Unlock()
+		err := p.cs.CoreV1().Pods(p.ns).Delete(ctx, podName(n), metav1.DeleteOptions{GracePeriodSeconds: &grace})
+		if err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("delete pod of %s: %w", n.Name, err))
+		}
+	}
+	for _, n := range nodes {
+		if err := p.waitGone(ctx, n); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Provider) waitGone(ctx context.Context, n *testnet.Node) error {
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); {
+		_, err := p.cs.CoreV1().Pods(p.ns).Get(ctx, podName(n), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			p.log.Info("node stopped", "node", n.Name)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("pod of %s still there a minute after its deletion", n.Name)
+}
+
+// Endpoint is where the harness reaches n: its pod's IP (the harness runs
+// where pod IPs route: on the cluster's machine or in a pod).
+func (p *Provider) Endpoint(n *testnet.Node) testnet.Endpoint { return n.Endpoint() }
+
+// Exited reports a node the harness started whose pod ended or vanished
+// by itself.
+func (p *Provider) Exited(n *testnet.Node) (error, bool) {
+	p.mu.Lock()
+	running := p.running[n.Name]
+	p.mu.Unlock()
+	if !running {
+		return nil, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pod, err := p.cs.CoreV1().Pods(p.ns).Get(ctx, podName(n), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("pod %s/%s was deleted by someone else", p.ns, podName(n)), true
+	}
+	if err != nil {
+		return nil, false // the API did not answer: not a finding about the node
+	}
+	if pod.DeletionTimestamp != nil {
+		return fmt.Errorf("pod %s/%s is being deleted by someone else", p.ns, pod.Name), true
+	}
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return fmt.Errorf("pod %s/%s ended: %s", p.ns, pod.Name, p.podProblem(ctx, pod)), true
+	}
+	return nil, false
+}
+
+// Close deletes everything the provider made: the testnet's namespace
+// (and waits until it is gone), or in a given namespace the testnet's
+// pods, ConfigMaps and Secrets by label.
+func (p *Provider) Close(ctx context.Context) error {
+	p.mu.Lock()
+	p.running = map[string]bool{}
+	p.mu.Unlock()
+	if p.ownNS {
+		return DeleteNamespace(ctx, p.cs, p.ns)
+	}
+	zero := int64(0)
+	sel := metav1.ListOptions{LabelSelector: p.selector()}
+	return errors.Join(
+		p.cs.CoreV1().Pods(p.ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel),
+		p.cs.CoreV1().ConfigMaps(p.ns).DeleteCollection(ctx, metav1.DeleteOptions{}, sel),
+		p.cs.CoreV1().Secrets(p.ns).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+}
+
+// DeleteNamespace deletes ns with its pods at once and waits (up to two
+// minutes) until it is gone; one already gone is not an error.
+func DeleteNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	zero := int64(0)
+	err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, metav1.ListOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete the pods of namespace %s: %w", ns, err)
+	}
+	err = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("delete namespace %s: %w", ns, err)
+	}
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); {
+		if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("namespace %s still there two minutes after its deletion", ns)
+}
