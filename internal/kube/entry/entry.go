@@ -1,6 +1,6 @@
-// Package entry is what a node's pod runs first (`chainperf pod`): it
-// copies the node's files from their read-only mounts (a ConfigMap and a
-// Secret) into the writable home and then becomes the node.
+// Package entry is what a node's pod runs (`chainperf pod`): it copies the
+// node's files from their read-only mounts (a ConfigMap and a Secret) into
+// the writable home and then runs the node under the fault agent.
 package entry
 
 import (
@@ -8,16 +8,17 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/chainperf/chainperf/internal/kube/agent"
 )
 
 // Run copies each tree in from into home, unless home has a config
 // already (a container restarted in the same pod keeps its data and its
-// signing state), then replaces this process with argv.
-func Run(from []string, home string, argv []string) error {
+// signing state), then runs argv under the agent, which listens on
+// agentPort.
+func Run(from []string, home string, agentPort uint16, argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("no node command after --")
 	}
@@ -30,11 +31,7 @@ func Run(from []string, home string, argv []string) error {
 	} else if err != nil {
 		return err
 	}
-	bin, err := exec.LookPath(argv[0])
-	if err != nil {
-		return err
-	}
-	return syscall.Exec(bin, argv, os.Environ())
+	return agent.Run(agentPort, argv)
 }
 
 // copyTree copies the files under src to dst. A mounted ConfigMap holds

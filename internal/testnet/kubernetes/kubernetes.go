@@ -16,11 +16,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,6 +36,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/chainperf/chainperf/internal/kube/agent"
 	"github.com/chainperf/chainperf/internal/kube/image"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -57,6 +60,13 @@ const (
 // CtrEnv names the containerd socket of a local cluster when the scenario
 // gives neither a registry nor a socket (kube/localcluster/up.sh prints it).
 const CtrEnv = "CHAINPERF_KUBE_CTR"
+
+var (
+	_ testnet.Killer       = (*Provider)(nil)
+	_ testnet.Pauser       = (*Provider)(nil)
+	_ testnet.Disconnecter = (*Provider)(nil)
+	_ testnet.Partitioner  = (*Provider)(nil)
+)
 
 // Provider runs a testnet's nodes as pods.
 type Provider struct {
@@ -178,7 +188,11 @@ func (p *Provider) Open(ctx context.Context) (err error) {
 		}
 	}()
 	if p.ownNS {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.ns, Labels: p.labels(nil)}}
+		labels := p.labels(nil)
+		// NET_ADMIN (the fault agent) is beyond the "baseline" pod
+		// security level a cluster may enforce by default.
+		labels["pod-security.kubernetes.io/enforce"] = "privileged"
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.ns, Labels: labels}}
 		if _, err := p.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create namespace %s: %w", p.ns, err)
 		}
@@ -352,11 +366,14 @@ func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
 				Name:            "node",
 				Image:           p.image,
 				ImagePullPolicy: pull,
-				Command: []string{image.Binary, "pod", "--from", filesDir, "--from", keysDir, "--home", homeDir, "--",
-					image.Binary, "node", "--home", homeDir},
-				Env: env,
+				Command: []string{image.Binary, "pod", "--from", filesDir, "--from", keysDir, "--home", homeDir,
+					"--agent", strconv.Itoa(agentPort(n)), "--", image.Binary, "node", "--home", homeDir},
+				// The agent cuts the pod off with nftables rules in its own
+				// network namespace (disconnect, partition).
+				SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_ADMIN"}}},
+				Env:             env,
 				Ports: []corev1.ContainerPort{port("p2p", n.Ports.P2P), port("rpc", n.Ports.RPC),
-					port("metrics", n.Ports.Metrics), port("pprof", n.Ports.Pprof)},
+					port("metrics", n.Ports.Metrics), port("pprof", n.Ports.Pprof), port("agent", agentPort(n))},
 				Resources: res,
 				ReadinessProbe: &corev1.Probe{
 					ProbeHandler:  corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt(n.Ports.RPC)}},
@@ -542,6 +559,77 @@ func unsafeRPC(ctx context.Context, n *testnet.Node, method string, q url.Values
 func quoteList(xs []string) string {
 	b, _ := json.Marshal(xs)
 	return string(b)
+}
+
+// agentPort is where n's fault agent listens in its pod: the node's port
+// for an EVM chain's JSON-RPC over WebSocket, which a kvstore node leaves
+// free (so it clashes with none of the testnet's ports).
+func agentPort(n *testnet.Node) int { return n.Ports.JSONRPCWS }
+
+func (p *Provider) agent(n *testnet.Node) agent.Client {
+	return agent.Client{Base: "http://" + net.JoinHostPort(n.Host, strconv.Itoa(agentPort(n)))}
+}
+
+// each calls f for every node and joins the errors.
+func each(nodes []*testnet.Node, f func(*testnet.Node) error) error {
+	var errs []error
+	for _, n := range nodes {
+		if err := f(n); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", n.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Pause freezes the nodes (their agents stop them with SIGSTOP); their
+// pods keep running.
+func (p *Provider) Pause(ctx context.Context, nodes ...*testnet.Node) error {
+	return each(nodes, func(n *testnet.Node) error { return p.agent(n).Do(ctx, "/pause", nil) })
+}
+
+// Resume lets paused nodes go on.
+func (p *Provider) Resume(ctx context.Context, nodes ...*testnet.Node) error {
+	return each(nodes, func(n *testnet.Node) error { return p.agent(n).Do(ctx, "/resume", nil) })
+}
+
+// Disconnect cuts the nodes off every address (peers and harness) but
+// their agents' port.
+func (p *Provider) Disconnect(ctx context.Context, nodes ...*testnet.Node) error {
+	return each(nodes, func(n *testnet.Node) error { return p.agent(n).Do(ctx, "/cut", &agent.Request{All: true}) })
+}
+
+// Reconnect undoes Disconnect.
+func (p *Provider) Reconnect(ctx context.Context, nodes ...*testnet.Node) error {
+	return each(nodes, func(n *testnet.Node) error { return p.agent(n).Do(ctx, "/restore", nil) })
+}
+
+// Partition cuts every node of a group from the pods of the other groups;
+// the harness still reaches them all.
+func (p *Provider) Partition(ctx context.Context, groups [][]*testnet.Node) error {
+	var errs []error
+	for i, g := range groups {
+		var others []string
+		for j, h := range groups {
+			if j != i {
+				for _, n := range h {
+					others = append(others, n.Host)
+				}
+			}
+		}
+		errs = append(errs, each(g, func(n *testnet.Node) error {
+			return p.agent(n).Do(ctx, "/cut", &agent.Request{Peers: others})
+		}))
+	}
+	return errors.Join(errs...)
+}
+
+// Heal undoes Partition.
+func (p *Provider) Heal(ctx context.Context, groups [][]*testnet.Node) error {
+	var errs []error
+	for _, g := range groups {
+		errs = append(errs, p.Reconnect(ctx, g...))
+	}
+	return errors.Join(errs...)
 }
 
 // Stop deletes the nodes' pods (SIGTERM, then SIGKILL after 10 s) and
