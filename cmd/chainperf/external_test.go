@@ -190,7 +190,7 @@ interval = "500ms"
 		name, text, want string
 	}{
 		{"fault", "[[perturbation]]\nkind = \"kill\"\nnodes = [\"validator3\"]\nat = \"2s\"\nduration = \"2s\"\n",
-			`kill needs provider "process" or "netns": the "external" provider cannot kill nodes`},
+			`kill needs provider "process" or "netns" or "kubernetes": the "external" provider cannot kill nodes`},
 		{"off this machine", "", `is not on this machine: load a network only if it is yours`},
 	} {
 		text := strings.Replace(string(mustRead(t, ext)), nodes.String(), "", 1) + tc.text

@@ -284,7 +284,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown key", []string{"scenario", "check", write("key.toml", "[testnet]\nvalidator = 4\n")},
 			`key.toml:2: unknown key "testnet.validator" (did you mean "testnet.validators"?)`},
 		{"fault the provider cannot do", []string{"scenario", "check", write("part.toml", "[[perturbation]]\nkind = \"partition\"\ngroups = [[\"validator0\", \"validator1\"], [\"validator2\", \"validator3\"]]\nat = \"5s\"\nduration = \"5s\"\n")},
-			`part.toml:2: perturbation[0].kind: partition needs provider "netns": the "process" provider cannot partition nodes`},
+			`part.toml:2: perturbation[0].kind: partition needs provider "netns" or "kubernetes": the "process" provider cannot partition nodes`},
 		{"fault refused at up", []string{"testnet", "up", "-f", write("disc.toml", "[[perturbation]]\nkind = \"disconnect\"\nnodes = [\"full0\"]\nat = \"5s\"\nduration = \"5s\"\n")},
 			`disc.toml:2: perturbation[0].kind: disconnect needs provider "netns"`},
 		{"missing file", []string{"scenario", "check", filepath.Join(tmp, "nope.toml")},

@@ -1,6 +1,8 @@
 package testnet
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,6 +89,10 @@ func (s *State) check(path string) error {
 	}
 	if s.Network != nil && s.Network.Tag != NetworkTag(s.ID) {
 		return fmt.Errorf("state file %s: network tag %q is not testnet %s's", path, s.Network.Tag, s.ID)
+	}
+	if c := s.Cluster; c != nil && c.OwnNamespace && c.Namespace != ClusterNamespace(s.ID) {
+		// Deleting it would delete everything in it: only the testnet's own.
+		return fmt.Errorf("state file %s: namespace %q is not testnet %s's", path, c.Namespace, s.ID)
 	}
 	if !filepath.IsAbs(s.Dir) {
 		return fmt.Errorf("state file %s: dir %q is not absolute", path, s.Dir)
@@ -179,6 +185,15 @@ func RegistryDir() string {
 	}
 	// Per user: another user's state files are never read.
 	return filepath.Join(os.TempDir(), fmt.Sprintf("chainperf-%d", os.Geteuid()), "testnets")
+}
+
+// RegistryKey names this machine's registry (a hash of the host name and
+// the registry dir), for the label on what chainperf makes in a cluster:
+// `clean --all` removes only what this registry's testnets made there.
+func RegistryKey() string {
+	host, _ := os.Hostname()
+	sum := sha256.Sum256([]byte(host + "\x00" + RegistryDir()))
+	return hex.EncodeToString(sum[:6])
 }
 
 // Registered returns the states in the registry, oldest first. Damaged

@@ -111,10 +111,27 @@ type Testnet struct {
 	// once they run (kubernetes: pod IPs): configs name no peers and allow
 	// the unsafe RPC, through which the provider dials each node's peers
 	// (PeerAddresses) after it starts.
-	DialPeers bool             `json:"dial_peers,omitempty"`
-	spec      scenario.Testnet // what it was made from
-	base      int              // first port
+	DialPeers bool `json:"dial_peers,omitempty"`
+	// Cluster is set when the nodes are pods (the kubernetes provider):
+	// where they are, so that down and clean find them without the scenario.
+	Cluster *Cluster         `json:"cluster,omitempty"`
+	spec    scenario.Testnet // what it was made from
+	base    int              // first port
 }
+
+// A Cluster is where a testnet's pods run: the kubeconfig and context
+// that reach it and the namespace. OwnNamespace says the namespace is the
+// testnet's own (ClusterNamespace of its ID), deleted whole at the end;
+// in a given namespace only objects with the testnet's label are deleted.
+type Cluster struct {
+	Kubeconfig   string `json:"kubeconfig,omitempty"`
+	Context      string `json:"context,omitempty"`
+	Namespace    string `json:"namespace"`
+	OwnNamespace bool   `json:"own_namespace"`
+}
+
+// ClusterNamespace is the namespace chainperf makes for testnet id.
+func ClusterNamespace(id string) string { return "chainperf-" + strings.TrimPrefix(id, "tn-") }
 
 // NewID returns a fresh testnet ID.
 func NewID() string {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/kubernetes"
 	"github.com/chainperf/chainperf/internal/testnet/netns"
 	"github.com/chainperf/chainperf/internal/testnet/process"
 )
@@ -47,6 +48,9 @@ func Down(ctx context.Context, dir string) error {
 func Remove(st *testnet.State) {
 	if st.Network != nil {
 		_ = netns.Remove(context.Background(), st.Network.Tag)
+	}
+	if st.Cluster != nil {
+		_ = kubernetes.Remove(context.Background(), *st.Cluster, st.ID)
 	}
 	switch {
 	case st.OwnsDir():
@@ -114,6 +118,23 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 				errs = append(errs, err)
 			}
 			out = append(out, Leftover{ID: "tn-" + strings.TrimPrefix(tag, "cp"), Dir: "(network namespaces " + tag + "-*)"})
+		}
+	}
+	// With all: namespaces chainperf made in the cluster of the default
+	// kubeconfig (by label) for testnets that no live harness owns.
+	if all {
+		keep := map[string]bool{}
+		for _, st := range states {
+			if process.HarnessAlive(st) || st.Detached {
+				keep[st.ID] = true
+			}
+		}
+		ids, err := kubernetes.Leftovers(ctx, keep)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		for _, id := range ids {
+			out = append(out, Leftover{ID: id, Dir: "(Kubernetes namespace " + testnet.ClusterNamespace(id) + ")"})
 		}
 	}
 	return out, errs

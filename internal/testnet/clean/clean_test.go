@@ -71,12 +71,21 @@ func TestCraftedStatesRefused(t *testing.T) {
 		"id":   {Testnet: &testnet.Testnet{ID: "../../etc", Dir: dir}},
 		"home": {Testnet: &testnet.Testnet{ID: "tn-000001", Dir: dir, Nodes: []*testnet.Node{{Name: "v", Home: "/etc"}}}},
 		"tag":  {Testnet: &testnet.Testnet{ID: "tn-000001", Dir: dir, Network: &testnet.Network{Tag: ""}}},
+		// Its own namespace is deleted whole: only chainperf-ID may be named so.
+		"namespace": {Testnet: &testnet.Testnet{ID: "tn-000001", Dir: dir, Cluster: &testnet.Cluster{Namespace: "kube-system", OwnNamespace: true}}},
 	} {
 		data, _ := json.Marshal(st)
 		os.WriteFile(filepath.Join(dir, testnet.StateFile), data, 0o600)
 		if _, err := testnet.ReadState(dir); err == nil {
 			t.Errorf("%s: a crafted state was read", name)
 		}
+	}
+	// The same testnet with its own namespace is read.
+	ok := &testnet.State{Testnet: &testnet.Testnet{ID: "tn-000001", Dir: dir, Cluster: &testnet.Cluster{Namespace: "chainperf-000001", OwnNamespace: true}}}
+	data, _ := json.Marshal(ok)
+	os.WriteFile(filepath.Join(dir, testnet.StateFile), data, 0o600)
+	if _, err := testnet.ReadState(dir); err != nil {
+		t.Errorf("a testnet in its own namespace: %v", err)
 	}
 	// A registry others can write is not trusted.
 	os.Chmod(reg, 0o777)

@@ -48,6 +48,9 @@ const (
 	LabelTestnet = "chainperf.io/testnet"         // the testnet ID
 	LabelNode    = "chainperf.io/node"            // the node's name
 	LabelRole    = "chainperf.io/role"
+	// LabelRegistry names the registry of the harness that made it
+	// (testnet.RegistryKey): `chainperf clean --all` elsewhere leaves it be.
+	LabelRegistry = "chainperf.io/registry"
 )
 
 // In the pod: where the node's files are mounted and its home.
@@ -151,8 +154,9 @@ func New(t *testnet.Testnet, spec scenario.Testnet, o testnet.ProviderOptions) (
 	p := &Provider{net: t, spec: spec.Kubernetes, zones: spec.ZoneOf(), cs: cs, exe: o.Exe, log: log, running: map[string]bool{}}
 	p.ns, p.ownNS = spec.Kubernetes.Namespace, spec.Kubernetes.Namespace == ""
 	if p.ownNS {
-		p.ns = Namespace(t.ID)
+		p.ns = testnet.ClusterNamespace(t.ID)
 	}
+	t.Cluster = &testnet.Cluster{Kubeconfig: spec.Kubernetes.Kubeconfig, Context: spec.Kubernetes.Context, Namespace: p.ns, OwnNamespace: p.ownNS}
 	for _, n := range t.Nodes {
 		n.Host = "0.0.0.0"
 	}
@@ -160,23 +164,16 @@ func New(t *testnet.Testnet, spec scenario.Testnet, o testnet.ProviderOptions) (
 	return p, nil
 }
 
-// Namespace is the namespace of testnet id when chainperf makes one.
-func Namespace(id string) string { return "chainperf-" + strings.TrimPrefix(id, "tn-") }
-
 // Name is "kubernetes".
 func (p *Provider) Name() string { return scenario.ProviderKubernetes }
 
 func (p *Provider) labels(n *testnet.Node) map[string]string {
-	l := map[string]string{LabelManaged: "chainperf", LabelTestnet: p.net.ID}
+	l := map[string]string{LabelManaged: "chainperf", LabelTestnet: p.net.ID, LabelRegistry: testnet.RegistryKey()}
 	if n != nil {
 		l[LabelNode] = n.Name
 		l[LabelRole] = string(n.Role)
 	}
 	return l
-}
-
-func (p *Provider) selector() string {
-	return LabelManaged + "=chainperf," + LabelTestnet + "=" + p.net.ID
 }
 
 // Open makes the namespace, delivers the node image and writes each node's
@@ -717,15 +714,67 @@ func (p *Provider) Close(ctx context.Context) error {
 	p.mu.Lock()
 	p.running = map[string]bool{}
 	p.mu.Unlock()
-	if p.ownNS {
-		return DeleteNamespace(ctx, p.cs, p.ns)
+	return remove(ctx, p.cs, *p.net.Cluster, p.net.ID)
+}
+
+// Remove deletes what testnet id left in cluster c (for `down` and
+// `clean` after its harness is gone).
+func Remove(ctx context.Context, c testnet.Cluster, id string) error {
+	cfg, err := Config(scenario.Kubernetes{Kubeconfig: c.Kubeconfig, Context: c.Context})
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return remove(ctx, cs, c, id)
+}
+
+func remove(ctx context.Context, cs kubernetes.Interface, c testnet.Cluster, id string) error {
+	if c.OwnNamespace {
+		return DeleteNamespace(ctx, cs, c.Namespace)
 	}
 	zero := int64(0)
-	sel := metav1.ListOptions{LabelSelector: p.selector()}
+	sel := metav1.ListOptions{LabelSelector: LabelManaged + "=chainperf," + LabelTestnet + "=" + id}
 	return errors.Join(
-		p.cs.CoreV1().Pods(p.ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel),
-		p.cs.CoreV1().ConfigMaps(p.ns).DeleteCollection(ctx, metav1.DeleteOptions{}, sel),
-		p.cs.CoreV1().Secrets(p.ns).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+		cs.CoreV1().Pods(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel),
+		cs.CoreV1().ConfigMaps(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel),
+		cs.CoreV1().Secrets(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+}
+
+// Leftovers deletes the namespaces this machine's registry made (by label)
+// in the cluster of the default kubeconfig whose testnet is not in keep,
+// and returns their testnet IDs. No kubeconfig: nothing to do.
+func Leftovers(ctx context.Context, keep map[string]bool) ([]string, error) {
+	cfg, err := Config(scenario.Kubernetes{})
+	if err != nil {
+		return nil, nil
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: LabelManaged + "=chainperf," + LabelRegistry + "=" + testnet.RegistryKey()})
+	if err != nil {
+		return nil, fmt.Errorf("list chainperf's namespaces at %s: %w", cfg.Host, err)
+	}
+	var gone []string
+	var errs []error
+	for _, ns := range list.Items {
+		id := ns.Labels[LabelTestnet]
+		if keep[id] || ns.Name != testnet.ClusterNamespace(id) {
+			continue
+		}
+		if err := DeleteNamespace(ctx, cs, ns.Name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		gone = append(gone, id)
+	}
+	return gone, errors.Join(errs...)
 }
 
 // DeleteNamespace deletes ns with its pods at once and waits (up to two

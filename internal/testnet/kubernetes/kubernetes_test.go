@@ -53,7 +53,7 @@ func TestKubernetesConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	providertest.Setup(t, tn)
-	ns := kubernetes.Namespace(tn.ID)
+	ns := testnet.ClusterNamespace(tn.ID)
 	t.Cleanup(func() { _ = kubernetes.DeleteNamespace(context.Background(), cs, ns) })
 	providertest.Conformance(t, providertest.Subject{Provider: p, Testnet: tn, Patience: 60 * time.Second, Block: 1300 * time.Millisecond,
 		Gone: func(t *testing.T) {

@@ -19,6 +19,7 @@ func TestTableCoversScenarioProviders(t *testing.T) {
 	for _, tc := range []struct{ provider, can string }{
 		{"process", "kill,restart,pause"},
 		{"netns", "kill,restart,pause,disconnect,partition,latency"},
+		{"kubernetes", "kill,restart,pause,disconnect,partition"},
 		{"external", ""},
 	} {
 		e, err := Find(tc.provider)
@@ -51,7 +52,7 @@ kind = "partition"
 groups = [["validator0", "validator1"], ["validator2", "validator3"]]
 at = "5s"
 duration = "5s"
-`, `f.toml:4: perturbation[0].kind: partition needs provider "netns": the "process" provider cannot partition nodes (set [testnet] provider = "netns")`},
+`, `f.toml:4: perturbation[0].kind: partition needs provider "netns" or "kubernetes": the "process" provider cannot partition nodes (set [testnet] provider = "netns")`},
 		{"disconnect on process", `[[perturbation]]
 kind = "disconnect"
 nodes = ["full0"]
@@ -82,7 +83,40 @@ kind = "restart"
 nodes = ["full0"]
 at = "5s"
 duration = "5s"
-`, `f.toml:8: perturbation[0].kind: restart needs provider "process" or "netns": the "external" provider cannot restart nodes`},
+`, `f.toml:8: perturbation[0].kind: restart needs provider "process" or "netns" or "kubernetes": the "external" provider cannot restart nodes`},
+		// Pods have no emulated delays to scale.
+		{"latency on kubernetes", `[testnet]
+provider = "kubernetes"
+[[perturbation]]
+kind = "latency"
+scale = 2.0
+at = "5s"
+duration = "5s"
+`, `f.toml:4: perturbation[0].kind: latency needs provider "netns": the "kubernetes" provider cannot change the latency between nodes`},
+		// What kubernetes can do passes (no cluster needed to check).
+		{"every fault but latency on kubernetes", `[testnet]
+provider = "kubernetes"
+[[perturbation]]
+kind = "kill"
+nodes = ["validator3"]
+at = "5s"
+duration = "5s"
+[[perturbation]]
+kind = "pause"
+nodes = ["full0"]
+at = "5s"
+duration = "5s"
+[[perturbation]]
+kind = "disconnect"
+nodes = ["full0"]
+at = "12s"
+duration = "5s"
+[[perturbation]]
+kind = "partition"
+groups = [["validator0", "validator1"], ["validator2", "validator3"]]
+at = "20s"
+duration = "5s"
+`, ""},
 		// What process can do passes.
 		{"kill and pause on process", `[[perturbation]]
 kind = "kill"

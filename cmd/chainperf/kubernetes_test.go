@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8s "k8s.io/client-go/kubernetes"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet/kubernetes"
+)
+
+// kubeCluster is a client of the cluster kube/localcluster/up.sh started
+// (.ci/run sets KUBECONFIG and CHAINPERF_KUBE_CTR). Without one the test
+// is skipped, except in CI, where it fails.
+func kubeCluster(t *testing.T) k8s.Interface {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes in a cluster")
+	}
+	if os.Getenv("KUBECONFIG") == "" || os.Getenv(kubernetes.CtrEnv) == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs the kubernetes tests on a real cluster: KUBECONFIG and CHAINPERF_KUBE_CTR must be set (kube/localcluster/up.sh)")
+		}
+		t.Skip("no cluster: run `eval $(sudo kube/localcluster/up.sh)` first")
+	}
+	cfg, err := kubernetes.Config(scenario.Kubernetes{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := k8s.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// chainperfNamespaces lists the namespaces chainperf made in the cluster.
+func chainperfNamespaces(t *testing.T, cs k8s.Interface) []string {
+	t.Helper()
+	list, err := cs.CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{LabelSelector: kubernetes.LabelManaged + "=chainperf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, ns := range list.Items {
+		out = append(out, ns.Name)
+	}
+	return out
+}
+
+// TestKubernetesRun: 4 validators and a full node as pods of a real
+// cluster, 30 s of load; a validator's pod is killed (deleted) and comes
+// back, a 2|2 partition stops the chain until it heals. Every tx gets its
+// fate (the conservation law, none unresolved), the run is stored and
+// reported, and nothing of the testnet is left in the cluster.
+func TestKubernetesRun(t *testing.T) {
+	cs := kubeCluster(t)
+	before := chainperfNamespaces(t, cs)
+	tmp := t.TempDir()
+	reg, db, reports := t.TempDir(), filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
+	scn := filepath.Join(tmp, "k8s.toml")
+	os.WriteFile(scn, []byte(`name = "k8s"
+[testnet]
+provider = "kubernetes"
+validators = 4
+full_nodes = 1
+[load]
+rate = 100
+duration = "30s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+drain_timeout = "30s"
+[criteria]
+max_unresolved = 0
+[[perturbation]]
+kind = "kill"
+nodes = ["validator3"]
+at = "4s"
+duration = "6s"
+[[perturbation]]
+kind = "partition"
+groups = [["validator0", "validator1", "full0"], ["validator2", "validator3"]]
+at = "17s"
+duration = "8s"
+`), 0o644)
+	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", reports)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	r := readSummary(t, reports)
+	at := map[string]time.Time{}
+	for _, e := range r.Events {
+		what, _, _ := strings.Cut(e.Detail, " ")
+		if at[what].IsZero() {
+			at[what] = e.At
+		}
+	}
+	for _, want := range []string{"kill", "start", "partition", "heal"} {
+		if at[want].IsZero() {
+			t.Fatalf("events %+v; want kill, start, partition, heal", r.Events)
+		}
+	}
+	p := r.Main()
+	if s := p.Ledger; !s.Balanced() || s.Sent != 3000 || s.Fates[load.FateUnresolved] != 0 || s.Fates[load.FateCommitted] == 0 {
+		t.Errorf("ledger %+v: want 3000 sent, every one with its fate", s)
+	}
+	var inSplit, afterHeal int
+	for _, b := range p.Blocks {
+		switch {
+		case b.Seen.After(at["partition"].Add(2*time.Second)) && b.Seen.Before(at["heal"]):
+			inSplit++
+		case b.Seen.After(at["heal"]):
+			afterHeal++
+		}
+	}
+	if inSplit != 0 || afterHeal == 0 {
+		t.Errorf("blocks: %d during the 2|2 split (want 0), %d after the heal (want some)", inSplit, afterHeal)
+	}
+	if len(r.Faults) != 2 || r.Faults[0].CatchUp <= 0 {
+		t.Errorf("faults %+v; want the kill with the pod back at the tip, then the partition", r.Faults)
+	}
+	if out, code := cli(t, reg, "runs", "show", r.ID, "--db", db); code != 0 || !strings.Contains(out, "committed") {
+		t.Errorf("runs show: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(reports, r.ID, "report.html")); err != nil {
+		t.Errorf("no report: %v", err)
+	}
+	if now := chainperfNamespaces(t, cs); len(now) != len(before) {
+		t.Errorf("namespaces after the run: %v; before: %v", now, before)
+	}
+}
+
+// TestKubernetesCleanup: Ctrl-C of `testnet up` on a cluster deletes the
+// testnet's namespace; after a SIGKILL of the harness, `chainperf clean`
+// does (its state file says where the pods are), and with the state file
+// gone too, `chainperf clean --all` finds the namespace by its labels.
+func TestKubernetesCleanup(t *testing.T) {
+	cs := kubeCluster(t)
+	for _, c := range []struct {
+		name  string
+		sig   syscall.Signal
+		clean []string
+	}{{"interrupt", syscall.SIGINT, nil}, {"killed", syscall.SIGKILL, []string{"clean"}}, {"unregistered", syscall.SIGKILL, []string{"clean", "--all"}}} {
+		sig := c.sig
+		t.Run(c.name, func(t *testing.T) {
+			before := chainperfNamespaces(t, cs)
+			reg := t.TempDir()
+			cmd, dir := upForeground(t, reg, "[testnet]\nprovider = \"kubernetes\"\nvalidators = 2\nfull_nodes = 0\n")
+			if now := chainperfNamespaces(t, cs); len(now) != len(before)+1 {
+				t.Fatalf("namespaces while the testnet runs: %v (before: %v)", now, before)
+			}
+			cmd.Process.Signal(sig)
+			cmd.Wait()
+			if c.name == "unregistered" {
+				t.Cleanup(func() { os.RemoveAll(dir) }) // its state is gone: nothing else knows the dir
+				entries, _ := filepath.Glob(filepath.Join(reg, "*.json"))
+				for _, e := range append(entries, filepath.Join(dir, "testnet.json")) {
+					os.Remove(e)
+				}
+			}
+			if c.clean != nil {
+				if out, code := cli(t, reg, c.clean...); code != 0 || !strings.Contains(out, "removed testnet") {
+					t.Errorf("%v: exit %d\n%s", c.clean, code, out)
+				}
+			}
+			if now := chainperfNamespaces(t, cs); len(now) != len(before) {
+				t.Errorf("namespaces left: %v (before: %v)", now, before)
+			}
+		})
+	}
+}
