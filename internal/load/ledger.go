@@ -114,6 +114,9 @@ type Ledger struct {
 	// percentiles go into perSec when a later second begins.
 	secAt  int
 	secLat *hdrhistogram.Histogram
+	// secHists, when kept (KeepSeconds), holds each past second's latency
+	// histogram, for a merge.
+	secHists map[int]*hdrhistogram.Histogram
 }
 
 // A Second holds what happened in one second of the run, by send time for
@@ -183,6 +186,11 @@ func (l *Ledger) flushSecond(at int) {
 		s := l.second(time.Duration(l.secAt) * time.Second)
 		s.LatencyP50 = float64(l.secLat.ValueAtQuantile(50))
 		s.LatencyP99 = float64(l.secLat.ValueAtQuantile(99))
+		if l.secHists != nil {
+			h := hdrhistogram.New(l.secLat.LowestTrackableValue(), l.secLat.HighestTrackableValue(), int(l.secLat.SignificantFigures()))
+			h.Merge(l.secLat)
+			l.secHists[l.secAt] = h
+		}
 	}
 	l.secLat.Reset()
 	l.secAt = at
