@@ -178,3 +178,48 @@ func TestKubernetesCleanup(t *testing.T) {
 		})
 	}
 }
+
+// TestKubernetesSpreadLoad: one phase spread over 2 generator pods (a
+// Job), each with its own ledger and block follower; merged, every one of
+// the schedule's txs has its fate and the load went out as asked. The
+// generators' Job is gone after the run.
+func TestKubernetesSpreadLoad(t *testing.T) {
+	cs := kubeCluster(t)
+	before := chainperfNamespaces(t, cs)
+	tmp := t.TempDir()
+	reg, db, reports := t.TempDir(), filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
+	scn := filepath.Join(tmp, "spread.toml")
+	os.WriteFile(scn, []byte(`name = "spread"
+[testnet]
+provider = "kubernetes"
+validators = 4
+full_nodes = 1
+[load]
+rate = 300
+duration = "20s"
+generators = 2
+[experiment]
+kind = "steady"
+warmup = "2s"
+[criteria]
+max_unresolved = 0
+`), 0o644)
+	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", reports)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "from 2 generators, their ledgers merged") || !strings.Contains(out, "6000 sent = 6000 committed") {
+		t.Errorf("the summary does not show the merged generators' 6000 txs:\n%s", out)
+	}
+	r := readSummary(t, reports)
+	p := r.Main()
+	if s := p.Ledger; !s.Balanced() || s.Sent != 6000 || s.Fates[load.FateUnresolved] != 0 || s.Latency.Count != s.Fates[load.FateCommitted]+s.Fates[load.FateCommittedFailed] {
+		t.Errorf("merged ledger %+v: want 6000 sent, each with its fate and its latency", s)
+	}
+	if g := p.Generator; g.Generators != 2 || g.Bound || g.Due != 6000 {
+		t.Errorf("merged generator report %+v", g)
+	}
+	if now := chainperfNamespaces(t, cs); len(now) != len(before) {
+		t.Errorf("namespaces after the run: %v; before: %v", now, before)
+	}
+}

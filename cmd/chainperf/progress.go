@@ -48,6 +48,13 @@ func statusLines(p experiment.Progress) []string {
 		mempool = fmt.Sprintf("%.0f", p.MempoolMax)
 	}
 	waiting := s.Accepted - s.Fates[load.FateCommitted] - s.Fates[load.FateCommittedFailed]
+	if p.Generators > 1 {
+		return []string{
+			fmt.Sprintf("%-10s %s %.0fs of %.0fs, %s left", name, p.Phase, p.Elapsed.Seconds(), p.Length.Seconds(), left),
+			fmt.Sprintf("tx/s       target %.0f, sent by %d generator pods (their counts merge when they end)", p.Target, p.Generators),
+			fmt.Sprintf("chain      height %d   block interval %.2f s   mempool max %s txs", p.Height, p.Interval.Seconds(), mempool),
+		}
+	}
 	return []string{
 		fmt.Sprintf("%-10s %s %.0fs of %.0fs, %s left", name, p.Phase, p.Elapsed.Seconds(), p.Length.Seconds(), left),
 		fmt.Sprintf("tx/s       target %.0f   sent %.0f   committed %.0f   (last 5 s)", p.Target, sent, committed),

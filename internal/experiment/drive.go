@@ -47,6 +47,9 @@ type DriveOptions struct {
 	// known (the store records blocks as the run goes).
 	OnBlock func(observe.Block)
 	Log     *slog.Logger
+	// Spread, when set, makes this Drive one of several generators of a
+	// phase (spread.go).
+	Spread *Spread
 }
 
 // Progress is a live snapshot of a run.
@@ -65,6 +68,9 @@ type Progress struct {
 	// caller to fill.
 	Name       string
 	MempoolMax float64
+	// Generators > 1: the load comes from that many generators, whose
+	// counts are known only when they end (Ledger is empty till then).
+	Generators int
 }
 
 // Drive runs one load phase: the generator sends on schedule while the
@@ -78,6 +84,9 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	model, wl, err := prepare(ctx, o)
 	if err != nil {
 		return nil, err
+	}
+	if o.Spread != nil {
+		model = load.Share{M: model, Index: o.Spread.Index, Of: o.Spread.Of}
 	}
 	pid, feedback := model.(*load.PID)
 	if feedback && len(o.Follow) == 0 {
@@ -95,8 +104,14 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 		from = h + 1
 	}
 	start := time.Now().Add(50 * time.Millisecond)
+	if o.Spread != nil {
+		start = o.Spread.Start // every generator's schedule from the same instant
+	}
 	ledger := load.NewLedger(start, len(o.Follow) > 0)
 	ledger.SetWindow(o.Warmup, model.Length()-o.Cooldown)
+	if o.Spread != nil {
+		ledger.KeepSeconds()
+	}
 	gen, err := load.NewGenerator(load.Config{
 		Model: model, Workload: wl, Targets: append([]string(nil), o.Targets...), Method: o.Load.Method,
 		Batch: o.Load.Batch, MaxInFlight: o.Load.MaxInFlight, MaxPending: o.Load.MaxPending,
@@ -156,6 +171,13 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	ledger.Close()
 
 	r := phaseOf(o, model, wl, start, ledger, gen, follower)
+	if o.Spread != nil {
+		st, err := ledger.State()
+		if err != nil {
+			return r, err
+		}
+		o.Spread.Done(st, r.Generator)
+	}
 	if runErr != nil {
 		return r, fmt.Errorf("load interrupted: %w", runErr)
 	}

@@ -331,7 +331,17 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 		do.OnCommit = c.Committed
 	}
 	ph.pools.mark()
-	p, err := Drive(ctx, do)
+	var p *results.Phase
+	var err error
+	if n := plan.load.Generators; n > 1 {
+		if sp, ok := net.Provider.(testnet.LoadSpreader); ok {
+			p, err = DriveSpread(ctx, do, n, sp.RunGenerators)
+		} else {
+			err = fmt.Errorf("load.generators = %d: the %q provider runs no generators", n, net.Provider.Name())
+		}
+	} else {
+		p, err = Drive(ctx, do)
+	}
 	if refused, known := ph.pools.refused(ph.targetNodes()); p != nil && known {
 		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused)
 	}

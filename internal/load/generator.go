@@ -526,6 +526,9 @@ type Report struct {
 	Bound   bool   `json:"bound"`
 	BoundBy string `json:"bound_by,omitempty"`
 	Why     string `json:"why,omitempty"`
+	// Generators > 1: the figures are the sums of that many generators'
+	// reports (MergeReports); 0 is chainperf alone.
+	Generators int `json:"generators,omitempty"`
 }
 
 // Report says whether the load was delivered as asked, given the

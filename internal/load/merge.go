@@ -190,7 +190,7 @@ func MergeLedgers(states []LedgerState) (*Ledger, error) {
 // MergeReports adds up the generators' reports of one phase: bound if
 // any was, with each bound one's reason.
 func MergeReports(rs []Report) Report {
-	var out Report
+	out := Report{Generators: len(rs)}
 	var why []string
 	for i, r := range rs {
 		if i == 0 {

@@ -49,13 +49,17 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 // Delivery says whether a phase's load went out as asked, and if not who
 // held it back.
 func Delivery(g load.Report) string {
+	from := ""
+	if g.Generators > 1 {
+		from = fmt.Sprintf(" (from %d generators, their ledgers merged)", g.Generators)
+	}
 	if !g.Bound {
 		if g.Due == 0 {
-			return fmt.Sprintf("closed loop, %d txs sent", g.Dispatched)
+			return fmt.Sprintf("closed loop, %d txs sent%s", g.Dispatched, from)
 		}
-		return fmt.Sprintf("as asked: %d of %.0f due txs sent within %s of their time, %d senders", g.OnTime, g.Due, load.OnTime, g.Senders)
+		return fmt.Sprintf("as asked: %d of %.0f due txs sent within %s of their time, %d senders%s", g.OnTime, g.Due, load.OnTime, g.Senders, from)
 	}
-	return strings.ToUpper(g.BoundBy) + "-BOUND: " + g.Why
+	return strings.ToUpper(g.BoundBy) + "-BOUND: " + g.Why + from
 }
 
 // Verdict is a run's one-word result: PASS or FAIL for a complete run,

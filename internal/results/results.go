@@ -20,21 +20,24 @@ import (
 // A Phase is what one load phase produced: the ledger, the blocks, the
 // generator's report and the figures derived from them.
 type Phase struct {
-	Name      string          `json:"name"` // "steady 1/1", "sweep c=2 r=400"
-	Kind      string          `json:"kind"` // the experiment kind that ran it: steady, sweep, find-max, rotate
-	RunID     string          `json:"run_id"`
-	Model     string          `json:"model"`
-	Workload  string          `json:"workload"`
-	Method    string          `json:"method"`
-	Start     time.Time       `json:"start"`
-	End       time.Time       `json:"end"`
-	Length    time.Duration   `json:"length_ns"`
-	Window    [2]float64      `json:"window_s"` // measured window, seconds since start
-	Generator load.Report     `json:"generator"`
-	Ledger    load.Summary    `json:"ledger"`
-	Blocks    []observe.Block `json:"blocks,omitempty"`
-	Followed  bool            `json:"followed"`
-	Figures   Figures         `json:"figures"`
+	Name      string        `json:"name"` // "steady 1/1", "sweep c=2 r=400"
+	Kind      string        `json:"kind"` // the experiment kind that ran it: steady, sweep, find-max, rotate
+	RunID     string        `json:"run_id"`
+	Model     string        `json:"model"`
+	Workload  string        `json:"workload"`
+	Method    string        `json:"method"`
+	Start     time.Time     `json:"start"`
+	End       time.Time     `json:"end"`
+	Length    time.Duration `json:"length_ns"`
+	Window    [2]float64    `json:"window_s"` // measured window, seconds since start
+	Generator load.Report   `json:"generator"`
+	// Generators is how many generators sent the phase's load (0 or 1:
+	// chainperf itself); their ledgers and reports are merged above.
+	Generators int             `json:"generators,omitempty"`
+	Ledger     load.Summary    `json:"ledger"`
+	Blocks     []observe.Block `json:"blocks,omitempty"`
+	Followed   bool            `json:"followed"`
+	Figures    Figures         `json:"figures"`
 	// Unresolved explains the phase's unresolved txs by the target nodes'
 	// mempool metrics (nil: none read).
 	Unresolved *Unresolved `json:"unresolved_explained,omitempty"`

@@ -317,9 +317,13 @@ type Load struct {
 	Batch       int      `toml:"batch"`
 	MaxInFlight int      `toml:"max_in_flight"`
 	MaxPending  int      `toml:"max_pending"`
-	Users       int      `toml:"users"`
-	ThinkTime   Duration `toml:"think_time"`
-	PID         PID      `toml:"pid"`
+	// Generators > 1 spreads each phase's schedule over that many
+	// generator pods (provider "kubernetes"), each with its own ledger,
+	// merged at the end.
+	Generators int      `toml:"generators"`
+	Users      int      `toml:"users"`
+	ThinkTime  Duration `toml:"think_time"`
+	PID        PID      `toml:"pid"`
 }
 
 // PID configures the rate model that holds a target block interval or a

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,6 +185,20 @@ func (s *Scenario) validateLoad(c *checker) {
 	// harness should hold.
 	if l.MaxPending < 1000 || l.MaxPending > 100_000_000 {
 		c.fail("load.max_pending", "%d: must be from 1000 to 100000000 (about 130 B a tx)", l.MaxPending)
+	}
+	if l.Generators < 1 || l.Generators > 256 {
+		c.fail("load.generators", "%d: must be from 1 to 256", l.Generators)
+	} else if l.Generators > 1 {
+		switch {
+		case s.Testnet.Provider != ProviderKubernetes:
+			c.fail("load.generators", "%d generators are pods: set [testnet] provider = %q (one machine sends from chainperf itself)", l.Generators, ProviderKubernetes)
+		case !slices.Contains([]string{"constant", "connections", "ramp", "steps"}, l.Model):
+			c.fail("load.generators", "%d generators split a schedule: the %q model has none to split (use constant, connections, ramp or steps)", l.Generators, l.Model)
+		case s.Workload.Kind != "kvstore":
+			c.fail("load.generators", "%d generators send kvstore txs only (each makes its own; %q txs carry state one sender keeps)", l.Generators, s.Workload.Kind)
+		case s.Experiment.Kind.Has(KindFindMax):
+			c.fail("load.generators", "%d generators: find-max steers one generator by feedback; drop it from experiment.kind", l.Generators)
+		}
 	}
 	if l.Model != "steps" && l.Duration <= 0 {
 		c.fail("load.duration", "%s: must be positive", l.Duration.D())

@@ -68,6 +68,14 @@ type LatencyShaper interface {
 	RestoreLatency(ctx context.Context) error
 }
 
+// A LoadSpreader runs load generators beside the nodes (generator pods):
+// one per spec, each `chainperf generate` reading its spec, and returns
+// each one's last line of output, in order. A generator that dies or
+// cannot start is an error that names it and says why.
+type LoadSpreader interface {
+	RunGenerators(ctx context.Context, specs [][]byte) ([][]byte, error)
+}
+
 // A ProcessLister knows the OS process of each node, for the /proc sampler.
 type ProcessLister interface {
 	// PID is n's process ID, 0 when it does not run (or runs elsewhere).

@@ -149,7 +149,8 @@ start kube-apiserver "$bin/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 
   --service-cluster-ip-range=10.0.0.0/24 --authorization-mode=Node,RBAC \
   --client-ca-file=pki/ca.crt --tls-cert-file=pki/apiserver.crt --tls-private-key-file=pki/apiserver.key \
   --service-account-issuer=https://kubernetes.default.svc --service-account-key-file=pki/sa.pub \
-  --service-account-signing-key-file=pki/sa.key --allow-privileged=true
+  --service-account-signing-key-file=pki/sa.key --allow-privileged=true \
+  --kubelet-client-certificate=pki/admin.crt --kubelet-client-key=pki/admin.key --kubelet-preferred-address-types=InternalIP
 wait_for kube-apiserver 60 curl -sf --cacert pki/ca.crt --cert pki/admin.crt --key pki/admin.key https://127.0.0.1:6443/readyz
 
 start kube-controller-manager "$bin/kube-controller-manager" --kubeconfig=kubeconfig --leader-elect=false \
@@ -193,7 +194,7 @@ failCgroupV1: false
 containerRuntimeEndpoint: unix://$dir/containerd/containerd.sock
 authentication: {anonymous: {enabled: false}, webhook: {enabled: false}, x509: {clientCAFile: $dir/pki/ca.crt}}
 authorization: {mode: AlwaysAllow}
-address: 127.0.0.1
+address: $node_ip # the API server reads pod logs here (its node address)
 healthzBindAddress: 127.0.0.1
 resolvConf: ""
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%"}

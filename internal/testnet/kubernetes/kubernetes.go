@@ -86,6 +86,7 @@ type Provider struct {
 
 	mu      sync.Mutex
 	running map[string]bool // started by the harness and not stopped or killed since
+	jobs    int             // generator jobs made
 }
 
 // Config loads the cluster's client config: the scenario's kubeconfig,
@@ -737,7 +738,9 @@ func remove(ctx context.Context, cs kubernetes.Interface, c testnet.Cluster, id 
 	}
 	zero := int64(0)
 	sel := metav1.ListOptions{LabelSelector: LabelManaged + "=chainperf," + LabelTestnet + "=" + id}
+	bgp := metav1.DeletePropagationBackground
 	return errors.Join(
+		cs.BatchV1().Jobs(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero, PropagationPolicy: &bgp}, sel),
 		cs.CoreV1().Pods(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel),
 		cs.CoreV1().ConfigMaps(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel),
 		cs.CoreV1().Secrets(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chainperf/chainperf/internal/experiment"
+)
+
+func generateCmd() *cobra.Command {
+	var specFile, specDir string
+	cmd := &cobra.Command{
+		Use:    "generate --spec FILE | --spec-dir DIR",
+		Short:  "Send one generator's share of a phase (in a generator pod) and print its ledger as JSON",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if specDir != "" {
+				// A pod of an indexed Job: its spec by its index.
+				specFile = filepath.Join(specDir, "spec-"+os.Getenv("JOB_COMPLETION_INDEX")+".json")
+			}
+			data, err := os.ReadFile(specFile)
+			if err != nil {
+				return err
+			}
+			var spec experiment.GeneratorSpec
+			if err := json.Unmarshal(data, &spec); err != nil {
+				return fmt.Errorf("%s: %w", specFile, err)
+			}
+			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			res, err := experiment.RunGenerator(cmd.Context(), spec, log)
+			if err != nil {
+				return err
+			}
+			out, err := json.Marshal(res)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", out)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&specFile, "spec", "", "the generator's spec (JSON)")
+	cmd.Flags().StringVar(&specDir, "spec-dir", "", "dir of specs spec-INDEX.json, INDEX from $JOB_COMPLETION_INDEX")
+	return cmd
+}
