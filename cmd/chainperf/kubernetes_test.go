@@ -223,3 +223,27 @@ max_unresolved = 0
 		t.Errorf("namespaces after the run: %v; before: %v", now, before)
 	}
 }
+
+// TestKubernetesDryRun200: the 200-validator example (3 regions, 8 full
+// nodes, 8 generator pods) is accepted object for object by the cluster's
+// API server and nothing is kept; a pod the server refuses (a memory
+// request above its limit) fails the dry run with the server's reason.
+func TestKubernetesDryRun200(t *testing.T) {
+	cs := kubeCluster(t)
+	before := chainperfNamespaces(t, cs)
+	reg := t.TempDir()
+	out, code := cli(t, reg, "testnet", "up", "-f", "../../examples/kubernetes-200.toml", "--dry-run")
+	// 208 nodes: a ConfigMap, a Secret and a pod each; the generators' ConfigMap and Job.
+	if code != 0 || !strings.Contains(out, "accepted all 626 objects") || !strings.Contains(out, "(208 nodes, 8 generators)") {
+		t.Errorf("dry run of the 200-validator example: exit %d\n%s", code, out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.toml")
+	os.WriteFile(bad, []byte("[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes.validator]\nmemory = \"2Gi\"\nmemory_limit = \"1Gi\"\n"), 0o644)
+	out, code = cli(t, reg, "testnet", "up", "-f", bad, "--dry-run")
+	if code == 0 || !strings.Contains(out, "must be less than or equal to memory limit") {
+		t.Errorf("dry run of a pod the server refuses: exit %d\n%s", code, out)
+	}
+	if now := chainperfNamespaces(t, cs); len(now) != len(before) {
+		t.Errorf("namespaces after the dry runs: %v; before: %v", now, before)
+	}
+}

@@ -30,14 +30,16 @@ func testnetCmd() *cobra.Command {
 
 func testnetUpCmd() *cobra.Command {
 	var file, dir, backend string
-	var detach bool
+	var detach, dryRun bool
 	cmd := &cobra.Command{
-		Use:   "up [-f scenario.toml] [--dir D] [--detach]",
+		Use:   "up [-f scenario.toml] [--dir D] [--detach | --dry-run]",
 		Short: "Start the scenario's testnet; Ctrl-C takes it down",
 		Long: `up starts the testnet of a scenario (the built-in default without -f) and
 follows block heights until Ctrl-C, then takes every node down. With
 --detach it returns once the nodes make blocks and leaves them running;
-'chainperf testnet down --dir D' ends them.`,
+'chainperf testnet down --dir D' ends them. With --dry-run (provider
+"kubernetes") the cluster's API server checks every object the testnet
+would make (pods, ConfigMaps, Secrets, the generators' Job) and keeps none.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if detach && dir == "" {
@@ -46,6 +48,9 @@ follows block heights until Ctrl-C, then takes every node down. With
 			sc, err := openScenario(file, backend)
 			if err != nil {
 				return err
+			}
+			if dryRun && sc.Testnet.Provider != scenario.ProviderKubernetes {
+				return fmt.Errorf("--dry-run has a cluster check the testnet's objects: it needs provider %q", scenario.ProviderKubernetes)
 			}
 			table, err := sc.LatencyTable()
 			if err != nil {
@@ -69,11 +74,15 @@ follows block heights until Ctrl-C, then takes every node down. With
 			if err != nil {
 				return err
 			}
-			net, err := experiment.Up(ctx, sc.Testnet, experiment.UpOptions{Dir: dir, Detach: detach, Exe: exe, Table: table, Chain: adapter})
+			net, err := experiment.Up(ctx, sc.Testnet, experiment.UpOptions{Dir: dir, Detach: detach, Exe: exe, Table: table, Chain: adapter, DryRun: dryRun})
 			if err != nil {
 				return err
 			}
 			down := func() { net.Down(context.WithoutCancel(ctx)) }
+			if dryRun {
+				defer down()
+				return dryRunGenerators(ctx, out, net, sc.Load.Generators)
+			}
 			printNodes(out, net.Testnet, nil)
 			if w := net.WAN(); w != nil {
 				fmt.Fprintf(out, "emulated WAN: %s delays (%s backend), zones %v\n", w.Table, w.Backend, w.Zones)
@@ -96,8 +105,26 @@ follows block heights until Ctrl-C, then takes every node down. With
 	cmd.Flags().StringVarP(&file, "file", "f", "", "scenario file (default: the built-in default scenario)")
 	cmd.Flags().StringVar(&dir, "dir", "", "testnet dir for homes, logs and state (default: a temp dir removed at the end)")
 	cmd.Flags().BoolVar(&detach, "detach", false, "leave the testnet running and return")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "have the cluster check every object and keep none (provider kubernetes)")
 	cmd.Flags().StringVar(&backend, "netem-backend", "", `force the emulated WAN's delay backend: "tc" or "nfqueue"`)
 	return cmd
+}
+
+// dryRunGenerators has the cluster check the generators' Job too (when
+// the load is spread) and says what was checked.
+func dryRunGenerators(ctx context.Context, out io.Writer, net *experiment.Net, generators int) error {
+	if sp, ok := net.Provider.(testnet.LoadSpreader); ok && generators > 1 {
+		if _, err := sp.RunGenerators(ctx, make([][]byte, generators)); err != nil {
+			return err
+		}
+	}
+	checked := 0
+	if c, ok := net.Provider.(interface{ DryRunChecked() int }); ok {
+		checked = c.DryRunChecked()
+	}
+	fmt.Fprintf(out, "dry run: the cluster's API server accepted all %d objects of testnet %s (%d nodes, %d generators); none was kept\n",
+		checked, net.Testnet.ID, len(net.Testnet.Standing()), max(generators, 1))
+	return nil
 }
 
 // follow prints the nodes' heights every 2 s until ctx ends or a node exits.

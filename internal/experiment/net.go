@@ -50,6 +50,9 @@ type UpOptions struct {
 	// Profiling turns on the nodes' mutex and block profiles.
 	Profiling node.Profiling
 	Log       *slog.Logger
+	// DryRun has a provider that can (kubernetes) check every object it
+	// would make with the cluster and start nothing.
+	DryRun bool
 }
 
 // A Net is a testnet that runs, with the provider that runs it.
@@ -98,7 +101,7 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 			return attach(ctx, spec, e)
 		}
 		if e.Preflight != nil {
-			if err := e.Preflight(spec, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log}); err != nil {
+			if err := e.Preflight(spec, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log, DryRun: o.DryRun}); err != nil {
 				return nil, err
 			}
 		}
@@ -185,7 +188,7 @@ func place(spec scenario.Testnet, dir string, temp bool, newProvider NewProvider
 	t := testnet.New(spec, id, dir, process.Host, base)
 	t.AddRotating(o.Rotating)
 	t.Profiling = o.Profiling
-	prov, err := newProvider(t, spec, o.Table, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log})
+	prov, err := newProvider(t, spec, o.Table, testnet.ProviderOptions{Exe: o.Exe, Detach: o.Detach, Log: o.Log, DryRun: o.DryRun})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -132,6 +132,7 @@ type Kubernetes struct {
 	// Resources per role: requests and limits of each node's pod.
 	Validator Resources `toml:"validator"`
 	Full      Resources `toml:"full"`
+	Generator Resources `toml:"generator"` // generator pods (load.generators > 1)
 	// Ready is how long a pod may take to be scheduled and run.
 	Ready Duration `toml:"ready_timeout"`
 }

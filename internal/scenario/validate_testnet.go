@@ -532,7 +532,7 @@ func (s *Scenario) validateKubernetes(c *checker) {
 	for _, r := range []struct {
 		role string
 		res  Resources
-	}{{"validator", k.Validator}, {"full", k.Full}} {
+	}{{"validator", k.Validator}, {"full", k.Full}, {"generator", k.Generator}} {
 		for _, q := range []struct{ key, v string }{{"cpu", r.res.CPU}, {"memory", r.res.Memory}, {"cpu_limit", r.res.CPULimit}, {"memory_limit", r.res.MemoryLimit}} {
 			if q.v == "" {
 				continue

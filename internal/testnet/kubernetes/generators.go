@@ -24,7 +24,8 @@ var _ testnet.LoadSpreader = (*Provider)(nil)
 // until every pod has ended and returns each one's last line of output.
 // A pod that fails, or cannot be scheduled or started within the ready
 // timeout, is an error that names it. The Job and its pods are deleted
-// before it returns.
+// before it returns. In a dry run the API server checks the ConfigMap and
+// the Job, and there are no answers.
 func (p *Provider) RunGenerators(ctx context.Context, specs [][]byte) ([][]byte, error) {
 	p.mu.Lock()
 	p.jobs++
@@ -36,13 +37,17 @@ func (p *Provider) RunGenerators(ctx context.Context, specs [][]byte) ([][]byte,
 		cm.Data[fmt.Sprintf("spec-%d.json", i)] = string(s)
 	}
 	bg := context.WithoutCancel(ctx)
-	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, p.create()); err != nil {
 		return nil, fmt.Errorf("create configmap %s: %w", name, err)
 	}
 	defer func() { _ = p.cs.CoreV1().ConfigMaps(p.ns).Delete(bg, name, metav1.DeleteOptions{}) }()
 	pull := corev1.PullIfNotPresent
 	if p.pullNo {
 		pull = corev1.PullNever
+	}
+	res, err := resources(p.spec.Generator)
+	if err != nil {
+		return nil, err
 	}
 	labels := p.labels(nil)
 	labels[LabelRole] = "generator"
@@ -61,6 +66,7 @@ func (p *Provider) RunGenerators(ctx context.Context, specs [][]byte) ([][]byte,
 					Containers: []corev1.Container{{
 						Name: "generator", Image: p.image, ImagePullPolicy: pull,
 						Command:      []string{image.Binary, "generate", "--spec-dir", "/specs"},
+						Resources:    res,
 						VolumeMounts: []corev1.VolumeMount{{Name: "specs", MountPath: "/specs", ReadOnly: true}},
 					}},
 					Volumes: []corev1.Volume{{Name: "specs", VolumeSource: corev1.VolumeSource{
@@ -69,8 +75,11 @@ func (p *Provider) RunGenerators(ctx context.Context, specs [][]byte) ([][]byte,
 			},
 		},
 	}
-	if _, err := p.cs.BatchV1().Jobs(p.ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+	if _, err := p.cs.BatchV1().Jobs(p.ns).Create(ctx, job, p.create()); err != nil {
 		return nil, fmt.Errorf("create job %s: %w", name, err)
+	}
+	if p.dryRun {
+		return nil, nil // checked, never run: no answers
 	}
 	defer func() {
 		fg := metav1.DeletePropagationForeground

@@ -84,9 +84,18 @@ type Provider struct {
 	image  string
 	pullNo bool // imported into the node's containerd: never pulled
 
+	dryRun bool
+	files  map[string]nodeFiles // each node's ConfigMap and Secret, as made
+
 	mu      sync.Mutex
 	running map[string]bool // started by the harness and not stopped or killed since
 	jobs    int             // generator jobs made
+	checked int             // objects the API server accepted in a dry run
+}
+
+type nodeFiles struct {
+	cm  *corev1.ConfigMap
+	sec *corev1.Secret
 }
 
 // Config loads the cluster's client config: the scenario's kubeconfig,
@@ -152,7 +161,8 @@ func New(t *testnet.Testnet, spec scenario.Testnet, o testnet.ProviderOptions) (
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Provider{net: t, spec: spec.Kubernetes, zones: spec.ZoneOf(), cs: cs, exe: o.Exe, log: log, running: map[string]bool{}}
+	p := &Provider{net: t, spec: spec.Kubernetes, zones: spec.ZoneOf(), cs: cs, exe: o.Exe, log: log, running: map[string]bool{},
+		dryRun: o.DryRun, files: map[string]nodeFiles{}}
 	p.ns, p.ownNS = spec.Kubernetes.Namespace, spec.Kubernetes.Namespace == ""
 	if p.ownNS {
 		p.ns = testnet.ClusterNamespace(t.ID)
@@ -175,6 +185,25 @@ func (p *Provider) labels(n *testnet.Node) map[string]string {
 		l[LabelRole] = string(n.Role)
 	}
 	return l
+}
+
+// create is the options of every Create: in a dry run the API server
+// checks the object (schema, admission, quotas) and keeps nothing.
+func (p *Provider) create() metav1.CreateOptions {
+	if p.dryRun {
+		p.mu.Lock()
+		p.checked++
+		p.mu.Unlock()
+		return metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	}
+	return metav1.CreateOptions{}
+}
+
+// DryRunChecked is how many objects the API server checked in a dry run.
+func (p *Provider) DryRunChecked() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.checked
 }
 
 // Open makes the namespace, delivers the node image and writes each node's
@@ -200,6 +229,9 @@ func (p *Provider) Open(ctx context.Context) (err error) {
 	if err := p.deliverImage(ctx); err != nil {
 		return err
 	}
+	if p.dryRun {
+		p.log.Info("dry run: the API server checks every object and keeps none", "namespace", p.ns)
+	}
 	for _, n := range p.net.Nodes {
 		if err := p.writeFiles(ctx, n); err != nil {
 			return fmt.Errorf("%s: %w", n.Name, err)
@@ -219,8 +251,11 @@ func (p *Provider) deliverImage(ctx context.Context) error {
 		return err
 	}
 	if sock := ctrSocket(p.spec); sock != "" {
-		err, p.pullNo = im.Import(ctx, sock), true
-	} else {
+		p.pullNo = true
+		if !p.dryRun {
+			err = im.Import(ctx, sock)
+		}
+	} else if !p.dryRun {
 		err = im.Push(ctx)
 	}
 	if err != nil {
@@ -260,12 +295,13 @@ func (p *Provider) writeFiles(ctx context.Context, n *testnet.Node) error {
 	if err != nil {
 		return err
 	}
-	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, p.create()); err != nil {
 		return fmt.Errorf("create configmap %s: %w", cm.Name, err)
 	}
-	if _, err := p.cs.CoreV1().Secrets(p.ns).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
+	if _, err := p.cs.CoreV1().Secrets(p.ns).Create(ctx, sec, p.create()); err != nil {
 		return fmt.Errorf("create secret %s: %w", sec.Name, err)
 	}
+	p.files[n.Name] = nodeFiles{cm: cm, sec: sec}
 	return nil
 }
 
@@ -306,9 +342,15 @@ func (p *Provider) Start(ctx context.Context, nodes ...*testnet.Node) error {
 		if err := p.createPod(ctx, n); err != nil {
 			return fmt.Errorf("start %s: %w", n.Name, err)
 		}
+		if p.dryRun {
+			continue
+		}
 		p.mu.Lock()
 		p.running[n.Name] = true
 		p.mu.Unlock()
+	}
+	if p.dryRun {
+		return nil
 	}
 	for _, n := range nodes {
 		ip, err := p.waitReady(ctx, n)
@@ -327,14 +369,11 @@ func (p *Provider) Start(ctx context.Context, nodes ...*testnet.Node) error {
 }
 
 func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
-	cm, err := p.cs.CoreV1().ConfigMaps(p.ns).Get(ctx, podName(n)+"-files", metav1.GetOptions{})
-	if err != nil {
-		return err
+	f, ok := p.files[n.Name]
+	if !ok {
+		return errors.New("its files were never written (Open)")
 	}
-	sec, err := p.cs.CoreV1().Secrets(p.ns).Get(ctx, podName(n)+"-keys", metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
+	cm, sec := f.cm, f.sec
 	pull := corev1.PullIfNotPresent
 	if p.pullNo {
 		pull = corev1.PullNever
@@ -344,7 +383,11 @@ func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
 		k, v, _ := strings.Cut(kv, "=")
 		env = append(env, corev1.EnvVar{Name: k, Value: v})
 	}
-	res, err := p.resources(n)
+	r := p.spec.Full
+	if n.Role == testnet.RoleValidator {
+		r = p.spec.Validator
+	}
+	res, err := resources(r)
 	if err != nil {
 		return err
 	}
@@ -395,16 +438,12 @@ func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
 	if z := p.zones[n.Name]; z != "" && p.spec.ZoneLabel != "" {
 		pod.Spec.NodeSelector = map[string]string{p.spec.ZoneLabel: z}
 	}
-	_, err = p.cs.CoreV1().Pods(p.ns).Create(ctx, pod, metav1.CreateOptions{})
+	_, err = p.cs.CoreV1().Pods(p.ns).Create(ctx, pod, p.create())
 	return err
 }
 
-// resources are the requests and limits of n's role.
-func (p *Provider) resources(n *testnet.Node) (corev1.ResourceRequirements, error) {
-	r := p.spec.Full
-	if n.Role == testnet.RoleValidator {
-		r = p.spec.Validator
-	}
+// resources are the requests and limits of r in Kubernetes' terms.
+func resources(r scenario.Resources) (corev1.ResourceRequirements, error) {
 	out := corev1.ResourceRequirements{}
 	set := func(list *corev1.ResourceList, name corev1.ResourceName, v string) error {
 		if v == "" {
