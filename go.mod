@@ -35,6 +35,7 @@ require (
 	k8s.io/apimachinery v0.33.13
 	k8s.io/client-go v0.33.13
 	modernc.org/sqlite v1.34.5
+	sigs.k8s.io/yaml v1.4.0
 )
 
 require (
@@ -164,7 +165,6 @@ require (
 	sigs.k8s.io/json v0.0.0-20241010143419-9aa6b5e7a4b3 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v4 v4.6.0 // indirect
-	sigs.k8s.io/yaml v1.4.0 // indirect
 )
 
 tool (

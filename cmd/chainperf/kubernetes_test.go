@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	authv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8s "k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -245,5 +250,112 @@ func TestKubernetesDryRun200(t *testing.T) {
 	}
 	if now := chainperfNamespaces(t, cs); len(now) != len(before) {
 		t.Errorf("namespaces after the dry runs: %v; before: %v", now, before)
+	}
+}
+
+// TestKubernetesRBACRole: kube/rbac/role.yaml is enough. A service account
+// with only that Role in a given namespace runs a testnet there (pods,
+// their files, a pod killed and back, load from 2 generator pods whose
+// logs are read) and leaves nothing in it; the same account cannot make
+// a namespace of its own, so a scenario that needs one is refused up
+// front.
+func TestKubernetesRBACRole(t *testing.T) {
+	cs := kubeCluster(t)
+	ctx := context.Background()
+	ns := "chainperf-rbac-" + strings.ToLower(strings.TrimPrefix(filepath.Base(t.TempDir()), "TestKubernetesRBACRole"))
+	ns = strings.Trim(ns[:min(len(ns), 40)], "-")
+	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
+		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "privileged"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = kubernetes.DeleteNamespace(context.Background(), cs, ns) })
+	data, err := os.ReadFile("../../kube/rbac/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var head struct{ Kind string }
+		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+			t.Fatal(err)
+		}
+		switch head.Kind {
+		case "ServiceAccount":
+			var o corev1.ServiceAccount
+			must(t, yaml.Unmarshal([]byte(doc), &o))
+			_, err = cs.CoreV1().ServiceAccounts(ns).Create(ctx, &o, metav1.CreateOptions{})
+		case "Role":
+			var o rbacv1.Role
+			must(t, yaml.Unmarshal([]byte(doc), &o))
+			_, err = cs.RbacV1().Roles(ns).Create(ctx, &o, metav1.CreateOptions{})
+		case "RoleBinding":
+			var o rbacv1.RoleBinding
+			must(t, yaml.Unmarshal([]byte(doc), &o))
+			o.Subjects[0].Namespace = ns
+			_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, &o, metav1.CreateOptions{})
+		default:
+			t.Fatalf("role.yaml: a %q", head.Kind)
+		}
+		must(t, err)
+	}
+	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "chainperf", &authv1.TokenRequest{}, metav1.CreateOptions{})
+	must(t, err)
+	admin, err := kubernetes.Config(scenario.Kubernetes{})
+	must(t, err)
+	tmp := t.TempDir()
+	kubeconfig := filepath.Join(tmp, "kubeconfig")
+	os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q, certificate-authority: %q}}]
+users: [{name: chainperf, user: {token: %q}}]
+contexts: [{name: c, context: {cluster: c, user: chainperf, namespace: %q}}]
+current-context: c
+`, admin.Host, admin.TLSClientConfig.CAFile, tok.Status.Token, ns)), 0o600)
+
+	reg := t.TempDir()
+	scn := filepath.Join(tmp, "rbac.toml")
+	os.WriteFile(scn, []byte(fmt.Sprintf(`name = "rbac"
+[testnet]
+provider = "kubernetes"
+validators = 4
+full_nodes = 1
+[testnet.kubernetes]
+kubeconfig = %q
+namespace = %q
+[load]
+rate = 100
+duration = "12s"
+generators = 2
+[experiment]
+kind = "steady"
+warmup = "1s"
+[criteria]
+max_unresolved = 0
+[[perturbation]]
+kind = "kill"
+nodes = ["validator3"]
+at = "2s"
+duration = "4s"
+`, kubeconfig, ns)), 0o644)
+	out, code := cli(t, reg, "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "reports"))
+	if code != 0 || !strings.Contains(out, "1200 sent = 1200 committed") {
+		t.Errorf("a run with only the Role: exit %d\n%s", code, out)
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil || len(pods.Items) != 0 {
+		t.Errorf("left in %s: %d pods (%v)", ns, len(pods.Items), err)
+	}
+	// A namespace of its own is beyond the Role.
+	os.WriteFile(scn, []byte(fmt.Sprintf("[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nkubeconfig = %q\n", kubeconfig)), 0o644)
+	out, code = cli(t, reg, "testnet", "up", "-f", scn)
+	if code == 0 || !strings.Contains(out, "may this kubeconfig list namespaces (kube/rbac/clusterrole.yaml)") {
+		t.Errorf("its own namespace with only the Role: exit %d\n%s", code, out)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -126,8 +126,14 @@ func Preflight(spec scenario.Testnet, _ testnet.ProviderOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-		return fmt.Errorf("the Kubernetes cluster at %s does not answer (%v): is it up, and may this kubeconfig list namespaces?", cfg.Host, err)
+	// What the testnet needs first: to make its namespace, or to work in
+	// the one given (kube/rbac has the Roles for each).
+	if k.Namespace == "" {
+		if _, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+			return fmt.Errorf("the Kubernetes cluster at %s does not answer (%v): is it up, and may this kubeconfig list namespaces (kube/rbac/clusterrole.yaml)?", cfg.Host, err)
+		}
+	} else if _, err := cs.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		return fmt.Errorf("the Kubernetes cluster at %s does not answer (%v): is it up, and may this kubeconfig list pods in namespace %s (kube/rbac/role.yaml)?", cfg.Host, err, k.Namespace)
 	}
 	if k.Registry == "" && ctrSocket(k) == "" {
 		return errors.New("no way to get the node image to the cluster: set testnet.kubernetes.registry (a registry its nodes pull from) or testnet.kubernetes.containerd (a one-machine cluster's containerd socket, or $" + CtrEnv + ")")
@@ -223,7 +229,7 @@ func (p *Provider) Open(ctx context.Context) (err error) {
 		if _, err := p.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create namespace %s: %w", p.ns, err)
 		}
-	} else if _, err := p.cs.CoreV1().Namespaces().Get(ctx, p.ns, metav1.GetOptions{}); err != nil {
+	} else if _, err := p.cs.CoreV1().Pods(p.ns).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		return fmt.Errorf("namespace %s (testnet.kubernetes.namespace): %w", p.ns, err)
 	}
 	if err := p.deliverImage(ctx); err != nil {
