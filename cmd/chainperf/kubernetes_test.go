@@ -62,10 +62,11 @@ func chainperfNamespaces(t *testing.T, cs k8s.Interface) []string {
 }
 
 // TestKubernetesRun: 4 validators and a full node as pods of a real
-// cluster, 30 s of load; a validator's pod is killed (deleted) and comes
-// back, a 2|2 partition stops the chain until it heals. Every tx gets its
-// fate (the conservation law, none unresolved), the run is stored and
-// reported, and nothing of the testnet is left in the cluster.
+// cluster, 10 ms emulated between every two pods, 30 s of load; a
+// validator's pod is killed (deleted) and comes back, a 2|2 partition
+// stops the chain until it heals. Every tx gets its fate (the
+// conservation law, none unresolved), the run records its WAN, it is
+// stored and reported, and nothing of the testnet is left in the cluster.
 func TestKubernetesRun(t *testing.T) {
 	cs := kubeCluster(t)
 	before := chainperfNamespaces(t, cs)
@@ -77,6 +78,7 @@ func TestKubernetesRun(t *testing.T) {
 provider = "kubernetes"
 validators = 4
 full_nodes = 1
+uniform_delay = "10ms"
 [load]
 rate = 100
 duration = "30s"
@@ -129,6 +131,9 @@ duration = "8s"
 	}
 	if inSplit != 0 || afterHeal == 0 {
 		t.Errorf("blocks: %d during the 2|2 split (want 0), %d after the heal (want some)", inSplit, afterHeal)
+	}
+	if w := r.Setup.WAN; w == nil || w.Backend != "nfqueue" || w.UniformMS != 10 {
+		t.Errorf("the run's WAN %+v; want 10 ms uniform, nfqueue in the pods", w)
 	}
 	if len(r.Faults) != 2 || r.Faults[0].CatchUp <= 0 {
 		t.Errorf("faults %+v; want the kill with the pod back at the tip, then the partition", r.Faults)

@@ -79,58 +79,84 @@ func StartNFQueue(ctx context.Context, nw Hosts, n int, plan *Plan) (_ *Daemon, 
 		if err != nil {
 			return nil, err
 		}
-		nf, err := nfqueue.Open(&nfqueue.Config{
-			NetNS: int(f.Fd()), NfQueue: queueNum, MaxQueueLen: 1 << 16,
-			// The IPv4 header is all the daemon reads.
-			Copymode: nfqueue.NfQnlCopyPacket, MaxPacketLen: 20, WriteTimeout: time.Second,
-		})
+		nf, err := OpenQueue(int(f.Fd()))
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("nfqueue in %s: %w", ns, err)
 		}
 		d.queues = append(d.queues, nf)
-		_ = nf.SetOption(netlink.NoENOBUFS, true)
 		from := i
-		var free time.Time // when node i's link is free again (bandwidth cap); the hook runs on one goroutine
-		hook := func(a nfqueue.Attribute) int {
-			if a.PacketID == nil {
-				return 0
+		linkOf := func(dst netip.Addr) Link {
+			if j, ok := addrs[dst]; ok {
+				return d.plan.Load().Links[from][j]
 			}
-			id := *a.PacketID
-			plan, link := d.plan.Load(), Link{}
-			if a.Payload != nil && len(*a.Payload) >= 20 {
-				if j, ok := addrs[netip.AddrFrom4([4]byte((*a.Payload)[16:20]))]; ok {
-					link = plan.Links[from][j]
-				}
-			}
-			if link.Loss > 0 && rand.Float64() < link.Loss {
-				d.verdict(nf, id, nfqueue.NfDrop)
-				return 0
-			}
-			delay := link.Delay
-			if link.Jitter > 0 {
-				delay += time.Duration(rand.NormFloat64() * float64(link.Jitter))
-			}
-			// A capped link sends one packet after the other: each waits
-			// for those before it, then takes size/bandwidth.
-			if bw := plan.Bandwidth; bw > 0 && a.Payload != nil && len(*a.Payload) >= 4 {
-				size := float64(binary.BigEndian.Uint16((*a.Payload)[2:4]))
-				now := time.Now()
-				free = maxTime(free, now).Add(time.Duration(size * 8 / bw * float64(time.Second)))
-				delay += free.Sub(now)
-			}
-			if delay <= 0 {
-				d.verdict(nf, id, nfqueue.NfAccept)
-				return 0
-			}
-			time.AfterFunc(delay, func() { d.verdict(nf, id, nfqueue.NfAccept) })
-			return 0
+			return Link{}
 		}
-		if err := nf.RegisterWithErrorFunc(dctx, hook, func(error) int { return 0 }); err != nil {
+		if err := Serve(dctx, nf, linkOf, func() float64 { return d.plan.Load().Bandwidth }); err != nil {
 			return nil, fmt.Errorf("nfqueue in %s: %w", ns, err)
 		}
 	}
 	return d, nil
+}
+
+// QueueNum is the NFQUEUE number the delay rules send packets to (queues
+// are per network namespace).
+const QueueNum = queueNum
+
+// OpenQueue opens the delay queue of the network namespace whose handle
+// is netns (0: this process's own).
+func OpenQueue(netns int) (*nfqueue.Nfqueue, error) {
+	nf, err := nfqueue.Open(&nfqueue.Config{
+		NetNS: netns, NfQueue: queueNum, MaxQueueLen: 1 << 16,
+		// The IPv4 header is all the daemon reads.
+		Copymode: nfqueue.NfQnlCopyPacket, MaxPacketLen: 20, WriteTimeout: time.Second,
+	})
+	if err != nil {
+		return nil, err
+	}
+	_ = nf.SetOption(netlink.NoENOBUFS, true)
+	return nf, nil
+}
+
+// Serve gives each packet of queue nf its verdict after the delay (with
+// jitter) of the link to its destination, linkOf(dst), or drops it for
+// the link's loss; bandwidth() (bits/s, 0: none) caps what the namespace
+// sends. It returns once the queue is served, until ctx ends.
+func Serve(ctx context.Context, nf *nfqueue.Nfqueue, linkOf func(dst netip.Addr) Link, bandwidth func() float64) error {
+	var free time.Time // when the link is free again (bandwidth cap); the hook runs on one goroutine
+	hook := func(a nfqueue.Attribute) int {
+		if a.PacketID == nil {
+			return 0
+		}
+		id := *a.PacketID
+		link := Link{}
+		if a.Payload != nil && len(*a.Payload) >= 20 {
+			link = linkOf(netip.AddrFrom4([4]byte((*a.Payload)[16:20])))
+		}
+		if link.Loss > 0 && rand.Float64() < link.Loss {
+			verdict(nf, id, nfqueue.NfDrop)
+			return 0
+		}
+		delay := link.Delay
+		if link.Jitter > 0 {
+			delay += time.Duration(rand.NormFloat64() * float64(link.Jitter))
+		}
+		// A capped link sends one packet after the other: each waits
+		// for those before it, then takes size/bandwidth.
+		if bw := bandwidth(); bw > 0 && a.Payload != nil && len(*a.Payload) >= 4 {
+			size := float64(binary.BigEndian.Uint16((*a.Payload)[2:4]))
+			now := time.Now()
+			free = maxTime(free, now).Add(time.Duration(size * 8 / bw * float64(time.Second)))
+			delay += free.Sub(now)
+		}
+		if delay <= 0 {
+			verdict(nf, id, nfqueue.NfAccept)
+			return 0
+		}
+		time.AfterFunc(delay, func() { verdict(nf, id, nfqueue.NfAccept) })
+		return 0
+	}
+	return nf.RegisterWithErrorFunc(ctx, hook, func(error) int { return 0 })
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -142,7 +168,7 @@ func maxTime(a, b time.Time) time.Time {
 
 // verdict tells the kernel what to do with packet id. An error means the
 // packet is gone (its namespace or the daemon closed): nothing to do.
-func (d *Daemon) verdict(nf *nfqueue.Nfqueue, id uint32, v int) {
+func verdict(nf *nfqueue.Nfqueue, id uint32, v int) {
 	_ = nf.SetVerdict(id, v)
 }
 

@@ -227,6 +227,16 @@ func (t Testnet) Emulated() bool {
 	return len(t.Zones) > 0 || len(t.NodeZones) > 0 || t.UniformDelay > 0 || t.BandwidthMbit > 0
 }
 
+// EmulatedWAN says whether chainperf emulates the testnet's WAN: delays
+// or zones, except zones that place pods by a node label (their latency
+// is the cluster's own).
+func (t Testnet) EmulatedWAN() bool {
+	if t.Provider == ProviderKubernetes && t.Kubernetes.ZoneLabel != "" {
+		return false
+	}
+	return t.Emulated()
+}
+
 // ZoneOf returns the zone of each node by name: node_zones, else the
 // zones list round-robin.
 func (t Testnet) ZoneOf() map[string]string {

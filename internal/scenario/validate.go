@@ -319,7 +319,7 @@ func (s *Scenario) validatePerturbations(c *checker) {
 	total, phase := s.ShortestPhase()
 	for i, p := range s.Perturbations {
 		path := fmt.Sprintf("perturbation[%d]", i)
-		if p.Kind == "latency" && s.Testnet.Provider == "netns" && !s.Testnet.Emulated() {
+		if p.Kind == "latency" && (s.Testnet.Provider == "netns" || s.Testnet.Provider == ProviderKubernetes) && !s.Testnet.EmulatedWAN() {
 			c.fail(path+".kind", "a latency change scales the emulated WAN's delays, and there is none: set [testnet] zones or uniform_delay")
 			continue
 		}

@@ -470,8 +470,8 @@ func (s *Scenario) validateWAN(c *checker) {
 	if !t.Emulated() {
 		return
 	}
-	if t.Provider != "netns" {
-		c.fail("testnet.provider", "zones and delays need nodes as emulated hosts: set provider = \"netns\"")
+	if t.Provider != "netns" && t.Provider != ProviderKubernetes {
+		c.fail("testnet.provider", "zones and delays need nodes as emulated hosts: set provider = \"netns\" (or \"kubernetes\")")
 	}
 	if t.UniformDelay > 0 && (len(t.Zones) > 0 || len(t.NodeZones) > 0) {
 		c.fail("testnet.uniform_delay", "give either a uniform delay or zones, not both")
@@ -496,23 +496,26 @@ func (s *Scenario) validateWAN(c *checker) {
 
 // validateKubernetes checks [testnet.kubernetes] and what the kubernetes
 // provider runs: the embedded kvstore node (its image is chainperf's own
-// binary), zones as placement by a node label (no emulated delays in
-// pods), resource quantities Kubernetes accepts, an image source.
+// binary), zones as placement by a node label or as emulated delays in
+// the pods, resource quantities Kubernetes accepts, an image source.
 func (s *Scenario) validateKubernetes(c *checker) {
 	t := &s.Testnet
 	k := &t.Kubernetes
 	if t.Chain != "kvstore" || t.Binary != "" || t.Build.Dir != "" {
 		c.fail("testnet.provider", "the kubernetes provider runs the embedded kvstore node (chain = \"kvstore\", binary = \"\"): its image is chainperf's own binary; Cosmos and EVM chain images are not built yet")
 	}
-	if t.UniformDelay > 0 || t.BandwidthMbit > 0 || t.LatencyTable != "builtin" {
-		c.fail("testnet.provider", "emulated delays (uniform_delay, bandwidth_mbit, latency_table) are not built for pods: on a cluster across zones the latency is real (testnet.kubernetes.zone_label)")
-	}
-	if (len(t.Zones) > 0 || len(t.NodeZones) > 0) && k.ZoneLabel == "" {
-		c.fail("testnet.kubernetes.zone_label", "zones on a cluster are placement: name the node label that holds a node's zone (e.g. \"topology.kubernetes.io/zone\")")
-	}
-	nodes := t.NodeNames()
-	for _, n := range slices.Sorted(maps.Keys(t.NodeZones)) {
-		c.oneOf("testnet.node_zones", n, nodes)
+	if k.ZoneLabel != "" {
+		// Zones are placement: the latency between them is the cluster's.
+		if t.UniformDelay > 0 || t.BandwidthMbit > 0 || t.LatencyTable != "builtin" {
+			c.fail("testnet.kubernetes.zone_label", "zones placed by a node label have the cluster's own latency: emulated delays (uniform_delay, bandwidth_mbit, latency_table) go with zones from the latency table instead (zone_label = \"\")")
+		}
+		nodes := t.NodeNames()
+		for _, n := range slices.Sorted(maps.Keys(t.NodeZones)) {
+			c.oneOf("testnet.node_zones", n, nodes)
+		}
+	} else {
+		// Zones and delays are emulated in each pod (its agent's queue).
+		s.validateWAN(c)
 	}
 	if k.ZoneLabel != "" && !labelKeyRE.MatchString(k.ZoneLabel) {
 		c.fail("testnet.kubernetes.zone_label", "%q is not a Kubernetes label key", k.ZoneLabel)

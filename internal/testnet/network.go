@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/chainperf/chainperf/internal/netem"
+	"github.com/chainperf/chainperf/internal/scenario"
 )
 
 // A Network is the address plan of a testnet whose nodes are emulated
@@ -42,3 +45,40 @@ func (n Network) Exec(i int) []string { return []string{"ip", "netns", "exec", n
 
 // Range is the subnet (for delay backends that take any set of hosts).
 func (n Network) Range() netip.Prefix { return n.Subnet }
+
+// WANPlan is the emulated WAN of spec over t's nodes (in t.Nodes order):
+// zones from the table (nil: the built-in one), or one uniform delay
+// between every pair, with jitter, loss and the bandwidth cap; and its
+// record for the run.
+func WANPlan(spec scenario.Testnet, t *Testnet, table *netem.Table) (*netem.Plan, *netem.WAN, error) {
+	if table == nil {
+		table = netem.Builtin()
+	}
+	wan := &netem.WAN{Zones: map[string]string{}, Jitter: spec.Jitter, Loss: spec.Loss, Table: spec.LatencyTable}
+	zoneOf := spec.ZoneOf()
+	zones := make([]string, len(t.Nodes))
+	for i, n := range t.Nodes {
+		zones[i] = zoneOf[n.Name]
+	}
+	if spec.UniformDelay > 0 || len(spec.Zones) == 0 && len(spec.NodeZones) == 0 {
+		// One delay between every pair (0 with a bandwidth cap alone).
+		for i := range zones {
+			zones[i] = fmt.Sprintf("node%d", i)
+		}
+		table = netem.Uniform(spec.UniformDelay.D(), len(t.Nodes))
+		wan.Table, wan.UniformMS = "uniform", float64(spec.UniformDelay.D().Milliseconds())
+	} else {
+		for i, n := range t.Nodes {
+			if zones[i] != "" {
+				wan.Zones[n.Name] = zones[i]
+			}
+		}
+	}
+	plan, err := netem.PlanFor(table, zones, spec.Jitter, spec.Loss)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan.Bandwidth = spec.BandwidthMbit * 1e6
+	wan.BandwidthMbit = spec.BandwidthMbit
+	return plan, wan, nil
+}

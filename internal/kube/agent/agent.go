@@ -16,14 +16,52 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 )
+
+// Post posts a JSON body of any kind (a DelayRequest) to the agent.
+func (c Client) Post(ctx context.Context, path string, body any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, path, bytes.NewReader(b))
+}
+
+// RTT asks the agent how long a TCP connect from its pod to addr
+// (IP:PORT) takes.
+func (c Client) RTT(ctx context.Context, addr string) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, c.Base+"/rtt?to="+url.QueryEscape(addr), nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		return 0, fmt.Errorf("the node's agent at %s: %w", c.Base, err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		RTT int64 `json:"rtt_ns"`
+	}
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return 0, errors.New("the node's agent: " + resp.Status + ": " + string(msg))
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return 0, err
+	}
+	return time.Duration(out.RTT), nil
+}
 
 // Request is the body of POST /cut: cut the node off every address but the
 // agent's port (All), or from the listed peer addresses.
@@ -66,10 +104,11 @@ func Run(port uint16, argv []string) error {
 }
 
 type server struct {
-	node *os.Process
-	port uint16
-	mu   sync.Mutex
-	cut  cut
+	node  *os.Process
+	port  uint16
+	mu    sync.Mutex
+	cut   cut
+	delay delayer
 }
 
 func (a *server) routes() http.Handler {
@@ -103,6 +142,38 @@ func (a *server) routes() http.Handler {
 		}
 		a.cut = next
 		reply(w, nil)
+	})
+	mux.HandleFunc("POST /delay", func(w http.ResponseWriter, r *http.Request) {
+		var req DelayRequest
+		if err := json.NewDecoder(io.LimitReader(r.Body, 16<<20)).Decode(&req); err != nil {
+			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		err := a.delay.set(req)
+		if err != nil && strings.Contains(err.Error(), "is not an IPv4") {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		reply(w, err)
+	})
+	// The time a TCP connect from this pod to an address takes (its
+	// handshake's round trip): how the emulated delays are checked.
+	mux.HandleFunc("GET /rtt", func(w http.ResponseWriter, r *http.Request) {
+		to := r.URL.Query().Get("to")
+		if _, err := netip.ParseAddrPort(to); err != nil {
+			http.Error(w, fmt.Sprintf("to=%q: give IP:PORT", to), http.StatusBadRequest)
+			return
+		}
+		start := time.Now()
+		c, err := net.DialTimeout("tcp", to, 5*time.Second)
+		if err != nil {
+			reply(w, err)
+			return
+		}
+		rtt := time.Since(start)
+		c.Close()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]int64{"rtt_ns": rtt.Nanoseconds()})
 	})
 	mux.HandleFunc("POST /restore", func(w http.ResponseWriter, _ *http.Request) {
 		a.mu.Lock()
@@ -138,6 +209,10 @@ func (c Client) Do(ctx context.Context, path string, req *Request) error {
 		b, _ := json.Marshal(req)
 		body = bytes.NewReader(b)
 	}
+	return c.do(ctx, path, body)
+}
+
+func (c Client) do(ctx context.Context, path string, body io.Reader) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base+path, body)

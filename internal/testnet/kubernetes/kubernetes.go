@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -38,6 +39,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/kube/agent"
 	"github.com/chainperf/chainperf/internal/kube/image"
+	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
@@ -65,10 +67,11 @@ const (
 const CtrEnv = "CHAINPERF_KUBE_CTR"
 
 var (
-	_ testnet.Killer       = (*Provider)(nil)
-	_ testnet.Pauser       = (*Provider)(nil)
-	_ testnet.Disconnecter = (*Provider)(nil)
-	_ testnet.Partitioner  = (*Provider)(nil)
+	_ testnet.Killer        = (*Provider)(nil)
+	_ testnet.Pauser        = (*Provider)(nil)
+	_ testnet.Disconnecter  = (*Provider)(nil)
+	_ testnet.Partitioner   = (*Provider)(nil)
+	_ testnet.LatencyShaper = (*Provider)(nil)
 )
 
 // Provider runs a testnet's nodes as pods.
@@ -86,10 +89,15 @@ type Provider struct {
 
 	dryRun bool
 	files  map[string]nodeFiles // each node's ConfigMap and Secret, as made
+	// The emulated WAN (nil: none): the delays each pod's agent applies,
+	// by node index; base is the plan the testnet started with.
+	base *netem.Plan
+	wan  *netem.WAN
 
 	mu      sync.Mutex
 	running map[string]bool // started by the harness and not stopped or killed since
 	jobs    int             // generator jobs made
+	plan    *netem.Plan     // the delays in force
 	checked int             // objects the API server accepted in a dry run
 }
 
@@ -153,7 +161,7 @@ func ctrSocket(k scenario.Kubernetes) string {
 
 // New makes the provider for t. Nodes listen on every address of their
 // pod; their hosts are the pods' IPs once they run.
-func New(t *testnet.Testnet, spec scenario.Testnet, o testnet.ProviderOptions) (*Provider, error) {
+func New(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (*Provider, error) {
 	cfg, err := Config(spec.Kubernetes)
 	if err != nil {
 		return nil, err
@@ -172,6 +180,14 @@ func New(t *testnet.Testnet, spec scenario.Testnet, o testnet.ProviderOptions) (
 	p.ns, p.ownNS = spec.Kubernetes.Namespace, spec.Kubernetes.Namespace == ""
 	if p.ownNS {
 		p.ns = testnet.ClusterNamespace(t.ID)
+	}
+	if spec.EmulatedWAN() {
+		plan, wan, err := testnet.WANPlan(spec, t, table)
+		if err != nil {
+			return nil, err
+		}
+		wan.Backend = "nfqueue"
+		p.base, p.plan, p.wan = plan, plan, wan
 	}
 	t.Cluster = &testnet.Cluster{Kubeconfig: spec.Kubernetes.Kubeconfig, Context: spec.Kubernetes.Context, Namespace: p.ns, OwnNamespace: p.ownNS}
 	for _, n := range t.Nodes {
@@ -215,8 +231,9 @@ func (p *Provider) DryRunChecked() int {
 // Open makes the namespace, delivers the node image and writes each node's
 // files into its ConfigMap and Secret. On error it removes what it made.
 func (p *Provider) Open(ctx context.Context) (err error) {
+	made := false // the namespace (or objects in the given one): Close removes them
 	defer func() {
-		if err != nil {
+		if err != nil && made {
 			_ = p.Close(context.WithoutCancel(ctx))
 		}
 	}()
@@ -226,12 +243,14 @@ func (p *Provider) Open(ctx context.Context) (err error) {
 		// security level a cluster may enforce by default.
 		labels["pod-security.kubernetes.io/enforce"] = "privileged"
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.ns, Labels: labels}}
+		// One that exists already (AlreadyExists) is not ours to remove.
 		if _, err := p.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create namespace %s: %w", p.ns, err)
 		}
 	} else if _, err := p.cs.CoreV1().Pods(p.ns).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		return fmt.Errorf("namespace %s (testnet.kubernetes.namespace): %w", p.ns, err)
 	}
+	made = true
 	if err := p.deliverImage(ctx); err != nil {
 		return err
 	}
@@ -371,7 +390,69 @@ func (p *Provider) Start(ctx context.Context, nodes ...*testnet.Node) error {
 			return fmt.Errorf("start %s: %w", n.Name, err)
 		}
 	}
-	return nil
+	// New pods have new addresses: every pod's delays again.
+	return p.pushDelays(ctx)
+}
+
+// RTT is how long a TCP connect from from's pod to to's p2p port takes
+// (the handshake's round trip, emulated delays included), as from's agent
+// measures it.
+func (p *Provider) RTT(ctx context.Context, from, to *testnet.Node) (time.Duration, error) {
+	return p.agent(from).RTT(ctx, net.JoinHostPort(to.Host, strconv.Itoa(to.Ports.P2P)))
+}
+
+// WAN is the emulated WAN's record (nil: none).
+func (p *Provider) WAN() *netem.WAN { return p.wan }
+
+// pushDelays gives each running pod's agent the delays of the plan in
+// force to the other running pods, by their current IPs.
+func (p *Provider) pushDelays(ctx context.Context) error {
+	p.mu.Lock()
+	plan, running := p.plan, maps.Clone(p.running)
+	p.mu.Unlock()
+	if plan == nil {
+		return nil
+	}
+	return each(p.net.Nodes, func(n *testnet.Node) error {
+		i := p.net.Index(n)
+		if !running[n.Name] {
+			return nil
+		}
+		links := map[string]netem.Link{}
+		for j, m := range p.net.Nodes {
+			if j != i && running[m.Name] {
+				links[m.Host] = plan.Links[i][j]
+			}
+		}
+		return p.agent(n).Post(ctx, "/delay", agent.DelayRequest{Links: links, Bandwidth: plan.Bandwidth})
+	})
+}
+
+// ScaleLatency multiplies the delays of the links that touch nodes (all
+// when none) by scale.
+func (p *Provider) ScaleLatency(ctx context.Context, scale float64, nodes ...*testnet.Node) error {
+	if p.base == nil {
+		return errors.New("a latency change scales the emulated WAN's delays, and there is none")
+	}
+	var only map[int]bool
+	for _, n := range nodes {
+		if only == nil {
+			only = map[int]bool{}
+		}
+		only[p.net.Index(n)] = true
+	}
+	p.mu.Lock()
+	p.plan = p.base.Scaled(scale, only)
+	p.mu.Unlock()
+	return p.pushDelays(ctx)
+}
+
+// RestoreLatency puts back the delays the testnet started with.
+func (p *Provider) RestoreLatency(ctx context.Context) error {
+	p.mu.Lock()
+	p.plan = p.base
+	p.mu.Unlock()
+	return p.pushDelays(ctx)
 }
 
 func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {

@@ -194,35 +194,10 @@ func (p *Provider) replanner() (netem.Replanner, error) {
 // shape starts the emulated WAN's delays between t's nodes: zones from
 // spec (or one uniform delay) over table.
 func shape(ctx context.Context, spec scenario.Testnet, t *testnet.Testnet, table *netem.Table) (netem.Shaper, *netem.WAN, error) {
-	if table == nil {
-		table = netem.Builtin()
-	}
-	wan := &netem.WAN{Zones: map[string]string{}, Jitter: spec.Jitter, Loss: spec.Loss, Table: spec.LatencyTable}
-	zoneOf := spec.ZoneOf()
-	zones := make([]string, len(t.Nodes))
-	for i, n := range t.Nodes {
-		zones[i] = zoneOf[n.Name]
-	}
-	if spec.UniformDelay > 0 || len(spec.Zones) == 0 && len(spec.NodeZones) == 0 {
-		// One delay between every pair (0 with a bandwidth cap alone).
-		for i := range zones {
-			zones[i] = fmt.Sprintf("node%d", i)
-		}
-		table = netem.Uniform(spec.UniformDelay.D(), len(t.Nodes))
-		wan.Table, wan.UniformMS = "uniform", float64(spec.UniformDelay.D().Milliseconds())
-	} else {
-		for i, n := range t.Nodes {
-			if zones[i] != "" {
-				wan.Zones[n.Name] = zones[i]
-			}
-		}
-	}
-	plan, err := netem.PlanFor(table, zones, spec.Jitter, spec.Loss)
+	plan, wan, err := testnet.WANPlan(spec, t, table)
 	if err != nil {
 		return nil, nil, err
 	}
-	plan.Bandwidth = spec.BandwidthMbit * 1e6
-	wan.BandwidthMbit = spec.BandwidthMbit
 	sh, err := netem.Start(ctx, spec.NetemBackend, *t.Network, len(t.Nodes), plan)
 	if err != nil {
 		return nil, nil, fmt.Errorf("emulated WAN: %w", err)

@@ -56,8 +56,8 @@ var All = []Entry{
 		},
 		Preflight: netns.Preflight},
 	{Name: scenario.ProviderKubernetes, Zero: (*kubernetes.Provider)(nil),
-		New: func(t *testnet.Testnet, spec scenario.Testnet, _ *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
-			return kubernetes.New(t, spec, o)
+		New: func(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
+			return kubernetes.New(t, spec, table, o)
 		},
 		Preflight: kubernetes.Preflight},
 	{Name: scenario.ProviderExternal, Zero: (*external.Provider)(nil), Attaches: true,

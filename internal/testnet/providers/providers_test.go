@@ -19,7 +19,7 @@ func TestTableCoversScenarioProviders(t *testing.T) {
 	for _, tc := range []struct{ provider, can string }{
 		{"process", "kill,restart,pause"},
 		{"netns", "kill,restart,pause,disconnect,partition,latency"},
-		{"kubernetes", "kill,restart,pause,disconnect,partition"},
+		{"kubernetes", "kill,restart,pause,disconnect,partition,latency"},
 		{"external", ""},
 	} {
 		e, err := Find(tc.provider)
@@ -84,15 +84,16 @@ nodes = ["full0"]
 at = "5s"
 duration = "5s"
 `, `f.toml:8: perturbation[0].kind: restart needs provider "process" or "netns" or "kubernetes": the "external" provider cannot restart nodes`},
-		// Pods have no emulated delays to scale.
+		// Pods' emulated delays scale (each pod's agent).
 		{"latency on kubernetes", `[testnet]
 provider = "kubernetes"
+uniform_delay = "5ms"
 [[perturbation]]
 kind = "latency"
 scale = 2.0
 at = "5s"
 duration = "5s"
-`, `f.toml:4: perturbation[0].kind: latency needs provider "netns": the "kubernetes" provider cannot change the latency between nodes`},
+`, ""},
 		// What kubernetes can do passes (no cluster needed to check).
 		{"every fault but latency on kubernetes", `[testnet]
 provider = "kubernetes"
