@@ -364,3 +364,41 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestKubernetesChains: a Cosmos SDK chain and a Cosmos EVM chain as pods
+// (their node binaries in chainperf's image, with the libraries a cgo
+// build needs): signed sends, every one committed, and the chain check
+// finds the balances conserved.
+func TestKubernetesChains(t *testing.T) {
+	kubeCluster(t)
+	for _, c := range []struct{ chain, section, workload string }{
+		{"cosmos", "[testnet.cosmos]\nwallets = 200\ngas_price = 0.001\n", "kind = \"cosmos-send\"\ngas_limit = 100000\n"},
+		{"evm", "[testnet.evm]\nwallets = 200\n", "kind = \"evm-transfer\"\namount = 1000\n"},
+	} {
+		t.Run(c.chain, func(t *testing.T) {
+			tmp := t.TempDir()
+			scn := filepath.Join(tmp, c.chain+".toml")
+			os.WriteFile(scn, []byte(fmt.Sprintf(`name = "k8s-%s"
+[testnet]
+provider = "kubernetes"
+validators = 4
+full_nodes = 1
+chain = %q
+%s
+[workload]
+%s
+[load]
+rate = 50
+duration = "10s"
+[experiment]
+kind = "steady"
+[criteria]
+max_unresolved = 0
+`, c.chain, c.chain, c.section, c.workload)), 0o644)
+			out, code := cli(t, t.TempDir(), "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "reports"))
+			if code != 0 || !strings.Contains(out, "500 sent = 500 committed") || !strings.Contains(out, "balances:   conserved") {
+				t.Errorf("%s on pods: exit %d\n%s", c.chain, code, out)
+			}
+		})
+	}
+}

@@ -494,16 +494,12 @@ func (s *Scenario) validateWAN(c *checker) {
 	}
 }
 
-// validateKubernetes checks [testnet.kubernetes] and what the kubernetes
-// provider runs: the embedded kvstore node (its image is chainperf's own
-// binary), zones as placement by a node label or as emulated delays in
-// the pods, resource quantities Kubernetes accepts, an image source.
+// validateKubernetes checks [testnet.kubernetes]: zones as placement by a
+// node label or as emulated delays in the pods, resource quantities
+// Kubernetes accepts, an image source.
 func (s *Scenario) validateKubernetes(c *checker) {
 	t := &s.Testnet
 	k := &t.Kubernetes
-	if t.Chain != "kvstore" || t.Binary != "" || t.Build.Dir != "" {
-		c.fail("testnet.provider", "the kubernetes provider runs the embedded kvstore node (chain = \"kvstore\", binary = \"\"): its image is chainperf's own binary; Cosmos and EVM chain images are not built yet")
-	}
 	if k.ZoneLabel != "" {
 		// Zones are placement: the latency between them is the cluster's.
 		if t.UniformDelay > 0 || t.BandwidthMbit > 0 || t.LatencyTable != "builtin" {

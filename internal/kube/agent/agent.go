@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -150,7 +149,8 @@ func (a *server) routes() http.Handler {
 			return
 		}
 		err := a.delay.set(req)
-		if err != nil && strings.Contains(err.Error(), "is not an IPv4") {
+		var bad badRequest
+		if errors.As(err, &bad) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}

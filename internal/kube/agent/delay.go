@@ -34,6 +34,11 @@ type DelayRequest struct {
 
 const delayTable = "chainperf-delay"
 
+// badRequest is a request the agent refuses as given (HTTP 400).
+type badRequest string
+
+func (b badRequest) Error() string { return string(b) }
+
 type delayer struct {
 	mu        sync.Mutex
 	links     atomic.Pointer[map[netip.Addr]netem.Link]
@@ -55,10 +60,10 @@ func (d *delayer) set(req DelayRequest) error {
 	for ip, l := range req.Links {
 		a, err := netip.ParseAddr(ip)
 		if err != nil || !a.Is4() {
-			return fmt.Errorf("peer %q is not an IPv4 address", ip)
+			return badRequest(fmt.Sprintf("peer %q is not an IPv4 address", ip))
 		}
 		if l.Delay < 0 || l.Jitter < 0 || l.Loss < 0 || l.Loss > 1 {
-			return fmt.Errorf("peer %s: delay %s, jitter %s, loss %g", ip, l.Delay, l.Jitter, l.Loss)
+			return badRequest(fmt.Sprintf("peer %s: delay %s, jitter %s, loss %g", ip, l.Delay, l.Jitter, l.Loss))
 		}
 		if l != (netem.Link{}) || req.Bandwidth > 0 {
 			links[a] = l

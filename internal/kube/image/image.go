@@ -41,29 +41,42 @@ type Image struct {
 	img v1.Image
 }
 
-// Build makes an image of exe at /chainperf. A dynamically linked exe
-// brings its ELF interpreter and libraries (as ldd finds them here), so a
-// cgo build runs too. The tag is a hash of the layer: the same binary
-// makes the same reference.
-func Build(exe, repo string) (*Image, error) {
-	files := []string{exe}
-	libs, err := sharedLibs(exe)
-	if err != nil {
-		return nil, err
+// ChainPath is where a chain's binary (a Cosmos or EVM chain's node, a
+// released CometBFT) sits in the image.
+func ChainPath(bin string) string { return "/bin/" + filepath.Base(bin) }
+
+// Build makes an image of exe at /chainperf, and of chain (if not "") at
+// ChainPath(chain). A dynamically linked binary brings its ELF interpreter
+// and libraries (as ldd finds them here), so a cgo build runs too. The
+// tag is a hash of the layer: the same binaries make the same reference.
+func Build(exe, repo, chain string) (*Image, error) {
+	type file struct{ src, dst string }
+	files := []file{{exe, Binary}}
+	if chain != "" {
+		files = append(files, file{chain, ChainPath(chain)})
 	}
-	files = append(files, libs...)
+	seen := map[string]bool{}
+	for _, f := range files[:len(files):len(files)] {
+		libs, err := sharedLibs(f.src)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range libs {
+			if !seen[l] {
+				seen[l] = true
+				files = append(files, file{l, l})
+			}
+		}
+	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{}
-	for i, f := range files {
-		data, err := os.ReadFile(f)
+	for _, f := range files {
+		data, err := os.ReadFile(f.src)
 		if err != nil {
 			return nil, fmt.Errorf("node image: %w", err)
 		}
-		dst := strings.TrimPrefix(f, "/")
-		if i == 0 {
-			dst = strings.TrimPrefix(Binary, "/")
-		}
+		dst := strings.TrimPrefix(f.dst, "/")
 		for _, d := range parents(dst) {
 			if !dirs[d] {
 				dirs[d] = true
@@ -144,15 +157,9 @@ func sharedLibs(exe string) ([]string, error) {
 		// "/lib64/ld-linux-x86-64.so.2 (0x...)"; "linux-vdso.so.1 (0x...)" is the kernel's.
 		fields := strings.Fields(sc.Text())
 		for i, fl := range fields {
+			// Copied by content to the path the loader looks for.
 			if strings.HasPrefix(fl, "/") && (i == 0 || fields[i-1] == "=>") {
-				real, err := filepath.EvalSymlinks(fl)
-				if err != nil {
-					return nil, fmt.Errorf("node image: library %s: %w", fl, err)
-				}
 				libs = append(libs, fl)
-				if real != fl {
-					libs = append(libs, real)
-				}
 			}
 		}
 	}

@@ -56,7 +56,6 @@ var Bads = []Bad{
 	{"quoted config key twice", "[testnet.config]\n\"consensus.timeout_propose\" = \"5s\"\nlog_level = \"info\"\n\"consensus.timeout_propose\" = \"6s\"\n", "f.toml:4: consensus.timeout_propose is defined twice"},
 	{"scale profile", "[testnet]\nscale_profile = \"atuo\"\n", `f.toml:2: testnet.scale_profile: "atuo" is not one of auto, on, off, peers, procs, log, timeouts (did you mean "auto"?)`},
 	{"scale profile part", "[testnet]\nscale_profile = \"peers,fast\"\n", `f.toml:2: testnet.scale_profile: "fast" is not one of peers, procs, log, timeouts`},
-	{"kubernetes cosmos", "[testnet]\nprovider = \"kubernetes\"\nbinary = \"/bin/true\"\nargs = [\"x\"]\n", "f.toml:2: testnet.provider: the kubernetes provider runs the embedded kvstore node"},
 	{"kubernetes quantity", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes.validator]\ncpu = \"lots\"\n", `f.toml:4: testnet.kubernetes.validator.cpu: "lots" is not a Kubernetes quantity`},
 	{"kubernetes namespace", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nnamespace = \"Chain_Perf\"\n", `f.toml:4: testnet.kubernetes.namespace: "Chain_Perf" is not a namespace name`},
 	{"kubernetes zones not in the table", "[testnet]\nprovider = \"kubernetes\"\nzones = [\"us-east1-b\"]\n", `f.toml:3: testnet.zones[0]: "us-east1-b" is not one of n-virginia`},

@@ -271,7 +271,7 @@ func (p *Provider) deliverImage(ctx context.Context) error {
 		repo = p.spec.Registry
 	}
 	start := time.Now()
-	im, err := image.Build(p.exe, repo)
+	im, err := image.Build(p.exe, repo, p.net.Binary)
 	if err != nil {
 		return err
 	}
@@ -290,6 +290,10 @@ func (p *Provider) deliverImage(ctx context.Context) error {
 	p.log.Info("node image ready", "image", im.Ref, "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }
+
+// maxFiles is what a node's files may take in its ConfigMap: the API
+// server refuses objects over 1 MiB, keys and metadata included.
+const maxFiles = 1000 << 10
 
 // secretFiles are the files of a home that go into the node's Secret.
 var secretFiles = []string{"node_key.json", "priv_validator_key.json"}
@@ -319,6 +323,13 @@ func (p *Provider) writeFiles(ctx context.Context, n *testnet.Node) error {
 	})
 	if err != nil {
 		return err
+	}
+	size := 0
+	for _, v := range cm.Data {
+		size += len(v)
+	}
+	if size > maxFiles {
+		return fmt.Errorf("its files take %d KiB, more than a ConfigMap holds (1 MiB): the genesis is too large for the kubernetes provider (fewer wallets)", size>>10)
 	}
 	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, p.create()); err != nil {
 		return fmt.Errorf("create configmap %s: %w", cm.Name, err)
@@ -494,8 +505,8 @@ func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
 				Name:            "node",
 				Image:           p.image,
 				ImagePullPolicy: pull,
-				Command: []string{image.Binary, "pod", "--from", filesDir, "--from", keysDir, "--home", homeDir,
-					"--agent", strconv.Itoa(agentPort(n)), "--", image.Binary, "node", "--home", homeDir},
+				Command: append([]string{image.Binary, "pod", "--from", filesDir, "--from", keysDir, "--home", homeDir,
+					"--agent", strconv.Itoa(agentPort(n)), "--"}, p.nodeCommand()...),
 				// The agent cuts the pod off with nftables rules in its own
 				// network namespace (disconnect, partition).
 				SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_ADMIN"}}},
@@ -527,6 +538,20 @@ func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
 	}
 	_, err = p.cs.CoreV1().Pods(p.ns).Create(ctx, pod, p.create())
 	return err
+}
+
+// nodeCommand is what runs the node in its pod: the embedded node, or the
+// testnet's binary (a Cosmos or EVM chain's, a released CometBFT) from
+// the image with its arguments, {home} the pod's home.
+func (p *Provider) nodeCommand() []string {
+	if p.net.Binary == "" {
+		return []string{image.Binary, "node", "--home", homeDir}
+	}
+	argv := []string{image.ChainPath(p.net.Binary)}
+	for _, a := range p.net.Args {
+		argv = append(argv, strings.ReplaceAll(a, "{home}", homeDir))
+	}
+	return argv
 }
 
 // resources are the requests and limits of r in Kubernetes' terms.
@@ -685,10 +710,12 @@ func quoteList(xs []string) string {
 	return string(b)
 }
 
-// agentPort is where n's fault agent listens in its pod: the node's port
-// for an EVM chain's JSON-RPC over WebSocket, which a kvstore node leaves
-// free (so it clashes with none of the testnet's ports).
-func agentPort(n *testnet.Node) int { return n.Ports.JSONRPCWS }
+// AgentPort is where the fault agent listens in each node's pod: below
+// every port a testnet uses (testnet.base_port is 1024 or more), so it
+// clashes with none of a node's, whatever the chain.
+const AgentPort = 1023
+
+func agentPort(*testnet.Node) int { return AgentPort }
 
 func (p *Provider) agent(n *testnet.Node) agent.Client {
 	return agent.Client{Base: "http://" + net.JoinHostPort(n.Host, strconv.Itoa(agentPort(n)))}
