@@ -20,32 +20,8 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet/kubernetes"
+	"github.com/chainperf/chainperf/internal/testnet/kubernetes/kubetest"
 )
-
-// kubeCluster is a client of the cluster kube/localcluster/up.sh started
-// (.ci/run sets KUBECONFIG and CHAINPERF_KUBE_CTR). Without one the test
-// is skipped, except in CI, where it fails.
-func kubeCluster(t *testing.T) k8s.Interface {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("starts real CometBFT nodes in a cluster")
-	}
-	if os.Getenv("KUBECONFIG") == "" || os.Getenv(kubernetes.CtrEnv) == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs the kubernetes tests on a real cluster: KUBECONFIG and CHAINPERF_KUBE_CTR must be set (kube/localcluster/up.sh)")
-		}
-		t.Skip("no cluster: run `eval $(sudo kube/localcluster/up.sh)` first")
-	}
-	cfg, err := kubernetes.Config(scenario.Kubernetes{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := k8s.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
-}
 
 // chainperfNamespaces lists the namespaces chainperf made in the cluster.
 func chainperfNamespaces(t *testing.T, cs k8s.Interface) []string {
@@ -68,7 +44,7 @@ func chainperfNamespaces(t *testing.T, cs k8s.Interface) []string {
 // conservation law, none unresolved), the run records its WAN, it is
 // stored and reported, and nothing of the testnet is left in the cluster.
 func TestKubernetesRun(t *testing.T) {
-	cs := kubeCluster(t)
+	cs := kubetest.Cluster(t)
 	before := chainperfNamespaces(t, cs)
 	tmp := t.TempDir()
 	reg, db, reports := t.TempDir(), filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
@@ -154,7 +130,7 @@ duration = "8s"
 // does (its state file says where the pods are), and with the state file
 // gone too, `chainperf clean --all` finds the namespace by its labels.
 func TestKubernetesCleanup(t *testing.T) {
-	cs := kubeCluster(t)
+	cs := kubetest.Cluster(t)
 	for _, c := range []struct {
 		name  string
 		sig   syscall.Signal
@@ -194,7 +170,7 @@ func TestKubernetesCleanup(t *testing.T) {
 // the schedule's txs has its fate and the load went out as asked. The
 // generators' Job is gone after the run.
 func TestKubernetesSpreadLoad(t *testing.T) {
-	cs := kubeCluster(t)
+	cs := kubetest.Cluster(t)
 	before := chainperfNamespaces(t, cs)
 	tmp := t.TempDir()
 	reg, db, reports := t.TempDir(), filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
@@ -239,7 +215,7 @@ max_unresolved = 0
 // API server and nothing is kept; a pod the server refuses (a memory
 // request above its limit) fails the dry run with the server's reason.
 func TestKubernetesDryRun200(t *testing.T) {
-	cs := kubeCluster(t)
+	cs := kubetest.Cluster(t)
 	before := chainperfNamespaces(t, cs)
 	reg := t.TempDir()
 	out, code := cli(t, reg, "testnet", "up", "-f", "../../examples/kubernetes-200.toml", "--dry-run")
@@ -265,7 +241,7 @@ func TestKubernetesDryRun200(t *testing.T) {
 // a namespace of its own, so a scenario that needs one is refused up
 // front.
 func TestKubernetesRBACRole(t *testing.T) {
-	cs := kubeCluster(t)
+	cs := kubetest.Cluster(t)
 	ctx := context.Background()
 	ns := "chainperf-rbac-" + strings.ToLower(strings.TrimPrefix(filepath.Base(t.TempDir()), "TestKubernetesRBACRole"))
 	ns = strings.Trim(ns[:min(len(ns), 40)], "-")
@@ -370,7 +346,7 @@ func must(t *testing.T, err error) {
 // build needs): signed sends, every one committed, and the chain check
 // finds the balances conserved.
 func TestKubernetesChains(t *testing.T) {
-	kubeCluster(t)
+	kubetest.Cluster(t)
 	for _, c := range []struct{ chain, section, workload string }{
 		{"cosmos", "[testnet.cosmos]\nwallets = 200\ngas_price = 0.001\n", "kind = \"cosmos-send\"\ngas_limit = 100000\n"},
 		{"evm", "[testnet.evm]\nwallets = 200\n", "kind = \"evm-transfer\"\namount = 1000\n"},

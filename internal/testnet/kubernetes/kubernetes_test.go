@@ -2,47 +2,24 @@ package kubernetes_test
 
 import (
 	"context"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8s "k8s.io/client-go/kubernetes"
 
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/kubernetes"
+	"github.com/chainperf/chainperf/internal/testnet/kubernetes/kubetest"
 	"github.com/chainperf/chainperf/internal/testnet/providertest"
 )
-
-// Cluster returns a client of the cluster the tests run on: the one
-// kube/localcluster/up.sh started (KUBECONFIG and CHAINPERF_KUBE_CTR set by
-// .ci/run). Without one the test is skipped, except in CI, where it fails.
-func cluster(t *testing.T) k8s.Interface {
-	t.Helper()
-	if os.Getenv("KUBECONFIG") == "" || os.Getenv(kubernetes.CtrEnv) == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs the kubernetes tests on a real cluster: KUBECONFIG and CHAINPERF_KUBE_CTR must be set (kube/localcluster/up.sh)")
-		}
-		t.Skip("no cluster: run `eval $(sudo kube/localcluster/up.sh)` first")
-	}
-	cfg, err := kubernetes.Config(scenario.Kubernetes{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := k8s.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
-}
 
 // The kubernetes provider passes the checks every provider passes, on real
 // CometBFT nodes in pods of a real cluster; after Close the testnet's
 // namespace and every object with its label are gone.
 func TestKubernetesConformance(t *testing.T) {
-	cs := cluster(t)
+	cs := kubetest.Cluster(t)
 	exe := providertest.Chainperf(t)
 	// A 5 ms delay between every two pods (each pod's agent), so that
 	// the latency fault has delays to scale.
@@ -77,7 +54,7 @@ func TestKubernetesConformance(t *testing.T) {
 // sender); scaled by 2 about 160 ms, by 0 next to nothing, and restored
 // about 80 ms again.
 func TestKubernetesDelays(t *testing.T) {
-	cs := cluster(t)
+	cs := kubetest.Cluster(t)
 	exe := providertest.Chainperf(t)
 	s, err := scenario.Parse("t.toml", []byte("[testnet]\nvalidators = 2\nfull_nodes = 0\nprovider = \"kubernetes\"\nuniform_delay = \"40ms\"\njitter = 0.0\n"))
 	if err != nil {
