@@ -205,6 +205,14 @@ max_unresolved = 0
 	if g := p.Generator; g.Generators != 2 || g.Bound || g.Due != 6000 {
 		t.Errorf("merged generator report %+v", g)
 	}
+	// The phase's blocks carry the generators' txs, as each saw them.
+	var ours int
+	for _, b := range p.Blocks {
+		ours += b.Ours
+	}
+	if want := p.Ledger.Fates[load.FateCommitted] + p.Ledger.Fates[load.FateCommittedFailed]; int64(ours) != want {
+		t.Errorf("the blocks hold %d of the generators' txs; their ledgers %d", ours, want)
+	}
 	if now := chainperfNamespaces(t, cs); len(now) != len(before) {
 		t.Errorf("namespaces after the run: %v; before: %v", now, before)
 	}

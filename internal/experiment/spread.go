@@ -45,11 +45,14 @@ type GeneratorSpec struct {
 	Drain    time.Duration     `json:"drain"`
 }
 
-// GeneratorResult is what a generator answers (the last line it prints).
+// GeneratorResult is what a generator answers (the last line it prints):
+// its closed ledger, its report, and the blocks as it saw them (its own
+// txs in each: Ours, OursFailed and their latency).
 type GeneratorResult struct {
 	Index  int              `json:"index"`
 	Ledger load.LedgerState `json:"ledger"`
 	Report load.Report      `json:"report"`
+	Blocks []observe.Block  `json:"blocks"`
 }
 
 // RunGenerator runs one generator's part of a phase.
@@ -59,7 +62,7 @@ func RunGenerator(ctx context.Context, spec GeneratorSpec, log *slog.Logger) (*G
 	}
 	res := &GeneratorResult{Index: spec.Index}
 	done := false
-	_, err := Drive(ctx, DriveOptions{
+	p, err := Drive(ctx, DriveOptions{
 		RunID: fmt.Sprintf("%s.g%d", spec.RunID, spec.Index), Targets: spec.Targets, Follow: spec.Follow,
 		Load: spec.Load, Workload: spec.Workload, Warmup: spec.Warmup, Cooldown: spec.Cooldown, Drain: spec.Drain, Log: log,
 		Spread: &Spread{Index: spec.Index, Of: spec.Of, Start: spec.Start, Done: func(st load.LedgerState, r load.Report) {
@@ -72,6 +75,7 @@ func RunGenerator(ctx context.Context, spec GeneratorSpec, log *slog.Logger) (*G
 	if !done {
 		return nil, errors.New("the generator ended without its ledger")
 	}
+	res.Blocks = p.Blocks
 	return res, nil
 }
 
@@ -120,12 +124,12 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 			Load: o.Load, Workload: o.Workload, Warmup: o.Warmup, Cooldown: o.Cooldown, Drain: o.Drain,
 		})
 	}
-	// The coordinator's own follower: the phase's blocks (and the store's,
-	// as they come) and the chain in the live view. Its ledger tracks no
-	// tx: the generators' do.
+	// The coordinator's own follower: the phase's blocks and the chain in
+	// the live view. Its ledger tracks no tx: the generators' do, and
+	// their counts of their txs in each block are added in at the end.
 	own := load.NewLedger(start, false)
 	feed := &blockFeed{Ledger: own, start: start}
-	follower := observe.NewFollower(o.Follow, from+1, feed, o.OnBlock, o.Log)
+	follower := observe.NewFollower(o.Follow, from+1, feed, nil, o.Log)
 	followCtx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -148,26 +152,56 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 		})
 	}()
 	outs, runErr := run(ctx, specs)
-	stopFollow()
-	wg.Wait()
-	blocks := follower.Flush()
+	stop := func() []observe.Block {
+		stopFollow()
+		wg.Wait()
+		var blocks []observe.Block
+		for _, b := range follower.Flush() {
+			if !b.Seen.Before(start) { // read while the generators were being made: not the phase's
+				blocks = append(blocks, b)
+			}
+		}
+		return blocks
+	}
 	if runErr != nil {
+		stop()
 		return nil, fmt.Errorf("load spread over %d generators: %w", n, runErr)
 	}
 	if len(outs) != n {
+		stop()
 		return nil, fmt.Errorf("%d answers from %d generators", len(outs), n)
 	}
 	states := make([]load.LedgerState, n)
 	reports := make([]load.Report, n)
+	theirs := map[int64][]observe.Block{}
+	var top int64
 	for i, out := range outs {
 		var gr GeneratorResult
 		if err := json.Unmarshal(out, &gr); err != nil {
+			stop()
 			return nil, fmt.Errorf("generator %d's answer: %w", i, err)
 		}
 		if gr.Index != i {
+			stop()
 			return nil, fmt.Errorf("generator %d answered as generator %d", i, gr.Index)
 		}
 		states[i], reports[i] = gr.Ledger, gr.Report
+		for _, b := range gr.Blocks {
+			theirs[b.Height] = append(theirs[b.Height], b)
+			top = max(top, b.Height)
+		}
+	}
+	// The generators may have read a block or two more than this follower
+	// so far: wait (a little) until it has them too.
+	for end := time.Now().Add(15 * time.Second); follower.Next()-1 < top && time.Now().Before(end) && ctx.Err() == nil; {
+		time.Sleep(100 * time.Millisecond)
+	}
+	blocks := stop()
+	for i := range blocks {
+		addOurs(&blocks[i], theirs[blocks[i].Height])
+		if o.OnBlock != nil {
+			o.OnBlock(blocks[i])
+		}
 	}
 	merged, err := load.MergeLedgers(states)
 	if err != nil {
@@ -185,4 +219,19 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 	r.Window = [2]float64{o.Warmup.Seconds(), (model.Length() - o.Cooldown).Seconds()}
 	r.Figures = results.Compute(r)
 	return r, nil
+}
+
+// addOurs adds the generators' counts of their txs in block b (as each saw
+// it) and the latency of those txs: the mean weighted by count, the max.
+func addOurs(b *observe.Block, gens []observe.Block) {
+	var sum float64
+	for _, g := range gens {
+		b.Ours += g.Ours
+		b.OursFailed += g.OursFailed
+		sum += g.LatencyMean * float64(g.Ours)
+		b.LatencyMax = max(b.LatencyMax, g.LatencyMax)
+	}
+	if b.Ours > 0 {
+		b.LatencyMean = sum / float64(b.Ours)
+	}
 }

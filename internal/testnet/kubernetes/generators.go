@@ -123,6 +123,16 @@ func (p *Provider) waitGenerators(ctx context.Context, job string, n int) ([][]b
 				errs = append(errs, fmt.Errorf("generator pod %d (%s/%s) not running after %s (testnet.kubernetes.ready_timeout): %s", idx, p.ns, pod.Name, ready, why))
 			}
 		}
+		if len(errs) == 0 && len(byIndex) < n {
+			// A pod gone (deleted, evicted) leaves only the Job's word.
+			if j, err := p.cs.BatchV1().Jobs(p.ns).Get(ctx, job, metav1.GetOptions{}); err == nil {
+				for _, c := range j.Status.Conditions {
+					if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+						errs = append(errs, fmt.Errorf("generator job %s/%s failed: %s: %s", p.ns, job, c.Reason, c.Message))
+					}
+				}
+			}
+		}
 		if len(errs) > 0 {
 			return nil, errors.Join(errs...)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -67,6 +68,14 @@ func TestGeneratorPodsReported(t *testing.T) {
 				t.Errorf("err = %v; want %q", err, tc.want)
 			}
 		})
+	}
+	// A pod gone (deleted): the Job's failure says why.
+	gone := fakeProvider(genPod(0, corev1.PodSucceeded, 0))
+	_, _ = gone.cs.BatchV1().Jobs("ns").Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "generators-1", Namespace: "ns"},
+		Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
+			Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"}}}}, metav1.CreateOptions{})
+	if _, err := gone.waitGenerators(ctx, "generators-1", 2); err == nil || !strings.Contains(err.Error(), "generator job ns/generators-1 failed: BackoffLimitExceeded") {
+		t.Errorf("a pod gone, its job failed: %v", err)
 	}
 	// Still running: it waits (here until the context ends).
 	short, stop := context.WithTimeout(ctx, time.Second)

@@ -101,9 +101,11 @@ type Provider struct {
 	checked int             // objects the API server accepted in a dry run
 }
 
+// nodeFiles are the names of a node's ConfigMap and Secret and the path
+// in the home of each of their keys.
 type nodeFiles struct {
-	cm  *corev1.ConfigMap
-	sec *corev1.Secret
+	cm, sec     string
+	files, keys []corev1.KeyToPath
 }
 
 // Config loads the cluster's client config: the scenario's kubeconfig,
@@ -303,6 +305,7 @@ var secretFiles = []string{"node_key.json", "priv_validator_key.json"}
 func (p *Provider) writeFiles(ctx context.Context, n *testnet.Node) error {
 	cm := &corev1.ConfigMap{ObjectMeta: p.meta(n, "-files"), Data: map[string]string{}}
 	sec := &corev1.Secret{ObjectMeta: p.meta(n, "-keys"), Data: map[string][]byte{}}
+	var fileItems, keyItems []corev1.KeyToPath
 	err := filepath.WalkDir(n.Home, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -312,12 +315,16 @@ func (p *Provider) writeFiles(ctx context.Context, n *testnet.Node) error {
 		if err != nil {
 			return err
 		}
-		key := strings.NewReplacer("/", "..", "_", "-").Replace(rel)
-		key = "f." + key
+		// Keys are numbers (a key cannot hold '/'); each item says the
+		// file's path in the home.
 		if slices.Contains(secretFiles, d.Name()) {
+			key := fmt.Sprintf("f%d", len(keyItems))
 			sec.Data[key] = data
+			keyItems = append(keyItems, corev1.KeyToPath{Key: key, Path: rel})
 		} else {
+			key := fmt.Sprintf("f%d", len(fileItems))
 			cm.Data[key] = string(data)
+			fileItems = append(fileItems, corev1.KeyToPath{Key: key, Path: rel})
 		}
 		return nil
 	})
@@ -337,25 +344,8 @@ func (p *Provider) writeFiles(ctx context.Context, n *testnet.Node) error {
 	if _, err := p.cs.CoreV1().Secrets(p.ns).Create(ctx, sec, p.create()); err != nil {
 		return fmt.Errorf("create secret %s: %w", sec.Name, err)
 	}
-	p.files[n.Name] = nodeFiles{cm: cm, sec: sec}
+	p.files[n.Name] = nodeFiles{cm: cm.Name, sec: sec.Name, files: fileItems, keys: keyItems}
 	return nil
-}
-
-// fileItems maps the keys of a ConfigMap or Secret back to their paths.
-func fileItems[V any](data map[string]V) []corev1.KeyToPath {
-	var items []corev1.KeyToPath
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range data {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		path := strings.NewReplacer("..", "/").Replace(strings.TrimPrefix(k, "f."))
-		path = strings.ReplaceAll(path, "-", "_")
-		items = append(items, corev1.KeyToPath{Key: k, Path: path})
-	}
-	return items
 }
 
 func (p *Provider) meta(n *testnet.Node, suffix string) metav1.ObjectMeta {
@@ -471,7 +461,6 @@ func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
 	if !ok {
 		return errors.New("its files were never written (Open)")
 	}
-	cm, sec := f.cm, f.sec
 	pull := corev1.PullIfNotPresent
 	if p.pullNo {
 		pull = corev1.PullNever
@@ -526,9 +515,9 @@ func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
 			}},
 			Volumes: []corev1.Volume{
 				{Name: "files", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-					LocalObjectReference: corev1.LocalObjectReference{Name: cm.Name}, Items: fileItems(cm.Data)}}},
+					LocalObjectReference: corev1.LocalObjectReference{Name: f.cm}, Items: f.files}}},
 				{Name: "keys", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-					SecretName: sec.Name, Items: fileItems(sec.Data), DefaultMode: &keyMode}}},
+					SecretName: f.sec, Items: f.keys, DefaultMode: &keyMode}}},
 				{Name: "home", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 			},
 		},
