@@ -38,6 +38,8 @@ command -v runc >/dev/null || need+=(runc)
 command -v etcd >/dev/null || need+=(etcd-server)
 command -v openssl >/dev/null || need+=(openssl)
 command -v ss >/dev/null || need+=(iproute2)
+command -v curl >/dev/null || need+=(curl)
+command -v pgrep >/dev/null || need+=(procps) # down.sh finds the pods' shims with it
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
