@@ -86,7 +86,7 @@ func StartNFQueue(ctx context.Context, nw Hosts, n int, plan *Plan) (_ *Daemon, 
 		}
 		d.queues = append(d.queues, nf)
 		from := i
-		linkOf := func(dst netip.Addr) Link {
+		linkOf := func(_, dst netip.Addr) Link {
 			if j, ok := addrs[dst]; ok {
 				return d.plan.Load().Links[from][j]
 			}
@@ -119,10 +119,10 @@ func OpenQueue(netns int) (*nfqueue.Nfqueue, error) {
 }
 
 // Serve gives each packet of queue nf its verdict after the delay (with
-// jitter) of the link to its destination, linkOf(dst), or drops it for
-// the link's loss; bandwidth() (bits/s, 0: none) caps what the namespace
-// sends. It returns once the queue is served, until ctx ends.
-func Serve(ctx context.Context, nf *nfqueue.Nfqueue, linkOf func(dst netip.Addr) Link, bandwidth func() float64) error {
+// jitter) of its link, linkOf(source, destination), or drops it for the
+// link's loss; bandwidth() (bits/s, 0: none) caps what passes the queue.
+// It returns once the queue is served, until ctx ends.
+func Serve(ctx context.Context, nf *nfqueue.Nfqueue, linkOf func(src, dst netip.Addr) Link, bandwidth func() float64) error {
 	var free time.Time // when the link is free again (bandwidth cap); the hook runs on one goroutine
 	hook := func(a nfqueue.Attribute) int {
 		if a.PacketID == nil {
@@ -131,7 +131,7 @@ func Serve(ctx context.Context, nf *nfqueue.Nfqueue, linkOf func(dst netip.Addr)
 		id := *a.PacketID
 		link := Link{}
 		if a.Payload != nil && len(*a.Payload) >= 20 {
-			link = linkOf(netip.AddrFrom4([4]byte((*a.Payload)[16:20])))
+			link = linkOf(netip.AddrFrom4([4]byte((*a.Payload)[12:16])), netip.AddrFrom4([4]byte((*a.Payload)[16:20])))
 		}
 		if link.Loss > 0 && rand.Float64() < link.Loss {
 			verdict(nf, id, nfqueue.NfDrop)

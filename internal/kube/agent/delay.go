@@ -17,15 +17,19 @@ import (
 
 // Emulated delays in a pod: chainperf's nfqueue delay mechanism (the
 // netns provider's), run by the agent in its pod's network namespace. An
-// nftables rule per delayed peer sends the packets addressed to it to the
-// queue (the kernel's NFQUEUE target through nft's xtables compat, which
-// kernels without nft's own queue expression have); the agent gives each
-// its verdict after the link's delay. Packets to the harness and to peers
-// with no delay are not queued; with no agent listening they pass
+// nftables rule per delayed peer sends the packets that come from it to
+// the queue (the kernel's NFQUEUE target through nft's xtables compat,
+// which kernels without nft's own queue expression have); the agent gives
+// each its verdict after the link's delay. Delays apply where packets
+// arrive, not where they leave (as on netns): a pod that is killed takes
+// its agent with it, and packets held at its exit (its connections' last
+// FIN or RST) would be lost, leaving its peers with dead connections that
+// refuse the node when it comes back. Packets from the harness and from
+// peers with no delay are not queued; with no agent listening they pass
 // (bypass).
 
-// DelayRequest is the body of POST /delay: the link to each peer pod by
-// its IP, and a cap on what the pod sends (bits/s, 0 none). No links
+// DelayRequest is the body of POST /delay: the link from each peer pod by
+// its IP, and a cap on what the pod receives (bits/s, 0 none). No links
 // remove the delays.
 type DelayRequest struct {
 	Links     map[string]netem.Link `json:"links"`
@@ -46,9 +50,9 @@ type delayer struct {
 	serving   bool
 }
 
-func (d *delayer) linkOf(dst netip.Addr) netem.Link {
+func (d *delayer) linkOf(src, _ netip.Addr) netem.Link {
 	if m := d.links.Load(); m != nil {
-		return (*m)[dst]
+		return (*m)[src]
 	}
 	return netem.Link{}
 }
@@ -87,8 +91,8 @@ func (d *delayer) set(req DelayRequest) error {
 	return queueRules(links)
 }
 
-// queueRules replaces the delay table: one rule per peer, its packets to
-// the queue.
+// queueRules replaces the delay table: one rule per peer, the packets
+// from it to the queue.
 func queueRules(links map[netip.Addr]netem.Link) error {
 	conn, err := nftables.New()
 	if err != nil {
@@ -100,8 +104,8 @@ func queueRules(links map[netip.Addr]netem.Link) error {
 	if len(links) > 0 {
 		conn.AddTable(t)
 		accept := nftables.ChainPolicyAccept
-		out := conn.AddChain(&nftables.Chain{Name: "out", Table: t, Type: nftables.ChainTypeFilter,
-			Hooknum: nftables.ChainHookOutput, Priority: nftables.ChainPriorityMangle, Policy: &accept})
+		in := conn.AddChain(&nftables.Chain{Name: "in", Table: t, Type: nftables.ChainTypeFilter,
+			Hooknum: nftables.ChainHookInput, Priority: nftables.ChainPriorityMangle, Policy: &accept})
 		// xt_NFQ_info_v3: queue number, queues in all, flags (bypass),
 		// host byte order, padded to 8 bytes.
 		info := make(xt.Unknown, 8)
@@ -110,8 +114,8 @@ func queueRules(links map[netip.Addr]netem.Link) error {
 		binary.NativeEndian.PutUint16(info[4:], 1) // NFQ_FLAG_BYPASS
 		for a := range links {
 			ip := a.As4()
-			conn.AddRule(&nftables.Rule{Table: t, Chain: out, Exprs: []expr.Any{
-				&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 16, Len: 4},
+			conn.AddRule(&nftables.Rule{Table: t, Chain: in, Exprs: []expr.Any{
+				&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 12, Len: 4}, // source
 				&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: ip[:]},
 				&expr.Target{Name: "NFQUEUE", Rev: 3, Info: &info},
 			}})

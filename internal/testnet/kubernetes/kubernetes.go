@@ -406,7 +406,8 @@ func (p *Provider) RTT(ctx context.Context, from, to *testnet.Node) (time.Durati
 func (p *Provider) WAN() *netem.WAN { return p.wan }
 
 // pushDelays gives each running pod's agent the delays of the plan in
-// force to the other running pods, by their current IPs.
+// force from the other running pods, by their current IPs (the agent
+// delays what arrives: agent/delay.go says why).
 func (p *Provider) pushDelays(ctx context.Context) error {
 	p.mu.Lock()
 	plan, running := p.plan, maps.Clone(p.running)
@@ -422,7 +423,7 @@ func (p *Provider) pushDelays(ctx context.Context) error {
 		links := map[string]netem.Link{}
 		for j, m := range p.net.Nodes {
 			if j != i && running[m.Name] {
-				links[m.Host] = plan.Links[i][j]
+				links[m.Host] = plan.Links[j][i]
 			}
 		}
 		return p.agent(n).Post(ctx, "/delay", agent.DelayRequest{Links: links, Bandwidth: plan.Bandwidth})
