@@ -30,18 +30,7 @@ generators = 2
 [experiment]
 kind = "steady"
 TOML
-cat > "$work/steady.toml" <<'TOML'
-name = "steady"
-[testnet]
-provider = "kubernetes"
-validators = 4
-full_nodes = 1
-[load]
-rate = 500
-duration = "30s"
-[experiment]
-kind = "steady"
-TOML
+grep -v '^generators' "$work/spread.toml" | sed 's/^name = "spread"/name = "steady"/' > "$work/steady.toml"
 for s in steady spread; do
   echo "== $s: 4 validators + 1 full node as pods, 500 tx/s for 30 s$([ $s = spread ] && echo ', from 2 generator pods')"
   t bash -c "cd $work && ./chainperf run $s.toml --db runs.db --report-dir reports 2>&1 | grep -E '^(run |  (throughput|latency|load|fates|chain):)'"

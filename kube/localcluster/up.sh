@@ -26,9 +26,6 @@ node=chainperf-node
 die() { echo "up.sh: $*" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || die "needs root (containerd, kubelet and the pod network): run it with sudo"
 [ ! -e "$dir/up" ] || die "a cluster is up already ($dir): run $here/down.sh first"
-for port in 2379 2380 6443 10248 10250 10257 10259; do
-  if ss -Htln "sport = :$port" | grep -q .; then die "port $port is taken: a cluster (or something else) listens there; stop it first"; fi
-done
 
 # Debian packages: containerd, runc, the CNI plugins, etcd, openssl.
 need=()
@@ -44,6 +41,11 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
+
+# After the packages: ss is iproute2's, and without it no taken port would show.
+for port in 2379 2380 6443 10248 10250 10257 10259; do
+  if ss -Htln "sport = :$port" | grep -q .; then die "port $port is taken: a cluster (or something else) listens there; stop it first"; fi
+done
 
 # The Kubernetes binaries and the pod sandbox image, built once per version.
 if [ ! -x "$cache/bin/kubelet" ] || [ ! -f "$cache/pause.tar" ]; then

@@ -199,7 +199,6 @@ func reply(w http.ResponseWriter, err error) {
 // Client is the harness's side: the agent of one pod.
 type Client struct {
 	Base string // http://POD-IP:PORT
-	HTTP *http.Client
 }
 
 // Do posts to the agent (path "/pause", "/resume", "/cut", "/restore").
@@ -219,11 +218,7 @@ func (c Client) do(ctx context.Context, path string, body io.Reader) error {
 	if err != nil {
 		return err
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(r)
+	resp, err := http.DefaultClient.Do(r)
 	if err != nil {
 		return fmt.Errorf("the node's agent at %s: %w", c.Base, err)
 	}
