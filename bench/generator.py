@@ -16,7 +16,13 @@ Peers are installed here if missing, never made dependencies of chainperf:
   k6:     go install go.k6.io/k6@v0.57.0          (into $PEERS, default /tmp/chainperf-peers)
   locust: pip install locust==2.32.4 in a venv    (in $PEERS/locust-venv)
 
-Usage: bench/generator.py [--duration 20] [--quick]
+The sink's own CPU is read from /proc for every row ("sink cpu"): a sink near 100 % of its core
+would be the limit, not the generator. A second sink answers every request 2 ms late (`chainperf
+sink --delay 2ms`): the slow-endpoint rows show whether chainperf holds its rate against an endpoint
+that makes it keep ~100+ requests in flight. Last, a CPU profile of chainperf at 50,000 tx/s
+(CHAINPERF_CPUPROFILE) prints the send path's top functions.
+
+Usage: bench/generator.py [--duration 20] [--quick] [--only chainperf] [--no-profile]
 """
 import argparse, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
@@ -24,18 +30,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEERS = os.environ.get("PEERS", "/tmp/chainperf-peers")
 SINK = "127.0.0.1:27700"
 URL = "http://" + SINK
+SLOW_SINK = "127.0.0.1:27701"
+SLOW_URL = "http://" + SLOW_SINK
 
 
 def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, **kw)
 
 
-def timed(cmd, cwd=None):
+def timed(cmd, cwd=None, env=None):
     """Runs cmd pinned to CPU 0 under /usr/bin/time; returns (stdout, cpu_s, max_rss_mib)."""
     tf = tempfile.NamedTemporaryFile(delete=False)
     tf.close()
     p = subprocess.run(["/usr/bin/time", "-f", "%U %S %M", "-o", tf.name, "taskset", "-c", "0"] + cmd,
-                       capture_output=True, text=True, cwd=cwd)
+                       capture_output=True, text=True, cwd=cwd, env=env)
     u, s, m = open(tf.name).read().split()[-3:]
     os.unlink(tf.name)
     if p.returncode != 0:
@@ -57,19 +65,26 @@ def ensure_peers():
     return k6, os.path.join(venv, "bin", "locust")
 
 
-def sink_stats():
+def sink_stats(url=URL):
     import urllib.request
-    with urllib.request.urlopen(URL + "/chainperf/sink_stats") as r:
+    with urllib.request.urlopen(url + "/chainperf/sink_stats") as r:
         st = json.load(r)
     return st["txs"], {int(k): v for k, v in st["per_second"].items()}
 
 
-def counted(before, fn, rate):
-    """Runs fn and returns its result with what the sink counted meanwhile."""
-    total0, _ = before
+def proc_cpu(pid):
+    """CPU seconds (user + system) process pid has used so far."""
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def counted(sink, fn, rate, url=URL):
+    """Runs fn and returns its result with what the sink counted meanwhile, and the sink's CPU."""
+    total0, per0 = sink_stats(url)
+    cpu0 = proc_cpu(sink.pid)
     res = fn(rate)
-    total1, per = sink_stats()
-    _, per0 = before
+    res["sink_cpu"] = proc_cpu(sink.pid) - cpu0
+    total1, per = sink_stats(url)
     secs = sorted(k for k in per if per[k] != per0.get(k, 0))
     counts = [per[k] - per0.get(k, 0) for k in secs]
     middle = sorted(counts[1:-1]) or sorted(counts)
@@ -78,16 +93,19 @@ def counted(before, fn, rate):
     return res
 
 
-def run_chainperf(bin_, rate, duration, batch=1, inflight=1024):
+def run_chainperf(bin_, rate, duration, batch=1, inflight=1024, url=URL, profile=None):
     out = tempfile.mktemp(suffix=".json")
-    text, cpu, rss = timed([bin_, "load", "--rpc", URL, "--no-follow", "--no-store", "--rate", str(rate),
+    env = dict(os.environ, CHAINPERF_CPUPROFILE=profile) if profile else None
+    text, cpu, rss = timed([bin_, "load", "--rpc", url, "--no-follow", "--no-store", "--rate", str(rate),
                             "--duration", f"{duration}s", "--batch", str(batch),
-                            "--max-in-flight", str(inflight), "--json", out])
+                            "--max-in-flight", str(inflight), "--json", out], env=env)
     r = json.load(open(out))
     os.unlink(out)
     sent = r["ledger"]["sent"]
+    g = r["generator"]
     return {"sent": sent, "achieved": sent / duration, "cpu": cpu, "rss": rss,
-            "lag_p99_ms": r["ledger"]["lag"]["p99_ms"], "bound": r["generator"]["bound"]}
+            "lag_p99_ms": r["ledger"]["lag"]["p99_ms"], "bound": g["bound"],
+            "inflight": g.get("senders", 0), "conns": g.get("connections", 0)}
 
 
 K6_SCRIPT = """
@@ -152,6 +170,7 @@ def main():
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--quick", action="store_true", help="fewer rates")
     ap.add_argument("--only", help="run only generators whose name starts with this (chainperf, k6, locust)")
+    ap.add_argument("--no-profile", action="store_true", help="skip the CPU profile at 50,000 tx/s")
     a = ap.parse_args()
     bin_ = os.path.join(tempfile.mkdtemp(), "chainperf")
     sh(["go", "build", "-o", bin_, "./cmd/chainperf"], cwd=ROOT)
@@ -160,23 +179,25 @@ def main():
     model = re.search(r"model name\s*:\s*(.*)", cpu).group(1)
     print(f"# {model}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}; generator on CPU 0, sink on CPU 1, {a.duration} s per rate")
     sink = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SINK], stdout=subprocess.DEVNULL)
+    slow = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SLOW_SINK, "--delay", "2ms"], stdout=subprocess.DEVNULL)
     time.sleep(0.5)
     try:
         plans = [
-            ("chainperf", lambda r: run_chainperf(bin_, r, a.duration), [5000, 10000, 20000, 30000, 40000, 50000]),
-            ("chainperf batch=100", lambda r: run_chainperf(bin_, r, a.duration, batch=100, inflight=64), [100000, 200000, 300000]),
-            ("k6", lambda r: run_k6(k6, r, a.duration), [1000, 2000, 3000, 5000, 10000]),
-            ("locust", lambda r: run_locust(locust, r, a.duration), [500, 1000, 2000, 3000, 5000]),
+            ("chainperf", sink, URL, lambda r: run_chainperf(bin_, r, a.duration), [5000, 10000, 20000, 50000, 100000, 150000, 200000]),
+            ("chainperf batch=100", sink, URL, lambda r: run_chainperf(bin_, r, a.duration, batch=100, inflight=64), [100000, 300000, 500000, 700000]),
+            ("chainperf slow 2ms", slow, SLOW_URL, lambda r: run_chainperf(bin_, r, a.duration, url=SLOW_URL), [20000, 50000]),
+            ("k6", sink, URL, lambda r: run_k6(k6, r, a.duration), [1000, 2000, 3000, 5000, 10000]),
+            ("locust", sink, URL, lambda r: run_locust(locust, r, a.duration), [500, 1000, 2000, 3000, 5000]),
         ]
         if a.quick:
-            plans = [(n, f, rates[:3]) for n, f, rates in plans]
+            plans = [(n, sk, u, f, rates[:3]) for n, sk, u, f, rates in plans]
         if a.only:
             plans = [p for p in plans if p[0].startswith(a.only)]
         best = {}
-        print(f"{'generator':<20} {'target/s':>9} {'delivered/s':>11} {'ok':>3} {'edges':>7} {'cpu-s/1000':>10} {'rss MiB':>8} {'lag p99 ms':>10}")
-        for name, fn, rates in plans:
+        print(f"{'generator':<20} {'target/s':>9} {'delivered/s':>11} {'ok':>3} {'edges':>7} {'cpu-s/1000':>10} {'sink cpu':>8} {'rss MiB':>8} {'lag p99 ms':>10} {'in flight':>9} {'conns':>5}")
+        for name, sk, url, fn, rates in plans:
             for rate in rates:
-                r = counted(sink_stats(), fn, rate)
+                r = counted(sk, fn, rate, url)
                 ok = sustained(r, rate)
                 if ok:
                     best[name] = max(best.get(name, 0), rate)
@@ -184,15 +205,26 @@ def main():
                 lag = f"{r['lag_p99_ms']:.3f}" if "lag_p99_ms" in r else "-"
                 # edges: what the whole run lost against rate x duration at its start and stop
                 edges = 1 - r["total"] / (rate * a.duration)
-                print(f"{name:<20} {rate:>9} {r['delivered']:>11.0f} {'yes' if ok else 'no':>3} {100 * edges:>6.1f}% {per1000:>10.4f} {r['rss']:>8.0f} {lag:>10}", flush=True)
+                # sink cpu: the sink's share of its core over the run
+                sink_share = r["sink_cpu"] / a.duration
+                print(f"{name:<20} {rate:>9} {r['delivered']:>11.0f} {'yes' if ok else 'no':>3} {100 * edges:>6.1f}% {per1000:>10.4f} {100 * sink_share:>7.0f}% {r['rss']:>8.0f} {lag:>10} {r.get('inflight', '-'):>9} {r.get('conns', '-'):>5}", flush=True)
         print("highest sustained rate:", ", ".join(f"{k} {v}/s" for k, v in best.items()))
-        # Memory in run length: the same rate for 1x and 3x the duration.
-        short = run_chainperf(bin_, 5000, a.duration)
-        long = run_chainperf(bin_, 5000, a.duration * 3)
-        print(f"chainperf RSS at 5000 tx/s: {short['rss']:.0f} MiB after {a.duration} s, {long['rss']:.0f} MiB after {3 * a.duration} s")
+        if not a.only or a.only.startswith("chainperf"):
+            # Memory in run length: the same rate for 1x and 3x the duration.
+            short = run_chainperf(bin_, 5000, a.duration)
+            long = run_chainperf(bin_, 5000, a.duration * 3)
+            print(f"chainperf RSS at 5000 tx/s: {short['rss']:.0f} MiB after {a.duration} s, {long['rss']:.0f} MiB after {3 * a.duration} s")
+        if not a.no_profile and (not a.only or a.only.startswith("chainperf")):
+            prof = tempfile.mktemp(suffix=".pprof")
+            run_chainperf(bin_, 50000, a.duration, profile=prof)
+            top = subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=25", bin_, prof], capture_output=True, text=True).stdout
+            print("# CPU profile of chainperf at 50,000 tx/s, one request a tx (go tool pprof -top):")
+            print("\n".join(top.splitlines()[3:]))
+            os.unlink(prof)
     finally:
-        sink.send_signal(signal.SIGTERM)
-        sink.wait()
+        for s in (sink, slow):
+            s.send_signal(signal.SIGTERM)
+            s.wait()
 
 
 if __name__ == "__main__":

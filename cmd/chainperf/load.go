@@ -259,13 +259,16 @@ func writeJSON(path string, v any) error {
 
 func sinkCmd() *cobra.Command {
 	var addr string
+	var delay time.Duration
 	cmd := &cobra.Command{
 		Use:   "sink [--listen 127.0.0.1:26657]",
 		Short: "Accept every broadcast, to measure the load generator's own ceiling",
 		Long: `sink answers broadcast_tx_sync/async/commit (single or batched JSON-RPC),
 /health and /status like a CometBFT node that accepts everything, and
 prints how many txs it took each second. Point 'chainperf load --no-follow'
-at it to see how fast the generator itself can go.`,
+at it to see how fast the generator itself can go. --delay makes it answer
+each request that late (a slow endpoint: how many requests must be in
+flight to hold a rate against it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			l, url, err := load.ListenSink(addr)
@@ -274,7 +277,10 @@ at it to see how fast the generator itself can go.`,
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "sink listening on %s\n", url)
-			var s load.Sink
+			if delay < 0 || delay > time.Minute {
+				return fmt.Errorf("sink: --delay %s: must be from 0 to 1m", delay)
+			}
+			s := load.Sink{Delay: delay}
 			go func() {
 				tick := time.NewTicker(time.Second)
 				defer tick.Stop()
@@ -295,5 +301,6 @@ at it to see how fast the generator itself can go.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "listen", "127.0.0.1:26657", "address to listen on")
+	cmd.Flags().DurationVar(&delay, "delay", 0, "answer each broadcast request this late (a slow endpoint)")
 	return cmd
 }

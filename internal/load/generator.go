@@ -74,6 +74,7 @@ type Generator struct {
 	busy      atomic.Int64
 	inRequest atomic.Int64 // senders waiting for an answer
 	spawn     func() bool  // false at max_in_flight
+	conns     int64        // pipelined: connections open at most
 	// Txs sent within OnTime of their intended time, and the late ones by
 	// who made them late: the node (every sender was waiting for its
 	// answers when they were handed out) or chainperf.
@@ -137,14 +138,34 @@ type job struct {
 func (g *Generator) Run(ctx context.Context) (int64, error) {
 	ctx, g.stop = context.WithCancelCause(ctx)
 	defer g.stop(nil)
-	jobs := make(chan job, firstSenders)
-	var wg sync.WaitGroup
-	client, conns := newClient(g.cfg.MaxInFlight, g.cfg.Timeout)
+	set := newConnSet()
 	// Stopped (Ctrl-C, a workload error): the requests in flight end now,
 	// as send errors, instead of at their timeout. A phase that ends on
-	// its own is not cancelled before every sender is done.
-	stopConns := context.AfterFunc(ctx, conns.closeAll)
+	// its own is not cancelled before every request is answered.
+	stopConns := context.AfterFunc(ctx, set.closeAll)
 	defer stopConns()
+	if g.pipelined() {
+		p := newPipeline(g, set)
+		g.pace(ctx, p)
+		p.drain()
+		g.senders.Store(p.peak)
+		g.conns = int64(p.peakConns)
+	} else {
+		g.sendThroughSenders(ctx, set)
+	}
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return g.dispatched.Load(), err
+	}
+	return g.dispatched.Load(), ctx.Err()
+}
+
+// sendThroughSenders runs the model with a goroutine a request in flight
+// (senders): for closed loops, and workloads that hear or route their
+// sends, carry their own requests or may wait to make a tx.
+func (g *Generator) sendThroughSenders(ctx context.Context, set *connSet) {
+	jobs := make(chan job, firstSenders)
+	var wg sync.WaitGroup
+	client := newClient(g.cfg.MaxInFlight, g.cfg.Timeout, set)
 	g.spawn = func() bool {
 		// Users hand jobs from many goroutines: take a slot first, so
 		// that max_in_flight is never passed.
@@ -177,19 +198,36 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 	case Users:
 		g.users(ctx, m, jobs)
 	default:
-		g.pace(ctx, jobs)
+		g.pace(ctx, senderQueue{g, jobs})
 	}
 	close(jobs)
 	wg.Wait()
 	client.CloseIdleConnections()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		return g.dispatched.Load(), err
-	}
-	return g.dispatched.Load(), ctx.Err()
 }
 
+// A dispatcher takes the jobs the pacer hands out: hand queues one (false:
+// ctx ended), flush sends what is queued before the pacer sleeps.
+type dispatcher interface {
+	hand(ctx context.Context, j job) bool
+	flush()
+}
+
+// senderQueue hands jobs to senders.
+type senderQueue struct {
+	g    *Generator
+	jobs chan<- job
+}
+
+func (q senderQueue) hand(ctx context.Context, j job) bool { return q.g.hand(ctx, q.jobs, j) }
+func (q senderQueue) flush()                               {}
+
+// pacerQuantum: the pacer sleeps at least this long, so that at high
+// rates one wake-up (and one write) serves several txs; a tx is sent at
+// most this much after its time on that account.
+const pacerQuantum = 200 * time.Microsecond
+
 // pace hands out jobs at their intended times.
-func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
+func (g *Generator) pace(ctx context.Context, d dispatcher) {
 	m, start := g.cfg.Model, g.ledger.Start()
 	_, feedback := m.(*PID)
 	batch := uint64(g.cfg.Batch)
@@ -202,10 +240,10 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 		}
 		g.due = m.Due(g.elapsed)
 	}()
+	defer d.flush()
 	var prev time.Duration
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	<-timer.C
+	clk := newClock()
+	defer clk.close()
 	for seq, n := uint64(0), batch; ; seq += n {
 		// Whatever the model says, a phase ends at its length and a grace.
 		if time.Since(start) > m.Length()+PhaseGrace {
@@ -215,6 +253,7 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 		if !ok {
 			// A feedback model may raise its rate later: wait and look again.
 			if feedback && time.Since(start) < m.Length() && ctx.Err() == nil {
+				d.flush()
 				time.Sleep(5 * time.Millisecond)
 				seq -= n
 				continue
@@ -231,14 +270,12 @@ func (g *Generator) pace(ctx context.Context, jobs chan<- job) {
 		}
 		prev = due
 		if wait := time.Until(start.Add(due)); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
+			d.flush()
+			if !clk.sleepUntil(ctx, start.Add(due).Add(max(0, pacerQuantum-wait))) {
 				return
-			case <-timer.C:
 			}
 		}
-		if !g.hand(ctx, jobs, job{seq: seq, n: int(n), due: due, handed: time.Since(start)}) {
+		if !d.hand(ctx, job{seq: seq, n: int(n), due: due, handed: time.Since(start)}) {
 			break
 		}
 	}
@@ -516,11 +553,12 @@ func (g *Generator) onSchedule(j job, intended []time.Duration, started time.Dur
 // Report is how well the generator kept to the schedule.
 type Report struct {
 	Model       string  `json:"model"`
-	Due         float64 `json:"due"`          // txs whose intended time fell inside the phase (0 for closed loop)
-	Dispatched  int64   `json:"dispatched"`   // txs handed to senders
-	OnTime      int64   `json:"on_time"`      // txs sent within OnTime of their intended time
-	Senders     int64   `json:"senders"`      // senders the run grew to (max_in_flight at most)
-	BlockedJobs int64   `json:"blocked_jobs"` // requests that waited for a free sender
+	Due         float64 `json:"due"`                   // txs whose intended time fell inside the phase (0 for closed loop)
+	Dispatched  int64   `json:"dispatched"`            // txs handed to senders
+	OnTime      int64   `json:"on_time"`               // txs sent within OnTime of their intended time
+	Senders     int64   `json:"senders"`               // requests in flight at most (max_in_flight at most)
+	Conns       int64   `json:"connections,omitempty"` // connections open at most (pipelined sends)
+	BlockedJobs int64   `json:"blocked_jobs"`          // requests that waited for a free sender
 	// Bound: the load was not delivered as asked; BoundBy says who held
 	// it back (BoundByGenerator or BoundByNode) and Why how it shows.
 	Bound   bool   `json:"bound"`
@@ -535,7 +573,7 @@ type Report struct {
 // ledger's lag, and if not, whether chainperf or the node held it back.
 func (g *Generator) Report(s Summary) Report {
 	r := Report{Model: g.cfg.Model.String(), Due: g.due, Dispatched: g.dispatched.Load(), OnTime: g.onTime.Load(),
-		Senders: g.senders.Load(), BlockedJobs: g.blocked.Load()}
+		Senders: g.senders.Load(), Conns: g.conns, BlockedJobs: g.blocked.Load()}
 	switch g.cfg.Model.(type) {
 	case Users, Max:
 		return r // a closed loop has no schedule to fall behind

@@ -118,11 +118,16 @@ func parseReplies(body []byte, into []reply) ([]reply, error) {
 	}
 	into = into[:0]
 	trimmed := strings.TrimSpace(string(body[:min(len(body), 8)]))
-	if strings.HasPrefix(trimmed, "[") {
-		if err := json.Unmarshal(body, &into); err != nil {
-			return into, err
-		}
-		return into, nil
+	return decodeReplies(body, into, strings.HasPrefix(trimmed, "["))
+}
+
+// decodeReplies decodes a single or batch answer with encoding/json. Apart
+// from parseReplies so that what escapes to the decoder (into's header, the
+// reply) is allocated on this slow path only.
+func decodeReplies(body []byte, into []reply, batch bool) ([]reply, error) {
+	if batch {
+		err := json.Unmarshal(body, &into)
+		return into, err
 	}
 	var r reply
 	if err := json.Unmarshal(body, &r); err != nil {
@@ -173,6 +178,15 @@ func (s *connSet) dial(addr string) (net.Conn, error) {
 	return tc, nil
 }
 
+func newConnSet() *connSet { return &connSet{open: map[*trackedConn]struct{}{}} }
+
+// stopped reports whether closeAll ended the set.
+func (s *connSet) stopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
 // closeAll closes every open connection and refuses new ones.
 func (s *connSet) closeAll() {
 	s.mu.Lock()
@@ -196,10 +210,9 @@ func (c *trackedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// newClient returns a client and the set of its connections (closeAll
-// cuts every request short).
-func newClient(conns int, timeout time.Duration) (*fasthttp.Client, *connSet) {
-	set := &connSet{open: map[*trackedConn]struct{}{}}
+// newClient returns a client whose connections are set's (closeAll cuts
+// every request short).
+func newClient(conns int, timeout time.Duration, set *connSet) *fasthttp.Client {
 	return &fasthttp.Client{
 		Name:            "chainperf",
 		MaxConnsPerHost: min(conns, MaxConnsPerNode),
@@ -211,7 +224,7 @@ func newClient(conns int, timeout time.Duration) (*fasthttp.Client, *connSet) {
 		WriteTimeout:        timeout,
 		MaxConnWaitTimeout:  timeout,
 		Dial:                set.dial,
-	}, set
+	}
 }
 
 // CheckTargets makes sure every RPC URL answers /health before a run, so
@@ -220,7 +233,7 @@ func CheckTargets(ctx context.Context, targets []string) error {
 	if len(targets) == 0 {
 		return fmt.Errorf("no RPC node to send to")
 	}
-	c, _ := newClient(1, 3*time.Second)
+	c := newClient(1, 3*time.Second, newConnSet())
 	for _, t := range targets {
 		if !strings.HasPrefix(t, "http://") && !strings.HasPrefix(t, "https://") {
 			return fmt.Errorf("RPC URL %q: write it as http://host:port", t)

@@ -16,7 +16,8 @@ import (
 // tx, so that the generator's own ceiling can be measured without a chain.
 // It answers /health and /status too, so that CheckTargets passes.
 type Sink struct {
-	Txs atomic.Int64 // txs accepted
+	Txs   atomic.Int64  // txs accepted
+	Delay time.Duration // each broadcast request is answered this late
 
 	mu     sync.Mutex
 	perSec map[int64]int64 // txs received, by unix second
@@ -63,6 +64,9 @@ func (s *Sink) Handle(ctx *fasthttp.RequestCtx) {
 		ctx.SetContentType("application/json")
 		_ = json.NewEncoder(ctx).Encode(s.Stats())
 		return
+	}
+	if s.Delay > 0 {
+		time.Sleep(s.Delay)
 	}
 	body := ctx.PostBody()
 	batch := len(body) > 0 && body[0] == '['

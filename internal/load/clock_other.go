@@ -1,0 +1,33 @@
+//go:build !linux
+
+package load
+
+import (
+	"context"
+	"time"
+)
+
+// A clock sleeps the pacer to a tx's intended time (Go's timers only).
+type clock struct{ t *time.Timer }
+
+func newClock() *clock {
+	c := &clock{t: time.NewTimer(time.Hour)}
+	c.t.Stop()
+	return c
+}
+
+// sleepUntil returns at t, or false as soon as it sees ctx ended.
+func (c *clock) sleepUntil(ctx context.Context, t time.Time) bool {
+	if d := time.Until(t); d > 0 {
+		c.t.Reset(d)
+		select {
+		case <-ctx.Done():
+			c.t.Stop()
+			return false
+		case <-c.t.C:
+		}
+	}
+	return ctx.Err() == nil
+}
+
+func (c *clock) close() { c.t.Stop() }

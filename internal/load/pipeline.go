@@ -1,0 +1,453 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// The pipelined path: one request a tx at 150,000 tx/s on one core leaves
+// no room for a goroutine handoff, a write and a read for every request.
+// Here the pacer makes every request that is due itself and writes each
+// connection's share with one write; one reader a connection reads the
+// answers in order (HTTP/1.1 answers pipelined requests in the order they
+// came) and records every tx's outcome. It serves schedules of plain txs
+// (kvstore, loadtime, replay) over http://; workloads that hear or route
+// their sends, carry their own requests or wait in Append, and closed
+// loops, go through senders (Generator.sender).
+
+const (
+	// pipeDepth: requests a connection holds unanswered at most.
+	pipeDepth = 16
+	// pipeStale: a connection whose oldest unanswered request is older
+	// than this is slow (the node serves one request at a time on it), so
+	// the next request goes to another connection, a new one if needed.
+	pipeStale = time.Millisecond
+	// pipeFlushAt: a connection's unwritten requests are written once they
+	// reach this size, whether or not more are due.
+	pipeFlushAt = 256 << 10
+	// pipeIdle: a connection unused this long is closed rather than
+	// reused (CometBFT closes idle ones after 10 s, possibly mid-write).
+	pipeIdle = 5 * time.Second
+)
+
+// pipelined reports whether g's sends can take the pipelined path.
+func (g *Generator) pipelined() bool {
+	switch g.cfg.Model.(type) {
+	case Max, Users:
+		return false
+	}
+	w := g.cfg.Workload
+	if _, ok := w.(Observer); ok {
+		return false
+	}
+	if _, ok := w.(Router); ok {
+		return false
+	}
+	if g.carrier != nil {
+		return false
+	}
+	for _, t := range g.cfg.Targets {
+		if u, err := url.Parse(t); err != nil || u.Scheme != "http" || u.Host == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// A pipeline sends jobs on pipelined keep-alive connections. Its pacer
+// side (add, flush, wait) runs on the pacer's goroutine only.
+type pipeline struct {
+	g       *Generator
+	set     *connSet
+	targets []*pipeTarget
+	buf     sendBuffers   // the pacer's, kept from job to job
+	freed   chan struct{} // a request was answered (the pacer may wait for one)
+	readers sync.WaitGroup
+
+	inFlight  atomic.Int64 // requests written or queued, not yet answered
+	peak      int64        // most requests in flight at once
+	conns     int          // connections open now
+	peakConns int          // most open at once
+	// waitedBehind: how long the pacer waited for room since the last
+	// job it handed on time.
+	waitedBehind time.Duration
+}
+
+type pipeTarget struct {
+	addr   string // host:port
+	prefix []byte // the request up to its Content-Length value
+	conns  []*pipeConn
+}
+
+// A pipeConn is one connection and the requests it carries unanswered.
+type pipeConn struct {
+	c net.Conn
+	w []byte // requests not written yet (pacer only)
+	// last: when the pacer last gave it a request.
+	last time.Time
+
+	oldest atomic.Int64 // when its oldest unanswered request started (unix ns; 0: none)
+	n      atomic.Int32 // requests unanswered
+
+	mu   sync.Mutex
+	ring [pipeDepth]pipeReq
+	head int
+	dead error // the reader's reason the connection ended
+}
+
+// pipeReq is one request written (or about to be) and not answered.
+type pipeReq struct {
+	seq      uint64
+	started  time.Time
+	hashes   []Hash
+	intended []time.Duration
+}
+
+func newPipeline(g *Generator, set *connSet) *pipeline {
+	p := &pipeline{g: g, set: set, freed: make(chan struct{}, 1)}
+	for _, t := range g.cfg.Targets {
+		u, _ := url.Parse(t) // checked by pipelined
+		path := u.EscapedPath()
+		if path == "" {
+			path = "/"
+		}
+		host := u.Host
+		if u.Port() == "" {
+			host += ":80"
+		}
+		prefix := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: chainperf\r\nContent-Type: application/json\r\nContent-Length: ", path, u.Host)
+		p.targets = append(p.targets, &pipeTarget{addr: host, prefix: []byte(prefix)})
+	}
+	return p
+}
+
+// hand makes the job's requests and queues them on a connection; they are
+// written at the next flush. It waits for a free connection while all
+// are full, and reports false when ctx ended.
+func (p *pipeline) hand(ctx context.Context, j job) bool {
+	g := p.g
+	start := g.ledger.Start()
+	b := &p.buf
+	if g.stamper != nil {
+		g.intend(&j, start, b)
+	}
+	err := g.ledger.Full()
+	if err == nil {
+		if b.txs, err = g.make(ctx, j, b.txs, start, b.intended); err != nil {
+			err = fmt.Errorf("workload: %w", err)
+		}
+	}
+	if err != nil {
+		g.stop(err)
+		return false
+	}
+	if g.stamper == nil {
+		g.intend(&j, start, b)
+	}
+	t := p.targets[(j.seq/uint64(g.cfg.Batch))%uint64(len(p.targets))]
+	pc, err := p.conn(ctx, t)
+	if ctx.Err() != nil {
+		return false
+	}
+	now := time.Now()
+	// A late job is the node's when the pacer spent at least half its
+	// lateness waiting for room on a connection since it was last on
+	// time; else chainperf's (its own making, a pacer without the CPU).
+	if late := now.Sub(start) - j.due; late <= OnTime {
+		p.waitedBehind = 0
+	} else {
+		j.nodeWait = 2*p.waitedBehind >= late
+	}
+	g.onSchedule(j, b.intended, now.Sub(start))
+	g.dispatched.Add(int64(j.n))
+	if err != nil {
+		// No connection: every tx of the job is a send error.
+		for i := 0; i < j.n; i++ {
+			h := Hash(sha256.Sum256(b.txs[i]))
+			g.ledger.Begin(h, b.intended[i])
+			g.ledger.Sent(h, b.intended[i], now, SendError, err.Error())
+		}
+		return true
+	}
+	// The body first, at the end of the connection's buffer, then moved
+	// behind its header once its length is known.
+	b.body = b.body[:0]
+	if j.n > 1 {
+		b.body = append(b.body, '[')
+	}
+	pc.mu.Lock()
+	if pc.dead != nil {
+		// The reader ended it after conn chose it: the txs fail with it.
+		pc.mu.Unlock()
+		for i := 0; i < j.n; i++ {
+			h := Hash(sha256.Sum256(b.txs[i]))
+			g.ledger.Begin(h, b.intended[i])
+			g.ledger.Sent(h, b.intended[i], now, SendError, pc.dead.Error())
+		}
+		return true
+	}
+	slot := &pc.ring[(pc.head+int(pc.n.Load()))%pipeDepth]
+	slot.seq, slot.started = j.seq, now
+	slot.hashes, slot.intended = slot.hashes[:0], append(slot.intended[:0], b.intended...)
+	for i := 0; i < j.n; i++ {
+		tx := b.txs[i]
+		h := Hash(sha256.Sum256(tx))
+		slot.hashes = append(slot.hashes, h)
+		g.ledger.Begin(h, b.intended[i])
+		if i > 0 {
+			b.body = append(b.body, ',')
+		}
+		b.body = AppendRequest(b.body, g.method, j.seq+uint64(i), tx)
+	}
+	if pc.n.Add(1) == 1 {
+		pc.oldest.Store(now.UnixNano())
+		_ = pc.c.SetReadDeadline(now.Add(g.cfg.Timeout))
+	}
+	pc.mu.Unlock()
+	if j.n > 1 {
+		b.body = append(b.body, ']')
+	}
+	pc.w = append(pc.w, t.prefix...)
+	pc.w = strconv.AppendInt(pc.w, int64(len(b.body)), 10)
+	pc.w = append(pc.w, "\r\n\r\n"...)
+	pc.w = append(pc.w, b.body...)
+	pc.last = now
+	if in := p.inFlight.Add(1); in > p.peak {
+		p.peak = in
+	}
+	if len(pc.w) >= pipeFlushAt {
+		p.write(pc)
+	}
+	return true
+}
+
+// conn picks the connection for t's next request: the first that is
+// neither full nor slow, else a new one, else the least loaded that is
+// not full; while none has room (or max_in_flight requests are out) it
+// writes what is queued and waits for an answer (counted in waitedBehind).
+func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err error) {
+	g := p.g
+	for {
+		now := time.Now()
+		stale := now.Add(-pipeStale).UnixNano()
+		var least *pipeConn
+		live := t.conns[:0]
+		for _, c := range t.conns {
+			n := c.n.Load()
+			if n == 0 && (c.isDead() || now.Sub(c.last) > pipeIdle) {
+				c.c.Close()
+				p.conns--
+				continue
+			}
+			live = append(live, c)
+			if pc != nil || n >= pipeDepth {
+				continue
+			}
+			if n == 0 || c.oldest.Load() > stale {
+				pc = c
+			}
+			if least == nil || n < least.n.Load() {
+				least = c
+			}
+		}
+		clear(t.conns[len(live):])
+		t.conns = live
+		full := p.inFlight.Load() >= int64(g.cfg.MaxInFlight)
+		if pc != nil && !full {
+			return pc, nil
+		}
+		if !full && len(t.conns) < min(g.cfg.MaxInFlight, MaxConnsPerNode) {
+			c, err := p.dial(t)
+			return c, err
+		}
+		if least != nil && !full {
+			return least, nil
+		}
+		// Every connection is full: the node's backpressure.
+		g.blocked.Add(1)
+		p.flush()
+		waitStart := time.Now()
+		select {
+		case <-p.freed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		p.waitedBehind += time.Since(waitStart)
+		pc = nil
+	}
+}
+
+func (c *pipeConn) isDead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dead != nil
+}
+
+// dial opens a connection to t and starts its reader.
+func (p *pipeline) dial(t *pipeTarget) (*pipeConn, error) {
+	c, err := p.set.dial(t.addr)
+	if err != nil {
+		return nil, err
+	}
+	pc := &pipeConn{c: c, last: time.Now()}
+	t.conns = append(t.conns, pc)
+	p.conns++
+	p.peakConns = max(p.peakConns, p.conns)
+	p.readers.Add(1)
+	go func() {
+		defer p.readers.Done()
+		p.read(pc)
+	}()
+	return pc, nil
+}
+
+// flush writes every connection's queued requests.
+func (p *pipeline) flush() {
+	for _, t := range p.targets {
+		for _, pc := range t.conns {
+			if len(pc.w) > 0 {
+				p.write(pc)
+			}
+		}
+	}
+}
+
+func (p *pipeline) write(pc *pipeConn) {
+	_ = pc.c.SetWriteDeadline(time.Now().Add(p.g.cfg.Timeout))
+	_, err := pc.c.Write(pc.w)
+	pc.w = pc.w[:0]
+	if err != nil {
+		pc.mu.Lock()
+		if pc.dead == nil {
+			pc.dead = fmt.Errorf("writing the request: %w", err)
+		}
+		pc.mu.Unlock()
+		// Its reader's read ends: it fails the requests.
+		pc.c.Close()
+	}
+}
+
+// end marks pc dead for why (unless it was already), closes it and fails
+// its unanswered requests' txs as send errors. Only pc's reader calls it.
+func (p *pipeline) end(pc *pipeConn, why error) {
+	if p.set.stopped() {
+		why = errStopped
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.dead == nil {
+		pc.dead = why
+	}
+	pc.c.Close()
+	msg := pc.dead.Error()
+	for n := pc.n.Load(); n > 0; n = pc.n.Add(-1) {
+		r := &pc.ring[pc.head]
+		for i, h := range r.hashes {
+			p.g.ledger.Sent(h, r.intended[i], r.started, SendError, msg)
+		}
+		pc.head = (pc.head + 1) % pipeDepth
+		p.answered()
+	}
+	pc.oldest.Store(0)
+}
+
+// answered counts one request off the ones in flight and wakes a pacer
+// that waits for room.
+func (p *pipeline) answered() {
+	p.inFlight.Add(-1)
+	select {
+	case p.freed <- struct{}{}:
+	default:
+	}
+}
+
+// read reads pc's answers in order until the connection ends.
+func (p *pipeline) read(pc *pipeConn) {
+	g := p.g
+	br := bufio.NewReaderSize(pc.c, 64<<10)
+	resp := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(resp)
+	var replies []reply
+	for {
+		if err := resp.Read(br); err != nil {
+			var ne net.Error
+			if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
+				err = fmt.Errorf("no answer within %s", g.cfg.Timeout)
+			}
+			p.end(pc, err)
+			return
+		}
+		if pc.n.Load() == 0 {
+			p.end(pc, errors.New("the node answered a request that was not sent"))
+			return
+		}
+		// The slot is the pacer's again only once head moves past it.
+		r := &pc.ring[pc.head]
+		var errMsg string
+		if resp.StatusCode() != 200 {
+			errMsg = fmt.Sprintf("HTTP %d", resp.StatusCode())
+		} else {
+			var err error
+			if replies, err = parseReplies(resp.Body(), replies); err != nil {
+				errMsg = "unreadable answer: " + err.Error()
+			}
+		}
+		for i, h := range r.hashes {
+			if errMsg != "" {
+				g.ledger.Sent(h, r.intended[i], r.started, SendError, errMsg)
+				continue
+			}
+			o, why := SendError, "no answer for this tx in the batch"
+			seq := r.seq + uint64(i)
+			for k := range replies {
+				if replies[k].ID == seq {
+					o, why = replies[k].outcome()
+					break
+				}
+			}
+			g.ledger.Sent(h, r.intended[i], r.started, o, why)
+		}
+		pc.mu.Lock()
+		pc.head = (pc.head + 1) % pipeDepth
+		if pc.n.Add(-1) > 0 {
+			next := pc.ring[pc.head].started
+			pc.oldest.Store(next.UnixNano())
+			_ = pc.c.SetReadDeadline(next.Add(g.cfg.Timeout))
+		} else {
+			pc.oldest.Store(0)
+			_ = pc.c.SetReadDeadline(time.Time{})
+		}
+		pc.mu.Unlock()
+		p.answered()
+		if resp.ConnectionClose() {
+			p.end(pc, errors.New("the node closed the connection before answering"))
+			return
+		}
+	}
+}
+
+// drain writes what is queued and waits until every request is answered
+// (or has failed at its timeout), then closes the connections.
+func (p *pipeline) drain() {
+	p.flush()
+	for p.inFlight.Load() > 0 {
+		<-p.freed
+	}
+	for _, t := range p.targets {
+		for _, pc := range t.conns {
+			pc.c.Close()
+		}
+	}
+	p.readers.Wait()
+}

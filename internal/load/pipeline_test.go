@@ -1,0 +1,175 @@
+package load
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+func serveFast(t *testing.T, srv *fasthttp.Server) string {
+	t.Helper()
+	l, url, err := ListenSink("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l)
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return url
+}
+
+var idRe = regexp.MustCompile(`"id":(\d+)`)
+
+// oddRejected answers like a node that accepts even ids and rejects odd
+// ones, single or batched.
+func oddRejected(body []byte) []byte {
+	var out bytes.Buffer
+	ids := idRe.FindAllSubmatch(body, -1)
+	batch := bytes.HasPrefix(body, []byte("["))
+	if batch {
+		out.WriteByte('[')
+	}
+	for i, m := range ids {
+		id, _ := strconv.Atoi(string(m[1]))
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		fmt.Fprintf(&out, `{"jsonrpc":"2.0","id":%d,"result":{"code":%d,"data":"","log":"odd","codespace":"","hash":""}}`, id, id%2)
+	}
+	if batch {
+		out.WriteByte(']')
+	}
+	return out.Bytes()
+}
+
+// Pipelined answers come back in order and each reaches its own request:
+// against a node that rejects odd ids, exactly the odd txs are rejected
+// (an answer matched to the wrong request would make a send error: its
+// id is not the request's), single and batched, through fasthttp's server
+// and through net/http's (CometBFT's), whose longer answers are chunked.
+func TestPipelinedAnswersReachTheirRequests(t *testing.T) {
+	fast := serveFast(t, &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
+		c.SetContentType("application/json")
+		c.SetBody(oddRejected(c.PostBody()))
+	}})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body bytes.Buffer
+		_, _ = body.ReadFrom(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		_, _ = w.Write(oddRejected(body.Bytes())) // no Content-Length: chunked past 2 KiB
+	})}
+	go hs.Serve(l)
+	t.Cleanup(func() { hs.Close() })
+	std := "http://" + l.Addr().String()
+	for _, url := range []string{fast, std} {
+		for _, batch := range []int{1, 10} {
+			r, s := runGen(t, Config{Model: Constant{R: 2000, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+				Targets: []string{url}, Method: "sync", Batch: batch, MaxInFlight: 64}, false)
+			if s.Sent != 2000 || s.Accepted != 1000 || s.Rejected != 1000 || s.SendErrors != 0 {
+				t.Errorf("%s batch %d: %+v; want 2000 sent, 1000 accepted, 1000 rejected, no send error", url, batch, s)
+			}
+			if r.Conns < 1 {
+				t.Errorf("%s batch %d: report %+v; want the pipelined path (connections counted)", url, batch, r)
+			}
+		}
+	}
+}
+
+// A node that closes the connection after a few answers (Connection:
+// close) loses the requests pipelined behind them: they are send errors,
+// named, and the run goes on on new connections to its end.
+func TestPipelinedNodeClosesConnection(t *testing.T) {
+	s := &Sink{}
+	url := serveFast(t, &fasthttp.Server{Handler: s.Handle, MaxRequestsPerConn: 5})
+	_, sum := runGen(t, Config{Model: Constant{R: 2000, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 64}, false)
+	if sum.Sent != 2000 || sum.Accepted+sum.SendErrors != 2000 || sum.Accepted < 1000 {
+		t.Fatalf("summary %+v; want all 2000 sent, most accepted, the rest send errors", sum)
+	}
+	if s.Txs.Load() != sum.Accepted {
+		t.Errorf("the node took %d txs, %d accepted", s.Txs.Load(), sum.Accepted)
+	}
+	for why := range sum.Reasons {
+		if !strings.Contains(why, "closed the connection") {
+			t.Errorf("send error %q; want the node's close named", why)
+		}
+	}
+}
+
+// A node that never answers: every request fails at its timeout, named,
+// and the run ends then, not later.
+func TestPipelinedTimeout(t *testing.T) {
+	release := make(chan struct{})
+	url := serveFast(t, &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) { <-release }})
+	defer close(release)
+	start := time.Now()
+	_, sum := runGen(t, Config{Model: Constant{R: 100, D: 500 * time.Millisecond}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 64, Timeout: 300 * time.Millisecond}, false)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the run took %v; want its end soon after the last timeout", took)
+	}
+	if sum.Sent != 50 || sum.SendErrors != 50 {
+		t.Fatalf("summary %+v; want 50 sent, 50 send errors", sum)
+	}
+	for why := range sum.Reasons {
+		if !strings.Contains(why, "no answer within 300ms") {
+			t.Errorf("send error %q; want the timeout named", why)
+		}
+	}
+}
+
+// An endpoint that answers each request 2 ms late, one at a time a
+// connection (as HTTP/1.1 does), holds 5,000 tx/s only with ~10 requests
+// in flight on as many connections: the run opens them and is not bound.
+func TestPipelinedSlowEndpointHeld(t *testing.T) {
+	s := &Sink{Delay: 2 * time.Millisecond}
+	url := serveFast(t, &fasthttp.Server{Handler: s.Handle, Concurrency: 10000})
+	r, sum := runGen(t, Config{Model: Constant{R: 5000, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 1024}, false)
+	if r.Bound || sum.Accepted != 10000 {
+		t.Fatalf("report %+v, summary %+v; want 10000 accepted, not bound", r, sum)
+	}
+	if r.Conns < 10 {
+		t.Errorf("%d connections; want 10 or more for 5000 tx/s at 2 ms each", r.Conns)
+	}
+}
+
+// An https target, and a workload that hears its sends, go through
+// senders (the pipelined path speaks plain HTTP, and reports no
+// connections).
+func TestPipelinedOnlyWhereItFits(t *testing.T) {
+	l := NewLedger(time.Now(), false)
+	for _, c := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{Model: Constant{R: 1, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, true},
+		{Config{Model: Constant{R: 1, D: time.Second}, Workload: KVStore{}, Targets: []string{"https://127.0.0.1:1"}, Method: "sync"}, false},
+		{Config{Model: Max{D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, false},
+		{Config{Model: Constant{R: 1, D: time.Second}, Workload: &observed{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, false},
+	} {
+		g, err := NewGenerator(c.cfg, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.pipelined(); got != c.want {
+			t.Errorf("%+v: pipelined %v, want %v", c.cfg, got, c.want)
+		}
+	}
+}
+
+type observed struct{ KVStore }
+
+func (observed) Sent(uint64, Outcome, string) {}
