@@ -17,9 +17,12 @@ Peers are installed here if missing, never made dependencies of chainperf:
   locust: pip install locust==2.32.4 in a venv    (in $PEERS/locust-venv)
 
 The sink's own CPU is read from /proc for every row ("sink cpu"): a sink near 100 % of its core
-would be the limit, not the generator. A second sink answers every request 2 ms late (`chainperf
-sink --delay 2ms`): the slow-endpoint rows show whether chainperf holds its rate against an endpoint
-that makes it keep ~100+ requests in flight. Last, a CPU profile of chainperf at 50,000 tx/s
+would be the limit, not the generator. The sink writes answers to pipelined requests together
+(fasthttp's way); a second sink writes each answer at once as CometBFT's net/http does
+(`--flush-each`, the "flush-each" rows: more reads for the generator). A third answers every
+request 2 ms late (`chainperf sink --delay 2ms`, also one write an answer): the slow-endpoint rows
+show whether chainperf holds its rate against an endpoint that makes it keep ~100+ requests in
+flight on as many connections. Last, a CPU profile of chainperf at 50,000 tx/s
 (CHAINPERF_CPUPROFILE) prints the send path's top functions.
 
 Usage: bench/generator.py [--duration 20] [--quick] [--only chainperf] [--no-profile]
@@ -32,6 +35,8 @@ SINK = "127.0.0.1:27700"
 URL = "http://" + SINK
 SLOW_SINK = "127.0.0.1:27701"
 SLOW_URL = "http://" + SLOW_SINK
+EACH_SINK = "127.0.0.1:27702"
+EACH_URL = "http://" + EACH_SINK
 
 
 def sh(cmd, **kw):
@@ -180,10 +185,12 @@ def main():
     print(f"# {model}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}; generator on CPU 0, sink on CPU 1, {a.duration} s per rate")
     sink = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SINK], stdout=subprocess.DEVNULL)
     slow = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SLOW_SINK, "--delay", "2ms"], stdout=subprocess.DEVNULL)
+    each = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", EACH_SINK, "--flush-each"], stdout=subprocess.DEVNULL)
     time.sleep(0.5)
     try:
         plans = [
             ("chainperf", sink, URL, lambda r: run_chainperf(bin_, r, a.duration), [5000, 10000, 20000, 50000, 100000, 150000, 200000]),
+            ("chainperf flush-each", each, EACH_URL, lambda r: run_chainperf(bin_, r, a.duration, url=EACH_URL), [20000, 50000, 150000]),
             ("chainperf batch=100", sink, URL, lambda r: run_chainperf(bin_, r, a.duration, batch=100, inflight=64), [100000, 300000, 500000, 700000]),
             ("chainperf slow 2ms", slow, SLOW_URL, lambda r: run_chainperf(bin_, r, a.duration, url=SLOW_URL), [20000, 50000]),
             ("k6", sink, URL, lambda r: run_k6(k6, r, a.duration), [1000, 2000, 3000, 5000, 10000]),
@@ -209,6 +216,11 @@ def main():
                 sink_share = r["sink_cpu"] / a.duration
                 print(f"{name:<20} {rate:>9} {r['delivered']:>11.0f} {'yes' if ok else 'no':>3} {100 * edges:>6.1f}% {per1000:>10.4f} {100 * sink_share:>7.0f}% {r['rss']:>8.0f} {lag:>10} {r.get('inflight', '-'):>9} {r.get('conns', '-'):>5}", flush=True)
         print("highest sustained rate:", ", ".join(f"{k} {v}/s" for k, v in best.items()))
+        import urllib.request
+        with urllib.request.urlopen(SLOW_URL + "/chainperf/sink_stats") as r:
+            d = json.load(r).get("delay_mean_ms")
+        if d:
+            print(f"the 2 ms sink's sleeps took {d:.2f} ms on average (a loaded sink sleeps longer than asked)")
         if not a.only or a.only.startswith("chainperf"):
             # Memory in run length: the same rate for 1x and 3x the duration.
             short = run_chainperf(bin_, 5000, a.duration)
@@ -222,7 +234,7 @@ def main():
             print("\n".join(top.splitlines()[3:]))
             os.unlink(prof)
     finally:
-        for s in (sink, slow):
+        for s in (sink, slow, each):
             s.send_signal(signal.SIGTERM)
             s.wait()
 

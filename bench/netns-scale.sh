@@ -8,6 +8,8 @@
 # the share of heights committed in round 0, the committed share, and CPU
 # and RSS per node (means over the nodes).
 #   bench/netns-scale.sh [N:PROFILE ...]   (needs root)
+#   PROVIDER=process bench/netns-scale.sh 10:on   (the same on loopback, no
+#   emulated WAN: what the netns provider and its delays cost a node)
 # PROFILE is off, on, or parts such as peers,procs. Default: each of 10,
 # 25 and 50 with the profile off and on, and 50 with the parts added one
 # by one, and 100 with the profile on (the netns provider takes up to 200).
@@ -18,16 +20,20 @@ runs=("$@")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/chainperf" ./cmd/chainperf
+provider=${PROVIDER:-netns}
+zones='zones = ["n-virginia", "frankfurt", "tokyo", "sydney"]'
+[ "$provider" = netns ] || zones=""
+echo "provider $provider"
 i=0
 for r in "${runs[@]}"; do
   n=${r%%:*} profile=${r#*:} i=$((i + 1))
   cat >"$work/s$i.toml" <<TOML
 name = "netns-scale-$n-$profile"
 [testnet]
-provider = "netns"
+provider = "$provider"
 validators = $n
 full_nodes = 1
-zones = ["n-virginia", "frankfurt", "tokyo", "sydney"]
+$zones
 scale_profile = "$profile"
 [load]
 rate = 20

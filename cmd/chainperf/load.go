@@ -260,6 +260,7 @@ func writeJSON(path string, v any) error {
 func sinkCmd() *cobra.Command {
 	var addr string
 	var delay time.Duration
+	var flushEach bool
 	cmd := &cobra.Command{
 		Use:   "sink [--listen 127.0.0.1:26657]",
 		Short: "Accept every broadcast, to measure the load generator's own ceiling",
@@ -280,7 +281,7 @@ flight to hold a rate against it).`,
 			if delay < 0 || delay > time.Minute {
 				return fmt.Errorf("sink: --delay %s: must be from 0 to 1m", delay)
 			}
-			s := load.Sink{Delay: delay}
+			s := load.Sink{Delay: delay, FlushEach: flushEach}
 			go func() {
 				tick := time.NewTicker(time.Second)
 				defer tick.Stop()
@@ -302,5 +303,6 @@ flight to hold a rate against it).`,
 	}
 	cmd.Flags().StringVar(&addr, "listen", "127.0.0.1:26657", "address to listen on")
 	cmd.Flags().DurationVar(&delay, "delay", 0, "answer each broadcast request this late (a slow endpoint)")
+	cmd.Flags().BoolVar(&flushEach, "flush-each", false, "write every answer at once, as CometBFT's HTTP server does (default: pipelined answers go out together)")
 	return cmd
 }

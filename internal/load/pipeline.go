@@ -28,11 +28,15 @@ import (
 
 const (
 	// pipeDepth: requests a connection holds unanswered at most.
-	pipeDepth = 16
-	// pipeStale: a connection whose oldest unanswered request is older
-	// than this is slow (the node serves one request at a time on it), so
-	// the next request goes to another connection, a new one if needed.
-	pipeStale = time.Millisecond
+	pipeDepth = 64
+	// pipeStale: a connection whose next request would wait longer than
+	// this for its answer (its oldest unanswered request is older, or its
+	// unanswered ones take longer at the pace it answers) is slow: HTTP/1.1
+	// serves one request at a time on a connection, so the next request
+	// goes to another one, a new one if needed. Well above a fast node's
+	// answer time plus the time chainperf's own readers may wait for a
+	// shared core.
+	pipeStale = 5 * time.Millisecond
 	// pipeFlushAt: a connection's unwritten requests are written once they
 	// reach this size, whether or not more are due.
 	pipeFlushAt = 256 << 10
@@ -88,6 +92,13 @@ type pipeTarget struct {
 	addr   string // host:port
 	prefix []byte // the request up to its Content-Length value
 	conns  []*pipeConn
+	// each: how long the node takes to answer one request on a connection
+	// (ns), a moving mean over bursts of answers (what one read brings):
+	// the time since the burst's first request was sent or the answer
+	// before it came, whichever was later, over the answers in the burst
+	// (a server may write pipelined answers together). One for all
+	// connections: a new one is no faster.
+	each atomic.Int64
 }
 
 // A pipeConn is one connection and the requests it carries unanswered.
@@ -99,6 +110,8 @@ type pipeConn struct {
 
 	oldest atomic.Int64 // when its oldest unanswered request started (unix ns; 0: none)
 	n      atomic.Int32 // requests unanswered
+	down   atomic.Bool  // dead is set
+	t      *pipeTarget
 
 	mu   sync.Mutex
 	ring [pipeDepth]pipeReq
@@ -245,7 +258,8 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 		live := t.conns[:0]
 		for _, c := range t.conns {
 			n := c.n.Load()
-			if n == 0 && (c.isDead() || now.Sub(c.last) > pipeIdle) {
+			// Dead (its reader fails what it holds) or idle: dropped.
+			if c.down.Load() || n == 0 && now.Sub(c.last) > pipeIdle {
 				c.c.Close()
 				p.conns--
 				continue
@@ -254,7 +268,7 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 			if pc != nil || n >= pipeDepth {
 				continue
 			}
-			if n == 0 || c.oldest.Load() > stale {
+			if n == 0 || c.oldest.Load() > stale && time.Duration(int64(n)*t.each.Load()) < pipeStale {
 				pc = c
 			}
 			if least == nil || n < least.n.Load() {
@@ -288,10 +302,15 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 	}
 }
 
-func (c *pipeConn) isDead() bool {
+// die records why c ended (the first reason stays) and closes it.
+func (c *pipeConn) die(why error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.dead != nil
+	if c.dead == nil {
+		c.dead = why
+		c.down.Store(true)
+	}
+	c.mu.Unlock()
+	c.c.Close()
 }
 
 // dial opens a connection to t and starts its reader.
@@ -300,7 +319,7 @@ func (p *pipeline) dial(t *pipeTarget) (*pipeConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	pc := &pipeConn{c: c, last: time.Now()}
+	pc := &pipeConn{c: c, t: t, last: time.Now()}
 	t.conns = append(t.conns, pc)
 	p.conns++
 	p.peakConns = max(p.peakConns, p.conns)
@@ -328,13 +347,8 @@ func (p *pipeline) write(pc *pipeConn) {
 	_, err := pc.c.Write(pc.w)
 	pc.w = pc.w[:0]
 	if err != nil {
-		pc.mu.Lock()
-		if pc.dead == nil {
-			pc.dead = fmt.Errorf("writing the request: %w", err)
-		}
-		pc.mu.Unlock()
 		// Its reader's read ends: it fails the requests.
-		pc.c.Close()
+		pc.die(fmt.Errorf("writing the request: %w", err))
 	}
 }
 
@@ -344,12 +358,9 @@ func (p *pipeline) end(pc *pipeConn, why error) {
 	if p.set.stopped() {
 		why = errStopped
 	}
+	pc.die(why)
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	if pc.dead == nil {
-		pc.dead = why
-	}
-	pc.c.Close()
 	msg := pc.dead.Error()
 	for n := pc.n.Load(); n > 0; n = pc.n.Add(-1) {
 		r := &pc.ring[pc.head]
@@ -379,7 +390,12 @@ func (p *pipeline) read(pc *pipeConn) {
 	resp := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(resp)
 	var replies []reply
+	var lastAnswer, burstFrom time.Time
+	burst := 0
 	for {
+		if br.Buffered() == 0 {
+			burst = 0 // this read brings a new burst
+		}
 		if err := resp.Read(br); err != nil {
 			var ne net.Error
 			if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
@@ -394,6 +410,19 @@ func (p *pipeline) read(pc *pipeConn) {
 		}
 		// The slot is the pacer's again only once head moves past it.
 		r := &pc.ring[pc.head]
+		now := time.Now()
+		if burst == 0 {
+			burstFrom = r.started
+			if lastAnswer.After(burstFrom) {
+				burstFrom = lastAnswer
+			}
+		}
+		burst++
+		lastAnswer = now
+		if br.Buffered() == 0 {
+			each := int64(now.Sub(burstFrom)) / int64(burst)
+			pc.t.each.Store((7*pc.t.each.Load() + each) / 8)
+		}
 		var errMsg string
 		if resp.StatusCode() != 200 {
 			errMsg = fmt.Sprintf("HTTP %d", resp.StatusCode())

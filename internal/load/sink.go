@@ -18,9 +18,16 @@ import (
 type Sink struct {
 	Txs   atomic.Int64  // txs accepted
 	Delay time.Duration // each broadcast request is answered this late
+	// FlushEach writes every answer at once, as CometBFT's net/http server
+	// does; without it (and without Delay) answers to pipelined requests go
+	// out together once none is left to read (fasthttp's way, fewer writes
+	// and reads).
+	FlushEach bool
 
 	mu     sync.Mutex
 	perSec map[int64]int64 // txs received, by unix second
+
+	slept, sleeps atomic.Int64 // the delays as slept (ns) and how many
 }
 
 // StatsPath answers the sink's own count of what it received, by second:
@@ -31,6 +38,9 @@ const StatsPath = "/chainperf/sink_stats"
 type SinkStats struct {
 	Txs       int64           `json:"txs"`
 	PerSecond map[int64]int64 `json:"per_second"` // unix second -> txs received
+	// DelayMean: the mean of the --delay sleeps as they took (a loaded
+	// sink sleeps longer than asked), in milliseconds.
+	DelayMean float64 `json:"delay_mean_ms,omitempty"`
 }
 
 // Stats returns the counts so far.
@@ -38,6 +48,9 @@ func (s *Sink) Stats() SinkStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := SinkStats{Txs: s.Txs.Load(), PerSecond: make(map[int64]int64, len(s.perSec))}
+	if n := s.sleeps.Load(); n > 0 {
+		out.DelayMean = float64(s.slept.Load()) / float64(n) / 1e6
+	}
 	for k, v := range s.perSec {
 		out.PerSecond[k] = v
 	}
@@ -66,7 +79,10 @@ func (s *Sink) Handle(ctx *fasthttp.RequestCtx) {
 		return
 	}
 	if s.Delay > 0 {
+		t := time.Now()
 		time.Sleep(s.Delay)
+		s.slept.Add(int64(time.Since(t)))
+		s.sleeps.Add(1)
 	}
 	body := ctx.PostBody()
 	batch := len(body) > 0 && body[0] == '['
@@ -112,7 +128,7 @@ func (s *Sink) Handle(ctx *fasthttp.RequestCtx) {
 
 // Serve answers on l until ctx ends.
 func (s *Sink) Serve(ctx context.Context, l net.Listener) error {
-	srv := &fasthttp.Server{Handler: s.Handle, Name: "chainperf-sink", ReduceMemoryUsage: false}
+	srv := &fasthttp.Server{Handler: s.Handle, Name: "chainperf-sink", ReduceMemoryUsage: s.FlushEach || s.Delay > 0}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Shutdown()
