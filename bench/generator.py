@@ -191,7 +191,7 @@ def main():
         plans = [
             ("chainperf", sink, URL, lambda r: run_chainperf(bin_, r, a.duration), [5000, 10000, 20000, 50000, 100000, 150000, 200000]),
             ("chainperf flush-each", each, EACH_URL, lambda r: run_chainperf(bin_, r, a.duration, url=EACH_URL), [20000, 50000, 150000]),
-            ("chainperf batch=100", sink, URL, lambda r: run_chainperf(bin_, r, a.duration, batch=100, inflight=64), [100000, 300000, 500000, 700000]),
+            ("chainperf batch=100", sink, URL, lambda r: run_chainperf(bin_, r, a.duration, batch=100), [100000, 300000, 500000, 700000]),
             ("chainperf slow 2ms", slow, SLOW_URL, lambda r: run_chainperf(bin_, r, a.duration, url=SLOW_URL), [20000, 50000]),
             ("k6", sink, URL, lambda r: run_k6(k6, r, a.duration), [1000, 2000, 3000, 5000, 10000]),
             ("locust", sink, URL, lambda r: run_locust(locust, r, a.duration), [500, 1000, 2000, 3000, 5000]),

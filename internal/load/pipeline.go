@@ -29,13 +29,12 @@ import (
 const (
 	// pipeDepth: requests a connection holds unanswered at most.
 	pipeDepth = 64
-	// pipeStale: a connection whose next request would wait longer than
-	// this for its answer (its oldest unanswered request is older, or its
-	// unanswered ones take longer at the pace it answers) is slow: HTTP/1.1
+	// pipeStale: a connection whose unanswered requests would take longer
+	// than this to answer, at the pace the node answers, is slow: HTTP/1.1
 	// serves one request at a time on a connection, so the next request
-	// goes to another one, a new one if needed. Well above a fast node's
-	// answer time plus the time chainperf's own readers may wait for a
-	// shared core.
+	// goes to another one, a new one if needed. The pace is measured from
+	// bursts of answers (what one read brings), so chainperf's own readers
+	// waiting for a shared core do not make a fast node look slow.
 	pipeStale = 5 * time.Millisecond
 	// pipeFlushAt: a connection's unwritten requests are written once they
 	// reach this size, whether or not more are due.
@@ -108,10 +107,9 @@ type pipeConn struct {
 	// last: when the pacer last gave it a request.
 	last time.Time
 
-	oldest atomic.Int64 // when its oldest unanswered request started (unix ns; 0: none)
-	n      atomic.Int32 // requests unanswered
-	down   atomic.Bool  // dead is set
-	t      *pipeTarget
+	n    atomic.Int32 // requests unanswered
+	down atomic.Bool  // dead is set
+	t    *pipeTarget
 
 	mu   sync.Mutex
 	ring [pipeDepth]pipeReq
@@ -224,7 +222,6 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 		b.body = AppendRequest(b.body, g.method, j.seq+uint64(i), tx)
 	}
 	if pc.n.Add(1) == 1 {
-		pc.oldest.Store(now.UnixNano())
 		_ = pc.c.SetReadDeadline(now.Add(g.cfg.Timeout))
 	}
 	pc.mu.Unlock()
@@ -246,14 +243,13 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 }
 
 // conn picks the connection for t's next request: the first that is
-// neither full nor slow, else a new one, else the least loaded that is
-// not full; while none has room (or max_in_flight requests are out) it
+// neither full (pipeDepth) nor slow (pipeStale), else a new one, else the
+// least loaded that is not full; while none has room (or max_in_flight requests are out) it
 // writes what is queued and waits for an answer (counted in waitedBehind).
 func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err error) {
 	g := p.g
 	for {
 		now := time.Now()
-		stale := now.Add(-pipeStale).UnixNano()
 		var least *pipeConn
 		live := t.conns[:0]
 		for _, c := range t.conns {
@@ -268,7 +264,7 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 			if pc != nil || n >= pipeDepth {
 				continue
 			}
-			if n == 0 || c.oldest.Load() > stale && time.Duration(int64(n)*t.each.Load()) < pipeStale {
+			if n == 0 || time.Duration(int64(n)*t.each.Load()) < pipeStale {
 				pc = c
 			}
 			if least == nil || n < least.n.Load() {
@@ -370,7 +366,6 @@ func (p *pipeline) end(pc *pipeConn, why error) {
 		pc.head = (pc.head + 1) % pipeDepth
 		p.answered()
 	}
-	pc.oldest.Store(0)
 }
 
 // answered counts one request off the ones in flight and wakes a pacer
@@ -450,11 +445,8 @@ func (p *pipeline) read(pc *pipeConn) {
 		pc.mu.Lock()
 		pc.head = (pc.head + 1) % pipeDepth
 		if pc.n.Add(-1) > 0 {
-			next := pc.ring[pc.head].started
-			pc.oldest.Store(next.UnixNano())
-			_ = pc.c.SetReadDeadline(next.Add(g.cfg.Timeout))
+			_ = pc.c.SetReadDeadline(pc.ring[pc.head].started.Add(g.cfg.Timeout))
 		} else {
-			pc.oldest.Store(0)
 			_ = pc.c.SetReadDeadline(time.Time{})
 		}
 		pc.mu.Unlock()
