@@ -36,6 +36,13 @@ const (
 	// bursts of answers (what one read brings), so chainperf's own readers
 	// waiting for a shared core do not make a fast node look slow.
 	pipeStale = 5 * time.Millisecond
+	// pipeStalled: a connection whose oldest unanswered request is older
+	// than this takes no more, whatever the pace measured before: a node
+	// that stops answering for a while (a CometBFT mempool locked while a
+	// block commits) would otherwise get whole pipelines queued behind one
+	// request, served one at a time when it resumes. Far above the time
+	// chainperf's own readers may wait for a shared core.
+	pipeStalled = 50 * time.Millisecond
 	// pipeFlushAt: a connection's unwritten requests are written once they
 	// reach this size, whether or not more are due.
 	pipeFlushAt = 256 << 10
@@ -44,10 +51,22 @@ const (
 	pipeIdle = 5 * time.Second
 )
 
+// pipelineAbove: schedules whose rate goes above this many tx/s take the
+// pipelined path; slower ones send one request a connection at a time,
+// as a node's clients do. Against CometBFT nodes at their limit (find-max
+// on this project's machine) pipelined requests, served one at a time a
+// connection, left the run node-bound more often (a request stuck behind
+// another while the mempool is locked); below this rate senders cost
+// less than a core anyway. A variable for the tests.
+var pipelineAbove = 20000.0
+
 // pipelined reports whether g's sends can take the pipelined path.
 func (g *Generator) pipelined() bool {
 	switch g.cfg.Model.(type) {
 	case Max, Users:
+		return false
+	}
+	if peakRate(g.cfg.Model) <= pipelineAbove {
 		return false
 	}
 	w := g.cfg.Workload
@@ -66,6 +85,20 @@ func (g *Generator) pipelined() bool {
 		}
 	}
 	return true
+}
+
+// peakRate is the highest rate m asks for: the pid model's cap, else
+// the most of Rate sampled over its length (at most 100,000 samples).
+func peakRate(m RateModel) float64 {
+	if p, ok := m.(*PID); ok {
+		return p.Max
+	}
+	step := max(10*time.Millisecond, m.Length()/100000)
+	peak := 0.0
+	for e := time.Duration(0); e < m.Length(); e += step {
+		peak = max(peak, m.Rate(e))
+	}
+	return peak
 }
 
 // A pipeline sends jobs on pipelined keep-alive connections. Its pacer
@@ -107,9 +140,10 @@ type pipeConn struct {
 	// last: when the pacer last gave it a request.
 	last time.Time
 
-	n    atomic.Int32 // requests unanswered
-	down atomic.Bool  // dead is set
-	t    *pipeTarget
+	n      atomic.Int32 // requests unanswered
+	oldest atomic.Int64 // when the oldest unanswered one was sent (unix ns)
+	down   atomic.Bool  // dead is set
+	t      *pipeTarget
 
 	mu   sync.Mutex
 	ring [pipeDepth]pipeReq
@@ -222,6 +256,7 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 		b.body = AppendRequest(b.body, g.method, j.seq+uint64(i), tx)
 	}
 	if pc.n.Add(1) == 1 {
+		pc.oldest.Store(now.UnixNano())
 		_ = pc.c.SetReadDeadline(now.Add(g.cfg.Timeout))
 	}
 	pc.mu.Unlock()
@@ -250,6 +285,7 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 	g := p.g
 	for {
 		now := time.Now()
+		stalled := now.Add(-pipeStalled).UnixNano()
 		var least *pipeConn
 		live := t.conns[:0]
 		for _, c := range t.conns {
@@ -264,7 +300,7 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 			if pc != nil || n >= pipeDepth {
 				continue
 			}
-			if n == 0 || time.Duration(int64(n)*t.each.Load()) < pipeStale {
+			if n == 0 || time.Duration(int64(n)*t.each.Load()) < pipeStale && c.oldest.Load() > stalled {
 				pc = c
 			}
 			if least == nil || n < least.n.Load() {
@@ -445,7 +481,9 @@ func (p *pipeline) read(pc *pipeConn) {
 		pc.mu.Lock()
 		pc.head = (pc.head + 1) % pipeDepth
 		if pc.n.Add(-1) > 0 {
-			_ = pc.c.SetReadDeadline(pc.ring[pc.head].started.Add(g.cfg.Timeout))
+			next := pc.ring[pc.head].started
+			pc.oldest.Store(next.UnixNano())
+			_ = pc.c.SetReadDeadline(next.Add(g.cfg.Timeout))
 		} else {
 			_ = pc.c.SetReadDeadline(time.Time{})
 		}

@@ -14,8 +14,16 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
+// pipelineAll makes every schedule of the test take the pipelined path.
+func pipelineAll(t *testing.T) {
+	old := pipelineAbove
+	pipelineAbove = 0
+	t.Cleanup(func() { pipelineAbove = old })
+}
+
 func serveFast(t *testing.T, srv *fasthttp.Server) string {
 	t.Helper()
+	pipelineAll(t)
 	l, url, err := ListenSink("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -146,19 +154,22 @@ func TestPipelinedSlowEndpointHeld(t *testing.T) {
 	}
 }
 
-// An https target, and a workload that hears its sends, go through
-// senders (the pipelined path speaks plain HTTP, and reports no
-// connections).
+// Schedules above 20,000 tx/s take the pipelined path; slower ones, an
+// https target, a closed loop and a workload that hears its sends go
+// through senders (the pipelined path speaks plain HTTP).
 func TestPipelinedOnlyWhereItFits(t *testing.T) {
 	l := NewLedger(time.Now(), false)
 	for _, c := range []struct {
 		cfg  Config
 		want bool
 	}{
-		{Config{Model: Constant{R: 1, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, true},
-		{Config{Model: Constant{R: 1, D: time.Second}, Workload: KVStore{}, Targets: []string{"https://127.0.0.1:1"}, Method: "sync"}, false},
+		{Config{Model: Constant{R: 20001, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, true},
+		{Config{Model: Constant{R: 20000, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, false},
+		{Config{Model: Ramp{From: 1000, To: 30000, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, true},
+		{Config{Model: NewPID(PIDConfig{Max: 20000, D: time.Second}, 500), Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, false},
+		{Config{Model: Constant{R: 30000, D: time.Second}, Workload: KVStore{}, Targets: []string{"https://127.0.0.1:1"}, Method: "sync"}, false},
 		{Config{Model: Max{D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, false},
-		{Config{Model: Constant{R: 1, D: time.Second}, Workload: &observed{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, false},
+		{Config{Model: Constant{R: 30000, D: time.Second}, Workload: &observed{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, false},
 	} {
 		g, err := NewGenerator(c.cfg, l)
 		if err != nil {
