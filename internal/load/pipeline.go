@@ -36,13 +36,6 @@ const (
 	// bursts of answers (what one read brings), so chainperf's own readers
 	// waiting for a shared core do not make a fast node look slow.
 	pipeStale = 5 * time.Millisecond
-	// pipeStalled: a connection whose oldest unanswered request is older
-	// than this takes no more, whatever the pace measured before: a node
-	// that stops answering for a while (a CometBFT mempool locked while a
-	// block commits) would otherwise get whole pipelines queued behind one
-	// request, served one at a time when it resumes. Far above the time
-	// chainperf's own readers may wait for a shared core.
-	pipeStalled = 50 * time.Millisecond
 	// pipeFlushAt: a connection's unwritten requests are written once they
 	// reach this size, whether or not more are due.
 	pipeFlushAt = 256 << 10
@@ -140,10 +133,9 @@ type pipeConn struct {
 	// last: when the pacer last gave it a request.
 	last time.Time
 
-	n      atomic.Int32 // requests unanswered
-	oldest atomic.Int64 // when the oldest unanswered one was sent (unix ns)
-	down   atomic.Bool  // dead is set
-	t      *pipeTarget
+	n    atomic.Int32 // requests unanswered
+	down atomic.Bool  // dead is set
+	t    *pipeTarget
 
 	mu   sync.Mutex
 	ring [pipeDepth]pipeReq
@@ -256,7 +248,6 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 		b.body = AppendRequest(b.body, g.method, j.seq+uint64(i), tx)
 	}
 	if pc.n.Add(1) == 1 {
-		pc.oldest.Store(now.UnixNano())
 		_ = pc.c.SetReadDeadline(now.Add(g.cfg.Timeout))
 	}
 	pc.mu.Unlock()
@@ -285,7 +276,6 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 	g := p.g
 	for {
 		now := time.Now()
-		stalled := now.Add(-pipeStalled).UnixNano()
 		var least *pipeConn
 		live := t.conns[:0]
 		for _, c := range t.conns {
@@ -300,7 +290,7 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 			if pc != nil || n >= pipeDepth {
 				continue
 			}
-			if n == 0 || time.Duration(int64(n)*t.each.Load()) < pipeStale && c.oldest.Load() > stalled {
+			if n == 0 || time.Duration(int64(n)*t.each.Load()) < pipeStale {
 				pc = c
 			}
 			if least == nil || n < least.n.Load() {
@@ -481,9 +471,7 @@ func (p *pipeline) read(pc *pipeConn) {
 		pc.mu.Lock()
 		pc.head = (pc.head + 1) % pipeDepth
 		if pc.n.Add(-1) > 0 {
-			next := pc.ring[pc.head].started
-			pc.oldest.Store(next.UnixNano())
-			_ = pc.c.SetReadDeadline(next.Add(g.cfg.Timeout))
+			_ = pc.c.SetReadDeadline(pc.ring[pc.head].started.Add(g.cfg.Timeout))
 		} else {
 			_ = pc.c.SetReadDeadline(time.Time{})
 		}
