@@ -22,9 +22,10 @@ import (
 // connection's share with one write; one reader a connection reads the
 // answers in order (HTTP/1.1 answers pipelined requests in the order they
 // came) and records every tx's outcome. It serves schedules of plain txs
-// (kvstore, loadtime, replay) over http://; workloads that hear or route
-// their sends, carry their own requests or wait in Append, and closed
-// loops, go through senders (Generator.sender).
+// (kvstore, loadtime, replay) over http:// above pipelineAbove tx/s;
+// slower schedules, workloads that hear or route their sends, carry their
+// own requests or wait in Append, and closed loops go through senders
+// (Generator.sender).
 
 const (
 	// pipeDepth: requests a connection holds unanswered at most.
@@ -95,7 +96,7 @@ func peakRate(m RateModel) float64 {
 }
 
 // A pipeline sends jobs on pipelined keep-alive connections. Its pacer
-// side (add, flush, wait) runs on the pacer's goroutine only.
+// side (hand, conn, dial, flush) runs on the pacer's goroutine only.
 type pipeline struct {
 	g       *Generator
 	set     *connSet
