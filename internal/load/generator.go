@@ -440,32 +440,41 @@ type sendBuffers struct {
 	txs      [][]byte
 }
 
-// send sends one job and records every tx's outcome.
-func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, req *fasthttp.Request, resp *fasthttp.Response, b *sendBuffers) {
+// prepare makes the job's txs into b, with their intended times. A
+// Stamper writes the intended times into the txs: they are known before
+// the txs are made. Otherwise a picked-up job's time is taken after (a
+// Cosmos wallet may wait in Append). Every tx of the job is made before
+// any is begun in the ledger: a workload error (the run ends) leaves no
+// tx half recorded.
+func (g *Generator) prepare(ctx context.Context, j *job, b *sendBuffers) error {
 	start := g.ledger.Start()
-	// A Stamper writes the intended times into the txs: they are known
-	// before the txs are made. Otherwise a picked-up job's time is taken
-	// after (a Cosmos wallet may wait in Append, as before).
 	if g.stamper != nil {
-		g.intend(&j, start, b)
+		g.intend(j, start, b)
 	}
-	// Every tx of the job is made before any is begun in the ledger:
-	// a workload error (the run ends) leaves no tx half recorded.
 	err := g.ledger.Full()
 	if err == nil {
-		if b.txs, err = g.make(ctx, j, b.txs, start, b.intended); err != nil {
+		if b.txs, err = g.make(ctx, *j, b.txs, start, b.intended); err != nil {
 			err = fmt.Errorf("workload: %w", err)
 		}
 	}
 	if err != nil {
+		return err
+	}
+	if g.stamper == nil {
+		g.intend(j, start, b)
+	}
+	return nil
+}
+
+// send sends one job and records every tx's outcome.
+func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, req *fasthttp.Request, resp *fasthttp.Response, b *sendBuffers) {
+	start := g.ledger.Start()
+	if err := g.prepare(ctx, &j, b); err != nil {
 		g.stop(err)
 		if j.done != nil {
 			j.done <- struct{}{}
 		}
 		return
-	}
-	if g.stamper == nil {
-		g.intend(&j, start, b)
 	}
 	b.hashes = b.hashes[:0]
 	b.body = b.body[:0]
@@ -501,7 +510,7 @@ func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, re
 	started := time.Now()
 	g.onSchedule(j, b.intended, started.Sub(start))
 	g.inRequest.Add(1)
-	err = client.DoTimeout(req, resp, g.cfg.Timeout)
+	err := client.DoTimeout(req, resp, g.cfg.Timeout)
 	g.inRequest.Add(-1)
 	var errMsg string
 	switch {

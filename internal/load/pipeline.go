@@ -177,21 +177,9 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 	g := p.g
 	start := g.ledger.Start()
 	b := &p.buf
-	if g.stamper != nil {
-		g.intend(&j, start, b)
-	}
-	err := g.ledger.Full()
-	if err == nil {
-		if b.txs, err = g.make(ctx, j, b.txs, start, b.intended); err != nil {
-			err = fmt.Errorf("workload: %w", err)
-		}
-	}
-	if err != nil {
+	if err := g.prepare(ctx, &j, b); err != nil {
 		g.stop(err)
 		return false
-	}
-	if g.stamper == nil {
-		g.intend(&j, start, b)
 	}
 	t := p.targets[(j.seq/uint64(g.cfg.Batch))%uint64(len(p.targets))]
 	pc, err := p.conn(ctx, t)
