@@ -272,15 +272,15 @@ each request that late (a slow endpoint: how many requests must be in
 flight to hold a rate against it).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if delay < 0 || delay > time.Minute {
+				return fmt.Errorf("sink: --delay %s: must be from 0 to 1m", delay)
+			}
 			l, url, err := load.ListenSink(addr)
 			if err != nil {
 				return fmt.Errorf("sink: %w", err)
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "sink listening on %s\n", url)
-			if delay < 0 || delay > time.Minute {
-				return fmt.Errorf("sink: --delay %s: must be from 0 to 1m", delay)
-			}
 			s := load.Sink{Delay: delay, FlushEach: flushEach}
 			go func() {
 				tick := time.NewTicker(time.Second)
