@@ -200,6 +200,7 @@ func MergeReports(rs []Report) Report {
 		out.Dispatched += r.Dispatched
 		out.OnTime += r.OnTime
 		out.Senders += r.Senders
+		out.Conns += r.Conns
 		out.BlockedJobs += r.BlockedJobs
 		if r.Bound {
 			out.Bound = true

@@ -162,8 +162,8 @@ func TestMergedLedgersEqualOne(t *testing.T) {
 
 // Reports merge: counts add, bound if any generator was.
 func TestMergeReports(t *testing.T) {
-	r := MergeReports([]Report{{Due: 10, Dispatched: 10, OnTime: 10, Senders: 2}, {Due: 10, Dispatched: 9, OnTime: 5, Senders: 3, Bound: true, BoundBy: BoundByGenerator, Why: "late"}})
-	if r.Due != 20 || r.Dispatched != 19 || r.OnTime != 15 || r.Senders != 5 || !r.Bound || r.BoundBy != BoundByGenerator || r.Why != "generator 1: late" || r.Generators != 2 {
+	r := MergeReports([]Report{{Due: 10, Dispatched: 10, OnTime: 10, Senders: 2, Conns: 1}, {Due: 10, Dispatched: 9, OnTime: 5, Senders: 3, Conns: 4, Bound: true, BoundBy: BoundByGenerator, Why: "late"}})
+	if r.Due != 20 || r.Dispatched != 19 || r.OnTime != 15 || r.Senders != 5 || r.Conns != 5 || !r.Bound || r.BoundBy != BoundByGenerator || r.Why != "generator 1: late" || r.Generators != 2 {
 		t.Errorf("merged report %+v", r)
 	}
 	if r := MergeReports([]Report{{Due: 1}, {Due: 1}}); r.Bound {
