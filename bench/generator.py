@@ -177,7 +177,15 @@ def main():
     ap.add_argument("--only", help="run only generators whose name starts with this (chainperf, k6, locust)")
     ap.add_argument("--no-profile", action="store_true", help="skip the CPU profile at 50,000 tx/s")
     a = ap.parse_args()
-    bin_ = os.path.join(tempfile.mkdtemp(), "chainperf")
+    work = tempfile.mkdtemp()
+    try:
+        bench(a, work)
+    finally:
+        shutil.rmtree(work)
+
+
+def bench(a, work):
+    bin_ = os.path.join(work, "chainperf")
     sh(["go", "build", "-o", bin_, "./cmd/chainperf"], cwd=ROOT)
     k6, locust = ensure_peers() if not a.only or not a.only.startswith("chainperf") else (None, None)
     cpu = open("/proc/cpuinfo").read()
