@@ -9,9 +9,9 @@ import (
 )
 
 // A clock sleeps the pacer to a tx's intended time. Go's timers wake an
-// idle process up to a millisecond late (its poller waits in whole
-// milliseconds), which alone puts p99 schedule lag near 1 ms at low
-// rates; a timerfd read through the poller wakes within the kernel's
+// idle process up to a millisecond late (runtime/netpoll_epoll.go waits
+// in whole milliseconds, a wait under 1 ms rounded up to 1 ms), which
+// alone puts p99 schedule lag near 1 ms at low rates; a timerfd read through the poller wakes within the kernel's
 // timer slack (50 us) and, unlike a blocking sleep, leaves the CPU to the
 // readers meanwhile.
 type clock struct {
@@ -39,14 +39,8 @@ func (c *clock) sleepUntil(ctx context.Context, t time.Time) bool {
 	if c.f != nil {
 		coarse -= preciseSpan
 	}
-	if coarse > 0 {
-		c.t.Reset(coarse)
-		select {
-		case <-ctx.Done():
-			c.t.Stop()
-			return false
-		case <-c.t.C:
-		}
+	if coarse > 0 && !waitTimer(ctx, c.t, coarse) {
+		return false
 	}
 	if d := time.Until(t); c.f != nil && d > 0 {
 		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(d.Nanoseconds())}

@@ -18,14 +18,8 @@ func newClock() *clock {
 
 // sleepUntil returns at t, or false as soon as it sees ctx ended.
 func (c *clock) sleepUntil(ctx context.Context, t time.Time) bool {
-	if d := time.Until(t); d > 0 {
-		c.t.Reset(d)
-		select {
-		case <-ctx.Done():
-			c.t.Stop()
-			return false
-		case <-c.t.C:
-		}
+	if d := time.Until(t); d > 0 && !waitTimer(ctx, c.t, d) {
+		return false
 	}
 	return ctx.Err() == nil
 }

@@ -107,7 +107,6 @@ type pipeline struct {
 
 	inFlight  atomic.Int64 // requests written or queued, not yet answered
 	peak      int64        // most requests in flight at once
-	conns     int          // connections open now
 	peakConns int          // most open at once
 	// waitedBehind: how long the pacer waited for room since the last
 	// job it handed on time.
@@ -198,29 +197,20 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 	g.onSchedule(j, b.intended, now.Sub(start))
 	g.dispatched.Add(int64(j.n))
 	if err != nil {
-		// No connection: every tx of the job is a send error.
-		for i := 0; i < j.n; i++ {
-			h := Hash(sha256.Sum256(b.txs[i]))
-			g.ledger.Begin(h, b.intended[i])
-			g.ledger.Sent(h, b.intended[i], now, SendError, err.Error())
-		}
+		p.fail(j.n, now, err) // no connection
 		return true
 	}
-	// The body first, at the end of the connection's buffer, then moved
-	// behind its header once its length is known.
+	// The body is made apart, then written behind its header once its
+	// length is known.
 	b.body = b.body[:0]
 	if j.n > 1 {
 		b.body = append(b.body, '[')
 	}
 	pc.mu.Lock()
-	if pc.dead != nil {
+	if dead := pc.dead; dead != nil {
 		// The reader ended it after conn chose it: the txs fail with it.
 		pc.mu.Unlock()
-		for i := 0; i < j.n; i++ {
-			h := Hash(sha256.Sum256(b.txs[i]))
-			g.ledger.Begin(h, b.intended[i])
-			g.ledger.Sent(h, b.intended[i], now, SendError, pc.dead.Error())
-		}
+		p.fail(j.n, now, dead)
 		return true
 	}
 	slot := &pc.ring[(pc.head+int(pc.n.Load()))%pipeDepth]
@@ -257,10 +247,22 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 	return true
 }
 
+// fail records the n txs in the pacer's buffers as sent at now and ended
+// by a send error, why.
+func (p *pipeline) fail(n int, now time.Time, why error) {
+	b := &p.buf
+	for i := 0; i < n; i++ {
+		h := Hash(sha256.Sum256(b.txs[i]))
+		p.g.ledger.Begin(h, b.intended[i])
+		p.g.ledger.Sent(h, b.intended[i], now, SendError, why.Error())
+	}
+}
+
 // conn picks the connection for t's next request: the first that is
 // neither full (pipeDepth) nor slow (pipeStale), else a new one, else the
-// least loaded that is not full; while none has room (or max_in_flight requests are out) it
-// writes what is queued and waits for an answer (counted in waitedBehind).
+// least loaded that is not full; while none has room (or max_in_flight
+// requests are out) it writes what is queued and waits for an answer
+// (counted in waitedBehind).
 func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err error) {
 	g := p.g
 	for {
@@ -272,7 +274,6 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 			// Dead (its reader fails what it holds) or idle: dropped.
 			if c.down.Load() || n == 0 && now.Sub(c.last) > pipeIdle {
 				c.c.Close()
-				p.conns--
 				continue
 			}
 			live = append(live, c)
@@ -332,8 +333,11 @@ func (p *pipeline) dial(t *pipeTarget) (*pipeConn, error) {
 	}
 	pc := &pipeConn{c: c, t: t, last: time.Now()}
 	t.conns = append(t.conns, pc)
-	p.conns++
-	p.peakConns = max(p.peakConns, p.conns)
+	open := 0
+	for _, t := range p.targets {
+		open += len(t.conns)
+	}
+	p.peakConns = max(p.peakConns, open)
 	p.readers.Add(1)
 	go func() {
 		defer p.readers.Done()

@@ -184,3 +184,23 @@ func TestPipelinedOnlyWhereItFits(t *testing.T) {
 type observed struct{ KVStore }
 
 func (observed) Sent(uint64, Outcome, string) {}
+
+// The pipelined path says who held the load back as the senders do: a
+// node that answers in 25 ms with 2 requests allowed in flight is the
+// node's bound; a workload slower than the rate, with the node answering
+// at once, is chainperf's.
+func TestPipelinedBoundBy(t *testing.T) {
+	pipelineAll(t)
+	url := slowSink(t, 25*time.Millisecond)
+	r, s := runGen(t, Config{Model: Constant{R: 200, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 2}, false)
+	if r.Conns == 0 || s.Sent != 200 || !r.Bound || r.BoundBy != BoundByNode {
+		t.Errorf("slow node: report %+v, %d sent; want pipelined, all 200 sent, bound by the node", r, s.Sent)
+	}
+	_, url = startSink(t)
+	r, _ = runGen(t, Config{Model: Constant{R: 400, D: time.Second}, Workload: slowWorkload{KVStore{RunID: "t", Size: 64}, 5 * time.Millisecond},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 1}, false)
+	if r.Conns == 0 || !r.Bound || r.BoundBy != BoundByGenerator {
+		t.Errorf("slow workload: report %+v; want pipelined, bound by the generator", r)
+	}
+}
