@@ -20,6 +20,9 @@ import (
 	"github.com/chainperf/chainperf/internal/testnet/clean"
 )
 
+// cpuProfileEnv names a file to write a CPU profile of chainperf into.
+const cpuProfileEnv = "CHAINPERF_CPUPROFILE"
+
 // Exit codes: 0 pass, 1 the run failed its criteria (compare: a gated
 // figure regressed), 2 bad input or error, 3 compare could not decide.
 const (
@@ -49,7 +52,10 @@ func main() {
 // defers done before main exits.
 func execute() int {
 	// CHAINPERF_CPUPROFILE=FILE profiles chainperf itself (not the nodes).
-	if path := os.Getenv("CHAINPERF_CPUPROFILE"); path != "" {
+	// It is taken out of the environment: node processes are chainperf
+	// too, and would each start a profile into the same file.
+	if path := os.Getenv(cpuProfileEnv); path != "" {
+		os.Unsetenv(cpuProfileEnv)
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
 			defer func() { pprof.StopCPUProfile(); f.Close() }()
 		}

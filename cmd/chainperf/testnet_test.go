@@ -22,6 +22,7 @@ import (
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
 	"github.com/chainperf/chainperf/internal/testnet/process"
+	"github.com/google/pprof/profile"
 )
 
 // binary is the chainperf binary built once for the tests in this package.
@@ -557,5 +558,40 @@ func TestScenarioCheckNamesTheScaleProfile(t *testing.T) {
 		if code != 0 || strings.Contains(out, "scale profile peers,procs,log,timeouts") != tc.want {
 			t.Errorf("%q: exit %d, %q; want the scale profile named: %v", tc.text, code, out, tc.want)
 		}
+	}
+}
+
+// TestCPUProfileIsTheHarnesss: CHAINPERF_CPUPROFILE profiles the harness
+// only. Node processes are chainperf too: they must not inherit it (each
+// would start a profile into the same file, and a node's pprof endpoint
+// would answer "cpu profiling already in use").
+func TestCPUProfileIsTheHarnesss(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	t.Setenv("CHAINPERF_CPUPROFILE", prof)
+	cmd, dir := upForeground(t, t.TempDir(), "[testnet]\nvalidators = 2\nfull_nodes = 0\n")
+	pids := nodeProcs(t, dir)
+	if len(pids) != 2 {
+		t.Fatalf("%d node processes, want 2", len(pids))
+	}
+	for _, pid := range pids {
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(env, []byte("CHAINPERF_CPUPROFILE=")) {
+			t.Errorf("node process %d inherited CHAINPERF_CPUPROFILE", pid)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	waitNoProcs(t, dir)
+	f, err := os.Open(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil || len(p.SampleType) == 0 || p.SampleType[0].Type != "samples" {
+		t.Errorf("the harness's profile: %v, %+v", err, p)
 	}
 }
