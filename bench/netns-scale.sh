@@ -5,7 +5,8 @@
 # N:PROFILE, N validators + 1 full node as emulated hosts, zones round-robin
 # over 4 regions of the built-in table (nfqueue or tc backend), 20 tx/s for
 # 60 s. Prints blocks, mean and spread of the block interval, max round,
-# the share of heights committed in round 0, the committed share, and CPU
+# the share of heights committed in round 0, the committed share, the
+# median inclusion latency, and CPU
 # and RSS per node (means over the nodes), and chainperf's own CPU (with
 # the delay daemon).
 #   bench/netns-scale.sh [N:PROFILE ...]   (needs root)
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=("$@")
-[ ${#runs[@]} -gt 0 ] || runs=(10:off 10:on 25:off 25:on 50:off 50:peers 50:peers,procs 50:peers,procs,log 50:on 100:on)
+[ ${#runs[@]} -gt 0 ] || runs=(10:off 10:on 25:off 25:on 50:off 50:peers 50:peers,procs 50:peers,procs,log 50:peers,procs,log,timeouts 50:on 100:on)
 work=$(mktemp -d)
 # KEEP=1 leaves the runs (logs, database, reports) in the work dir.
 if [ -n "${KEEP:-}" ]; then echo "work dir $work"; else trap 'rm -rf "$work"' EXIT; fi
@@ -59,8 +60,8 @@ python3 - "$work/reports" "$work/runs.db" <<'PY'
 import glob, json, sqlite3, statistics, sys
 from datetime import datetime
 db = sqlite3.connect(sys.argv[2])
-print("| validators (+1 full) | scale profile | blocks in 60 s | interval mean | interval stdev | max round | round 0 | committed | CPU per node | RSS per node | chainperf CPU |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| validators (+1 full) | scale profile | blocks in 60 s | interval mean | interval stdev | max round | round 0 | committed | latency p50 | CPU per node | RSS per node | chainperf CPU |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 def per_node(run, series, agg):
     return [v for (v,) in db.execute(f"SELECT {agg} FROM node_series WHERE run_id=? AND series=? AND node NOT IN ('chainperf','machine') GROUP BY node", (run, series))]
 for f in sorted(glob.glob(sys.argv[1] + "/*/*/summary.json"), key=lambda f: int(f.split("/")[-3])):
@@ -68,7 +69,7 @@ for f in sorted(glob.glob(sys.argv[1] + "/*/*/summary.json"), key=lambda f: int(
     n, profile = r["scenario"].split("-", 3)[2:]
     if not r.get("phases") or len(r["phases"][0].get("blocks") or []) < 2:
         why = r.get("error", "")[:70] or "fewer than 2 blocks in the measured window"
-        print(f"| {n} | {profile} | none: {why} | | | | | | | | |")
+        print(f"| {n} | {profile} | none: {why} | | | | | | | | | |")
         continue
     p = r["phases"][0]
     t = [datetime.fromisoformat(b["time"][:26].rstrip("Z")) for b in p["blocks"]]
@@ -86,6 +87,6 @@ for f in sorted(glob.glob(sys.argv[1] + "/*/*/summary.json"), key=lambda f: int(
     self_cpu = cpu.pop("chainperf", 0)
     cpu = list(cpu.values())
     print(f"| {n} | {profile} | {len(p['blocks'])} | {statistics.mean(iv):.2f} s | {statistics.pstdev(iv):.2f} s | {p['figures']['max_round']} | "
-          f"{100 * sum(1 for x in rounds if x == 0) / max(1, len(rounds)):.0f} % of {len(rounds)} | {100 * p['figures']['committed_share']:.1f} % | "
+          f"{100 * sum(1 for x in rounds if x == 0) / max(1, len(rounds)):.0f} % of {len(rounds)} | {100 * p['figures']['committed_share']:.1f} % | {p['figures'].get('latency_p50_ms', 0) / 1000:.1f} s | "
           f"{100 * statistics.mean(cpu) if cpu else 0:.1f} % | {statistics.mean(rss) / 2**20 if rss else 0:.0f} MiB | {100 * self_cpu:.0f} % |")
 PY

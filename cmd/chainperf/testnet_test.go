@@ -555,7 +555,7 @@ func TestScenarioCheckNamesTheScaleProfile(t *testing.T) {
 		{"[testnet]\nvalidators = 20\nscale_profile = \"off\"\n", false},
 	} {
 		out, code := cli(t, reg, "scenario", "check", write("s.toml", tc.text))
-		if code != 0 || strings.Contains(out, "scale profile peers,procs,log,timeouts") != tc.want {
+		if code != 0 || strings.Contains(out, "scale profile peers,procs,log,timeouts,gossip") != tc.want {
 			t.Errorf("%q: exit %d, %q; want the scale profile named: %v", tc.text, code, out, tc.want)
 		}
 	}

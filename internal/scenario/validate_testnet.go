@@ -551,7 +551,7 @@ var (
 // ScaleParts are the parts of the scale profile (testnet.scale_profile),
 // in the order bench/netns-scale.sh adds them; internal/testnet says
 // what each changes.
-var ScaleParts = []string{"peers", "procs", "log", "timeouts"}
+var ScaleParts = []string{"peers", "procs", "log", "timeouts", "gossip"}
 
 // ScaleFrom: "auto" applies the whole scale profile from this many
 // validators. A full mesh of 10 validators held a steady interval on 2

@@ -26,7 +26,20 @@ const (
 	// proposal 5.6-6.9 s after the first one (the slowest 9-18 s), past
 	// the 3 s default, and prevoted nil.
 	ScaleTimeouts = "timeouts"
+	// ScaleGossip: a node relays txs to gossipPeers of the peers it dialled
+	// and as many of those that dialled it (CometBFT's
+	// mempool.experimental_max_gossip_connections_to_*), not to all of
+	// them. Through the graph every node still hears of a tx, with about
+	// a fifth of the messages: at 50 validators under 20 tx/s the relayed
+	// txs took the cores that consensus needed.
+	ScaleGossip = "gossip"
 )
+
+// gossipPeers is how many peers of each kind (dialled, dialling) a node
+// relays txs to under ScaleGossip. With 1 of each, 6 of 15 blocks came
+// out empty at 50 validators (most proposers never had the txs); with 2,
+// 1 of 12 (bench/netns-scale.sh, README "Many nodes on one machine").
+const gossipPeers = 2
 
 // Scaled says whether the testnet applies part of the scale profile.
 func (t *Testnet) Scaled(part string) bool { return slices.Contains(t.Scale, part) }
@@ -91,6 +104,10 @@ func (t *Testnet) scaleConfig() map[string]any {
 		out["consensus.timeout_propose"] = "10s"
 		out["consensus.timeout_prevote"] = "2s"
 		out["consensus.timeout_precommit"] = "2s"
+	}
+	if t.Scaled(ScaleGossip) {
+		out["mempool.experimental_max_gossip_connections_to_persistent_peers"] = int64(gossipPeers)
+		out["mempool.experimental_max_gossip_connections_to_non_persistent_peers"] = int64(gossipPeers)
 	}
 	return out
 }

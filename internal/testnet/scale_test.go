@@ -35,6 +35,10 @@ func TestScaledPeersAndConfig(t *testing.T) {
 			t.Errorf("%s: propose %s prevote %s log %q; want the scenario's 7s over the profile's 10s, and the profile's 2s and error",
 				n.Name, cfg.Consensus.TimeoutPropose, cfg.Consensus.TimeoutPrevote, cfg.LogLevel)
 		}
+		if m := cfg.Mempool; m.ExperimentalMaxGossipConnectionsToPersistentPeers != gossipPeers || m.ExperimentalMaxGossipConnectionsToNonPersistentPeers != gossipPeers {
+			t.Errorf("%s relays txs to %d dialled and %d dialling peers; want %d of each", n.Name,
+				m.ExperimentalMaxGossipConnectionsToPersistentPeers, m.ExperimentalMaxGossipConnectionsToNonPersistentPeers, gossipPeers)
+		}
 		for _, addr := range strings.Split(cfg.P2P.PersistentPeers, ",") {
 			id := strings.SplitN(addr, "@", 2)[0]
 			var peer *Node
@@ -83,8 +87,10 @@ func TestScaledPeersAndConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(strings.Split(cfg.P2P.PersistentPeers, ",")); n != vals-1 || !cfg.P2P.PexReactor || off.NodeEnv() != nil {
-		t.Errorf("profile off: %d peers, pex %v, env %v; want a full mesh of %d, pex on, no env", n, cfg.P2P.PexReactor, off.NodeEnv(), vals-1)
+	if n := len(strings.Split(cfg.P2P.PersistentPeers, ",")); n != vals-1 || !cfg.P2P.PexReactor || off.NodeEnv() != nil ||
+		cfg.Mempool.ExperimentalMaxGossipConnectionsToPersistentPeers != 0 {
+		t.Errorf("profile off: %d peers, pex %v, env %v, txs relayed to %d dialled peers; want a full mesh of %d, pex on, no env, all peers (0)",
+			n, cfg.P2P.PexReactor, off.NodeEnv(), cfg.Mempool.ExperimentalMaxGossipConnectionsToPersistentPeers, vals-1)
 	}
 }
 
