@@ -247,7 +247,7 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 		done := true
 		for _, nd := range n.Testnet.Standing() {
 			if err, exited := n.Provider.Exited(nd); exited {
-				return fmt.Errorf("%s exited (%v): see %s", nd.Name, err, filepath.Join(n.Testnet.LogDir(), nd.Name+".log"))
+				return fmt.Errorf("%s exited (%v): %s", nd.Name, err, n.logHint(nd))
 			}
 			qctx, cancel := context.WithTimeout(ctx, time.Second)
 			st, err := clients[nd.Name].Status(qctx)
@@ -264,8 +264,14 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 			return nil
 		}
 		if time.Since(lastRise) > stall {
-			return fmt.Errorf("testnet stalled: no node's height rose for %s (heights %s); see logs in %s",
-				stall, formatHeights(n.Testnet, heights), n.Testnet.LogDir())
+			low := n.Testnet.Standing()[0]
+			for _, nd := range n.Testnet.Standing() {
+				if heights[nd.Name] < heights[low.Name] {
+					low = nd
+				}
+			}
+			return fmt.Errorf("testnet stalled: no node's height rose for %s (heights %s); %s",
+				stall, formatHeights(n.Testnet, heights), n.logHint(low))
 		}
 		select {
 		case <-ctx.Done():
@@ -273,6 +279,31 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 		case <-tick.C:
 		}
 	}
+}
+
+// logHint says where to read nd's log. A testnet in a temp dir (`chainperf
+// run`) loses its logs at teardown, right after this error: the hint then
+// carries the log's last lines.
+func (n *Net) logHint(nd *testnet.Node) string {
+	path := filepath.Join(n.Testnet.LogDir(), nd.Name+".log")
+	if n.State == nil || !n.State.TempDir {
+		return "see " + path
+	}
+	const most = 2048
+	tail := ""
+	if f, err := os.Open(path); err == nil {
+		if st, err := f.Stat(); err == nil {
+			buf := make([]byte, min(st.Size(), most))
+			if _, err := f.ReadAt(buf, st.Size()-int64(len(buf))); err == nil {
+				tail = strings.TrimSpace(string(buf))
+			}
+		}
+		f.Close()
+	}
+	if tail == "" {
+		tail = "(empty)"
+	}
+	return fmt.Sprintf("the end of %s's log (its temp dir goes at teardown; `chainperf testnet up -f SCENARIO --dir D` keeps it):\n%s", nd.Name, tail)
 }
 
 // Heights returns each node's latest height (0 when it does not answer).
