@@ -561,11 +561,11 @@ func TestScenarioCheckNamesTheScaleProfile(t *testing.T) {
 	}
 }
 
-// TestCPUProfileIsTheHarnesss: CHAINPERF_CPUPROFILE profiles the harness
+// TestCPUProfileIsTheHarnessOnly: CHAINPERF_CPUPROFILE profiles the harness
 // only. Node processes are chainperf too: they must not inherit it (each
 // would start a profile into the same file, and a node's pprof endpoint
 // would answer "cpu profiling already in use").
-func TestCPUProfileIsTheHarnesss(t *testing.T) {
+func TestCPUProfileIsTheHarnessOnly(t *testing.T) {
 	prof := filepath.Join(t.TempDir(), "cpu.prof")
 	t.Setenv("CHAINPERF_CPUPROFILE", prof)
 	cmd, dir := upForeground(t, t.TempDir(), "[testnet]\nvalidators = 2\nfull_nodes = 0\n")
