@@ -6,9 +6,8 @@
 # over 4 regions of the built-in table (nfqueue or tc backend), 20 tx/s for
 # 60 s. Prints blocks, mean and spread of the block interval, max round,
 # the share of heights committed in round 0, the committed share, the
-# median inclusion latency, and CPU
-# and RSS per node (means over the nodes), and chainperf's own CPU (with
-# the delay daemon).
+# median inclusion latency, CPU and RSS per node (means over the nodes),
+# and chainperf's own CPU (with the delay daemon).
 #   bench/netns-scale.sh [N:PROFILE ...]   (needs root)
 #   CONFIG='"consensus.timeout_commit" = "3s"' bench/netns-scale.sh 50:on
 #   PROVIDER=process bench/netns-scale.sh 10:on   (the same on loopback, no
