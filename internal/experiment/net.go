@@ -289,21 +289,30 @@ func (n *Net) logHint(nd *testnet.Node) string {
 	if n.State == nil || !n.State.TempDir {
 		return "see " + path
 	}
-	const most = 2048
-	tail := ""
-	if f, err := os.Open(path); err == nil {
-		if st, err := f.Stat(); err == nil {
-			buf := make([]byte, min(st.Size(), most))
-			if _, err := f.ReadAt(buf, st.Size()-int64(len(buf))); err == nil {
-				tail = strings.TrimSpace(string(buf))
-			}
-		}
-		f.Close()
-	}
+	tail := strings.TrimSpace(string(fileTail(path, 2048)))
 	if tail == "" {
 		tail = "(empty)"
 	}
 	return fmt.Sprintf("the end of %s's log (its temp dir goes at teardown; `chainperf testnet up -f SCENARIO --dir D` keeps it):\n%s", nd.Name, tail)
+}
+
+// fileTail returns the last most bytes of the file at path (nil when it
+// cannot be read).
+func fileTail(path string, most int64) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	buf := make([]byte, min(st.Size(), most))
+	if _, err := f.ReadAt(buf, st.Size()-int64(len(buf))); err != nil {
+		return nil
+	}
+	return buf
 }
 
 // Heights returns each node's latest height (0 when it does not answer).

@@ -11,9 +11,9 @@ import (
 // A clock sleeps the pacer to a tx's intended time. Go's timers wake an
 // idle process up to a millisecond late (runtime/netpoll_epoll.go waits
 // in whole milliseconds, a wait under 1 ms rounded up to 1 ms), which
-// alone puts p99 schedule lag near 1 ms at low rates; a timerfd read through the poller wakes within the kernel's
-// timer slack (50 us) and, unlike a blocking sleep, leaves the CPU to the
-// readers meanwhile.
+// alone puts p99 schedule lag near 1 ms at low rates; a timerfd read
+// through the poller wakes within the kernel's timer slack (50 us) and,
+// unlike a blocking sleep, leaves the CPU to the readers meanwhile.
 type clock struct {
 	t  *time.Timer
 	fd int      // the timerfd (-1: none, Go's timers only)

@@ -29,17 +29,18 @@ const (
 	// ScaleGossip: a node relays txs to gossipPeers of the peers it dialled
 	// and as many of those that dialled it (CometBFT's
 	// mempool.experimental_max_gossip_connections_to_*), not to all of
-	// them. Through the graph a tx still reaches the nodes, with 4 of
-	// ~10 peers' messages: at 50 validators under 20 tx/s the relayed txs
-	// took the cores that consensus needed (7.2 s intervals; 4.7 s
-	// with this part, every height in round 0).
+	// them: 4 of ~10 peers' messages. At 50 validators under 20 tx/s the
+	// relayed txs took the cores that consensus needed (7.2 s intervals;
+	// 4.7 s with this part, every height in round 0), and the txs still
+	// reached the proposers (see gossipPeers).
 	ScaleGossip = "gossip"
 )
 
 // gossipPeers is how many peers of each kind (dialled, dialling) a node
-// relays txs to under ScaleGossip. With 1 of each, 6 of 15 blocks came
-// out empty at 50 validators (most proposers never had the txs); with 2,
-// 1 of 12 (bench/netns-scale.sh, README "Many nodes on one machine").
+// relays txs to under ScaleGossip. At 50 validators, leaving out each
+// run's first block: with 1 of each, 6 of 14 and 10 of 17 blocks carried
+// no tx (their proposers never had one); with 2, 1 of 11
+// (bench/netns-scale.sh, README "The gossip part").
 const gossipPeers = 2
 
 // Scaled says whether the testnet applies part of the scale profile.
