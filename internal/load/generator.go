@@ -40,6 +40,13 @@ const (
 	firstSenders = 32
 )
 
+// senderWindow: every this long, senders beyond twice the most that were
+// needed at once in the window (and beyond firstSenders) are retired, so
+// that a short stall in answers does not leave a long run holding
+// max_in_flight goroutines, buffers and connections to its end. A
+// variable for the tests.
+var senderWindow = 10 * time.Second
+
 // PhaseGrace: how long past its length a phase may still hand out txs
 // (late ones of a generator that fell behind) before it is ended anyway.
 const PhaseGrace = 5 * time.Second
@@ -68,13 +75,16 @@ type Generator struct {
 	due        float64                 // txs whose intended time fell inside the phase
 	elapsed    time.Duration
 
-	// Senders: how many run, how many are busy with a request, and how
+	// Senders: how many run (and most at once), how many are busy with a
+	// request, how many were needed at once in this senderWindow, and how
 	// to start one more (Run sets it).
-	senders   atomic.Int64
-	busy      atomic.Int64
-	inRequest atomic.Int64 // senders waiting for an answer
-	spawn     func() bool  // false at max_in_flight
-	conns     int64        // pipelined: connections open at most
+	senders     atomic.Int64
+	peakSenders atomic.Int64
+	busy        atomic.Int64
+	inRequest   atomic.Int64 // senders waiting for an answer
+	needed      atomic.Int64
+	spawn       func() bool // false at max_in_flight
+	conns       int64       // pipelined: connections open at most
 	// Txs sent within OnTime of their intended time, and the late ones by
 	// who made them late: the node (every sender was waiting for its
 	// answers when they were handed out) or chainperf.
@@ -148,7 +158,7 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 		p := newPipeline(g, set)
 		g.pace(ctx, p)
 		p.drain()
-		g.senders.Store(p.peak)
+		g.peakSenders.Store(p.peak)
 		g.conns = int64(p.peakConns)
 	} else {
 		g.sendThroughSenders(ctx, set)
@@ -164,6 +174,7 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 // sends, carry their own requests or may wait to make a tx.
 func (g *Generator) sendThroughSenders(ctx context.Context, set *connSet) {
 	jobs := make(chan job, firstSenders)
+	retire := make(chan struct{}, g.cfg.MaxInFlight)
 	var wg sync.WaitGroup
 	client := newClient(g.cfg.MaxInFlight, g.cfg.Timeout, set)
 	g.spawn = func() bool {
@@ -175,13 +186,14 @@ func (g *Generator) sendThroughSenders(ctx context.Context, set *connSet) {
 				return false
 			}
 			if g.senders.CompareAndSwap(n, n+1) {
+				storeMax(&g.peakSenders, n+1)
 				break
 			}
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g.sender(ctx, client, jobs)
+			g.sender(ctx, client, jobs, retire)
 		}()
 		return true
 	}
@@ -198,11 +210,50 @@ func (g *Generator) sendThroughSenders(ctx context.Context, set *connSet) {
 	case Users:
 		g.users(ctx, m, jobs)
 	default:
+		stop := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g.trimSenders(stop, retire)
+		}()
 		g.pace(ctx, senderQueue{g, jobs})
+		close(stop)
 	}
 	close(jobs)
 	wg.Wait()
 	client.CloseIdleConnections()
+}
+
+// trimSenders retires, every senderWindow until stop closes, the senders
+// beyond twice the most needed at once in the window (firstSenders at
+// least): a retired sender's connection goes back to the client's pool,
+// where it closes once idle (newClient). Only the open loop is trimmed: a
+// closed loop keeps all its senders busy.
+func (g *Generator) trimSenders(stop <-chan struct{}, retire chan<- struct{}) {
+	t := time.NewTicker(senderWindow)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		keep := max(firstSenders, 2*g.needed.Swap(0))
+		// Tokens not taken yet are senders already on their way out.
+		for n := g.senders.Load() - keep - int64(len(retire)); n > 0; n-- {
+			retire <- struct{}{}
+		}
+	}
+}
+
+// storeMax raises a to v if v is larger.
+func storeMax(a *atomic.Int64, v int64) {
+	for {
+		old := a.Load()
+		if v <= old || a.CompareAndSwap(old, v) {
+			return
+		}
+	}
 }
 
 // A dispatcher takes the jobs the pacer hands out: hand queues one (false:
@@ -299,6 +350,7 @@ func (g *Generator) pace(ctx context.Context, d dispatcher) {
 func (g *Generator) hand(ctx context.Context, jobs chan<- job, j job) bool {
 	// As many new senders as jobs wait with none free: one a job would
 	// fall behind a node that slows down all at once.
+	storeMax(&g.needed, g.busy.Load()+int64(len(jobs))+1)
 	for g.busy.Load()+int64(len(jobs)) >= g.senders.Load() {
 		if !g.spawn() {
 			break
@@ -393,19 +445,29 @@ func (g *Generator) make(ctx context.Context, j job, txs [][]byte, start time.Ti
 	return txs, nil
 }
 
-// sender sends jobs until the channel closes. Its buffers are reused, so a
-// tx costs no allocation for building and encoding.
-func (g *Generator) sender(ctx context.Context, client *fasthttp.Client, jobs <-chan job) {
+// sender sends jobs until the channel closes or it takes a token from
+// retire. Its buffers are reused, so a tx costs no allocation for
+// building and encoding.
+func (g *Generator) sender(ctx context.Context, client *fasthttp.Client, jobs <-chan job, retire <-chan struct{}) {
 	req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseRequest(req)
 	defer fasthttp.ReleaseResponse(resp)
 	req.Header.SetMethod(fasthttp.MethodPost)
 	req.Header.SetContentType("application/json")
 	var buf sendBuffers
-	for j := range jobs {
-		g.busy.Add(1)
-		g.send(ctx, client, j, req, resp, &buf)
-		g.busy.Add(-1)
+	for {
+		select {
+		case j, ok := <-jobs:
+			if !ok {
+				return
+			}
+			g.busy.Add(1)
+			g.send(ctx, client, j, req, resp, &buf)
+			g.busy.Add(-1)
+		case <-retire:
+			g.senders.Add(-1)
+			return
+		}
 	}
 }
 
@@ -594,7 +656,7 @@ type Report struct {
 // ledger's lag, and if not, whether chainperf or the node held it back.
 func (g *Generator) Report(s Summary) Report {
 	r := Report{Model: g.cfg.Model.String(), Due: g.due, Dispatched: g.dispatched.Load(), OnTime: g.onTime.Load(),
-		Senders: g.senders.Load(), Conns: g.conns, BlockedJobs: g.blocked.Load()}
+		Senders: g.peakSenders.Load(), Conns: g.conns, BlockedJobs: g.blocked.Load()}
 	switch g.cfg.Model.(type) {
 	case Users, Max:
 		return r // a closed loop has no schedule to fall behind

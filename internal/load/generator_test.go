@@ -226,6 +226,70 @@ func TestSlowNodeIsNodeBound(t *testing.T) {
 	}
 }
 
+// stallingSink answers the requests that come in during the first stall
+// of its life after stall, the rest at once.
+func stallingSink(t *testing.T, stall time.Duration) string {
+	t.Helper()
+	l, url, err := ListenSink("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, born := &Sink{}, time.Now()
+	srv := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
+		if string(c.Path()) == "/" && time.Since(born) < stall {
+			time.Sleep(stall)
+		}
+		s.Handle(c)
+	}, Concurrency: 10000}
+	go srv.Serve(l)
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return url
+}
+
+// A stall in answers grows the senders past the first ones; once answers
+// are quick again the extra senders are retired, and the report still
+// gives the most that ran.
+func TestSendersRetiredAfterAStall(t *testing.T) {
+	defer func(w time.Duration) { senderWindow = w }(senderWindow)
+	senderWindow = 200 * time.Millisecond
+	url := stallingSink(t, 400*time.Millisecond)
+	l := NewLedger(time.Now().Add(10*time.Millisecond), false)
+	g, err := NewGenerator(Config{Model: Constant{R: 400, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 512}, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	r := g.Report(l.Summary())
+	// 400 tx/s waiting 0.4 s: about 160 in flight at the stall's height.
+	if r.Senders < 100 {
+		t.Errorf("report says %d senders at most; want the stall's (~160)", r.Senders)
+	}
+	if n := g.senders.Load(); n != firstSenders {
+		t.Errorf("%d senders at the end, %d at most; want the extra ones retired, %d left", n, r.Senders, firstSenders)
+	}
+	if s := l.Summary(); s.Sent != 1200 || s.Accepted != 1200 {
+		t.Errorf("sent %d, accepted %d; want all 1200", s.Sent, s.Accepted)
+	}
+}
+
+// Trimming every 200 ms does not cost a run against a steadily slow node
+// its schedule: the senders it needs (~40 at 400 tx/s and 100 ms
+// answers) stay or come back at once.
+func TestTrimmingKeepsTheSchedule(t *testing.T) {
+	defer func(w time.Duration) { senderWindow = w }(senderWindow)
+	senderWindow = 200 * time.Millisecond
+	url := slowSink(t, 100*time.Millisecond)
+	r, s := runGen(t, Config{Model: Constant{R: 400, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 256}, false)
+	if r.Bound || r.Senders <= firstSenders || s.Sent != 800 {
+		t.Errorf("report %+v, sent %d; want not bound, more than %d senders, all 800 sent", r, s.Sent, firstSenders)
+	}
+}
+
 // slowWorkload takes d to build each tx: chainperf's own work.
 type slowWorkload struct {
 	KVStore

@@ -220,10 +220,14 @@ func newClient(conns int, timeout time.Duration, set *connSet) *fasthttp.Client 
 		// that closes an idle connection just as a request goes out on it
 		// makes a send error of a tx it never saw.
 		MaxIdleConnDuration: 5 * time.Second,
-		ReadTimeout:         timeout,
-		WriteTimeout:        timeout,
-		MaxConnWaitTimeout:  timeout,
-		Dial:                set.dial,
+		// The connection used last is used next, so that those a burst
+		// opened sit idle and close (fasthttp's default takes the oldest,
+		// keeping every one ever opened in use).
+		ConnPoolStrategy:   fasthttp.LIFO,
+		ReadTimeout:        timeout,
+		WriteTimeout:       timeout,
+		MaxConnWaitTimeout: timeout,
+		Dial:               set.dial,
 	}
 }
 

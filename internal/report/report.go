@@ -57,7 +57,7 @@ func Delivery(g load.Report) string {
 		if g.Due == 0 {
 			return fmt.Sprintf("closed loop, %d txs sent%s", g.Dispatched, from)
 		}
-		return fmt.Sprintf("as asked: %d of %.0f due txs sent within %s of their time, %d senders%s", g.OnTime, g.Due, load.OnTime, g.Senders, from)
+		return fmt.Sprintf("as asked: %d of %.0f due txs sent within %s of their time, %d senders at most%s", g.OnTime, g.Due, load.OnTime, g.Senders, from)
 	}
 	return strings.ToUpper(g.BoundBy) + "-BOUND: " + g.Why + from
 }
