@@ -247,7 +247,7 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 		done := true
 		for _, nd := range n.Testnet.Standing() {
 			if err, exited := n.Provider.Exited(nd); exited {
-				return fmt.Errorf("%s exited (%v): %s", nd.Name, err, n.logHint(nd))
+				return fmt.Errorf("%s exited (%v): %s", nd.Name, err, n.logHint(ctx, nd))
 			}
 			qctx, cancel := context.WithTimeout(ctx, time.Second)
 			st, err := clients[nd.Name].Status(qctx)
@@ -271,7 +271,7 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 				}
 			}
 			return fmt.Errorf("testnet stalled: no node's height rose for %s (heights %s); %s",
-				stall, formatHeights(n.Testnet, heights), n.logHint(low))
+				stall, formatHeights(n.Testnet, heights), n.logHint(ctx, low))
 		}
 		select {
 		case <-ctx.Done():
@@ -282,18 +282,32 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 }
 
 // logHint says where to read nd's log. A testnet in a temp dir (`chainperf
-// run`) loses its logs at teardown, right after this error: the hint then
-// carries the log's last lines.
-func (n *Net) logHint(nd *testnet.Node) string {
+// run`) loses its logs at teardown, right after this error, and a
+// provider that keeps them elsewhere (pods) has none in the dir: the hint
+// then carries the log's last lines.
+func (n *Net) logHint(ctx context.Context, nd *testnet.Node) string {
+	if lt, ok := n.Provider.(testnet.LogTailer); ok {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		raw, err := lt.LogTail(ctx, nd, 2048)
+		if err != nil {
+			return fmt.Sprintf("its log could not be read: %v", err)
+		}
+		return fmt.Sprintf("the end of %s's log:\n%s", nd.Name, orEmpty(raw))
+	}
 	path := filepath.Join(n.Testnet.LogDir(), nd.Name+".log")
 	if n.State == nil || !n.State.TempDir {
 		return "see " + path
 	}
-	tail := strings.TrimSpace(string(fileTail(path, 2048)))
-	if tail == "" {
-		tail = "(empty)"
+	return fmt.Sprintf("the end of %s's log (its temp dir goes at teardown; `chainperf testnet up -f SCENARIO --dir D` keeps it):\n%s", nd.Name, orEmpty(fileTail(path, 2048)))
+}
+
+// orEmpty is a log's end, trimmed, or "(empty)".
+func orEmpty(raw []byte) string {
+	if tail := strings.TrimSpace(string(raw)); tail != "" {
+		return tail
 	}
-	return fmt.Sprintf("the end of %s's log (its temp dir goes at teardown; `chainperf testnet up -f SCENARIO --dir D` keeps it):\n%s", nd.Name, tail)
+	return "(empty)"
 }
 
 // fileTail returns the last most bytes of the file at path (nil when it

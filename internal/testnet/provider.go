@@ -82,6 +82,13 @@ type ProcessLister interface {
 	PID(n *Node) int
 }
 
+// A LogTailer keeps node logs outside the testnet dir (a pod's log) and
+// gives the end of one: at most most bytes, for errors that must show why
+// a node did not start.
+type LogTailer interface {
+	LogTail(ctx context.Context, n *Node, most int) ([]byte, error)
+}
+
 // A Fault is a kind of perturbation; the values are the scenario's
 // perturbation kinds.
 type Fault string

@@ -645,6 +645,17 @@ func (p *Provider) podProblem(ctx context.Context, pod *corev1.Pod) string {
 	return msg
 }
 
+// LogTail gives the end of n's pod log (its last 50 lines, cut to most
+// bytes).
+func (p *Provider) LogTail(ctx context.Context, n *testnet.Node, most int) ([]byte, error) {
+	lines := int64(50)
+	raw, err := p.cs.CoreV1().Pods(p.ns).GetLogs(podName(n), &corev1.PodLogOptions{Container: "node", TailLines: &lines}).DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pod %s/%s's log: %w", p.ns, podName(n), err)
+	}
+	return raw[max(0, len(raw)-most):], nil
+}
+
 // dialPeers asks n to dial its persistent peers and seeds at their pods'
 // current addresses.
 func (p *Provider) dialPeers(ctx context.Context, n *testnet.Node) error {

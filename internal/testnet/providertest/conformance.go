@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +26,11 @@ type Subject struct {
 	// Gone, if set, checks after Close that nothing the provider made is
 	// left (processes, namespaces).
 	Gone func(t *testing.T)
+}
+
+func canTail(p testnet.Provider) bool {
+	_, ok := p.(testnet.LogTailer)
+	return ok
 }
 
 // Conformance runs the same table of checks against a provider: the base
@@ -76,6 +82,14 @@ func Conformance(t *testing.T, s Subject) {
 				if resp != nil {
 					resp.Body.Close()
 				}
+			}
+		}},
+		// A provider that keeps the logs itself gives a node's log's end.
+		{"log tail", canTail(p), func(c *checker) {
+			raw, err := p.(testnet.LogTailer).LogTail(ctx, val[0], 2048)
+			c.must(err, "LogTail")
+			if len(raw) == 0 || len(raw) > 2048 || !strings.Contains(string(raw), "height") {
+				c.t.Errorf("%s's log ends (%d bytes): %q; want up to 2048 bytes of a node that made blocks", val[0].Name, len(raw), raw)
 			}
 		}},
 		// A stopped node stops answering and is not reported as exited; it
