@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generator benchmark: chainperf against k6 and locust, in one run, on one machine.
+"""Generator benchmark: chainperf against k6, locust and CometBFT's loadtime, in one run, on one machine.
 
 Every generator sends broadcast_tx_sync JSON-RPC requests to the same `chainperf sink` (which
 accepts everything). The generator is pinned to CPU 0 and the sink to CPU 1 (taskset). For each
@@ -13,8 +13,13 @@ start and stop: locust's constant ~5 % is its users starting one wait_time after
 and its -t stopping the run before the last users' last sends (see the "edges" column).
 
 Peers are installed here if missing, never made dependencies of chainperf:
-  k6:     go install go.k6.io/k6@v0.57.0          (into $PEERS, default /tmp/chainperf-peers)
-  locust: pip install locust==2.32.4 in a venv    (in $PEERS/locust-venv)
+  k6:       go install go.k6.io/k6@v0.57.0        (into $PEERS, default /tmp/chainperf-peers)
+  locust:   pip install locust==2.32.4 in a venv  (in $PEERS/locust-venv)
+  loadtime: go install github.com/cometbft/cometbft/test/loadtime/cmd/load@v0.38.19 (as $PEERS/load)
+CometBFT's loadtime (tm-load-test) sends broadcast_tx_async over the RPC's /websocket, which the
+main sink also answers (`--ws-listen`), one answer a message as a node does; loadtime reads every
+answer and throws it away. It sends each second's txs in one burst at the top of the second
+(tm-load-test's send period), on 2 connections at half the rate each, txs of 256 bytes.
 
 The sink's own CPU is read from /proc for every row ("sink cpu"): a sink near 100 % of its core
 would be the limit, not the generator. The sink writes answers to pipelined requests together
@@ -37,6 +42,7 @@ SLOW_SINK = "127.0.0.1:27701"
 SLOW_URL = "http://" + SLOW_SINK
 EACH_SINK = "127.0.0.1:27702"
 EACH_URL = "http://" + EACH_SINK
+WS_SINK = "127.0.0.1:27703"  # the main sink's /websocket
 
 
 def sh(cmd, **kw):
@@ -67,7 +73,11 @@ def ensure_peers():
         print("installing locust 2.32.4 in a venv ...", flush=True)
         sh([sys.executable, "-m", "venv", venv])
         sh([os.path.join(venv, "bin", "pip"), "install", "-q", "locust==2.32.4"])
-    return k6, os.path.join(venv, "bin", "locust")
+    loadtime = os.path.join(PEERS, "load")
+    if not os.path.exists(loadtime):
+        print("installing CometBFT's loadtime (go install .../test/loadtime/cmd/load@v0.38.19) ...", flush=True)
+        sh(["go", "install", "github.com/cometbft/cometbft/test/loadtime/cmd/load@v0.38.19"], env={**os.environ, "GOBIN": PEERS})
+    return k6, os.path.join(venv, "bin", "locust"), loadtime
 
 
 def sink_stats(url=URL):
@@ -166,6 +176,20 @@ def run_locust(locust, rate, duration):
     return {"sent": sent, "achieved": sent / duration, "cpu": cpu, "rss": rss}
 
 
+def run_loadtime(loadtime, rate, duration, conns=2):
+    d = tempfile.mkdtemp()
+    text, cpu, rss = timed([loadtime, "-c", str(conns), "-r", str(rate // conns), "-T", str(duration), "-s", "256",
+                            "--broadcast-tx-method", "async", "--endpoints", f"ws://{WS_SINK}/websocket",
+                            "--stats-output", "stats.csv"], cwd=d)
+    sent = 0
+    for line in open(os.path.join(d, "stats.csv")):
+        f = line.strip().split(",")
+        if len(f) >= 2 and f[0] == "total_txs":
+            sent = int(f[1])
+    shutil.rmtree(d)
+    return {"sent": sent, "achieved": sent / duration, "cpu": cpu, "rss": rss}
+
+
 def sustained(res, rate):
     return abs(res["delivered"] - rate) <= 0.01 * rate and not res.get("bound") and not res.get("dropped")
 
@@ -174,7 +198,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--quick", action="store_true", help="fewer rates")
-    ap.add_argument("--only", help="run only generators whose name starts with this (chainperf, k6, locust)")
+    ap.add_argument("--only", help="run only generators whose name starts with this (chainperf, k6, locust, loadtime)")
     ap.add_argument("--no-profile", action="store_true", help="skip the CPU profile at 50,000 tx/s")
     a = ap.parse_args()
     work = tempfile.mkdtemp()
@@ -187,11 +211,11 @@ def main():
 def bench(a, work):
     bin_ = os.path.join(work, "chainperf")
     sh(["go", "build", "-o", bin_, "./cmd/chainperf"], cwd=ROOT)
-    k6, locust = ensure_peers() if not a.only or not a.only.startswith("chainperf") else (None, None)
+    k6, locust, loadtime = ensure_peers() if not a.only or not a.only.startswith("chainperf") else (None, None, None)
     cpu = open("/proc/cpuinfo").read()
     model = re.search(r"model name\s*:\s*(.*)", cpu).group(1)
     print(f"# {model}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}; generator on CPU 0, sink on CPU 1, {a.duration} s per rate")
-    sink = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SINK], stdout=subprocess.DEVNULL)
+    sink = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SINK, "--ws-listen", WS_SINK], stdout=subprocess.DEVNULL)
     slow = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SLOW_SINK, "--delay", "2ms"], stdout=subprocess.DEVNULL)
     each = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", EACH_SINK, "--flush-each"], stdout=subprocess.DEVNULL)
     time.sleep(0.5)
@@ -203,6 +227,7 @@ def bench(a, work):
             ("chainperf slow 2ms", slow, SLOW_URL, lambda r: run_chainperf(bin_, r, a.duration, url=SLOW_URL), [20000, 50000]),
             ("k6", sink, URL, lambda r: run_k6(k6, r, a.duration), [1000, 2000, 3000, 5000, 10000]),
             ("locust", sink, URL, lambda r: run_locust(locust, r, a.duration), [500, 1000, 2000, 3000, 5000]),
+            ("loadtime", sink, URL, lambda r: run_loadtime(loadtime, r, a.duration), [5000, 20000, 50000, 100000]),
         ]
         if a.quick:
             plans = [(n, sk, u, f, rates[:3]) for n, sk, u, f, rates in plans]

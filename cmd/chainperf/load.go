@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -258,7 +259,7 @@ func writeJSON(path string, v any) error {
 }
 
 func sinkCmd() *cobra.Command {
-	var addr string
+	var addr, wsAddr string
 	var delay time.Duration
 	var flushEach bool
 	cmd := &cobra.Command{
@@ -269,7 +270,8 @@ func sinkCmd() *cobra.Command {
 prints how many txs it took each second. Point 'chainperf load --no-follow'
 at it to see how fast the generator itself can go. --delay makes it answer
 each request that late (a slow endpoint: how many requests must be in
-flight to hold a rate against it).`,
+flight to hold a rate against it). --ws-listen also answers broadcasts sent
+over /websocket on a second address (tm-load-test, CometBFT's loadtime).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if delay < 0 || delay > time.Minute {
@@ -282,6 +284,19 @@ flight to hold a rate against it).`,
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "sink listening on %s\n", url)
 			s := load.Sink{Delay: delay, FlushEach: flushEach}
+			if wsAddr != "" {
+				wl, err := net.Listen("tcp", wsAddr)
+				if err != nil {
+					l.Close()
+					return fmt.Errorf("sink: --ws-listen: %w", err)
+				}
+				fmt.Fprintf(out, "sink websocket on ws://%s/websocket\n", wl.Addr())
+				go func() {
+					if err := s.ServeWebsocket(cmd.Context(), wl); err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "sink: websocket: %v\n", err)
+					}
+				}()
+			}
 			go func() {
 				tick := time.NewTicker(time.Second)
 				defer tick.Stop()
@@ -303,6 +318,7 @@ flight to hold a rate against it).`,
 	}
 	cmd.Flags().StringVar(&addr, "listen", "127.0.0.1:26657", "address to listen on")
 	cmd.Flags().DurationVar(&delay, "delay", 0, "answer each broadcast request this late (a slow endpoint)")
+	cmd.Flags().StringVar(&wsAddr, "ws-listen", "", "also answer broadcasts over /websocket on this address")
 	cmd.Flags().BoolVar(&flushEach, "flush-each", false, "write every answer at once, as CometBFT's HTTP server does (default: pipelined answers go out together)")
 	return cmd
 }

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/valyala/fasthttp"
 )
 
@@ -84,10 +88,14 @@ func (s *Sink) Handle(ctx *fasthttp.RequestCtx) {
 		s.slept.Add(int64(time.Since(t)))
 		s.sleeps.Add(1)
 	}
-	body := ctx.PostBody()
-	batch := len(body) > 0 && body[0] == '['
-	out := ctx.Response.BodyWriter()
 	ctx.SetContentType("application/json")
+	s.answer(ctx.Response.BodyWriter(), ctx.PostBody())
+}
+
+// answer writes to out the answers to the broadcast requests in body (one
+// or a batch) and counts their txs.
+func (s *Sink) answer(out io.Writer, body []byte) {
+	batch := len(body) > 0 && body[0] == '['
 	if batch {
 		out.Write([]byte{'['})
 	}
@@ -124,6 +132,51 @@ func (s *Sink) Handle(ctx *fasthttp.RequestCtx) {
 	}
 	s.perSec[sec] += int64(n)
 	s.mu.Unlock()
+}
+
+// Websocket answers broadcasts sent as JSON-RPC messages over CometBFT's
+// /websocket (how tm-load-test and CometBFT's loadtime tool send them),
+// each with its answer, as a node does.
+func (s *Sink) Websocket() http.Handler {
+	up := websocket.Upgrader{ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10, CheckOrigin: func(*http.Request) bool { return true }}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return // Upgrade answered the client
+		}
+		defer c.Close()
+		var in, out bytes.Buffer
+		for {
+			_, msg, err := c.NextReader()
+			if err != nil {
+				return
+			}
+			in.Reset()
+			if _, err := in.ReadFrom(msg); err != nil {
+				return
+			}
+			out.Reset()
+			s.answer(&out, in.Bytes())
+			if err := c.WriteMessage(websocket.TextMessage, out.Bytes()); err != nil {
+				return
+			}
+		}
+	})
+}
+
+// ServeWebsocket answers /websocket on l until ctx ends.
+func (s *Sink) ServeWebsocket(ctx context.Context, l net.Listener) error {
+	mux := http.NewServeMux()
+	mux.Handle("/websocket", s.Websocket())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 // Serve answers on l until ctx ends.
