@@ -8,7 +8,11 @@
 # MINUTES defaults to 30. Prints a row a minute (RSS of the chainperf that
 # drives the load, for the testnet soak its Go heap in use from
 # --metrics-addr, and the database with its WAL), then the growth of RSS
-# from minute 5 to the end and the database's growth per minute. The
+# from minute 5 to the end and the database's growth per minute. RSS
+# swings with the GC cycle (GC percent 400) and counts the binary's mapped
+# pages; the anonymous part (RssAnon) and the live heap the last GC of
+# each minute left (GODEBUG=gctrace=1, "A->B->C MB": C) tell growth from
+# swing. The
 # testnet soak keeps heap profiles of minutes 1, 5 and the last in
 # $OUT/MODE (default /tmp/chainperf-soak/MODE) to compare with `go tool
 # pprof -top -base`, and both keep the database there. Not part of CI.
@@ -40,14 +44,14 @@ kind = "steady"
 warmup = "10s"
 TOML
   metrics=127.0.0.1:$(free_port)
-  "$work/chainperf" run "$work/s.toml" --db "$work/runs.db" --report-dir "$work/reports" --metrics-addr "$metrics" >"$work/run.log" 2>&1 &
+  GODEBUG=gctrace=1 "$work/chainperf" run "$work/s.toml" --db "$work/runs.db" --report-dir "$work/reports" --metrics-addr "$metrics" >"$work/run.log" 2>&1 &
   ;;
 sink)
   sink=127.0.0.1:$(free_port)
   taskset -c 1 "$work/chainperf" sink --listen "$sink" >"$work/sink.log" 2>&1 &
   pids+=($!)
   sleep 1
-  taskset -c 0 "$work/chainperf" load --rpc "http://$sink" --no-follow --rate 20000 --duration "${minutes}m" \
+  GODEBUG=gctrace=1 taskset -c 0 "$work/chainperf" load --rpc "http://$sink" --no-follow --rate 20000 --duration "${minutes}m" \
     --db "$work/runs.db" --report-dir "$work/reports" >"$work/run.log" 2>&1 &
   ;;
 *) echo "usage: bench/soak.sh testnet|sink [MINUTES]" >&2; exit 2 ;;
@@ -55,8 +59,8 @@ esac
 pid=$!
 pids+=("$pid")
 echo "soak $mode: $minutes min, chainperf pid $pid, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-echo "| minute | chainperf RSS MiB (mean, max of 5 s samples) | Go heap in use MiB | goroutines | database MiB |"
-echo "|---|---|---|---|---|"
+echo "| minute | chainperf RSS MiB (mean, max of 5 s samples) | anonymous MiB (mean) | live heap after the minute's last GC MB | Go heap in use MiB | goroutines | database MiB |"
+echo "|---|---|---|---|---|---|---|"
 rows=()
 start=$(date +%s)
 for ((m = 1; ; m++)); do
@@ -65,11 +69,13 @@ for ((m = 1; ; m++)); do
   samples=()
   while (( $(date +%s) < start + 60 * m )); do
     kill -0 "$pid" 2>/dev/null || break 2
-    s=$(awk '/VmRSS/{print $2}' "/proc/$pid/status" 2>/dev/null) && samples+=("$s")
+    s=$(awk '/VmRSS/{r=$2} /RssAnon/{a=$2} END{if (r) print r, a}' "/proc/$pid/status" 2>/dev/null) && samples+=("$s")
     sleep 5
   done
   [ ${#samples[@]} -gt 0 ] || break
-  read -r rss peak < <(printf '%s\n' "${samples[@]}" | awk '{s+=$1; if ($1>m) m=$1} END{printf "%.1f %.1f\n", s/NR/1024, m/1024}')
+  read -r rss peak anon < <(printf '%s\n' "${samples[@]}" | awk '{s+=$1; a+=$2; if ($1>m) m=$1} END{printf "%.1f %.1f %.1f\n", s/NR/1024, m/1024, a/NR/1024}')
+  # The last gctrace line so far: "gc N @T s ...: A->B->C MB, ...".
+  live=$(grep -a '^gc [0-9]* @' "$work/run.log" | tail -1 | sed -n 's/.* [0-9]*->[0-9]*->\([0-9]*\) MB.*/\1/p')
   heap=- gor=-
   if [ -n "$metrics" ]; then
     heap=$(curl -s -m 10 "http://$metrics/debug/pprof/heap?debug=1" | awk '/^# HeapInuse = /{printf "%.1f", $4/1048576}')
@@ -77,11 +83,11 @@ for ((m = 1; ; m++)); do
     case $m in 1 | 5 | "$minutes") curl -s -m 10 -o "$out/heap-$m.pb" "http://$metrics/debug/pprof/heap" || true ;; esac
   fi
   db=$(du -cm --apparent-size "$work"/runs.db* 2>/dev/null | awk 'END{print $1}')
-  echo "| $m | $rss, $peak | ${heap:--} | ${gor:--} | $db |"
-  rows+=("$m $rss $db $peak")
+  echo "| $m | $rss, $peak | $anon | ${live:--} | ${heap:--} | ${gor:--} | $db |"
+  rows+=("$m $rss $db $peak $anon ${live:-0}")
 done
 wait "$pid" || echo "(chainperf exited with $?: see below)"
-tail -15 "$work/run.log"
+grep -av -e '^gc [0-9]* @' -e '^GC forced' "$work/run.log" | tail -15
 cp "$work"/runs.db* "$out/" 2>/dev/null || true # kept for per-row sizes (docs/SCALE.md)
 printf '%s\n' "${rows[@]}" | python3 -c '
 import sys
@@ -97,5 +103,8 @@ if five and len(rows) > 5:
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / (sum((x - mx) ** 2 for x in xs) or 1)
     print(f"RSS trend from minute 5: {slope:+.2f} MiB a minute ({100 * slope * (xs[-1] - 5) / m5[1]:+.1f} % over the run)")
+    print(f"anonymous RSS minute 5 -> {last[0]:.0f}: {m5[4]:.1f} -> {last[4]:.1f} MiB ({100 * (last[4] / m5[4] - 1):+.1f} %)")
+    if m5[5] and last[5]:
+        print(f"live heap after GC minute 5 -> {last[0]:.0f}: {m5[5]:.0f} -> {last[5]:.0f} MB; from minute 5 between {min(r[5] for r in rows if r[0] >= 5):.0f} and {max(r[5] for r in rows if r[0] >= 5):.0f} MB")
     print(f"database: {(last[2] - m5[2]) / (last[0] - 5):.2f} MiB a minute from minute 5 ({last[2]:.0f} MiB at minute {last[0]:.0f})")
 '
