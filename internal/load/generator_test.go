@@ -169,6 +169,11 @@ func TestGeneratorStopsOnWorkloadError(t *testing.T) {
 
 // slowSink answers every request after delay.
 func slowSink(t *testing.T, delay time.Duration) string {
+	return waitingSink(t, func() { time.Sleep(delay) })
+}
+
+// waitingSink serves a Sink whose broadcast requests call wait first.
+func waitingSink(t *testing.T, wait func()) string {
 	t.Helper()
 	l, url, err := ListenSink("127.0.0.1:0")
 	if err != nil {
@@ -177,7 +182,7 @@ func slowSink(t *testing.T, delay time.Duration) string {
 	s := &Sink{}
 	srv := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
 		if string(c.Path()) == "/" {
-			time.Sleep(delay)
+			wait()
 		}
 		s.Handle(c)
 	}, Concurrency: 10000}
@@ -229,21 +234,12 @@ func TestSlowNodeIsNodeBound(t *testing.T) {
 // stallingSink answers the requests that come in during the first stall
 // of its life after stall, the rest at once.
 func stallingSink(t *testing.T, stall time.Duration) string {
-	t.Helper()
-	l, url, err := ListenSink("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, born := &Sink{}, time.Now()
-	srv := &fasthttp.Server{Handler: func(c *fasthttp.RequestCtx) {
-		if string(c.Path()) == "/" && time.Since(born) < stall {
+	born := time.Now()
+	return waitingSink(t, func() {
+		if time.Since(born) < stall {
 			time.Sleep(stall)
 		}
-		s.Handle(c)
-	}, Concurrency: 10000}
-	go srv.Serve(l)
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	return url
+	})
 }
 
 // A stall in answers grows the senders past the first ones; once answers
