@@ -134,6 +134,10 @@ func (s *Sink) answer(out io.Writer, body []byte) {
 	s.mu.Unlock()
 }
 
+// maxWebsocketMessage: a longer message ends its connection (CometBFT's
+// own websocket limit is 1 MB by default; batches may be larger here).
+const maxWebsocketMessage = 16 << 20
+
 // Websocket answers broadcasts sent as JSON-RPC messages over CometBFT's
 // /websocket (how tm-load-test and CometBFT's loadtime tool send them),
 // each with its answer, as a node does.
@@ -145,6 +149,7 @@ func (s *Sink) Websocket() http.Handler {
 			return // Upgrade answered the client
 		}
 		defer c.Close()
+		c.SetReadLimit(maxWebsocketMessage)
 		var in, out bytes.Buffer
 		for {
 			_, msg, err := c.NextReader()

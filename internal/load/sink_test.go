@@ -64,6 +64,13 @@ func TestSinkWebsocket(t *testing.T) {
 	if st := s.Stats(); st.Txs != 5 {
 		t.Errorf("sink counted %d txs; want 5", st.Txs)
 	}
+	// A message past the limit ends the connection, unanswered.
+	if err := c.WriteMessage(websocket.TextMessage, make([]byte, maxWebsocketMessage+1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg, err := c.ReadMessage(); err == nil {
+		t.Errorf("a message past %d bytes was answered: %.80s", maxWebsocketMessage, msg)
+	}
 	// Not a websocket: refused, and counted as nothing.
 	if _, resp, err := websocket.DefaultDialer.Dial("ws://"+l.Addr().String()+"/other", nil); err == nil || resp == nil || resp.StatusCode != 404 {
 		t.Errorf("dial /other: %v %v; want 404", err, resp)
