@@ -312,7 +312,7 @@ func orEmpty(raw []byte) string {
 
 // fileTail returns the last most bytes of the file at path (nil when it
 // cannot be read).
-func fileTail(path string, most int64) []byte {
+func fileTail(path string, most int) []byte {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
@@ -322,7 +322,7 @@ func fileTail(path string, most int64) []byte {
 	if err != nil {
 		return nil
 	}
-	buf := make([]byte, min(st.Size(), most))
+	buf := make([]byte, min(st.Size(), int64(most)))
 	if _, err := f.ReadAt(buf, st.Size()-int64(len(buf))); err != nil {
 		return nil
 	}

@@ -638,8 +638,7 @@ func (p *Provider) podProblem(ctx context.Context, pod *corev1.Pod) string {
 			}
 		}
 	}
-	tail := int64(5)
-	if raw, err := p.cs.CoreV1().Pods(p.ns).GetLogs(pod.Name, &corev1.PodLogOptions{TailLines: &tail}).DoRaw(ctx); err == nil && len(raw) > 0 {
+	if raw, err := p.podLog(ctx, pod.Name, 5); err == nil && len(raw) > 0 {
 		msg += "; its log ends: " + strings.TrimSpace(string(raw))
 	}
 	return msg
@@ -648,12 +647,16 @@ func (p *Provider) podProblem(ctx context.Context, pod *corev1.Pod) string {
 // LogTail gives the end of n's pod log (its last 50 lines, cut to most
 // bytes).
 func (p *Provider) LogTail(ctx context.Context, n *testnet.Node, most int) ([]byte, error) {
-	lines := int64(50)
-	raw, err := p.cs.CoreV1().Pods(p.ns).GetLogs(podName(n), &corev1.PodLogOptions{Container: "node", TailLines: &lines}).DoRaw(ctx)
+	raw, err := p.podLog(ctx, podName(n), 50)
 	if err != nil {
 		return nil, fmt.Errorf("pod %s/%s's log: %w", p.ns, podName(n), err)
 	}
 	return raw[max(0, len(raw)-most):], nil
+}
+
+// podLog reads the last lines of a node pod's log.
+func (p *Provider) podLog(ctx context.Context, pod string, lines int64) ([]byte, error) {
+	return p.cs.CoreV1().Pods(p.ns).GetLogs(pod, &corev1.PodLogOptions{Container: "node", TailLines: &lines}).DoRaw(ctx)
 }
 
 // dialPeers asks n to dial its persistent peers and seeds at their pods'
