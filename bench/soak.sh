@@ -6,16 +6,16 @@
 #   bench/soak.sh sink [MINUTES]     `chainperf load` at 20,000 tx/s against
 #                                    `chainperf sink` (no chain, no follower)
 # MINUTES defaults to 30. Prints a row a minute (RSS of the chainperf that
-# drives the load, for the testnet soak its Go heap in use from
-# --metrics-addr, and the database with its WAL), then the growth of RSS
-# from minute 5 to the end and the database's growth per minute. RSS
-# swings with the GC cycle (GC percent 400) and counts the binary's mapped
-# pages; the anonymous part (RssAnon) and the live heap the last GC of
-# each minute left (GODEBUG=gctrace=1, "A->B->C MB": C) tell growth from
-# swing. The
-# testnet soak keeps heap profiles of minutes 1, 5 and the last in
-# $OUT/MODE (default /tmp/chainperf-soak/MODE) to compare with `go tool
-# pprof -top -base`, and both keep the database there. Not part of CI.
+# drives the load; from its --metrics-addr its Go heap in use, goroutine
+# stacks, heap pages kept but idle, and goroutines; the database with its
+# WAL), then the growth of RSS from minute 5 to the end and the
+# database's growth per minute. RSS swings with the GC cycle (GC percent
+# 400) and counts the binary's mapped pages; the anonymous part (RssAnon)
+# and the live heap the last GC of each minute left (GODEBUG=gctrace=1,
+# "A->B->C MB": C) tell growth from swing. Each soak keeps heap profiles
+# of minutes 1, 5 and the last in $OUT/MODE (default
+# /tmp/chainperf-soak/MODE) to compare with `go tool pprof -top -base`,
+# and the database there. Not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-testnet} minutes=${2:-30}
@@ -48,19 +48,20 @@ TOML
   ;;
 sink)
   sink=127.0.0.1:$(free_port)
+  metrics=127.0.0.1:$(free_port)
   taskset -c 1 "$work/chainperf" sink --listen "$sink" >"$work/sink.log" 2>&1 &
   pids+=($!)
   sleep 1
   GODEBUG=gctrace=1 taskset -c 0 "$work/chainperf" load --rpc "http://$sink" --no-follow --rate 20000 --duration "${minutes}m" \
-    --db "$work/runs.db" --report-dir "$work/reports" >"$work/run.log" 2>&1 &
+    --db "$work/runs.db" --report-dir "$work/reports" --metrics-addr "$metrics" >"$work/run.log" 2>&1 &
   ;;
 *) echo "usage: bench/soak.sh testnet|sink [MINUTES]" >&2; exit 2 ;;
 esac
 pid=$!
 pids+=("$pid")
 echo "soak $mode: $minutes min, chainperf pid $pid, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-echo "| minute | chainperf RSS MiB (mean, max of 5 s samples) | anonymous MiB (mean) | live heap after the minute's last GC MB | Go heap in use MiB | goroutines | database MiB |"
-echo "|---|---|---|---|---|---|---|"
+echo "| minute | chainperf RSS MiB (mean, max of 5 s samples) | anonymous MiB (mean) | live heap after the minute's last GC MB | Go heap in use MiB | stacks MiB | heap idle, not released MiB | goroutines | database MiB |"
+echo "|---|---|---|---|---|---|---|---|---|"
 rows=()
 start=$(date +%s)
 for ((m = 1; ; m++)); do
@@ -76,14 +77,17 @@ for ((m = 1; ; m++)); do
   read -r rss peak anon < <(printf '%s\n' "${samples[@]}" | awk '{s+=$1; a+=$2; if ($1>m) m=$1} END{printf "%.1f %.1f %.1f\n", s/NR/1024, m/1024, a/NR/1024}')
   # The last gctrace line so far: "gc N @T s ...: A->B->C MB, ...".
   live=$(grep -a '^gc [0-9]* @' "$work/run.log" | tail -1 | sed -n 's/.* [0-9]*->[0-9]*->\([0-9]*\) MB.*/\1/p')
-  heap=- gor=-
+  heap=- gor=- stack=- idle=-
   if [ -n "$metrics" ]; then
     heap=$(curl -s -m 10 "http://$metrics/debug/pprof/heap?debug=1" | awk '/^# HeapInuse = /{printf "%.1f", $4/1048576}')
-    gor=$(curl -s -m 10 "http://$metrics/metrics" | awk '/^go_goroutines /{print $2}')
+    read -r gor stack idle < <(curl -s -m 10 "http://$metrics/metrics" | awk '
+      /^go_goroutines /{g=$2} /^go_memstats_stack_inuse_bytes /{s=$2}
+      /^go_memstats_heap_idle_bytes /{i=$2} /^go_memstats_heap_released_bytes /{r=$2}
+      END{printf "%d %.1f %.1f\n", g, s/1048576, (i-r)/1048576}') || true
     case $m in 1 | 5 | "$minutes") curl -s -m 10 -o "$out/heap-$m.pb" "http://$metrics/debug/pprof/heap" || true ;; esac
   fi
   db=$(du -cm --apparent-size "$work"/runs.db* 2>/dev/null | awk 'END{print $1}')
-  echo "| $m | $rss, $peak | $anon | ${live:--} | ${heap:--} | ${gor:--} | $db |"
+  echo "| $m | $rss, $peak | $anon | ${live:--} | ${heap:--} | ${stack:--} | ${idle:--} | ${gor:--} | $db |"
   rows+=("$m $rss $db $peak $anon ${live:-0}")
 done
 wait "$pid" || echo "(chainperf exited with $?: see below)"

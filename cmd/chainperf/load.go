@@ -76,9 +76,9 @@ func (f *loadFlags) apply(fs *pflag.FlagSet, s *scenario.Scenario) error {
 }
 
 func loadCmd() *cobra.Command {
-	var file, jsonOut, reportDir string
+	var file, jsonOut, reportDir, metricsAddr string
 	var rpcs, labels []string
-	var noFollow, noStore, mine bool
+	var noFollow, noStore, mine, remote bool
 	var drain time.Duration
 	var lf loadFlags
 	cmd := &cobra.Command{
@@ -125,7 +125,12 @@ A node outside this machine needs --target-is-mine.`,
 			}
 			fmt.Fprintf(out, "load: %s, %s to %s\n", describeModel(s), s.Load.Method, scenario.Redact(strings.Join(rpcs, ", ")))
 			live := newLiveView(out)
-			o.Progress = live.Update
+			progress, stopMetrics, err := serveLiveMetrics(cmd, metricsAddr, remote, live)
+			if err != nil {
+				return err
+			}
+			defer stopMetrics()
+			o.Progress = progress
 			o.Phase = func(p string) { live.End() }
 			r, runErr := experiment.Run(cmd.Context(), s, o)
 			live.End()
@@ -153,6 +158,8 @@ A node outside this machine needs --target-is-mine.`,
 	cmd.Flags().BoolVar(&mine, "target-is-mine", false, "the nodes are yours: allow load to a node outside this machine")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
 	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the run's live figures for Prometheus on this address, e.g. 127.0.0.1:9464 (off by default)")
+	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a --metrics-addr other machines can reach")
 	lf.register(cmd.Flags())
 	_ = cmd.MarkFlagRequired("rpc")
 	return cmd

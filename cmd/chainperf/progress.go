@@ -1,13 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/listen"
 	"github.com/chainperf/chainperf/internal/livemetrics"
 	"github.com/chainperf/chainperf/internal/load"
 )
@@ -24,6 +28,31 @@ type liveView struct {
 
 func newLiveView(out io.Writer) *liveView {
 	return &liveView{out: out, tty: isTerminal(out)}
+}
+
+// serveLiveMetrics serves the run's live figures on addr (--metrics-addr)
+// until stop is called, and returns the progress function that shows them
+// on live and updates them there; with no addr, only live's.
+func serveLiveMetrics(cmd *cobra.Command, addr string, remote bool, live *liveView) (progress func(experiment.Progress), stop func(), err error) {
+	if addr == "" {
+		return live.Update, func() {}, nil
+	}
+	l, warning, err := listen.Open("--metrics-addr", addr, remote)
+	if err != nil {
+		return nil, nil, err
+	}
+	if warning != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), warning)
+	}
+	var exp livemetrics.Exporter
+	ctx, stop := context.WithCancel(cmd.Context())
+	go exp.Serve(ctx, l)
+	fmt.Fprintf(cmd.OutOrStdout(), "live metrics on http://%s/metrics\n", l.Addr())
+	return func(p experiment.Progress) {
+		live.Update(p)
+		exp.Update(livemetrics.State{Name: p.Name, Step: p.Phase, Elapsed: p.Elapsed, Target: p.Target, Ledger: p.Ledger,
+			Height: p.Height, Interval: p.Interval, MempoolMax: p.MempoolMax})
+	}, stop, nil
 }
 
 func isTerminal(out io.Writer) bool {

@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/experiment"
-	"github.com/chainperf/chainperf/internal/listen"
-	"github.com/chainperf/chainperf/internal/livemetrics"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
@@ -74,26 +72,11 @@ input or an error.`,
 			}
 			fmt.Fprintf(out, "scenario %s: %s, %s\n", s.Name, nodes, describeLoad(s))
 			live := newLiveView(out)
-			progress := live.Update
-			if metricsAddr != "" {
-				l, warning, err := listen.Open("--metrics-addr", metricsAddr, remote)
-				if err != nil {
-					return err
-				}
-				if warning != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), warning)
-				}
-				var exp livemetrics.Exporter
-				mctx, stop := context.WithCancel(cmd.Context())
-				defer stop()
-				go exp.Serve(mctx, l)
-				fmt.Fprintf(out, "live metrics on http://%s/metrics\n", l.Addr())
-				progress = func(p experiment.Progress) {
-					live.Update(p)
-					exp.Update(livemetrics.State{Name: p.Name, Step: p.Phase, Elapsed: p.Elapsed, Target: p.Target, Ledger: p.Ledger,
-						Height: p.Height, Interval: p.Interval, MempoolMax: p.MempoolMax})
-				}
+			progress, stopMetrics, err := serveLiveMetrics(cmd, metricsAddr, remote, live)
+			if err != nil {
+				return err
 			}
+			defer stopMetrics()
 			r, runErr := experiment.Run(cmd.Context(), s, experiment.RunOptions{
 				Exe: exe, Labels: lbl, Progress: progress, Store: st, ReportDir: reportDir,
 				Phase: func(p string) { live.End(); fmt.Fprintf(out, "== %s\n", p) },

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -56,5 +57,76 @@ func TestSinkDelay(t *testing.T) {
 	resp.Body.Close()
 	if st.Txs != 1 || st.DelayMean < 30 {
 		t.Errorf("stats %+v; want 1 tx and a mean delay of 30 ms or more", st)
+	}
+}
+
+// `chainperf load --metrics-addr` serves the run's live figures and
+// chainperf's own heap profile while it sends, and stops serving when the
+// command ends; a clash with a port in use is refused before any load.
+func TestLoadMetricsAddr(t *testing.T) {
+	reg := t.TempDir()
+	sink := exec.Command(binary, "sink", "--listen", "127.0.0.1:0")
+	stdout, _ := sink.StdoutPipe()
+	if err := sink.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sink.Process.Kill(); sink.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "sink listening on ") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	go io.Copy(io.Discard, stdout)
+	url := strings.TrimSpace(strings.TrimPrefix(line, "sink listening on "))
+
+	maddr := freePort(t)
+	var out strings.Builder
+	load := exec.Command(binary, "load", "--rpc", url, "--rate", "200", "--duration", "6s", "--no-store", "--metrics-addr", maddr)
+	load.Env = append(load.Environ(), "CHAINPERF_REGISTRY="+reg)
+	load.Stdout, load.Stderr = &out, &out
+	if err := load.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer load.Process.Kill()
+	get := func(path string) (string, error) {
+		resp, err := http.Get("http://" + maddr + path)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
+	}
+	var metrics string
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(300 * time.Millisecond) {
+		metrics, err = get("/metrics")
+		if err == nil && strings.Contains(metrics, "chainperf_sent_total") && !strings.Contains(metrics, "chainperf_sent_total 0\n") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no txs sent in the live metrics after 20 s (%v):\n%.1500s\nload said:\n%s", err, metrics, out.String())
+		}
+	}
+	if heap, err := get("/debug/pprof/heap?debug=1"); err != nil || !strings.Contains(heap, "# HeapInuse = ") {
+		t.Errorf("heap profile: %v\n%.500s", err, heap)
+	}
+	if err := load.Wait(); err != nil {
+		t.Fatalf("load: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "live metrics on http://"+maddr+"/metrics") {
+		t.Errorf("load did not say where its metrics are:\n%s", out.String())
+	}
+	if _, err := get("/metrics"); err == nil {
+		t.Error("the metrics address still answers after load ended")
+	}
+
+	// The same address twice: the second load is refused with the flag named.
+	hold, err := net.Listen("tcp", maddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
+	got, code := cli(t, reg, "load", "--rpc", url, "--rate", "10", "--duration", "1s", "--no-store", "--metrics-addr", maddr)
+	if code == 0 || !strings.Contains(got, "--metrics-addr") {
+		t.Errorf("load on a metrics port in use: exit %d, %q; want refused naming --metrics-addr", code, got)
 	}
 }
