@@ -16,6 +16,11 @@
 # of minutes 1, 5 and the last in $OUT/MODE (default
 # /tmp/chainperf-soak/MODE) to compare with `go tool pprof -top -base`,
 # and the database there. Not part of CI.
+#
+# PAUSE_EVERY=S (sink soak) stops the sink (SIGSTOP) for 50 ms every S
+# seconds, the pause a busy node or a shared machine makes now and then:
+# the generator keeps its schedule by opening up to max_in_flight
+# requests, and the soak shows whether that memory comes back.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-testnet} minutes=${2:-30}
@@ -23,7 +28,7 @@ out=${OUT:-/tmp/chainperf-soak}/$mode
 work=$(mktemp -d)
 pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; kill -CONT "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -50,7 +55,12 @@ sink)
   sink=127.0.0.1:$(free_port)
   metrics=127.0.0.1:$(free_port)
   taskset -c 1 "$work/chainperf" sink --listen "$sink" >"$work/sink.log" 2>&1 &
-  pids+=($!)
+  sinkpid=$!
+  pids+=("$sinkpid")
+  if [ -n "${PAUSE_EVERY:-}" ]; then
+    (while sleep "$PAUSE_EVERY"; do kill -STOP "$sinkpid" && sleep 0.05; kill -CONT "$sinkpid" || exit 0; done) &
+    pids=("$!" "${pids[@]}")
+  fi
   sleep 1
   GODEBUG=gctrace=1 taskset -c 0 "$work/chainperf" load --rpc "http://$sink" --no-follow --rate 20000 --duration "${minutes}m" \
     --db "$work/runs.db" --report-dir "$work/reports" --metrics-addr "$metrics" >"$work/run.log" 2>&1 &
@@ -59,7 +69,7 @@ sink)
 esac
 pid=$!
 pids+=("$pid")
-echo "soak $mode: $minutes min, chainperf pid $pid, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+echo "soak $mode: $minutes min${PAUSE_EVERY:+, the sink stopped 50 ms every ${PAUSE_EVERY} s}, chainperf pid $pid, $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 echo "| minute | chainperf RSS MiB (mean, max of 5 s samples) | anonymous MiB (mean) | live heap after the minute's last GC MB | Go heap in use MiB | stacks MiB | heap idle, not released MiB | goroutines | database MiB |"
 echo "|---|---|---|---|---|---|---|---|---|"
 rows=()
@@ -79,11 +89,11 @@ for ((m = 1; ; m++)); do
   live=$(grep -a '^gc [0-9]* @' "$work/run.log" | tail -1 | sed -n 's/.* [0-9]*->[0-9]*->\([0-9]*\) MB.*/\1/p')
   heap=- gor=- stack=- idle=-
   if [ -n "$metrics" ]; then
-    heap=$(curl -s -m 10 "http://$metrics/debug/pprof/heap?debug=1" | awk '/^# HeapInuse = /{printf "%.1f", $4/1048576}')
+    heap=$(curl -s -m 10 "http://$metrics/debug/pprof/heap?debug=1" | awk '/^# HeapInuse = /{printf "%.1f", $4/1048576}') || true
     read -r gor stack idle < <(curl -s -m 10 "http://$metrics/metrics" | awk '
       /^go_goroutines /{g=$2} /^go_memstats_stack_inuse_bytes /{s=$2}
       /^go_memstats_heap_idle_bytes /{i=$2} /^go_memstats_heap_released_bytes /{r=$2}
-      END{printf "%d %.1f %.1f\n", g, s/1048576, (i-r)/1048576}') || true
+      END{if (g == "") print "- - -"; else printf "%d %.1f %.1f\n", g, s/1048576, (i-r)/1048576}') || true
     case $m in 1 | 5 | "$minutes") curl -s -m 10 -o "$out/heap-$m.pb" "http://$metrics/debug/pprof/heap" || true ;; esac
   fi
   db=$(du -cm --apparent-size "$work"/runs.db* 2>/dev/null | awk 'END{print $1}')

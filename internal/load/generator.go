@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +48,24 @@ const (
 // max_in_flight goroutines, buffers and connections to its end. A
 // variable for the tests.
 var senderWindow = 10 * time.Second
+
+// releaseAfter: senders retired at once from which their memory is given
+// back to the system a window later (releaseMemory), once they have ended
+// and their connections have closed. A stall in answers grows the senders
+// to max_in_flight, each with a stack, a read buffer, a request and a
+// response (~15 KB a waiting request); with chainperf's GC percent of 400
+// the heap would otherwise stay sized for them for several GC cycles,
+// minutes at a steady rate that allocates little.
+const releaseAfter = 128
+
+// releaseMemory frees what retired senders held and returns it to the
+// system: the first GC moves the pooled read buffers aside, the second
+// (in FreeOSMemory) frees them and returns every free page. A variable
+// for the tests.
+var releaseMemory = func() {
+	runtime.GC()
+	debug.FreeOSMemory()
+}
 
 // PhaseGrace: how long past its length a phase may still hand out txs
 // (late ones of a generator that fell behind) before it is ended anyway.
@@ -227,20 +247,26 @@ func (g *Generator) sendThroughSenders(ctx context.Context, set *connSet) {
 // trimSenders retires, every senderWindow until stop closes, the senders
 // beyond twice the most needed at once in the window (firstSenders at
 // least): a retired sender's connection goes back to the client's pool,
-// where it closes once idle (newClient). Only the open loop is trimmed: a
-// closed loop keeps all its senders busy.
+// where it closes once idle (newClient). A window after retiring
+// releaseAfter or more, it gives their memory back. Only the open loop is
+// trimmed: a closed loop keeps all its senders busy.
 func (g *Generator) trimSenders(stop <-chan struct{}, retire chan<- struct{}) {
 	t := time.NewTicker(senderWindow)
 	defer t.Stop()
+	var retired int64 // at the last tick
 	for {
 		select {
 		case <-stop:
 			return
 		case <-t.C:
 		}
+		if retired >= releaseAfter {
+			releaseMemory()
+		}
 		keep := max(firstSenders, 2*g.needed.Swap(0))
 		// Tokens not taken yet are senders already on their way out.
-		for n := g.senders.Load() - keep - int64(len(retire)); n > 0; n-- {
+		retired = max(0, g.senders.Load()-keep-int64(len(retire)))
+		for range retired {
 			retire <- struct{}{}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -269,6 +270,44 @@ func TestSendersRetiredAfterAStall(t *testing.T) {
 	}
 	if s := l.Summary(); s.Sent != 1200 || s.Accepted != 1200 {
 		t.Errorf("sent %d, accepted %d; want all 1200", s.Sent, s.Accepted)
+	}
+}
+
+// A stall that grows the senders by releaseAfter or more has their memory
+// given back once, a window after they are retired; a run whose node
+// never stalls, and one that stalls less, give back nothing.
+func TestMemoryReleasedAfterABurst(t *testing.T) {
+	defer func(w time.Duration, f func()) { senderWindow, releaseMemory = w, f }(senderWindow, releaseMemory)
+	senderWindow = 200 * time.Millisecond
+	var releases atomic.Int64
+	releaseMemory = func() { releases.Add(1) }
+	for _, c := range []struct {
+		name  string
+		stall time.Duration
+		rate  float64
+		want  int64
+	}{
+		// 1,000 tx/s waiting 0.4 s: ~400 senders, ~370 of them retired.
+		{"a burst", 400 * time.Millisecond, 1000, 1},
+		// 200 tx/s waiting 0.4 s: ~80 senders, ~50 retired.
+		{"a small one", 400 * time.Millisecond, 200, 0},
+		{"no stall", 0, 1000, 0},
+	} {
+		releases.Store(0)
+		url := stallingSink(t, c.stall)
+		l := NewLedger(time.Now().Add(10*time.Millisecond), false)
+		g, err := NewGenerator(Config{Model: Constant{R: c.rate, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+			Targets: []string{url}, Method: "sync", MaxInFlight: 1024}, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		if n := releases.Load(); n != c.want {
+			t.Errorf("%s: memory given back %d times (senders %d at most); want %d", c.name, n, g.Report(l.Summary()).Senders, c.want)
+		}
 	}
 }
 
