@@ -12,6 +12,24 @@ import (
 	"time"
 )
 
+// startSinkProcess starts `chainperf sink` on a free loopback port with
+// args, ended when the test ends, and returns its URL.
+func startSinkProcess(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"sink", "--listen", "127.0.0.1:0"}, args...)...)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "sink listening on ") {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	go io.Copy(io.Discard, stdout)
+	return strings.TrimSpace(strings.TrimPrefix(line, "sink listening on "))
+}
+
 // `chainperf sink --delay D` answers each broadcast D late and says in
 // its stats how long its sleeps took; a delay out of range is refused
 // with the range.
@@ -23,18 +41,7 @@ func TestSinkDelay(t *testing.T) {
 			t.Errorf("sink --delay %s: exit %d, %q; want refused with the range", bad, code, out)
 		}
 	}
-	cmd := exec.Command(binary, "sink", "--listen", "127.0.0.1:0", "--delay", "30ms", "--flush-each")
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "sink listening on ") {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	go io.Copy(io.Discard, stdout)
-	url := strings.TrimSpace(strings.TrimPrefix(line, "sink listening on "))
+	url := startSinkProcess(t, "--delay", "30ms", "--flush-each")
 	start := time.Now()
 	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"broadcast_tx_sync","params":{"tx":"eD0x"}}`))
 	if err != nil {
@@ -65,18 +72,7 @@ func TestSinkDelay(t *testing.T) {
 // command ends; a clash with a port in use is refused before any load.
 func TestLoadMetricsAddr(t *testing.T) {
 	reg := t.TempDir()
-	sink := exec.Command(binary, "sink", "--listen", "127.0.0.1:0")
-	stdout, _ := sink.StdoutPipe()
-	if err := sink.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sink.Process.Kill(); sink.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "sink listening on ") {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	go io.Copy(io.Discard, stdout)
-	url := strings.TrimSpace(strings.TrimPrefix(line, "sink listening on "))
+	url := startSinkProcess(t)
 
 	maddr := freePort(t)
 	var out strings.Builder
@@ -97,6 +93,7 @@ func TestLoadMetricsAddr(t *testing.T) {
 		return string(b), err
 	}
 	var metrics string
+	var err error
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(300 * time.Millisecond) {
 		metrics, err = get("/metrics")
 		if err == nil && strings.Contains(metrics, "chainperf_sent_total") && !strings.Contains(metrics, "chainperf_sent_total 0\n") {
