@@ -196,6 +196,13 @@ func waitingSink(t *testing.T, wait func()) string {
 // fate when track) and returns its report and the ledger's summary.
 func runGen(t *testing.T, cfg Config, track bool) (Report, Summary) {
 	t.Helper()
+	_, r, s := runGenerator(t, cfg, track)
+	return r, s
+}
+
+// runGenerator is runGen that also gives the generator, for its senders.
+func runGenerator(t *testing.T, cfg Config, track bool) (*Generator, Report, Summary) {
+	t.Helper()
 	l := NewLedger(time.Now().Add(10*time.Millisecond), track)
 	g, err := NewGenerator(cfg, l)
 	if err != nil {
@@ -206,7 +213,7 @@ func runGen(t *testing.T, cfg Config, track bool) (Report, Summary) {
 	}
 	l.Close()
 	s := l.Summary()
-	return g.Report(s), s
+	return g, g.Report(s), s
 }
 
 // A node that answers in 25 ms with 2 requests allowed in flight cannot
@@ -250,17 +257,8 @@ func TestSendersRetiredAfterAStall(t *testing.T) {
 	defer func(w time.Duration) { senderWindow = w }(senderWindow)
 	senderWindow = 200 * time.Millisecond
 	url := stallingSink(t, 400*time.Millisecond)
-	l := NewLedger(time.Now().Add(10*time.Millisecond), false)
-	g, err := NewGenerator(Config{Model: Constant{R: 400, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
-		Targets: []string{url}, Method: "sync", MaxInFlight: 512}, l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := g.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
-	r := g.Report(l.Summary())
+	g, r, s := runGenerator(t, Config{Model: Constant{R: 400, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 512}, false)
 	// 400 tx/s waiting 0.4 s: about 160 in flight at the stall's height.
 	if r.Senders < 100 {
 		t.Errorf("report says %d senders at most; want the stall's (~160)", r.Senders)
@@ -268,7 +266,7 @@ func TestSendersRetiredAfterAStall(t *testing.T) {
 	if n := g.senders.Load(); n != firstSenders {
 		t.Errorf("%d senders at the end, %d at most; want the extra ones retired, %d left", n, r.Senders, firstSenders)
 	}
-	if s := l.Summary(); s.Sent != 1200 || s.Accepted != 1200 {
+	if s.Sent != 1200 || s.Accepted != 1200 {
 		t.Errorf("sent %d, accepted %d; want all 1200", s.Sent, s.Accepted)
 	}
 }
@@ -295,18 +293,10 @@ func TestMemoryReleasedAfterABurst(t *testing.T) {
 	} {
 		releases.Store(0)
 		url := stallingSink(t, c.stall)
-		l := NewLedger(time.Now().Add(10*time.Millisecond), false)
-		g, err := NewGenerator(Config{Model: Constant{R: c.rate, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
-			Targets: []string{url}, Method: "sync", MaxInFlight: 1024}, l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := g.Run(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		l.Close()
+		_, r, _ := runGenerator(t, Config{Model: Constant{R: c.rate, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+			Targets: []string{url}, Method: "sync", MaxInFlight: 1024}, false)
 		if n := releases.Load(); n != c.want {
-			t.Errorf("%s: memory given back %d times (senders %d at most); want %d", c.name, n, g.Report(l.Summary()).Senders, c.want)
+			t.Errorf("%s: memory given back %d times (senders %d at most); want %d", c.name, n, r.Senders, c.want)
 		}
 	}
 }
@@ -326,18 +316,8 @@ func TestTrimmingKeepsTheSchedule(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
-	l := NewLedger(time.Now().Add(10*time.Millisecond), false)
-	g, err := NewGenerator(Config{Model: Constant{R: 400, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
-		Targets: []string{url}, Method: "sync", MaxInFlight: 512}, l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := g.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
-	s := l.Summary()
-	r := g.Report(s)
+	g, r, s := runGenerator(t, Config{Model: Constant{R: 400, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 512}, false)
 	if r.Bound || s.Sent != 1200 || r.OnTime != 1200 {
 		t.Errorf("report %+v, sent %d; want not bound, all 1200 sent on time", r, s.Sent)
 	}
