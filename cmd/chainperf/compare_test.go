@@ -21,6 +21,13 @@ import (
 // on p99, seeded).
 func storeRun(t *testing.T, st *store.Store, id string, status results.Status, tps, p99, noise float64, seed uint64) {
 	t.Helper()
+	storeRunWith(t, st, id, status, tps, p99, noise, seed, nil)
+}
+
+// storeRunWith is storeRun with more set on the run (findings) by add
+// before it is stored.
+func storeRunWith(t *testing.T, st *store.Store, id string, status results.Status, tps, p99, noise float64, seed uint64, add func(*results.Run)) {
+	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 7))
 	ph := &results.Phase{Name: "steady 1/1", Kind: "steady", Model: "constant 500 tx/s for 30s", Workload: "kvstore", Window: [2]float64{5, 28}, Followed: true}
 	var committed int64
@@ -42,6 +49,9 @@ func storeRun(t *testing.T, st *store.Store, id string, status results.Status, t
 		t.Fatal(err)
 	}
 	run.Phases, run.Status, run.End, run.Passed = []*results.Phase{ph}, status, time.Now().UTC(), true
+	if add != nil {
+		add(run)
+	}
 	if err := st.Finish(ctx, run); err != nil {
 		t.Fatal(err)
 	}

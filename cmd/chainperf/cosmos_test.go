@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 )
@@ -72,10 +73,10 @@ max_rejected_share = 0.001
 # own tests cover.
 load_delivered = false
 `, kind, mode, gas))
-			if code != 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
+			if code != 0 || cosmosOf(r) == nil || cosmosOf(r).Balances == nil {
 				t.Fatalf("exit %d\n%s", code, out)
 			}
-			b := r.Cosmos.Balances
+			b := cosmosOf(r).Balances
 			sent := 0
 			for _, p := range r.Phases {
 				sent += int(p.Ledger.Sent)
@@ -89,8 +90,8 @@ load_delivered = false
 			fee := uint64(150) // 150,000 gas at 0.001
 			if gas == 0 {
 				fee = b.FeesPaid / uint64(sent)
-				if fee < 50 || strings.Contains(r.Cosmos.Workload, "gas 0,") {
-					t.Fatalf("simulated gas gave a fee of %d: %s", fee, r.Cosmos.Workload)
+				if fee < 50 || strings.Contains(cosmosOf(r).Workload, "gas 0,") {
+					t.Fatalf("simulated gas gave a fee of %d: %s", fee, cosmosOf(r).Workload)
 				}
 			}
 			if !b.OK() || b.Checked != 300 || b.FeesPaid != uint64(sent)*fee || b.FeeCollector != b.FeesPaid {
@@ -151,16 +152,16 @@ func TestCosmosBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, out, r := cosmosRun(t, fmt.Sprintf(badCosmos, tc.chain, tc.workload, tc.experiment))
-			if r.Status != results.StatusComplete || len(r.Phases) == 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
+			if r.Status != results.StatusComplete || len(r.Phases) == 0 || cosmosOf(r) == nil || cosmosOf(r).Balances == nil {
 				t.Fatalf("status %s: %s\n%s", r.Status, r.Error, out)
 			}
 			l := r.Phases[0].Ledger
 			if tc.reason == "" {
-				if l.Fates[load.FateCommittedFailed] == 0 || l.Fates[load.FateCommitted] == 0 || r.Cosmos.Balances.Failed == 0 {
+				if l.Fates[load.FateCommittedFailed] == 0 || l.Fates[load.FateCommitted] == 0 || cosmosOf(r).Balances.Failed == 0 {
 					t.Fatalf("fates %v; want some committed and some failed in their block", l.Fates)
 				}
 				// Every wallet is checked, the failed txs' fees found.
-				if b := r.Cosmos.Balances; !b.OK() || b.Checked != b.Wallets || b.FailedFees == 0 {
+				if b := cosmosOf(r).Balances; !b.OK() || b.Checked != b.Wallets || b.FailedFees == 0 {
 					t.Fatalf("balances: %s %v", b, b.Examples)
 				}
 				return
@@ -176,10 +177,10 @@ func TestCosmosBadInput(t *testing.T) {
 			if !found {
 				t.Fatalf("no rejection says %q: %v", tc.reason, l.Reasons)
 			}
-			if b := r.Cosmos.Balances; !b.OK() {
+			if b := cosmosOf(r).Balances; !b.OK() {
 				t.Fatalf("balances: %s %v", b, b.Examples)
 			}
-			if len(r.Phases) == 2 && r.Cosmos.Stats.Repairs == 0 {
+			if len(r.Phases) == 2 && cosmosOf(r).Stats.Repairs == 0 {
 				t.Fatal("no sequence was read back after a phase of refused txs")
 			}
 		})
@@ -262,10 +263,10 @@ amount = 1000
 rate = 60
 duration = "8s"
 `+strict)
-		if code != 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
+		if code != 0 || cosmosOf(r) == nil || cosmosOf(r).Balances == nil {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
-		b, st := r.Cosmos.Balances, r.Cosmos.Stats
+		b, st := cosmosOf(r).Balances, cosmosOf(r).Stats
 		if !b.OK() || b.Staking == 0 || b.Delegated == 0 || b.Unbonding == 0 || b.Failed != 0 {
 			t.Fatalf("balances: %s\n%v", b, b.Examples)
 		}
@@ -299,10 +300,10 @@ unordered_timeout = "1m"
 rate = 60
 duration = "6s"
 `+strict)
-		if code != 0 || r.Cosmos == nil || r.Cosmos.Balances == nil {
+		if code != 0 || cosmosOf(r) == nil || cosmosOf(r).Balances == nil {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
-		b, st := r.Cosmos.Balances, r.Cosmos.Stats
+		b, st := cosmosOf(r).Balances, cosmosOf(r).Stats
 		if !b.OK() || b.Failed != 0 || b.Committed < 300 || !st.Unordered || st.Repairs != 0 || b.Checked != 10 {
 			t.Fatalf("balances %s, stats %+v", b, st)
 		}
@@ -323,7 +324,7 @@ duration = "6s"
 [criteria]
 load_delivered = false
 `)
-		if r.Cosmos == nil || r.Cosmos.Balances == nil {
+		if cosmosOf(r) == nil || cosmosOf(r).Balances == nil {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
 		// The SDK refuses them in CheckTx ("tx timeout", code 42, from its
@@ -332,14 +333,19 @@ load_delivered = false
 		// mempool (no fee: the ante handler failed).
 		p := r.Phases[0].Ledger
 		refused, inBlock := p.Reasons["CheckTx code 42: tx timeout"]+p.Reasons["CheckTx code 18: timeout (unordered tx expired)"], p.Reasons["in block: code 42: tx timeout"]
-		if refused < 50 || p.Fates[load.FateRejected] != refused || p.Fates[load.FateCommittedFailed] != inBlock || !r.Cosmos.Balances.OK() || r.Cosmos.Balances.FailedFees != 0 {
-			t.Fatalf("%d refused and %d failed in a block as expired of %d sent, fates %v, reasons %v; balances %s", refused, inBlock, p.Sent, p.Fates, p.Reasons, r.Cosmos.Balances)
+		if refused < 50 || p.Fates[load.FateRejected] != refused || p.Fates[load.FateCommittedFailed] != inBlock || !cosmosOf(r).Balances.OK() || cosmosOf(r).Balances.FailedFees != 0 {
+			t.Fatalf("%d refused and %d failed in a block as expired of %d sent, fates %v, reasons %v; balances %s", refused, inBlock, p.Sent, p.Fates, p.Reasons, cosmosOf(r).Balances)
 		}
-		if u := p.Fates[load.FateUnresolved]; u != r.Cosmos.Stats.Expired {
-			t.Errorf("%d unresolved, %d of them found expired", u, r.Cosmos.Stats.Expired)
+		if u := p.Fates[load.FateUnresolved]; u != cosmosOf(r).Stats.Expired {
+			t.Errorf("%d unresolved, %d of them found expired", u, cosmosOf(r).Stats.Expired)
 		}
 		if code != 1 || !strings.Contains(out, "tx timeout") {
 			t.Fatalf("exit %d (the rejected share fails the run) and the reason in the summary:\n%s", code, out)
 		}
 	})
 }
+
+// cosmosOf and evmOf are the chain's own record of a run read back from
+// its summary.json (nil: none).
+func cosmosOf(r results.Run) *chain.CosmosRecord { return chain.CosmosOf(&r) }
+func evmOf(r results.Run) *chain.EVMRecord       { return chain.EVMOf(&r) }

@@ -51,8 +51,8 @@ max_unresolved = 0
 load_delivered = false
 max_rejected_share = 0.01
 `, via, extra, repeats))
-		if r.EVM == nil || r.EVM.Wallets != 300 || !strings.Contains(r.EVM.Workload, "native transfers of 7 wei") {
-			t.Fatalf("no EVM record: %+v\n%s", r.EVM, out)
+		if evmOf(r) == nil || evmOf(r).Wallets != 300 || !strings.Contains(evmOf(r).Workload, "native transfers of 7 wei") {
+			t.Fatalf("no EVM record: %+v\n%s", evmOf(r), out)
 		}
 		fates := map[load.Fate]int64{}
 		sent := 0
@@ -62,30 +62,30 @@ max_rejected_share = 0.01
 				fates[f] += n
 			}
 		}
-		if len(r.Phases) != repeats || int64(sent) != r.EVM.Balances.Committed+fates[load.FateRejected] {
-			t.Fatalf("%d phases (want %d), %d sent, fates %v, balances %s\n%s", len(r.Phases), repeats, sent, fates, r.EVM.Balances, out)
+		if len(r.Phases) != repeats || int64(sent) != evmOf(r).Balances.Committed+fates[load.FateRejected] {
+			t.Fatalf("%d phases (want %d), %d sent, fates %v, balances %s\n%s", len(r.Phases), repeats, sent, fates, evmOf(r).Balances, out)
 		}
 		return code, out, r, fates
 	}
 	for via, repeats := range map[string]int{"cometbft": 2, "json-rpc": 1} {
 		code, out, r, fates := run(via, "", repeats)
-		b := r.EVM.Balances
+		b := evmOf(r).Balances
 		if code != 0 || b.Committed < 200*int64(repeats) || fates[load.FateCommitted] != b.Committed || !b.OK() || b.Nonces != b.Committed ||
 			b.FeeCollector == "0" || !strings.Contains(out, "balances:   conserved") {
 			t.Fatalf("%s: exit %d, fates %v, balances %s\n%s", via, code, fates, b, out)
 		}
-		if over := strings.Contains(r.EVM.Workload, "over JSON-RPC"); over != (via == "json-rpc") {
-			t.Fatalf("%s: workload %q", via, r.EVM.Workload)
+		if over := strings.Contains(evmOf(r).Workload, "over JSON-RPC"); over != (via == "json-rpc") {
+			t.Fatalf("%s: workload %q", via, evmOf(r).Workload)
 		}
 	}
 	// Signed for chain 1: the chain refuses every tx with the reason, each
 	// sender's next tx uses the refused nonce again, nothing is spent, and
 	// the run fails on the rejected share.
 	code, out, r, fates := run("json-rpc", `chain_id = "1"`, 1)
-	b := r.EVM.Balances
-	if code != 1 || fates[load.FateRejected] < 200 || fates[load.FateCommitted] != 0 || r.EVM.NoncesReused != fates[load.FateRejected] ||
+	b := evmOf(r).Balances
+	if code != 1 || fates[load.FateRejected] < 200 || fates[load.FateCommitted] != 0 || evmOf(r).NoncesReused != fates[load.FateRejected] ||
 		!b.OK() || b.FeeCollector != "0" || !strings.Contains(out, "wrong EVM chain ID") {
-		t.Fatalf("exit %d, fates %v, reused %d, balances %s\n%s", code, fates, r.EVM.NoncesReused, b, out)
+		t.Fatalf("exit %d, fates %v, reused %d, balances %s\n%s", code, fates, evmOf(r).NoncesReused, b, out)
 	}
 }
 
@@ -123,8 +123,8 @@ max_unresolved = 0
 load_delivered = false
 min_committed_tps = 10
 `, tokens, workload))
-		if r.EVM == nil || r.EVM.Balances == nil || r.EVM.Token == "" {
-			t.Fatalf("no EVM record or token: %+v\n%s", r.EVM, out)
+		if evmOf(r) == nil || evmOf(r).Balances == nil || evmOf(r).Token == "" {
+			t.Fatalf("no EVM record or token: %+v\n%s", evmOf(r), out)
 		}
 		fates := map[load.Fate]int64{}
 		for _, p := range r.Phases {
@@ -136,13 +136,13 @@ min_committed_tps = 10
 	}
 	const erc20 = "kind = \"evm-erc20\"\namount = 1000"
 	code, out, r, fates := run(1000, erc20)
-	b := r.EVM.Balances
+	b := evmOf(r).Balances
 	if code != 0 || fates[load.FateCommitted] < 200 || fates[load.FateCommitted] != b.Committed || b.Reverted != 0 || !b.OK() ||
-		b.Tokens != "250000000000000000000000" || !strings.Contains(r.EVM.Workload, "ERC20 transfers of 1000 token units") {
+		b.Tokens != "250000000000000000000000" || !strings.Contains(evmOf(r).Workload, "ERC20 transfers of 1000 token units") {
 		t.Fatalf("exit %d, fates %v, balances %s\n%s", code, fates, b, out)
 	}
 	code, out, r, fates = run(0, erc20)
-	b = r.EVM.Balances
+	b = evmOf(r).Balances
 	if code != 1 || fates[load.FateCommittedFailed] < 200 || fates[load.FateCommitted] != 0 || b.Reverted != fates[load.FateCommittedFailed] ||
 		b.Nonces != b.Reverted || !b.OK() || b.Tokens != "0" || b.FeeCollector == "0" || !strings.Contains(out, "reverted") {
 		t.Fatalf("exit %d, fates %v, balances %s\n%s", code, fates, b, out)
@@ -158,15 +158,15 @@ weight = 70
 msg = "erc20"
 weight = 30
 amount = 7`)
-	b = r.EVM.Balances
-	if code != 0 || fates[load.FateCommitted] < 200 || !b.OK() || b.Tokens != "250000000000000000000000" || len(r.EVM.Kinds) != 2 {
-		t.Fatalf("exit %d, fates %v, balances %s, kinds %+v\n%s", code, fates, b, r.EVM.Kinds, out)
+	b = evmOf(r).Balances
+	if code != 0 || fates[load.FateCommitted] < 200 || !b.OK() || b.Tokens != "250000000000000000000000" || len(evmOf(r).Kinds) != 2 {
+		t.Fatalf("exit %d, fates %v, balances %s, kinds %+v\n%s", code, fates, b, evmOf(r).Kinds, out)
 	}
-	native, token := r.EVM.Kinds[0], r.EVM.Kinds[1]
+	native, token := evmOf(r).Kinds[0], evmOf(r).Kinds[1]
 	if native.Msg != "native" || token.Msg != "erc20" || native.Committed+token.Committed != fates[load.FateCommitted] ||
 		token.Committed*4 < native.Committed || native.Committed < token.Committed || native.GasPerMsg != 21000 || token.GasPerMsg < 30000 ||
 		native.LatencyP99 <= 0 || token.LatencyP99 <= 0 {
-		t.Fatalf("kinds %+v", r.EVM.Kinds)
+		t.Fatalf("kinds %+v", evmOf(r).Kinds)
 	}
 }
 
@@ -239,7 +239,7 @@ func TestEVMBadInput(t *testing.T) {
 		_, out, r := cosmosRun(t, fmt.Sprintf(badEVM, "max_fee = 1\ntip = 0"))
 		l := r.Phases[0].Ledger
 		if l.Fates[load.FateRejected] == 0 || l.Fates[load.FateRejected] != l.Sent || l.Reasons["CheckTx code 13: fee cap below the base fee"] != l.Sent ||
-			r.EVM.Balances == nil || !r.EVM.Balances.OK() {
+			evmOf(r).Balances == nil || !evmOf(r).Balances.OK() {
 			t.Fatalf("fates %v, reasons %v\n%s", l.Fates, l.Reasons, out)
 		}
 	})

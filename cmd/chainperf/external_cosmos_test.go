@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -121,7 +122,7 @@ cooldown = "1s"
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := r.Cosmos
+	c := chain.CosmosOf(r)
 	if c == nil || c.Funding == nil || c.Balances == nil {
 		t.Fatalf("the stored run has no funding or balance check: %+v", c)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/experiment"
-	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -112,7 +111,7 @@ func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.R
 	if err != nil {
 		return err
 	}
-	printRun(out, r, paths)
+	report.Summary(out, r, paths)
 	fmt.Fprintf(out, "stored in %s: `chainperf runs show %s`\n", st.Where(), r.ID)
 	switch {
 	case errors.Is(runErr, context.Canceled):
@@ -166,57 +165,4 @@ func checkWritable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
-}
-
-// printRun prints the summary of a run and where its report is.
-func printRun(out io.Writer, r *results.Run, paths []string) {
-	fmt.Fprintf(out, "run %s: %s in %s\n", r.ID, report.Verdict(r), r.End.Sub(r.Start).Round(1e9))
-	if p := r.Main(); p != nil {
-		f, s := p.Figures, p.Ledger
-		fmt.Fprintf(out, "  throughput: offered %.0f tx/s, sent %.0f tx/s, committed %.0f tx/s\n", f.OfferedTPS, f.SentTPS, f.CommittedTPS)
-		fmt.Fprintf(out, "  latency:    p50 %.0f ms, p99 %.0f ms in the measured window (from intended send time to block seen)\n", f.LatencyP50, f.LatencyP99)
-		fmt.Fprintf(out, "  load:       %s\n", report.Delivery(p.Generator))
-		fmt.Fprintf(out, "  fates:      %d sent = %d committed + %d committed_failed + %d rejected + %d send_error + %d unresolved\n",
-			s.Sent, s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected], s.Fates[load.FateSendError], s.Fates[load.FateUnresolved])
-		if reasons := s.TopReasons(); len(reasons) > 0 {
-			var top []string
-			for _, k := range reasons[:min(3, len(reasons))] {
-				top = append(top, fmt.Sprintf("%d x %s", s.Reasons[k], k))
-			}
-			fmt.Fprintf(out, "  reasons:    %s\n", strings.Join(top, "; "))
-		}
-		if u := p.Unresolved; u != nil && u.Unresolved > 0 {
-			fmt.Fprintf(out, "  unresolved: %s\n", u)
-		}
-		if c := r.Cosmos; c != nil && c.Stats.Expired > 0 {
-			fmt.Fprintf(out, "  expired:    %d accepted unordered txs were in no block by their timeout (nodes drop them at recheck): unresolved for that reason\n", c.Stats.Expired)
-		}
-		fmt.Fprintf(out, "  chain:      %d blocks, %.2f s interval, %.0f txs/block, max round %d\n", f.Blocks, f.BlockInterval, f.TxsPerBlock, f.MaxRound)
-	}
-	for _, c := range r.Checks {
-		if !c.Pass {
-			fmt.Fprintf(out, "  failed:     %s = %.4g (limit %s %g)\n", c.Name, c.Value, c.Op, c.Limit)
-		}
-	}
-	if sw := r.Sweep; sw != nil {
-		fmt.Fprintf(out, "  sweep:      saturation point %.0f tx/s (%s)\n", sw.Saturation, sw.Evidence)
-	}
-	if fm := r.FindMax; fm != nil {
-		fmt.Fprintf(out, "  find-max:   %.0f tx/s sustainable (%s); %s\n", fm.MaxTPS, fm.Interval(), fm.Evidence)
-		for _, p := range r.Phases {
-			if p.KindOf() == scenario.KindFindMax && p.Generator.Bound {
-				fmt.Fprintf(out, "  find-max load: %s\n", report.Delivery(p.Generator))
-			}
-		}
-	}
-	if len(r.Rotations) > 0 {
-		fmt.Fprintf(out, "  rotate:     %s\n", report.RotationSummary(r.Rotations))
-	}
-	if c := r.Cosmos; c != nil && c.Balances != nil {
-		fmt.Fprintf(out, "  balances:   %s\n", report.BalanceSummary(c.Balances))
-	}
-	if e := r.EVM; e != nil && e.Balances != nil {
-		fmt.Fprintf(out, "  balances:   %s\n", e.Balances)
-	}
-	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
 }

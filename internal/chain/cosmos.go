@@ -28,6 +28,7 @@ type Cosmos struct {
 	chain  *sdkchain.Chain
 	work   *cosmos.Workload
 	ext    *external // on an external network
+	record *CosmosRecord
 }
 
 var (
@@ -132,12 +133,14 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	}
 	c.work = cw
 	if c.ext != nil {
-		r.Cosmos = &results.Cosmos{Wallets: len(wallets), Workload: cw.String(), Funding: c.ext.record}
+		c.record = &CosmosRecord{Wallets: len(wallets), Workload: cw.String(), Funding: c.ext.record}
+		r.SetFinding(c.record.Finding())
 		return cw, nil
 	}
 	r.Versions.Node = c.chain.Binary
-	r.Cosmos = &results.Cosmos{Binary: c.chain.Binary, Wallets: c.chain.Funding.Wallets, GenesisBytes: c.chain.Funding.Bytes,
+	c.record = &CosmosRecord{Binary: c.chain.Binary, Wallets: c.chain.Funding.Wallets, GenesisBytes: c.chain.Funding.Bytes,
 		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String()}
+	r.SetFinding(c.record.Finding())
 	return cw, nil
 }
 
@@ -189,11 +192,13 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 	for _, p := range r.Phases {
 		secs += p.Length.Seconds()
 	}
-	r.Cosmos.Balances, r.Cosmos.Stats = b, c.work.Stats(secs)
+	c.record.Balances, c.record.Stats = b, c.work.Stats(secs)
+	r.SetFinding(c.record.Finding())
 	c.log.Info("balance check", "result", b.String())
 	if c.ext != nil && c.s.Testnet.Cosmos.SweepBack {
 		back, err := cosmos.Sweep(ctx, &http.Client{Timeout: 10 * time.Second}, c.ext.cfg, c.ext.wallets)
 		c.ext.record.Swept = back
+		r.SetFinding(c.record.Finding())
 		if err != nil {
 			return fmt.Errorf("sweep back to the funder: %w", err)
 		}

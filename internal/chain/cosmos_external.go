@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
-	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -21,7 +20,7 @@ type external struct {
 	cfg     cosmos.FundConfig
 	wallets []cosmos.Wallet
 	start   []uint64
-	record  *results.Funding
+	record  *Funding
 }
 
 // fundExternal derives the wallets from the funder's key and the seed,
@@ -66,7 +65,7 @@ func (c *Cosmos) fundExternal(ctx context.Context, rpc string) (*external, error
 		return nil, err
 	}
 	cfg.GasPrice = f.GasPrice
-	rec := &results.Funding{Funder: funder.Address, ChainID: ch.ID, Denom: denom, Txs: f.Txs, Paid: f.Paid, Fees: f.Fees,
+	rec := &Funding{Funder: funder.Address, ChainID: ch.ID, Denom: denom, Txs: f.Txs, Paid: f.Paid, Fees: f.Fees,
 		GasPrice: f.GasPrice, Secs: time.Since(began).Seconds()}
 	return &external{chain: ch, cfg: cfg, wallets: wallets, start: f.Start, record: rec}, nil
 }

@@ -33,7 +33,7 @@ type EVM struct {
 	wallets  []evm.Wallet
 	deployer evm.Wallet // funded like a wallet; deploys the evm-erc20 token
 	rpc      string     // the CometBFT RPC of the node whose JSON-RPC the check reads
-	record   results.EVM
+	record   EVMRecord
 	work     *evm.Workload
 }
 
@@ -101,7 +101,7 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	if err != nil {
 		return err
 	}
-	e.record = results.EVM{Binary: e.binary, ChainID: spec.ChainID, Wallets: len(e.wallets),
+	e.record = EVMRecord{Binary: e.binary, ChainID: spec.ChainID, Wallets: len(e.wallets),
 		GenesisBytes: size, GenesisSecs: time.Since(began).Seconds()}
 	return sdkchain.Distribute(t, genesis)
 }
@@ -171,8 +171,7 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 		made = evm.OverJSONRPC(work, urls)
 	}
 	e.record.Workload = made.String()
-	rec := e.record
-	r.EVM = &rec
+	r.SetFinding(e.record.Finding())
 	return made, nil
 }
 
@@ -201,21 +200,24 @@ func mixOfEVM(w scenario.Workload) []evm.MixEntry {
 // committed txs (the criteria fail the run on either), and records the
 // nonce repairs.
 func (e *EVM) Finish(ctx context.Context, _ []string, r *results.Run) error {
-	if e.work == nil || r.EVM == nil {
+	if e.work == nil {
 		return nil
 	}
-	r.EVM.NoncesReused, r.EVM.NoncesReread = e.work.Repairs()
+	e.record.NoncesReused, e.record.NoncesReread = e.work.Repairs()
+	e.record.LoadSecs = 0
 	for _, p := range r.Phases {
-		r.EVM.LoadSecs += p.Length.Seconds()
+		e.record.LoadSecs += p.Length.Seconds()
 	}
-	r.EVM.Kinds = e.work.Stats(r.EVM.LoadSecs)
+	e.record.Kinds = e.work.Stats(e.record.LoadSecs)
+	r.SetFinding(e.record.Finding())
 	// One node answers every query (CometBFT's and JSON-RPC's), so all
 	// read the same height.
 	b, err := e.work.Verify(ctx, e.rpc, wei(e.s.Testnet.EVM.WalletBalance), e.s.Experiment.DrainTimeout.D())
 	if err != nil {
 		return fmt.Errorf("balance check: %w", err)
 	}
-	r.EVM.Balances = b
+	e.record.Balances = b
+	r.SetFinding(e.record.Finding())
 	e.log.Info("balance check", "result", b.String())
 	return nil
 }

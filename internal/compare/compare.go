@@ -192,10 +192,14 @@ func collect(vs []Values, name string) []Sample {
 // fixed order, then per-node and profile figures by name.
 func figuresOf(sides ...[]Values) []Figure {
 	seen := map[string]Figure{}
+	var all []Values
 	for _, side := range sides {
-		for _, v := range side {
-			for name := range v.Figures {
-				seen[name] = Describe(name)
+		all = append(all, side...)
+	}
+	for _, v := range all {
+		for name := range v.Figures {
+			if _, ok := seen[name]; !ok {
+				seen[name] = DescribeIn(all, name)
 			}
 		}
 	}

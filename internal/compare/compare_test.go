@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
@@ -220,27 +220,36 @@ func TestCommittedSEByBlocks(t *testing.T) {
 	}
 }
 
-// TestFiguresByMessageKind: a Cosmos run's results by message kind reach
-// compare as figures that inform and do not gate.
-func TestFiguresByMessageKind(t *testing.T) {
-	r := &results.Run{Record: results.Record{ID: "r"}, Findings: results.Findings{Cosmos: &results.Cosmos{Stats: cosmos.Stats{Kinds: []cosmos.KindStats{
-		{Msg: "send", Committed: 900, CommittedPerSec: 30, LatencyP99: 1800, GasPerMsg: 61000},
-		{Msg: "undelegate", Failed: 3, GasPerMsg: 90000},
-	}}}}}
-	v := FromRun(r, nil)
-	for name, want := range map[string]float64{"msg/s send": 30, "msg latency p99 send": 1800, "gas/msg send": 61000, "msg/s undelegate": 0, "gas/msg undelegate": 90000} {
-		if got, ok := v.first(name); !ok || got != want {
-			t.Errorf("%s = %v (%v), want %v", name, got, ok, want)
-		}
+// TestProducerFigures: a producer's figures reach compare as it described
+// them (unit, direction, gate), a figure with a limit stays a criterion
+// and is not compared, and a regression of a gated one fails the gate.
+func TestProducerFigures(t *testing.T) {
+	run := func(id string, msgs, p99 float64) *results.Run {
+		r := &results.Run{Record: results.Record{ID: id, Status: results.StatusComplete}}
+		r.SetFinding(finding.Finding{Source: "chain/test", Title: "test", Figures: []finding.Figure{
+			{Name: "msg/s send", Unit: "msg/s", Value: msgs, Better: finding.Higher},
+			{Name: "verify ms", Unit: "ms", Value: p99, SE: p99 / 100, DF: 9, Better: finding.Lower, Gate: true},
+			{Name: "funds lost", Value: 0, Must: &finding.Limit{Op: "<=", Value: 0}},
+		}})
+		return r
 	}
-	if _, ok := v.first("msg latency p99 undelegate"); ok {
-		t.Error("a latency for a kind with nothing committed")
+	base, cand := FromRun(run("a", 30, 100), nil), FromRun(run("b", 15, 200), nil)
+	if _, ok := base.first("funds lost"); ok {
+		t.Error("a figure with a limit was compared")
 	}
-	if f := Describe("msg/s send"); f.Gate || !f.Higher || f.Unit != "msg/s" {
+	if x := base.Figures["verify ms"]; len(x) != 1 || x[0].SE != 1 || x[0].DF != 9 {
+		t.Errorf("verify ms samples %+v; want its SE and DF kept", x)
+	}
+	if f := DescribeIn([]Values{base}, "msg/s send"); f.Gate || !f.Higher || f.Unit != "msg/s" {
 		t.Errorf("msg/s send: %+v", f)
 	}
-	if f := Describe("msg latency p99 send"); f.Gate || f.Higher || f.Unit != "ms" {
-		t.Errorf("msg latency: %+v", f)
+	res := Compare([]Values{base}, []Values{cand}, DefaultThreshold, nil)
+	if len(res.Regressed) != 1 || res.Regressed[0] != "verify ms" {
+		t.Fatalf("regressed %v; want verify ms alone (msg/s informs)", res.Regressed)
+	}
+	same := Compare([]Values{base}, []Values{FromRun(run("c", 30, 100), nil)}, DefaultThreshold, nil)
+	if len(same.Regressed) != 0 {
+		t.Errorf("same figures regressed: %v", same.Regressed)
 	}
 }
 

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"github.com/chainperf/chainperf/internal/cosmos"
 	"math"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
@@ -29,6 +29,26 @@ type Values struct {
 	Shape    string // the testnet: its nodes by role
 	Status   string // a run that did not complete is no baseline
 	Figures  map[string][]Sample
+	// Meta describes the figures a producer handed over (a finding's),
+	// which Describe does not know by name.
+	Meta map[string]Figure
+}
+
+// FigureOf is how a producer's figure compares: its direction, gate,
+// unit and spread as the producer gave them.
+func FigureOf(x finding.Figure) Figure {
+	return Figure{Name: x.Name, Unit: x.Unit, Higher: x.Better == finding.Higher, Gate: x.Gate, Points: x.Points, Spread: x.Spread}
+}
+
+// DescribeIn returns the Figure a name stands for in these runs: as a
+// run's producer described it, else as Describe does.
+func DescribeIn(vs []Values, name string) Figure {
+	for _, v := range vs {
+		if f, ok := v.Meta[name]; ok {
+			return f
+		}
+	}
+	return Describe(name)
 }
 
 // first returns the figure's first sample, if the run has one.
@@ -66,9 +86,8 @@ func order(name string) int {
 
 // Describe returns the Figure a name stands for: a headline figure, or a
 // per-node one ("cpu validator0", "rss validator0", "alloc validator0
-// FUNC") or per-message-kind one of a Cosmos workload ("msg/s send",
-// "msg latency p99 send", "gas/msg send"), which informs but does not
-// gate.
+// FUNC"), which informs but does not gate. A producer's figures
+// describe themselves (DescribeIn).
 func Describe(name string) Figure {
 	for _, f := range headline {
 		if f.Name == name {
@@ -88,12 +107,6 @@ func Describe(name string) Figure {
 		return Figure{Name: name, Unit: "MiB"}
 	case strings.HasPrefix(name, "alloc "):
 		return Figure{Name: name, Unit: "share", Points: true}
-	case strings.HasPrefix(name, "msg/s "):
-		return Figure{Name: name, Unit: "msg/s", Higher: true}
-	case strings.HasPrefix(name, "msg latency p99 "):
-		return Figure{Name: name, Unit: "ms"}
-	case strings.HasPrefix(name, "gas/msg "):
-		return Figure{Name: name, Unit: "gas"}
 	}
 	return Figure{Name: name}
 }
@@ -105,7 +118,8 @@ func Describe(name string) Figure {
 // mean CPU (cores) and peak RSS from series, and the top allocators'
 // shares of each allocs or heap profile.
 func FromRun(r *results.Run, series []observe.Sample) Values {
-	v := Values{Run: r.ID, Scenario: r.Scenario, Status: string(r.Status), Shape: shapeOf(r), Figures: map[string][]Sample{}}
+	v := Values{Run: r.ID, Scenario: r.Scenario, Status: string(r.Status), Shape: shapeOf(r),
+		Figures: map[string][]Sample{}, Meta: map[string]Figure{}}
 	if p := r.Main(); p != nil && p.KindOf() == scenario.KindQA {
 		v.Kind, v.Workload = p.KindOf(), p.Workload
 		v.Model = qaGrid(r) // the steady run's load is the saturation point, which may differ
@@ -154,20 +168,15 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 	if r.Sweep != nil && len(r.Sweep.Cells) > 0 {
 		v.set("saturation tx/s", r.Sweep.Saturation)
 	}
-	var kinds []cosmos.KindStats
-	if c := r.Cosmos; c != nil {
-		kinds = c.Stats.Kinds
-	}
-	if e := r.EVM; e != nil {
-		kinds = e.Kinds
-	}
-	for _, k := range kinds {
-		v.set("msg/s "+k.Msg, k.CommittedPerSec)
-		if k.Committed > 0 {
-			v.set("msg latency p99 "+k.Msg, k.LatencyP99)
-		}
-		if k.Committed+k.Failed > 0 {
-			v.set("gas/msg "+k.Msg, k.GasPerMsg)
+	// The producers' own figures (a chain's by message kind); a figure
+	// with a limit is a check the criteria judge, not a measure.
+	for _, f := range r.Found {
+		for _, x := range f.Figures {
+			if x.Must != nil {
+				continue
+			}
+			v.Meta[x.Name] = FigureOf(x)
+			v.Figures[x.Name] = []Sample{{Value: x.Value, SE: x.SE, DF: x.DF}}
 		}
 	}
 	type span struct {

@@ -13,7 +13,7 @@ type Point struct {
 // window runs before it that have the figure, with the same test as a
 // comparison: regressed marks a run the gate would have failed.
 func Trend(vs []Values, name string, window int, threshold float64) []Point {
-	f := Describe(name)
+	f := DescribeIn(vs, name)
 	var out []Point
 	var before []Values
 	for _, v := range vs {

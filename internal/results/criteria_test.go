@@ -5,8 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/cosmos"
-	"github.com/chainperf/chainperf/internal/evm"
+	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -104,41 +103,40 @@ func TestFindMaxHeldOrNot(t *testing.T) {
 	}
 }
 
-// The balance checks' verdicts fail a run: funds not conserved, or a
-// wallet its committed txs do not explain (a Cosmos balance, an EVM
-// nonce); both held passes.
-func TestBalancesJudged(t *testing.T) {
+// A producer's limits on its own figures are criteria: a figure past its
+// limit fails the run (">=" and "<="), one within passes, and a figure
+// with no limit is not judged.
+func TestFindingLimitsJudged(t *testing.T) {
 	s, err := scenario.Parse("t.toml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cosmosRun := func(conserved bool, mismatched int) Findings {
-		return Findings{Cosmos: &Cosmos{Balances: &cosmos.Balances{Conserved: conserved, Mismatched: mismatched}}}
-	}
-	evmRun := func(conserved bool, mismatched int) Findings {
-		return Findings{EVM: &EVM{Balances: &evm.Balances{Conserved: conserved, Mismatched: mismatched}}}
-	}
 	for _, tc := range []struct {
-		name       string
-		findings   func(bool, int) Findings
-		conserved  bool
-		mismatched int
-		fail       string
+		name  string
+		value float64
+		op    string
+		fail  string
 	}{
-		{"cosmos conserved", cosmosRun, true, 0, ""},
-		{"cosmos not conserved", cosmosRun, false, 0, "wallet funds not conserved (held + fees != funded)"},
-		{"cosmos wallet off", cosmosRun, true, 1, "wallets whose balance disagrees with the committed txs"},
-		{"evm conserved", evmRun, true, 0, ""},
-		{"evm not conserved", evmRun, false, 0, "EVM funds not conserved (held + fee collector != funded)"},
-		{"evm nonce off", evmRun, true, 2, "EVM accounts whose nonce disagrees with their committed txs"},
+		{"held to 0", 0, "<=", ""},
+		{"over 0", 1, "<=", "funds lost"},
+		{"at least 10", 12, ">=", ""},
+		{"under 10", 9, ">=", "funds lost"},
 	} {
-		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, 0, false)}}, Findings: tc.findings(tc.conserved, tc.mismatched)}
+		f := finding.Finding{Source: "chain/test", Title: "test", Figures: []finding.Figure{
+			{Name: "funds lost", Value: tc.value, Must: &finding.Limit{Op: tc.op, Value: map[string]float64{"<=": 0, ">=": 10}[tc.op]}},
+			{Name: "msg/s send", Value: -5}, // no limit: informs only
+		}}
+		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, 0, false)}}}
+		r.SetFinding(f)
 		Evaluate(r, s.Criteria)
 		if (tc.fail == "") != r.Passed {
 			t.Errorf("%s: passed %v; checks %+v", tc.name, r.Passed, r.Checks)
 		}
-		if c, ok := check(r, tc.fail); tc.fail != "" && (!ok || c.Pass) {
-			t.Errorf("%s: check %q %+v; want it failed", tc.name, tc.fail, c)
+		if c, ok := check(r, "funds lost"); !ok || c.Pass != (tc.fail == "") || c.Value != tc.value {
+			t.Errorf("%s: check %+v (%v)", tc.name, c, ok)
+		}
+		if _, ok := check(r, "msg/s send"); ok {
+			t.Errorf("%s: a figure with no limit became a check", tc.name)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/observe"
@@ -148,8 +149,9 @@ type Findings struct {
 	Faults    []Fault           `json:"faults,omitempty"`
 	Events    []Event           `json:"events,omitempty"`
 	Profiles  []observe.Profile `json:"profiles,omitempty"`
-	Cosmos    *Cosmos           `json:"cosmos,omitempty"`
-	EVM       *EVM              `json:"evm,omitempty"`
+	// Found are the findings of the chain adapter and any other producer
+	// that hands its figures over as data (package finding), one a source.
+	Found []finding.Finding `json:"findings,omitempty"`
 }
 
 // WAN describes the emulated wide-area network a run had (the netns

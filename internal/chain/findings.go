@@ -1,0 +1,274 @@
+package chain
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/evm"
+	"github.com/chainperf/chainperf/internal/finding"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// The sources of the chains' findings in a run.
+const (
+	SourceCosmos = "chain/cosmos"
+	SourceEVM    = "chain/evm"
+)
+
+// Runs stored before findings were data kept these records under "cosmos"
+// and "evm": they read as the findings a run makes today.
+func init() {
+	results.RegisterLegacy("cosmos", func(raw json.RawMessage) (finding.Finding, error) {
+		var c CosmosRecord
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return finding.Finding{}, err
+		}
+		return c.Finding(), nil
+	})
+	results.RegisterLegacy("evm", func(raw json.RawMessage) (finding.Finding, error) {
+		var e EVMRecord
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return finding.Finding{}, err
+		}
+		return e.Finding(), nil
+	})
+}
+
+// CosmosRecord is what a run on a Cosmos SDK chain adds: the chain, its
+// genesis funding, what the workload did and the balance check after the
+// run. It is the Detail of the chain's finding.
+type CosmosRecord struct {
+	Binary       string           `json:"binary"`
+	Wallets      int              `json:"wallets"`
+	GenesisBytes int64            `json:"genesis_bytes"`
+	GenesisSecs  float64          `json:"genesis_s"` // deriving and funding the wallets
+	Workload     string           `json:"workload"`
+	Stats        cosmos.Stats     `json:"stats"`
+	Balances     *cosmos.Balances `json:"balances,omitempty"`
+	// Funding is set when a given account funded the wallets on a running
+	// chain (an external network) instead of genesis.
+	Funding *Funding `json:"funding,omitempty"`
+}
+
+// Funding is how the wallets of a run on an external network were funded
+// and, if asked, swept back. Only the funder's address is kept.
+type Funding struct {
+	Funder   string  `json:"funder"`
+	ChainID  string  `json:"chain_id"`
+	Denom    string  `json:"denom"`
+	Txs      int     `json:"txs"`
+	Paid     uint64  `json:"paid"`
+	Fees     uint64  `json:"fees"`
+	GasPrice float64 `json:"gas_price"`
+	Swept    uint64  `json:"swept,omitempty"`
+	Secs     float64 `json:"s"`
+}
+
+// EVMRecord is what a run on a Cosmos EVM chain set up and sent: the
+// Detail of the chain's finding.
+type EVMRecord struct {
+	Binary       string  `json:"binary"`
+	ChainID      uint64  `json:"chain_id"`
+	Wallets      int     `json:"wallets"`
+	GenesisBytes int64   `json:"genesis_bytes"`
+	GenesisSecs  float64 `json:"genesis_s"` // deriving and funding the wallets
+	Workload     string  `json:"workload"`
+	Token        string  `json:"token,omitempty"` // the evm-erc20 token's address
+	// NoncesReused counts refused txs whose nonce the sender's next tx
+	// used again; NoncesReread nonces read back from the chain (after a
+	// send error).
+	NoncesReused int64         `json:"nonces_reused"`
+	NoncesReread int64         `json:"nonces_reread"`
+	Balances     *evm.Balances `json:"balances,omitempty"`
+	// Kinds are the results by kind of tx (native, erc20), rates over
+	// LoadSecs of load.
+	Kinds    []cosmos.KindStats `json:"kinds,omitempty"`
+	LoadSecs float64            `json:"load_s,omitempty"`
+}
+
+// CosmosOf returns the Cosmos record a run holds (nil: none, or one this
+// build cannot read).
+func CosmosOf(r *results.Run) *CosmosRecord {
+	var c CosmosRecord
+	if !detailOf(r, SourceCosmos, &c) {
+		return nil
+	}
+	return &c
+}
+
+// EVMOf returns the EVM record a run holds (nil: none).
+func EVMOf(r *results.Run) *EVMRecord {
+	var e EVMRecord
+	if !detailOf(r, SourceEVM, &e) {
+		return nil
+	}
+	return &e
+}
+
+func detailOf(r *results.Run, source string, into any) bool {
+	f, ok := r.Finding(source)
+	return ok && json.Unmarshal(f.Detail, into) == nil
+}
+
+// Finding is the record as every reader shows it: the chain's table, the
+// workload's results by message kind (its figures: msg/s, latency p99 and
+// gas a message, informative), the balance check as figures the criteria
+// hold to 0, and the run summary's lines.
+func (c *CosmosRecord) Finding() finding.Finding {
+	f := finding.Finding{Source: SourceCosmos, Title: "Cosmos SDK chain", Note: c.Workload + ".", Detail: mustJSON(c)}
+	f.Tables = append(f.Tables, finding.Table{Columns: []string{"what", "value"}, Rows: c.rows()})
+	if s := c.Stats; len(s.Kinds) > 0 {
+		f.Tables = append(f.Tables, kindTable("By message kind", fmt.Sprintf("Counted by message (%d a tx): a tx's latency is each of its messages', its gas shared out equally; committed msg/s over the %.0f s of load, latency over every phase.", max(s.MsgsPerTx, 1), s.LoadSecs), s.Kinds))
+		f.Figures = kindFigures(s.Kinds)
+	}
+	if s := c.Stats; s.Expired > 0 {
+		f.Summary = append(f.Summary, finding.Line{Label: "expired", Text: fmt.Sprintf("%d accepted unordered txs were in no block by their timeout (nodes drop them at recheck): unresolved for that reason", s.Expired)})
+	}
+	if b := c.Balances; b != nil {
+		f.Figures = append(f.Figures, checkFigures(b.Conserved, b.Mismatched,
+			"wallet funds not conserved (held + fees != funded)", "wallets whose balance disagrees with the committed txs")...)
+		f.Summary = append(f.Summary, finding.Line{Label: "balances", Text: BalanceSummary(b)})
+	}
+	return f
+}
+
+// Finding is the record as every reader shows it (see CosmosRecord's).
+func (e *EVMRecord) Finding() finding.Finding {
+	f := finding.Finding{Source: SourceEVM, Title: "Cosmos EVM chain", Note: e.Workload + ".", Detail: mustJSON(e)}
+	f.Tables = append(f.Tables, finding.Table{Columns: []string{"what", "value"}, Rows: e.rows()})
+	if len(e.Kinds) > 0 {
+		f.Tables = append(f.Tables, kindTable("By kind of tx", fmt.Sprintf("Committed tx/s over the %.0f s of load, latency over every phase; failed in block: a code, or reverted (receipt status 0).", e.LoadSecs), e.Kinds))
+		f.Figures = kindFigures(e.Kinds)
+	}
+	if b := e.Balances; b != nil {
+		f.Figures = append(f.Figures, checkFigures(b.Conserved, b.Mismatched,
+			"EVM funds not conserved (held + fee collector != funded)", "EVM accounts whose nonce disagrees with their committed txs")...)
+		f.Summary = append(f.Summary, finding.Line{Label: "balances", Text: b.String()})
+	}
+	return f
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil { // plain structs of numbers and strings
+		panic(err)
+	}
+	return b
+}
+
+// checkFigures are a chain's check after the run as figures the criteria
+// hold to 0: funds not conserved (1 or 0), and accounts the committed txs
+// do not explain.
+func checkFigures(conserved bool, mismatched int, lostName, offName string) []finding.Figure {
+	lost := 0.0
+	if !conserved {
+		lost = 1
+	}
+	zero := &finding.Limit{Op: "<=", Value: 0}
+	return []finding.Figure{
+		{Name: lostName, Value: lost, Better: finding.Lower, Must: zero},
+		{Name: offName, Value: float64(mismatched), Better: finding.Lower, Must: zero},
+	}
+}
+
+// kindFigures are a workload's figures by message (or tx) kind, which
+// inform a comparison but do not gate it.
+func kindFigures(kinds []cosmos.KindStats) []finding.Figure {
+	var out []finding.Figure
+	for _, k := range kinds {
+		out = append(out, finding.Figure{Name: "msg/s " + k.Msg, Unit: "msg/s", Value: k.CommittedPerSec, Better: finding.Higher})
+		if k.Committed > 0 {
+			out = append(out, finding.Figure{Name: "msg latency p99 " + k.Msg, Unit: "ms", Value: k.LatencyP99, Better: finding.Lower})
+		}
+		if k.Committed+k.Failed > 0 {
+			out = append(out, finding.Figure{Name: "gas/msg " + k.Msg, Unit: "gas", Value: k.GasPerMsg, Better: finding.Lower})
+		}
+	}
+	return out
+}
+
+// kindTable is a workload's results by message (or tx) kind.
+func kindTable(title, note string, kinds []cosmos.KindStats) finding.Table {
+	t := finding.Table{Title: title, Note: note, Columns: []string{"message kind", "weight", "sent", "accepted", "committed", "failed in block", "committed msg/s", "latency p50 ms", "p99 ms", "max ms", "gas / msg"}}
+	for _, k := range kinds {
+		t.Rows = append(t.Rows, []string{k.Msg, fmt.Sprintf("%g", k.Weight), fmt.Sprint(k.Sent), fmt.Sprint(k.Accepted), fmt.Sprint(k.Committed), fmt.Sprint(k.Failed),
+			fmt.Sprintf("%.1f", k.CommittedPerSec), fmt.Sprintf("%.0f", k.LatencyP50), fmt.Sprintf("%.0f", k.LatencyP99), fmt.Sprintf("%.0f", k.LatencyMax), fmt.Sprintf("%.0f", k.GasPerMsg)})
+	}
+	return t
+}
+
+// BalanceSummary says in one line whether the wallets' funds add up.
+func BalanceSummary(b *cosmos.Balances) string {
+	verdict := "conserved"
+	if !b.Conserved {
+		verdict = "NOT conserved"
+	}
+	parts := fmt.Sprintf("%d", b.Held)
+	if b.Staking > 0 {
+		parts += fmt.Sprintf(" + %d delegated + %d unbonding (%d staking wallets)", b.Delegated, b.Unbonding, b.Staking)
+	}
+	parts += fmt.Sprintf(" + %d paid in fees", b.FeesPaid)
+	if b.FailedFees > 0 {
+		parts += fmt.Sprintf(" + %d fees of failed txs", b.FailedFees)
+	}
+	total := b.Held + b.Delegated + b.Unbonding + b.FeesPaid + b.FailedFees
+	return fmt.Sprintf("%s: %d wallets hold %s = %d %s, funded %d; %d of %d checked wallets match the committed txs",
+		verdict, b.Wallets, parts, total, b.Denom, b.Funded, b.Checked-b.Mismatched, b.Checked)
+}
+
+// rows describe an EVM run's chain, workload and check.
+func (e *EVMRecord) rows() [][]string {
+	rows := [][]string{
+		{"chain binary", e.Binary},
+		{"EVM chain ID", fmt.Sprint(e.ChainID)},
+		{"accounts funded in genesis", fmt.Sprintf("%d (%d bytes of genesis, %.2f s)", e.Wallets, e.GenesisBytes, e.GenesisSecs)},
+		{"nonces used again after a refusal / read back from the chain", fmt.Sprintf("%d / %d", e.NoncesReused, e.NoncesReread)},
+	}
+	if e.Token != "" {
+		rows = append(rows, []string{"ERC20 token (contracts/Token.sol)", e.Token})
+	}
+	if b := e.Balances; b != nil {
+		rows = append(rows, []string{"balance check", b.String()})
+		for _, x := range b.Examples {
+			rows = append(rows, []string{"mismatch", x})
+		}
+	}
+	return rows
+}
+
+// rows describe a Cosmos run's chain, funding, signing and check.
+func (c *CosmosRecord) rows() [][]string {
+	var rows [][]string
+	if f := c.Funding; f != nil {
+		rows = append(rows,
+			[]string{"chain (read from it)", fmt.Sprintf("%s, denom %s, gas price %g", f.ChainID, f.Denom, f.GasPrice)},
+			[]string{"wallets funded by " + f.Funder, fmt.Sprintf("%d: %d %s paid in %d multisend txs (fees %d), %.2f s", c.Wallets, f.Paid, f.Denom, f.Txs, f.Fees, f.Secs)})
+		if f.Swept > 0 {
+			rows = append(rows, []string{"swept back to the funder", fmt.Sprintf("%d %s", f.Swept, f.Denom)})
+		}
+	} else {
+		rows = append(rows,
+			[]string{"chain binary", c.Binary},
+			[]string{"wallets funded in genesis", fmt.Sprint(c.Wallets)},
+			[]string{"genesis: derive and fund wallets", fmt.Sprintf("%.2f s, genesis file %.1f MB", c.GenesisSecs, float64(c.GenesisBytes)/1e6)})
+	}
+	s := c.Stats
+	rows = append(rows,
+		[]string{"txs signed", fmt.Sprintf("%d (pregeneration %.2f s; %d read from the cache; %d signed live past the pregenerated)", s.Signed, s.PregenSecs, s.Cached, s.SignedLive)},
+		[]string{"sequence repairs", fmt.Sprint(s.Repairs)},
+		[]string{"senders passed over for want of funds", fmt.Sprint(s.SkippedPoor)})
+	if s.Unordered {
+		rows = append(rows, []string{"unordered txs accepted, in no block by their timeout (unresolved: expired)", fmt.Sprint(s.Expired)})
+	}
+	if b := c.Balances; b != nil {
+		rows = append(rows,
+			[]string{"balances", BalanceSummary(b)},
+			[]string{"fee collector holds", fmt.Sprintf("%d %s", b.FeeCollector, b.Denom)},
+			[]string{"txs committed / failed in a block", fmt.Sprintf("%d / %d", b.Committed, b.Failed)})
+		for _, e := range b.Examples {
+			rows = append(rows, []string{"mismatch", e})
+		}
+	}
+	return rows
+}

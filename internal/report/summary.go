@@ -1,0 +1,69 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+// Summary writes what `chainperf run` prints at the end: the verdict,
+// the main phase's figures, the failed criteria, each experiment's result,
+// each finding's summary lines, and where the report is.
+func Summary(out io.Writer, r *results.Run, paths []string) {
+	fmt.Fprintf(out, "run %s: %s in %s\n", r.ID, Verdict(r), r.End.Sub(r.Start).Round(1e9))
+	if p := r.Main(); p != nil {
+		f, s := p.Figures, p.Ledger
+		fmt.Fprintf(out, "  throughput: offered %.0f tx/s, sent %.0f tx/s, committed %.0f tx/s\n", f.OfferedTPS, f.SentTPS, f.CommittedTPS)
+		fmt.Fprintf(out, "  latency:    p50 %.0f ms, p99 %.0f ms in the measured window (from intended send time to block seen)\n", f.LatencyP50, f.LatencyP99)
+		fmt.Fprintf(out, "  load:       %s\n", Delivery(p.Generator))
+		fmt.Fprintf(out, "  fates:      %d sent = %d committed + %d committed_failed + %d rejected + %d send_error + %d unresolved\n",
+			s.Sent, s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected], s.Fates[load.FateSendError], s.Fates[load.FateUnresolved])
+		if reasons := s.TopReasons(); len(reasons) > 0 {
+			var top []string
+			for _, k := range reasons[:min(3, len(reasons))] {
+				top = append(top, fmt.Sprintf("%d x %s", s.Reasons[k], k))
+			}
+			fmt.Fprintf(out, "  reasons:    %s\n", strings.Join(top, "; "))
+		}
+		if u := p.Unresolved; u != nil && u.Unresolved > 0 {
+			fmt.Fprintf(out, "  unresolved: %s\n", u)
+		}
+		fmt.Fprintf(out, "  chain:      %d blocks, %.2f s interval, %.0f txs/block, max round %d\n", f.Blocks, f.BlockInterval, f.TxsPerBlock, f.MaxRound)
+	}
+	for _, c := range r.Checks {
+		if !c.Pass {
+			fmt.Fprintf(out, "  failed:     %s = %.4g (limit %s %g)\n", c.Name, c.Value, c.Op, c.Limit)
+		}
+	}
+	if sw := r.Sweep; sw != nil {
+		fmt.Fprintf(out, "  sweep:      saturation point %.0f tx/s (%s)\n", sw.Saturation, sw.Evidence)
+	}
+	if fm := r.FindMax; fm != nil {
+		fmt.Fprintf(out, "  find-max:   %.0f tx/s sustainable (%s); %s\n", fm.MaxTPS, fm.Interval(), fm.Evidence)
+		for _, p := range r.Phases {
+			if p.KindOf() == scenario.KindFindMax && p.Generator.Bound {
+				fmt.Fprintf(out, "  find-max load: %s\n", Delivery(p.Generator))
+			}
+		}
+	}
+	if len(r.Rotations) > 0 {
+		fmt.Fprintf(out, "  rotate:     %s\n", RotationSummary(r.Rotations))
+	}
+	for _, f := range r.Found {
+		for _, l := range f.Summary {
+			fmt.Fprintf(out, "  %-11s %s\n", l.Label+":", l.Text)
+		}
+		if len(f.Summary) == 0 && len(f.Figures) > 0 { // its figures, then
+			var figs []string
+			for _, x := range f.Figures {
+				figs = append(figs, x.Name+" "+x.Text())
+			}
+			fmt.Fprintf(out, "  %s: %s\n", f.Title, strings.Join(figs, ", "))
+		}
+	}
+	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
+}
