@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/experiment"
-	"github.com/chainperf/chainperf/internal/netem"
+	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -42,7 +42,7 @@ func scenarioCmd() *cobra.Command {
 		Short: "Print the built-in zone table: one-way delays in ms between 13 regions",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t := netem.Builtin()
+			t := latency.Builtin()
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 1, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(w, "from \\ to\t%s\t\n", strings.Join(t.Zones, "\t"))
 			for i, z := range t.Zones {

@@ -20,6 +20,7 @@ import (
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 
 	"github.com/chainperf/chainperf/internal/chain"
+	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/node"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -31,7 +32,7 @@ import (
 
 // NewProvider makes the provider of a testnet: the table entry the
 // scenario names, or in tests an in-memory twin.
-type NewProvider func(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error)
+type NewProvider func(t *testnet.Testnet, spec scenario.Testnet, table *latency.Table, o testnet.ProviderOptions) (testnet.Provider, error)
 
 // UpOptions say where and how a testnet comes up.
 type UpOptions struct {
@@ -42,7 +43,7 @@ type UpOptions struct {
 	// experiment starts them).
 	Rotating int
 	// Table is the zone table of an emulated WAN (nil: the built-in one).
-	Table *netem.Table
+	Table *latency.Table
 	// Chain sets the chain up on the homes (nil: kvstore, nothing to do).
 	Chain chain.Adapter
 	// Provider, if set, replaces the scenario's provider (tests).

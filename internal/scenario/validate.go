@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/netem"
+	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/suggest"
 )
 
@@ -363,15 +363,15 @@ func (s *Scenario) validatePerturbations(c *checker) {
 
 // LatencyTable returns the zone table the scenario names: the built-in
 // one or a CSV file (relative to the scenario file).
-func (s *Scenario) LatencyTable() (*netem.Table, error) {
+func (s *Scenario) LatencyTable() (*latency.Table, error) {
 	switch path := s.Testnet.LatencyTable; path {
 	case "", "builtin":
-		return netem.Builtin(), nil
+		return latency.Builtin(), nil
 	default:
 		if !filepath.IsAbs(path) && s.File != "" && !strings.HasPrefix(s.File, "<") {
 			path = filepath.Join(filepath.Dir(s.File), path)
 		}
-		return netem.ReadCSV(path)
+		return latency.ReadCSV(path)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
@@ -50,9 +51,9 @@ func (n Network) Range() netip.Prefix { return n.Subnet }
 // zones from the table (nil: the built-in one), or one uniform delay
 // between every pair, with jitter, loss and the bandwidth cap; and its
 // record for the run.
-func WANPlan(spec scenario.Testnet, t *Testnet, table *netem.Table) (*netem.Plan, *netem.WAN, error) {
+func WANPlan(spec scenario.Testnet, t *Testnet, table *latency.Table) (*netem.Plan, *netem.WAN, error) {
 	if table == nil {
-		table = netem.Builtin()
+		table = latency.Builtin()
 	}
 	wan := &netem.WAN{Zones: map[string]string{}, Jitter: spec.Jitter, Loss: spec.Loss, Table: spec.LatencyTable}
 	zoneOf := spec.ZoneOf()
@@ -65,7 +66,7 @@ func WANPlan(spec scenario.Testnet, t *Testnet, table *netem.Table) (*netem.Plan
 		for i := range zones {
 			zones[i] = fmt.Sprintf("node%d", i)
 		}
-		table = netem.Uniform(spec.UniformDelay.D(), len(t.Nodes))
+		table = latency.Uniform(spec.UniformDelay.D(), len(t.Nodes))
 		wan.Table, wan.UniformMS = "uniform", float64(spec.UniformDelay.D().Milliseconds())
 	} else {
 		for i, n := range t.Nodes {

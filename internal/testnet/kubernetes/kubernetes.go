@@ -39,6 +39,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/kube/agent"
 	"github.com/chainperf/chainperf/internal/kube/image"
+	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -163,7 +164,7 @@ func ctrSocket(k scenario.Kubernetes) string {
 
 // New makes the provider for t. Nodes listen on every address of their
 // pod; their hosts are the pods' IPs once they run.
-func New(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (*Provider, error) {
+func New(t *testnet.Testnet, spec scenario.Testnet, table *latency.Table, o testnet.ProviderOptions) (*Provider, error) {
 	cfg, err := Config(spec.Kubernetes)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -18,7 +19,7 @@ type Provider struct {
 	*process.Provider // starts, stops, kills and pauses the nodes' processes
 	net               *testnet.Testnet
 	spec              scenario.Testnet
-	table             *netem.Table
+	table             *latency.Table
 	shaper            netem.Shaper // nil: no emulated WAN
 	wan               *netem.WAN
 	base              *netem.Plan // the delays before the first latency change
@@ -36,7 +37,7 @@ var (
 // its address there) and returns the provider that makes them real. table
 // is the zone table of an emulated WAN (nil: the built-in one). It makes
 // nothing yet: Open does.
-func New(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (*Provider, error) {
+func New(t *testnet.Testnet, spec scenario.Testnet, table *latency.Table, o testnet.ProviderOptions) (*Provider, error) {
 	if err := Preflight(spec, o); err != nil {
 		return nil, err
 	}
@@ -193,7 +194,7 @@ func (p *Provider) replanner() (netem.Replanner, error) {
 
 // shape starts the emulated WAN's delays between t's nodes: zones from
 // spec (or one uniform delay) over table.
-func shape(ctx context.Context, spec scenario.Testnet, t *testnet.Testnet, table *netem.Table) (netem.Shaper, *netem.WAN, error) {
+func shape(ctx context.Context, spec scenario.Testnet, t *testnet.Testnet, table *latency.Table) (netem.Shaper, *netem.WAN, error) {
 	plan, wan, err := testnet.WANPlan(spec, t, table)
 	if err != nil {
 		return nil, nil, err

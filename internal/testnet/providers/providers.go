@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chainperf/chainperf/internal/netem"
+	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/external"
@@ -27,7 +27,7 @@ type Entry struct {
 	// New places t's nodes (host addresses) and returns the provider;
 	// it makes nothing yet (Open does). table is the emulated WAN's zone
 	// table (nil: built-in) for providers that emulate one.
-	New func(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error)
+	New func(t *testnet.Testnet, spec scenario.Testnet, table *latency.Table, o testnet.ProviderOptions) (testnet.Provider, error)
 	// Preflight, if set, says what stops the provider before anything is
 	// made (no root, a missing tool), so that the user hears it first.
 	Preflight func(spec scenario.Testnet, o testnet.ProviderOptions) error
@@ -40,7 +40,7 @@ type Entry struct {
 // All lists the providers, in the order messages name them.
 var All = []Entry{
 	{Name: "process", Zero: (*process.Provider)(nil),
-		New: func(t *testnet.Testnet, _ scenario.Testnet, _ *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
+		New: func(t *testnet.Testnet, _ scenario.Testnet, _ *latency.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
 			var opts []process.Option
 			if o.Log != nil {
 				opts = append(opts, process.WithLogger(o.Log))
@@ -51,17 +51,17 @@ var All = []Entry{
 			return process.New(t, o.Exe, opts...), nil
 		}},
 	{Name: "netns", Zero: (*netns.Provider)(nil),
-		New: func(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
+		New: func(t *testnet.Testnet, spec scenario.Testnet, table *latency.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
 			return netns.New(t, spec, table, o)
 		},
 		Preflight: netns.Preflight},
 	{Name: scenario.ProviderKubernetes, Zero: (*kubernetes.Provider)(nil),
-		New: func(t *testnet.Testnet, spec scenario.Testnet, table *netem.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
+		New: func(t *testnet.Testnet, spec scenario.Testnet, table *latency.Table, o testnet.ProviderOptions) (testnet.Provider, error) {
 			return kubernetes.New(t, spec, table, o)
 		},
 		Preflight: kubernetes.Preflight},
 	{Name: scenario.ProviderExternal, Zero: (*external.Provider)(nil), Attaches: true,
-		New: func(t *testnet.Testnet, spec scenario.Testnet, _ *netem.Table, _ testnet.ProviderOptions) (testnet.Provider, error) {
+		New: func(t *testnet.Testnet, spec scenario.Testnet, _ *latency.Table, _ testnet.ProviderOptions) (testnet.Provider, error) {
 			return external.New(t, spec), nil
 		}},
 }

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/netem"
+	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
@@ -95,12 +95,12 @@ func New(t *testnet.Testnet, cfg Config) *Fake {
 
 // Factory returns a constructor in the shape experiment takes, and a
 // func that returns the last fake it made (for the test to inspect).
-func Factory(cfg Config) (func(*testnet.Testnet, scenario.Testnet, *netem.Table, testnet.ProviderOptions) (testnet.Provider, error), func() *Fake) {
+func Factory(cfg Config) (func(*testnet.Testnet, scenario.Testnet, *latency.Table, testnet.ProviderOptions) (testnet.Provider, error), func() *Fake) {
 	var (
 		mu   sync.Mutex
 		last *Fake
 	)
-	newFake := func(t *testnet.Testnet, _ scenario.Testnet, _ *netem.Table, _ testnet.ProviderOptions) (testnet.Provider, error) {
+	newFake := func(t *testnet.Testnet, _ scenario.Testnet, _ *latency.Table, _ testnet.ProviderOptions) (testnet.Provider, error) {
 		f := New(t, cfg)
 		mu.Lock()
 		last = f
