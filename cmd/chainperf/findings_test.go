@@ -111,29 +111,50 @@ func TestAnyFindingReachesEveryReader(t *testing.T) {
 }
 
 // TestRunsStoredBeforeFindings: a database the build before findings were
-// data wrote (testdata/before-findings.db: two kvstore runs with repeats
-// and two Cosmos runs with a message mix, made with that build's
-// `chainperf run`) opens, renders, exports and compares as it did: the
-// Cosmos chain's table, balances and message kinds read back as its
-// finding, and its checks and figures are the same.
+// data wrote (testdata/before-findings.db: two kvstore runs with repeats,
+// two Cosmos runs with a message mix and an EVM run with native and ERC20
+// txs, made with that build's `chainperf run`) opens, renders, exports
+// and compares as it did. report.md is the one that build wrote
+// (testdata/before-findings/ID.md) but for the chain's figures table, and
+// the run summary is the one it printed (ID.summary).
 func TestRunsStoredBeforeFindings(t *testing.T) {
 	tmp, reg := t.TempDir(), t.TempDir()
 	db := filepath.Join(tmp, "old.db")
 	if err := os.WriteFile(db, mustRead(t, "testdata/before-findings.db"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	const kv1, kv2, c1, c2 = "20261125-080430-9cbe", "20261125-080502-f0db", "20261125-080536-d3ae", "20261125-080556-741d"
+	const kv1, kv2, c1, c2, e1 = "20261125-080430-9cbe", "20261125-080502-f0db", "20261125-080536-d3ae", "20261125-080556-741d", "20261125-081030-4100"
 	out, code := cli(t, reg, "runs", "list", "--db", db)
-	if code != 0 || strings.Count(out, " pass ") != 4 {
+	if code != 0 || strings.Count(out, " pass ") != 5 {
 		t.Fatalf("runs list: exit %d\n%s", code, out)
 	}
-	out, code = cli(t, reg, "report", c1, "--db", db, "--report-dir", tmp)
-	if code != 0 {
-		t.Fatalf("report: exit %d\n%s", code, out)
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, id := range []string{kv1, c1, e1} {
+		if out, code := cli(t, reg, "report", id, "--db", db, "--report-dir", tmp); code != 0 {
+			t.Fatalf("report %s: exit %d\n%s", id, code, out)
+		}
+		got := withoutFigureTables(string(mustRead(t, filepath.Join(tmp, id, "report.md"))))
+		if want := string(mustRead(t, filepath.Join("testdata/before-findings", id+".md"))); got != want {
+			t.Errorf("report.md of %s differs from the one the build before wrote:\n--- got\n%s\n--- want\n%s", id, got, want)
+		}
+		r, err := st.Run(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum bytes.Buffer
+		report.Summary(&sum, r, nil)
+		got = strings.TrimSuffix(sum.String(), "report: \n")
+		if want := string(mustRead(t, filepath.Join("testdata/before-findings", id+".summary"))); got != want {
+			t.Errorf("run summary of %s differs from the one the build before printed:\n--- got\n%s\n--- want\n%s", id, got, want)
+		}
 	}
 	md := string(mustRead(t, filepath.Join(tmp, c1, "report.md")))
-	for _, w := range []string{"## Cosmos SDK chain", "| balances | conserved: 200 wallets hold", "## By message kind", "| send | 3 |", "| multisend | 1 |",
-		"| wallet funds not conserved (held + fees != funded) | <= 0 | 0 | pass |"} {
+	for _, w := range []string{"## Cosmos SDK chain: figures", "| msg/s send | 37.40 msg/s | higher | informs |",
+		"| wallet funds not conserved (held + fees != funded) | 0 | lower | criterion <= 0 |"} {
 		if !strings.Contains(md, w) {
 			t.Errorf("report.md of a stored Cosmos run lacks %q\n%s", w, md)
 		}
@@ -143,16 +164,27 @@ func TestRunsStoredBeforeFindings(t *testing.T) {
 		t.Errorf("export: exit %d, no Cosmos finding\n%.2000s", code, out)
 	}
 	out, code = cli(t, reg, "compare", c1, c2, "--db", db)
-	if code == 2 || !strings.Contains(out, "msg/s send") || !strings.Contains(out, "msg latency p99 multisend") {
+	if code == 2 || !strings.Contains(out, "msg/s send") || !strings.Contains(out, "msg latency p99 multisend") || strings.Contains(out, "not conserved") {
 		t.Errorf("compare of two stored Cosmos runs: exit %d\n%s", code, out)
 	}
 	out, code = cli(t, reg, "compare", kv1, kv2, "--db", db)
 	if code == 2 || !strings.Contains(out, "committed tx/s") || strings.Contains(out, "msg/s") {
 		t.Errorf("compare of two stored kvstore runs: exit %d\n%s", code, out)
 	}
-	for _, id := range []string{kv1, c2} {
-		if out, code := cli(t, reg, "runs", "show", id, "--db", db); code != 0 || !strings.Contains(out, "PASS") {
-			t.Errorf("runs show %s: exit %d\n%s", id, code, out)
+}
+
+// withoutFigureTables is report.md less the sections "## TITLE: figures"
+// that findings added.
+func withoutFigureTables(md string) string {
+	var out []string
+	skip := false
+	for _, l := range strings.SplitAfter(md, "\n") {
+		if strings.HasPrefix(l, "## ") {
+			skip = strings.HasSuffix(strings.TrimSpace(l), ": figures")
+		}
+		if !skip {
+			out = append(out, l)
 		}
 	}
+	return strings.Join(out, "")
 }
