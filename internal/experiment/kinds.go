@@ -7,6 +7,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet/lifecycle"
 )
 
 // A kind is one kind of experiment: the load phases it runs and what it
@@ -66,7 +67,7 @@ type phasePlan struct {
 // phaseEnv is what a phase gives a companion: the testnet, when the phase
 // began and how it records events.
 type phaseEnv struct {
-	net   *Net
+	net   *lifecycle.Net
 	s     *scenario.Scenario
 	start time.Time
 	rec   *recorder

@@ -1,12 +1,10 @@
-// Package experiment composes the pieces into what a user runs: bringing a
-// testnet up and down, and the experiments that drive load at it and
-// observe it. It is the only package that wires them all.
-//
-// Where things go: a kind of experiment is one file here (steady.go,
-// sweep.go, findmax.go, rotate.go) registered in kinds.go; a provider is a
-// package under testnet/ listed in testnet/providers; a chain is a file
-// in chain/ listed in chain.All.
-package experiment
+// Package lifecycle is a testnet's life: ports taken under a lock, the
+// homes placed and written, the state file that `chainperf clean` reads,
+// the provider opened and the nodes started, the wait for a height (with
+// the log's end when a node fails), and the tear-down. `chainperf run`
+// (through experiment) and `chainperf testnet up` both bring a testnet up
+// here.
+package lifecycle
 
 import (
 	"context"
@@ -195,8 +193,7 @@ func place(spec scenario.Testnet, dir string, temp bool, newProvider NewProvider
 	}
 	st := &testnet.State{Testnet: t, Detached: o.Detach, TempDir: temp, Created: time.Now().UTC()}
 	if !o.Detach {
-		st.HarnessPID = os.Getpid()
-		st.HarnessStart, _ = process.StartTime(st.HarnessPID)
+		st.HarnessPID, st.HarnessStart = Harness()
 	}
 	if err := t.Setup(); err != nil {
 		return nil, nil, nil, err
@@ -360,3 +357,15 @@ func formatHeights(t *testnet.Testnet, h map[string]int64) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// Harness is this process as the owner of what it starts: its PID and its
+// start time (clock ticks since boot), which tell it from a later process
+// that reuses the PID.
+func Harness() (pid int, start uint64) {
+	pid = os.Getpid()
+	start, _ = process.StartTime(pid)
+	return pid, start
+}
+
+// Alive says whether the harness pid that started at start still runs.
+func Alive(pid int, start uint64) bool { return process.Alive(pid, start) }
