@@ -16,7 +16,7 @@ import (
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
-	"github.com/chainperf/chainperf/internal/testnet/lifecycle"
+	"github.com/chainperf/chainperf/internal/testnet/live"
 	"github.com/chainperf/chainperf/internal/testnet/process"
 )
 
@@ -75,7 +75,7 @@ would make (pods, ConfigMaps, Secrets, the generators' Job) and keeps none.`,
 			if err != nil {
 				return err
 			}
-			net, err := lifecycle.Up(ctx, sc.Testnet, lifecycle.UpOptions{Dir: dir, Detach: detach, Exe: exe, Table: table, Chain: adapter, DryRun: dryRun})
+			net, err := live.Up(ctx, sc.Testnet, live.UpOptions{Dir: dir, Detach: detach, Exe: exe, Table: table, Chain: adapter, DryRun: dryRun})
 			if err != nil {
 				return err
 			}
@@ -113,7 +113,7 @@ would make (pods, ConfigMaps, Secrets, the generators' Job) and keeps none.`,
 
 // dryRunGenerators has the cluster check the generators' Job too (when
 // the load is spread) and says what was checked.
-func dryRunGenerators(ctx context.Context, out io.Writer, net *lifecycle.Net, generators int) error {
+func dryRunGenerators(ctx context.Context, out io.Writer, net *live.Net, generators int) error {
 	if sp, ok := net.Provider.(testnet.LoadSpreader); ok && generators > 1 {
 		if _, err := sp.RunGenerators(ctx, make([][]byte, generators)); err != nil {
 			return err
@@ -129,7 +129,7 @@ func dryRunGenerators(ctx context.Context, out io.Writer, net *lifecycle.Net, ge
 }
 
 // follow prints the nodes' heights every 2 s until ctx ends or a node exits.
-func follow(ctx context.Context, out io.Writer, net *lifecycle.Net) error {
+func follow(ctx context.Context, out io.Writer, net *live.Net) error {
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	for {
@@ -194,7 +194,7 @@ func testnetStatusCmd() *cobra.Command {
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "testnet %s, chain %s, %s, created %s\n", st.ID, st.ChainID, owner, st.Created.Format(time.RFC3339))
-			printNodes(cmd.OutOrStdout(), st.Testnet, lifecycle.Heights(cmd.Context(), st.Testnet.Nodes, (*testnet.Node).Endpoint))
+			printNodes(cmd.OutOrStdout(), st.Testnet, live.Heights(cmd.Context(), st.Testnet.Nodes, (*testnet.Node).Endpoint))
 			return nil
 		},
 	}

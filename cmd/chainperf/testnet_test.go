@@ -20,7 +20,7 @@ import (
 	"github.com/chainperf/chainperf/internal/scenario/scenariotest"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
-	"github.com/chainperf/chainperf/internal/testnet/lifecycle"
+	"github.com/chainperf/chainperf/internal/testnet/live"
 	"github.com/chainperf/chainperf/internal/testnet/process"
 	"github.com/google/pprof/profile"
 )
@@ -515,7 +515,7 @@ func TestSecondSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	net, err := lifecycle.Up(context.Background(), s.Testnet, lifecycle.UpOptions{Exe: binary})
+	net, err := live.Up(context.Background(), s.Testnet, live.UpOptions{Exe: binary})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,11 @@ import (
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 
 	"github.com/chainperf/chainperf/internal/testnet"
-	"github.com/chainperf/chainperf/internal/testnet/lifecycle"
+	"github.com/chainperf/chainperf/internal/testnet/live"
 )
 
 // tip is the highest height any validator answers with.
-func tip(ctx context.Context, net *lifecycle.Net) int64 {
+func tip(ctx context.Context, net *live.Net) int64 {
 	var h int64
 	for _, x := range net.Heights(ctx, net.Testnet.ByRole(testnet.RoleValidator)) {
 		h = max(h, x)
@@ -23,7 +23,7 @@ func tip(ctx context.Context, net *lifecycle.Net) int64 {
 // waitCaughtUp waits until node n has left block sync at height tip or
 // above, and returns its height; it fails when n exits, at deadline or
 // when ctx ends.
-func waitCaughtUp(ctx context.Context, net *lifecycle.Net, n *testnet.Node, tip int64, deadline time.Time) (int64, error) {
+func waitCaughtUp(ctx context.Context, net *live.Net, n *testnet.Node, tip int64, deadline time.Time) (int64, error) {
 	c, err := rpchttp.New(net.Endpoint(n).RPC, "/websocket")
 	if err != nil {
 		return 0, err

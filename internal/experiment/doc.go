@@ -1,5 +1,5 @@
 // Package experiment is the sequence of a run: the testnet brought up
-// (testnet/lifecycle), the chain set up, each phase's load driven and
+// (testnet/live), the chain set up, each phase's load driven and
 // observed, the experiment kinds' decisions, the chain's check, the
 // record stored. Only cmd imports it.
 //

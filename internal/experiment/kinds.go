@@ -7,7 +7,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
-	"github.com/chainperf/chainperf/internal/testnet/lifecycle"
+	"github.com/chainperf/chainperf/internal/testnet/live"
 )
 
 // A kind is one kind of experiment: the load phases it runs and what it
@@ -67,7 +67,7 @@ type phasePlan struct {
 // phaseEnv is what a phase gives a companion: the testnet, when the phase
 // began and how it records events.
 type phaseEnv struct {
-	net   *lifecycle.Net
+	net   *live.Net
 	s     *scenario.Scenario
 	start time.Time
 	rec   *recorder

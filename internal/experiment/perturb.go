@@ -9,13 +9,13 @@ import (
 
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
-	"github.com/chainperf/chainperf/internal/testnet/lifecycle"
+	"github.com/chainperf/chainperf/internal/testnet/live"
 )
 
 // perturb does the scenario's perturbations to net, each `at` after start,
 // recording each as a fault. The returned func waits for them all to end
 // (cancelling what has not begun) and returns the first error.
-func perturb(ctx context.Context, net *lifecycle.Net, start time.Time, ps []scenario.Perturbation, rec *recorder) func() error {
+func perturb(ctx context.Context, net *live.Net, start time.Time, ps []scenario.Perturbation, rec *recorder) func() error {
 	pctx, cancel := context.WithCancel(ctx)
 	var (
 		wg    sync.WaitGroup
@@ -62,7 +62,7 @@ type fault struct {
 
 // faultOf finds in net's provider the capability that does p. A
 // scenario check refuses what the provider cannot do; this says so too.
-func faultOf(net *lifecycle.Net, p scenario.Perturbation) (*fault, error) {
+func faultOf(net *live.Net, p scenario.Perturbation) (*fault, error) {
 	t, pv := net.Testnet, net.Provider
 	f := &fault{names: strings.Join(p.Nodes, ","), stopsNodes: true}
 	for _, name := range p.Nodes {
@@ -121,7 +121,7 @@ func faultOf(net *lifecycle.Net, p scenario.Perturbation) (*fault, error) {
 // so that no node is left paused; a kill of duration 0 has no end. After
 // the end, it waits (while the phase lasts) for the nodes to be at the
 // chain's tip again and records how long that took.
-func (f *fault) do(bg, ctx context.Context, net *lifecycle.Net, d time.Duration, rec *recorder) error {
+func (f *fault) do(bg, ctx context.Context, net *live.Net, d time.Duration, rec *recorder) error {
 	i := rec.began(f.began, f.names, f.stopsNodes)
 	if err := f.begin(bg); err != nil || f.end == nil {
 		return err

@@ -8,7 +8,7 @@ import (
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
-	"github.com/chainperf/chainperf/internal/testnet/lifecycle"
+	"github.com/chainperf/chainperf/internal/testnet/live"
 )
 
 // rotation is CometBFT's rotating-nodes test: while [load] runs, fresh
@@ -44,7 +44,7 @@ func (rotation) alongside(ctx context.Context, env *phaseEnv, plan phasePlan) fu
 // block-syncs to the tip the validators had when it started, and stops.
 // One that does not catch up within timeout is recorded as such and
 // stopped; the next still runs.
-func rotate(ctx context.Context, net *lifecycle.Net, start time.Time, length, timeout time.Duration, rec *recorder) []results.Rotation {
+func rotate(ctx context.Context, net *live.Net, start time.Time, length, timeout time.Duration, rec *recorder) []results.Rotation {
 	var out []results.Rotation
 	nodes := net.Testnet.ByRole(testnet.RoleRotating)
 	for i, n := range nodes {
@@ -57,7 +57,7 @@ func rotate(ctx context.Context, net *lifecycle.Net, start time.Time, length, ti
 	return out
 }
 
-func rotateOne(ctx context.Context, net *lifecycle.Net, n *testnet.Node, timeout time.Duration, rec *recorder) results.Rotation {
+func rotateOne(ctx context.Context, net *live.Net, n *testnet.Node, timeout time.Duration, rec *recorder) results.Rotation {
 	rot := results.Rotation{Node: n.Name, Started: time.Now().UTC(), Tip: tip(ctx, net)}
 	rec.event("rotation", fmt.Sprintf("start %s (tip %d)", n.Name, rot.Tip))
 	start := time.Now()

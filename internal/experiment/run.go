@@ -18,7 +18,7 @@ import (
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
-	"github.com/chainperf/chainperf/internal/testnet/lifecycle"
+	"github.com/chainperf/chainperf/internal/testnet/live"
 	"github.com/chainperf/chainperf/internal/testnet/providers"
 )
 
@@ -38,7 +38,7 @@ type RunOptions struct {
 	Log       *slog.Logger
 	// Provider, if set, replaces the scenario's provider (tests run
 	// experiments on an in-memory twin).
-	Provider lifecycle.NewProvider
+	Provider live.NewProvider
 	// NoFollow runs without reading blocks (a sink, or nodes whose blocks
 	// cannot be read): no fates past the send, no wait for a height.
 	NoFollow bool
@@ -139,7 +139,7 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 // harness identifies this process as the writer of a run, so that
 // Recover can tell a live run from one whose harness died.
 func harness(host string) store.Owner {
-	pid, start := lifecycle.Harness()
+	pid, start := live.Harness()
 	return store.Owner{PID: pid, Start: start, Host: host, Boot: BootID()}
 }
 
@@ -169,7 +169,7 @@ func Recover(ctx context.Context, st *store.Store) ([]string, error) {
 			// The machine restarted: its PID and start time may now be
 			// another process's.
 			why = fmt.Sprintf("the machine restarted during the run (harness pid %d, boot %s)", o.PID, o.Boot)
-		case o.PID == os.Getpid() || lifecycle.Alive(o.PID, o.Start):
+		case o.PID == os.Getpid() || live.Alive(o.PID, o.Start):
 			continue
 		}
 		if err := st.MarkInterrupted(ctx, id, why); err != nil {
@@ -190,7 +190,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if err != nil {
 		return err
 	}
-	net, err := lifecycle.Up(ctx, s.Testnet, lifecycle.UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotatingNodes(s), Table: table, Chain: adapter, Provider: o.Provider,
+	net, err := live.Up(ctx, s.Testnet, live.UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotatingNodes(s), Table: table, Chain: adapter, Provider: o.Provider,
 		Profiling: ProfilingFor(s.Observe.Profiles)})
 	if err != nil {
 		return err
@@ -271,7 +271,7 @@ type phaseRunner struct {
 	s               *scenario.Scenario
 	o               RunOptions
 	r               *results.Run
-	net             *lifecycle.Net
+	net             *live.Net
 	rec             *recorder
 	pools           *mempools
 	targets, follow []string

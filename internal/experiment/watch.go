@@ -16,14 +16,14 @@ import (
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
-	"github.com/chainperf/chainperf/internal/testnet/lifecycle"
+	"github.com/chainperf/chainperf/internal/testnet/live"
 )
 
 // watchNodes starts the metric scraper and process sampler over every node
 // of net but the rotating ones; their samples go to the store as they
 // come, and to tap (may be nil). The returned func stops them, waits and
 // says how many samples were taken.
-func watchNodes(ctx context.Context, net *lifecycle.Net, o scenario.Observe, rec *recorder, tap func([]observe.Sample)) func() int {
+func watchNodes(ctx context.Context, net *live.Net, o scenario.Observe, rec *recorder, tap func([]observe.Sample)) func() int {
 	if _, ok := net.Provider.(testnet.ProcessLister); !ok {
 		// No /proc to read: the node's own process_* metrics say its CPU
 		// and memory where it exports them.
@@ -72,7 +72,7 @@ func watchTargets(ctx context.Context, nodes []*testnet.Node, endpoint func(*tes
 // captureProfiles takes the scenario's profiles, each `at` after start,
 // into dir. A failed capture is an event, not the end of the run. The
 // returned func cancels what has not run yet and returns what was taken.
-func captureProfiles(ctx context.Context, net *lifecycle.Net, start time.Time, specs []scenario.Profile, dir string, rec *recorder) func() []observe.Profile {
+func captureProfiles(ctx context.Context, net *live.Net, start time.Time, specs []scenario.Profile, dir string, rec *recorder) func() []observe.Profile {
 	pctx, cancel := context.WithCancel(ctx)
 	var (
 		mu  sync.Mutex

@@ -1,10 +1,10 @@
-// Package lifecycle is a testnet's life: ports taken under a lock, the
+// Package live is a testnet's life: ports taken under a lock, the
 // homes placed and written, the state file that `chainperf clean` reads,
 // the provider opened and the nodes started, the wait for a height (with
 // the log's end when a node fails), and the tear-down. `chainperf run`
 // (through experiment) and `chainperf testnet up` both bring a testnet up
 // here.
-package lifecycle
+package live
 
 import (
 	"context"
@@ -17,7 +17,6 @@ import (
 
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 
-	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/node"
@@ -32,6 +31,12 @@ import (
 // scenario names, or in tests an in-memory twin.
 type NewProvider func(t *testnet.Testnet, spec scenario.Testnet, table *latency.Table, o testnet.ProviderOptions) (testnet.Provider, error)
 
+// A Preparer fits the homes the testnet wrote to its chain before any
+// node starts (a chain adapter); on error Up removes the homes.
+type Preparer interface {
+	Prepare(ctx context.Context, t *testnet.Testnet) error
+}
+
 // UpOptions say where and how a testnet comes up.
 type UpOptions struct {
 	Dir    string // "" makes a temp dir that teardown removes
@@ -42,8 +47,9 @@ type UpOptions struct {
 	Rotating int
 	// Table is the zone table of an emulated WAN (nil: the built-in one).
 	Table *latency.Table
-	// Chain sets the chain up on the homes (nil: kvstore, nothing to do).
-	Chain chain.Adapter
+	// Chain sets the chain up on the homes (nil: nothing to do, as for
+	// kvstore).
+	Chain Preparer
 	// Provider, if set, replaces the scenario's provider (tests).
 	Provider NewProvider
 	// Profiling turns on the nodes' mutex and block profiles.
@@ -87,9 +93,6 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	if o.Chain == nil {
-		o.Chain = chain.KVStore{}
-	}
 	newProvider := o.Provider
 	if newProvider == nil {
 		e, err := providers.Find(spec.Provider)
@@ -128,9 +131,11 @@ func Up(ctx context.Context, spec scenario.Testnet, o UpOptions) (_ *Net, err er
 	if err != nil {
 		return nil, err
 	}
-	if err := o.Chain.Prepare(ctx, t); err != nil {
-		clean.Remove(st)
-		return nil, err
+	if o.Chain != nil {
+		if err := o.Chain.Prepare(ctx, t); err != nil {
+			clean.Remove(st)
+			return nil, err
+		}
 	}
 	// Recorded in the state first: `chainperf clean` finds what Open
 	// makes if the harness dies from here on.
