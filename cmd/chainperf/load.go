@@ -14,7 +14,6 @@ import (
 
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/load"
-	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet/external"
@@ -250,7 +249,7 @@ func printDrive(out io.Writer, r *results.Phase) {
 		fmt.Fprintf(out, "  %d x %s\n", s.Reasons[k], k)
 	}
 	g := r.Generator
-	state := report.Delivery(g)
+	state := g.Delivery()
 	fmt.Fprintf(out, "generator: lag p50 %.3fms p99 %.3fms max %.1fms; %s\n", s.Lag.P50, s.Lag.P99, s.Lag.Max, state)
 }
 

@@ -299,3 +299,25 @@ func TestQARunsCompareByCell(t *testing.T) {
 		t.Errorf("a QA run's steady figure is compared unnamed: %v", verdicts)
 	}
 }
+
+// TestKindFigures: find-max's result and a grid's saturation point reach
+// compare through the kinds' findings, gated, find-max's with the SE its
+// interval implies (95 % CI 1990..2100 over 6 batches: SE = 110 / (2 t(0.975, 5))).
+func TestKindFigures(t *testing.T) {
+	r := &results.Run{Record: results.Record{ID: "fm"}}
+	r.FindMax = &results.FindMax{MaxTPS: 2048, Low: 1990, High: 2100, Batches: 6}
+	r.Sweep = &results.Sweep{Saturation: 1600, Cells: []results.Cell{{Connections: 1, Rate: 1600}}}
+	v := FromRun(r, nil)
+	x := v.Figures["max sustainable tx/s"]
+	if len(x) != 1 || x[0].Value != 2048 || x[0].DF != 5 || math.Abs(x[0].SE-110/(2*2.5706)) > 0.01 {
+		t.Errorf("max sustainable tx/s %+v", x)
+	}
+	if y, ok := v.first("saturation tx/s"); !ok || y != 1600 {
+		t.Errorf("saturation tx/s %v %v", y, ok)
+	}
+	for _, name := range []string{"max sustainable tx/s", "saturation tx/s"} {
+		if f := DescribeIn([]Values{v}, name); !f.Gate || !f.Higher {
+			t.Errorf("%s: %+v; want gated, higher better", name, f)
+		}
+	}
+}

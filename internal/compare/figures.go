@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/load"
@@ -113,10 +112,11 @@ func Describe(name string) Figure {
 
 // FromRun takes a run's figures: each steady repeat's (or the main
 // phase's) throughput, latency and rejected share with their batch-means
-// standard errors, the block interval, the find-max result with the SE
-// its confidence interval implies, the sweep's saturation, each node's
-// mean CPU (cores) and peak RSS from series, and the top allocators'
-// shares of each allocs or heap profile.
+// standard errors, the block interval, every finding's figures as its
+// producer described them (find-max's with the SE its confidence interval
+// implies, a grid's saturation point, a chain's), each node's mean CPU
+// (cores) and peak RSS from series, and the top allocators' shares of
+// each allocs or heap profile.
 func FromRun(r *results.Run, series []observe.Sample) Values {
 	v := Values{Run: r.ID, Scenario: r.Scenario, Status: string(r.Status), Shape: shapeOf(r),
 		Figures: map[string][]Sample{}, Meta: map[string]Figure{}}
@@ -157,20 +157,10 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 			v.set("block interval", f.BlockInterval)
 		}
 	}
-	if fm := r.FindMax; fm != nil && fm.MaxTPS > 0 {
-		x := Sample{Value: fm.MaxTPS}
-		if fm.Batches >= 2 && fm.High > fm.Low {
-			t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(fm.Batches - 1)}.Quantile(0.975)
-			x.SE, x.DF = (fm.High-fm.Low)/(2*t), fm.Batches-1
-		}
-		v.Figures["max sustainable tx/s"] = []Sample{x}
-	}
-	if r.Sweep != nil && len(r.Sweep.Cells) > 0 {
-		v.set("saturation tx/s", r.Sweep.Saturation)
-	}
-	// The producers' own figures (a chain's by message kind); a figure
-	// with a limit is a check the criteria judge, not a measure.
-	for _, f := range r.Found {
+	// The producers' own figures (find-max's, a grid's saturation point,
+	// a chain's by message kind); a figure with a limit is a check the
+	// criteria judge, not a measure.
+	for _, f := range r.AllFindings() {
 		for _, x := range f.Figures {
 			if x.Must != nil {
 				continue

@@ -46,22 +46,6 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 	return paths, nil
 }
 
-// Delivery says whether a phase's load went out as asked, and if not who
-// held it back.
-func Delivery(g load.Report) string {
-	from := ""
-	if g.Generators > 1 {
-		from = fmt.Sprintf(" (from %d generators, their ledgers merged)", g.Generators)
-	}
-	if !g.Bound {
-		if g.Due == 0 {
-			return fmt.Sprintf("closed loop, %d txs sent%s", g.Dispatched, from)
-		}
-		return fmt.Sprintf("as asked: %d of %.0f due txs sent within %s of their time, %d senders at most%s", g.OnTime, g.Due, load.OnTime, g.Senders, from)
-	}
-	return strings.ToUpper(g.BoundBy) + "-BOUND: " + g.Why + from
-}
-
 // Verdict is a run's one-word result: PASS or FAIL for a complete run,
 // else its status in capitals.
 func Verdict(r *results.Run) string {
@@ -101,7 +85,7 @@ func figureRows(p *results.Phase) [][2]string {
 	row("txs per block (mean)", "%.0f", f.TxsPerBlock)
 	row("max round", "%d", f.MaxRound)
 	row("generator lag p50 / p99", "%.2f / %.2f ms", s.Lag.P50, s.Lag.P99)
-	row("load delivered", "%s", Delivery(p.Generator))
+	row("load delivered", "%s", p.Generator.Delivery())
 	if u := p.Unresolved; u != nil && u.Unresolved > 0 {
 		row("unresolved txs", "%s", u)
 	}

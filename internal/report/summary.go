@@ -1,13 +1,15 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
-	"github.com/chainperf/chainperf/internal/scenario"
 )
 
 // Summary writes what `chainperf run` prints at the end: the verdict,
@@ -19,7 +21,7 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 		f, s := p.Figures, p.Ledger
 		fmt.Fprintf(out, "  throughput: offered %.0f tx/s, sent %.0f tx/s, committed %.0f tx/s\n", f.OfferedTPS, f.SentTPS, f.CommittedTPS)
 		fmt.Fprintf(out, "  latency:    p50 %.0f ms, p99 %.0f ms in the measured window (from intended send time to block seen)\n", f.LatencyP50, f.LatencyP99)
-		fmt.Fprintf(out, "  load:       %s\n", Delivery(p.Generator))
+		fmt.Fprintf(out, "  load:       %s\n", p.Generator.Delivery())
 		fmt.Fprintf(out, "  fates:      %d sent = %d committed + %d committed_failed + %d rejected + %d send_error + %d unresolved\n",
 			s.Sent, s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected], s.Fates[load.FateSendError], s.Fates[load.FateUnresolved])
 		if reasons := s.TopReasons(); len(reasons) > 0 {
@@ -39,21 +41,12 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 			fmt.Fprintf(out, "  failed:     %s = %.4g (limit %s %g)\n", c.Name, c.Value, c.Op, c.Limit)
 		}
 	}
-	if sw := r.Sweep; sw != nil {
-		fmt.Fprintf(out, "  sweep:      saturation point %.0f tx/s (%s)\n", sw.Saturation, sw.Evidence)
-	}
-	if fm := r.FindMax; fm != nil {
-		fmt.Fprintf(out, "  find-max:   %.0f tx/s sustainable (%s); %s\n", fm.MaxTPS, fm.Interval(), fm.Evidence)
-		for _, p := range r.Phases {
-			if p.KindOf() == scenario.KindFindMax && p.Generator.Bound {
-				fmt.Fprintf(out, "  find-max load: %s\n", Delivery(p.Generator))
-			}
-		}
-	}
-	if len(r.Rotations) > 0 {
-		fmt.Fprintf(out, "  rotate:     %s\n", RotationSummary(r.Rotations))
-	}
-	for _, f := range r.Found {
+	// The experiment kinds' lines first, then the other producers'.
+	all := r.AllFindings()
+	slices.SortStableFunc(all, func(a, b finding.Finding) int {
+		return cmp.Compare(kindsFirst(a), kindsFirst(b))
+	})
+	for _, f := range all {
 		for _, l := range f.Summary {
 			fmt.Fprintf(out, "  %-11s %s\n", l.Label+":", l.Text)
 		}
@@ -66,4 +59,12 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 		}
 	}
 	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
+}
+
+// kindsFirst orders an experiment kind's finding (0) before any other (1).
+func kindsFirst(f finding.Finding) int {
+	if strings.HasPrefix(f.Source, "kind/") {
+		return 0
+	}
+	return 1
 }
