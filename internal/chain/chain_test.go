@@ -1,0 +1,216 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/evm"
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet/live"
+	"github.com/chainperf/chainperf/internal/testnet/providertest"
+)
+
+// The chains a scenario may name are the chains there are.
+func TestAllIsWhatScenariosName(t *testing.T) {
+	var names []string
+	for _, e := range All {
+		names = append(names, e.Name)
+	}
+	if !slices.Equal(names, scenario.Chains) {
+		t.Errorf("chain.All %v, scenario.Chains %v: register a chain in both", names, scenario.Chains)
+	}
+	s := mustParse(t, "")
+	s.Testnet.Chain = "nope"
+	if _, err := New(context.Background(), s, nil); err == nil || !strings.Contains(err.Error(), `unknown chain "nope"`) {
+		t.Errorf("an unknown chain: %v", err)
+	}
+}
+
+func mustParse(t *testing.T, doc string) *scenario.Scenario {
+	t.Helper()
+	s, err := scenario.Parse("t.toml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A chain's check after the run fails the run through its finding's
+// limits: funds not conserved, or an account its committed txs do not
+// explain (a Cosmos balance, an EVM nonce); both held passes.
+func TestBalancesJudged(t *testing.T) {
+	s := mustParse(t, "")
+	cosmosRun := func(conserved bool, mismatched int) *results.Run {
+		r := &results.Run{}
+		c := CosmosRecord{Balances: &cosmos.Balances{Conserved: conserved, Mismatched: mismatched}}
+		r.SetFinding(c.Finding())
+		return r
+	}
+	evmRun := func(conserved bool, mismatched int) *results.Run {
+		r := &results.Run{}
+		e := EVMRecord{Balances: &evm.Balances{Conserved: conserved, Mismatched: mismatched}}
+		r.SetFinding(e.Finding())
+		return r
+	}
+	for _, tc := range []struct {
+		name       string
+		run        func(bool, int) *results.Run
+		conserved  bool
+		mismatched int
+		fail       string
+	}{
+		{"cosmos conserved", cosmosRun, true, 0, ""},
+		{"cosmos not conserved", cosmosRun, false, 0, "wallet funds not conserved (held + fees != funded)"},
+		{"cosmos wallet off", cosmosRun, true, 1, "wallets whose balance disagrees with the committed txs"},
+		{"evm conserved", evmRun, true, 0, ""},
+		{"evm not conserved", evmRun, false, 0, "EVM funds not conserved (held + fee collector != funded)"},
+		{"evm nonce off", evmRun, true, 2, "EVM accounts whose nonce disagrees with their committed txs"},
+	} {
+		r := tc.run(tc.conserved, tc.mismatched)
+		results.Evaluate(r, s.Criteria)
+		if (tc.fail == "") != r.Passed {
+			t.Errorf("%s: passed %v; checks %+v", tc.name, r.Passed, r.Checks)
+		}
+		for _, c := range r.Checks {
+			if c.Name == tc.fail && c.Pass {
+				t.Errorf("%s: check %q passed", tc.name, tc.fail)
+			}
+		}
+	}
+}
+
+// The chain's record survives its finding: what CosmosOf reads back is
+// what the adapter recorded; a record an earlier chainperf stored under
+// "cosmos" reads as the same finding; a broken one is an error naming it.
+func TestRecordRoundTrip(t *testing.T) {
+	c := CosmosRecord{Binary: "/bin/sdkd", Wallets: 7, Workload: "bank sends",
+		Stats:    cosmos.Stats{Expired: 3, Kinds: []cosmos.KindStats{{Msg: "send", Committed: 5, CommittedPerSec: 2.5}}},
+		Balances: &cosmos.Balances{Conserved: true, Wallets: 7, Checked: 7}}
+	r := &results.Run{}
+	r.SetFinding(c.Finding())
+	got := CosmosOf(r)
+	if got == nil || got.Binary != c.Binary || got.Stats.Expired != 3 || got.Balances == nil || !got.Balances.Conserved {
+		t.Fatalf("CosmosOf = %+v", got)
+	}
+	f, _ := r.Finding(SourceCosmos)
+	if err := f.Check(); err != nil {
+		t.Error(err)
+	}
+	var labels []string
+	for _, l := range f.Summary {
+		labels = append(labels, l.Label)
+	}
+	if !slices.Equal(labels, []string{"expired", "balances"}) {
+		t.Errorf("summary lines %v", labels)
+	}
+	raw, _ := json.Marshal(c)
+	var old results.Run
+	if err := json.Unmarshal([]byte(`{"id":"old","cosmos":`+string(raw)+`}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if o := CosmosOf(&old); o == nil || o.Wallets != 7 || EVMOf(&old) != nil {
+		t.Errorf("an old run's cosmos record read as %+v", o)
+	}
+	if err := json.Unmarshal([]byte(`{"id":"old","evm":{"wallets":"many"}}`), &old); err == nil || !strings.Contains(err.Error(), `"evm" record`) {
+		t.Errorf("a broken old evm record: %v", err)
+	}
+}
+
+// A workload's message kinds: a cosmos-send is one send of the workload's
+// amount; a mix entry takes the workload's amount and outputs where it
+// gives none, and a send never has more than one output.
+func TestMixOf(t *testing.T) {
+	w := scenario.Workload{Kind: cosmos.KindSend, Amount: 9}
+	if m := mixOf(w); len(m) != 1 || m[0].Msg != cosmos.MsgSendKind || m[0].Amount != 9 || m[0].Outputs != 1 {
+		t.Errorf("cosmos-send: %+v", m)
+	}
+	w = scenario.Workload{Kind: "cosmos-mix", Amount: 4, Outputs: 3, Mix: []scenario.MixEntry{
+		{Msg: cosmos.MsgSendKind, Weight: 2}, {Msg: cosmos.MsgMultiSendKind, Weight: 1, Amount: 6}}}
+	m := mixOf(w)
+	if len(m) != 2 || m[0].Outputs != 1 || m[0].Amount != 4 || m[1].Outputs != 3 || m[1].Amount != 6 || m[0].Validator != -1 {
+		t.Errorf("cosmos-mix: %+v", m)
+	}
+	if e := mixOfEVM(scenario.Workload{Kind: "evm-erc20", Amount: 5}); len(e) != 1 || e[0].Kind != evm.ERC20 || e[0].Amount != 5 {
+		t.Errorf("evm-erc20: %+v", e)
+	}
+}
+
+// kvstore on the in-memory twin: nothing to prepare, a fresh workload
+// each phase, or the replay file read once.
+func TestKVStoreOnTheFake(t *testing.T) {
+	s := mustParse(t, "[testnet]\nvalidators = 2\nfull_nodes = 1\n")
+	a, err := New(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newFake, _ := providertest.Factory(providertest.Config{})
+	net, err := live.Up(context.Background(), s.Testnet, live.UpOptions{Chain: a, Provider: newFake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer net.Down(context.Background())
+	w, err := a.Workload(context.Background(), net.RPCs(net.Testnet.RPCNodes()), &results.Run{})
+	if w != nil || err != nil {
+		t.Errorf("kvstore workload %v, %v; want none (each phase makes its own)", w, err)
+	}
+	replay := t.TempDir() + "/txs"
+	os.WriteFile(replay, []byte("6b3d76\n"), 0o644)
+	s.Workload.Kind, s.Workload.ReplayFile = "replay", replay
+	a, _ = New(context.Background(), s, nil)
+	if w, err := a.Workload(context.Background(), nil, &results.Run{}); err != nil {
+		t.Errorf("replay workload: %v", err)
+	} else if r, ok := w.(*load.Replay); !ok || r.File != replay {
+		t.Errorf("replay workload %#v; want the file's", w)
+	}
+}
+
+// A Cosmos SDK chain's Prepare on homes the testnet wrote (the in-memory
+// twin runs the nodes): the nodes run the chain's binary, every node has
+// one genesis with the wallets funded, and the chain's finding is handed
+// over when its workload is made. Needs the SDK binary (CHAINPERF_SDKD, as
+// CI builds it).
+func TestCosmosPrepareOnTheFake(t *testing.T) {
+	bin := os.Getenv("CHAINPERF_SDKD")
+	if testing.Short() || bin == "" {
+		t.Skip("needs CHAINPERF_SDKD (a built chainperf-sdkd) and no -short")
+	}
+	s := mustParse(t, "[testnet]\nvalidators = 2\nfull_nodes = 1\nchain = \"cosmos\"\n[testnet.cosmos]\nwallets = 25\n[workload]\nkind = \"cosmos-send\"\n")
+	a, err := New(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newFake, _ := providertest.Factory(providertest.Config{})
+	net, err := live.Up(context.Background(), s.Testnet, live.UpOptions{Chain: a, Provider: newFake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer net.Down(context.Background())
+	c := a.(*Cosmos)
+	if net.Testnet.Binary != bin || c.chain == nil || c.chain.Funding.Wallets != 25 || len(c.chain.Wallets) != 25 {
+		t.Fatalf("binary %q, chain %+v", net.Testnet.Binary, c.chain)
+	}
+	var first []byte
+	for _, n := range net.Testnet.Nodes {
+		g, err := os.ReadFile(n.Home + "/config/genesis.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = g
+		} else if string(g) != string(first) {
+			t.Errorf("%s has another genesis", n.Name)
+		}
+	}
+	for _, w := range c.chain.Wallets {
+		if !strings.Contains(string(first), w.Address) {
+			t.Fatalf("wallet %s is not in genesis", w.Address)
+		}
+	}
+}
