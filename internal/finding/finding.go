@@ -88,6 +88,9 @@ type Finding struct {
 	Figures []Figure `json:"figures,omitempty"`
 	Tables  []Table  `json:"tables,omitempty"`
 	Summary []Line   `json:"summary,omitempty"`
+	// TablesShowFigures: the producer's tables already show every figure,
+	// so readers add no figures table of their own.
+	TablesShowFigures bool `json:"tables_show_figures,omitempty"`
 	// Detail is the producer's own record (JSON), for its own readers and
 	// tests; no other reader looks inside.
 	Detail json.RawMessage `json:"detail,omitempty"`
@@ -195,7 +198,7 @@ func (f Finding) FigureTable() *Table {
 
 // Show is the finding's tables in the order every reader shows them, each
 // titled: its untitled tables under the finding's title and note, then its
-// figures, then its titled tables.
+// figures (unless its tables show them), then its titled tables.
 func (f Finding) Show() []Table {
 	var out, titled []Table
 	for _, t := range f.Tables {
@@ -206,7 +209,7 @@ func (f Finding) Show() []Table {
 		t.Title, t.Note = f.Title, f.Note
 		out = append(out, t)
 	}
-	if ft := f.FigureTable(); ft != nil {
+	if ft := f.FigureTable(); ft != nil && !f.TablesShowFigures {
 		ft.Title, ft.Note = f.Title+": figures", ""
 		if len(out) == 0 {
 			ft.Title, ft.Note = f.Title, f.Note
