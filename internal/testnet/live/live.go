@@ -235,19 +235,19 @@ func (n *Net) PID(nd *testnet.Node) int {
 // height and the logs to read; never on a fixed deadline.
 func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) error {
 	clients := map[string]*rpchttp.HTTP{}
+	var names []string
 	for _, nd := range n.Testnet.Standing() {
 		c, err := rpchttp.New(n.Endpoint(nd).RPC, "/websocket")
 		if err != nil {
 			return err
 		}
 		clients[nd.Name] = c
+		names = append(names, nd.Name)
 	}
-	heights := map[string]int64{}
-	lastRise := time.Now()
+	c := newClimb(h, stall, time.Now())
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		done := true
 		for _, nd := range n.Testnet.Standing() {
 			if err, exited := n.Provider.Exited(nd); exited {
 				return fmt.Errorf("%s exited (%v): %s", nd.Name, err, n.logHint(ctx, nd))
@@ -255,26 +255,17 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 			qctx, cancel := context.WithTimeout(ctx, time.Second)
 			st, err := clients[nd.Name].Status(qctx)
 			cancel()
-			if err == nil && st.SyncInfo.LatestBlockHeight > heights[nd.Name] {
-				heights[nd.Name] = st.SyncInfo.LatestBlockHeight
-				lastRise = time.Now()
-			}
-			if heights[nd.Name] < h {
-				done = false
+			if err == nil {
+				c.saw(time.Now(), nd.Name, st.SyncInfo.LatestBlockHeight)
 			}
 		}
-		if done {
+		if c.done(names) {
 			return nil
 		}
-		if time.Since(lastRise) > stall {
-			low := n.Testnet.Standing()[0]
-			for _, nd := range n.Testnet.Standing() {
-				if heights[nd.Name] < heights[low.Name] {
-					low = nd
-				}
-			}
+		if c.stalled(time.Now()) {
+			low := n.Testnet.Node(c.lowest(names))
 			return fmt.Errorf("testnet stalled: no node's height rose for %s (heights %s); %s",
-				stall, formatHeights(n.Testnet, heights), n.logHint(ctx, low))
+				stall, formatHeights(n.Testnet, c.heights), n.logHint(ctx, low))
 		}
 		select {
 		case <-ctx.Done():
@@ -282,6 +273,52 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 		case <-tick.C:
 		}
 	}
+}
+
+// A climb follows nodes' heights toward a target: the decision of
+// WaitHeight, on times it is given (tests feed it a made-up clock).
+type climb struct {
+	target   int64
+	stall    time.Duration
+	heights  map[string]int64
+	lastRise time.Time
+}
+
+func newClimb(target int64, stall time.Duration, now time.Time) *climb {
+	return &climb{target: target, stall: stall, heights: map[string]int64{}, lastRise: now}
+}
+
+// saw records node's height at now; a rise restarts the stall's clock.
+func (c *climb) saw(now time.Time, node string, h int64) {
+	if h > c.heights[node] {
+		c.heights[node] = h
+		c.lastRise = now
+	}
+}
+
+// done says whether every node reached the target.
+func (c *climb) done(nodes []string) bool {
+	for _, nd := range nodes {
+		if c.heights[nd] < c.target {
+			return false
+		}
+	}
+	return true
+}
+
+// stalled says whether no node's height rose for longer than stall by now.
+func (c *climb) stalled(now time.Time) bool { return now.Sub(c.lastRise) > c.stall }
+
+// lowest is the node furthest behind (the first of them), whose log says
+// most about a stall.
+func (c *climb) lowest(nodes []string) string {
+	low := nodes[0]
+	for _, nd := range nodes {
+		if c.heights[nd] < c.heights[low] {
+			low = nd
+		}
+	}
+	return low
 }
 
 // logHint says where to read nd's log. A testnet in a temp dir (`chainperf

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -76,5 +77,42 @@ func TestLogHintFromTheProvider(t *testing.T) {
 	n.Provider = podLogs{}
 	if got := n.logHint(context.Background(), nd); !strings.Contains(got, "(empty)") {
 		t.Errorf("empty log: %q", got)
+	}
+}
+
+// The wait for a height, on a made-up clock: each case is what the nodes
+// answered at which second, and what WaitHeight decides after it.
+func TestClimb(t *testing.T) {
+	type obs struct {
+		at   int // seconds after the wait began
+		node string
+		h    int64
+	}
+	for _, tc := range []struct {
+		name    string
+		seen    []obs
+		at      int // when the decision is read
+		done    bool
+		stalled bool
+		lowest  string
+	}{
+		{"no answer yet", nil, 5, false, false, "a"},
+		{"no answer for longer than stall", nil, 11, false, true, "a"},
+		{"both at the target", []obs{{1, "a", 5}, {1, "b", 6}}, 2, true, false, "a"},
+		{"one short of it", []obs{{1, "a", 5}, {1, "b", 4}}, 2, false, false, "b"},
+		{"one rising keeps the wait alive", []obs{{1, "a", 3}, {1, "b", 1}, {9, "a", 4}}, 18, false, false, "b"},
+		{"the same height again is no rise", []obs{{1, "a", 3}, {1, "b", 1}, {9, "a", 3}, {9, "b", 1}}, 12, false, true, "b"},
+		{"a height going down is no rise", []obs{{1, "a", 3}, {1, "b", 2}, {9, "a", 2}}, 12, false, true, "b"},
+	} {
+		t0 := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+		at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+		c := newClimb(5, 10*time.Second, t0)
+		for _, o := range tc.seen {
+			c.saw(at(o.at), o.node, o.h)
+		}
+		nodes := []string{"a", "b"}
+		if c.done(nodes) != tc.done || c.stalled(at(tc.at)) != tc.stalled || c.lowest(nodes) != tc.lowest {
+			t.Errorf("%s: done %v stalled %v lowest %s; want %v %v %s", tc.name, c.done(nodes), c.stalled(at(tc.at)), c.lowest(nodes), tc.done, tc.stalled, tc.lowest)
+		}
 	}
 }
