@@ -1,0 +1,146 @@
+package load
+
+import (
+	"sort"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Summary is what a ledger knows at the moment it is asked.
+type Summary struct {
+	Sent       int64            `json:"sent"`
+	Accepted   int64            `json:"accepted"`    // sends the node accepted
+	Rejected   int64            `json:"rejected"`    // sends the node refused
+	SendErrors int64            `json:"send_errors"` // sends with no usable answer
+	Fates      map[Fate]int64   `json:"fates"`
+	Reasons    map[string]int64 `json:"reasons,omitempty"`
+	Lag        Percentiles      `json:"lag"`
+	Latency    Percentiles      `json:"latency"` // first seen in a block - intended send time
+	// WindowLatency is Latency over the txs seen committed in the measured
+	// window (SetWindow), where the rates are counted.
+	WindowLatency Percentiles `json:"window_latency"`
+	Inclusion     Percentiles `json:"inclusion_latency"` // CometBFT QA: block H+1 time - intended send time
+	PerSecond     []Second    `json:"per_second"`
+	// LatencyHist is the commit latency distribution in buckets of a
+	// 1-2-5 series of upper bounds.
+	LatencyHist []Bucket `json:"latency_hist,omitempty"`
+	InFlight    int64    `json:"in_flight"` // txs with no final fate yet (0 after Close)
+}
+
+// Percentiles of a latency distribution, in milliseconds.
+type Percentiles struct {
+	Count int64   `json:"count"`
+	P50   float64 `json:"p50_ms"`
+	P90   float64 `json:"p90_ms"`
+	P99   float64 `json:"p99_ms"`
+	P999  float64 `json:"p999_ms"`
+	Max   float64 `json:"max_ms"`
+	Mean  float64 `json:"mean_ms"`
+}
+
+func percentiles(h *hdrhistogram.Histogram) Percentiles {
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	return Percentiles{
+		Count: h.TotalCount(),
+		P50:   ms(h.ValueAtQuantile(50)),
+		P90:   ms(h.ValueAtQuantile(90)),
+		P99:   ms(h.ValueAtQuantile(99)),
+		P999:  ms(h.ValueAtQuantile(99.9)),
+		Max:   ms(h.Max()),
+		Mean:  h.Mean() / 1000,
+	}
+}
+
+// A Bucket counts the values above the previous bucket's bound and up to
+// its own.
+type Bucket struct {
+	UpToMS float64 `json:"le_ms"`
+	Count  int64   `json:"count"`
+}
+
+// buckets folds an HDR histogram (µs) into 1-2-5 buckets (ms), from the
+// first to the last that holds a value.
+func buckets(h *hdrhistogram.Histogram) []Bucket {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	var out []Bucket
+	for decade := 0.1; decade <= 1e7; decade *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			out = append(out, Bucket{UpToMS: decade * m})
+		}
+	}
+	for _, bar := range h.Distribution() {
+		ms := float64(bar.To) / 1000
+		i := sort.Search(len(out), func(i int) bool { return out[i].UpToMS >= ms })
+		if i == len(out) {
+			i--
+		}
+		out[i].Count += bar.Count
+	}
+	first, last := 0, len(out)-1
+	for first < last && out[first].Count == 0 {
+		first++
+	}
+	for last > first && out[last].Count == 0 {
+		last--
+	}
+	return out[first : last+1]
+}
+
+// Summary returns the counts and distributions so far.
+func (l *Ledger) Summary() Summary {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := Summary{
+		Sent:          l.sent,
+		Accepted:      l.accepted,
+		Rejected:      l.rejected,
+		SendErrors:    l.failed,
+		Fates:         map[Fate]int64{},
+		Reasons:       map[string]int64{},
+		Lag:           percentiles(l.lag),
+		Latency:       percentiles(l.latency),
+		WindowLatency: percentiles(l.winLat),
+		LatencyHist:   buckets(l.latency),
+		Inclusion:     percentiles(l.incl),
+		PerSecond:     append([]Second(nil), l.perSec...),
+	}
+	// The second being filled, as far as it goes.
+	if l.secAt >= 0 && l.secLat.TotalCount() > 0 && l.secAt < len(s.PerSecond) {
+		s.PerSecond[l.secAt].LatencyP50 = float64(l.secLat.ValueAtQuantile(50))
+		s.PerSecond[l.secAt].LatencyP99 = float64(l.secLat.ValueAtQuantile(99))
+	}
+	for _, f := range Fates {
+		s.Fates[f] = l.fates[f]
+	}
+	for k, v := range l.reasons {
+		s.Reasons[k] = v
+	}
+	var final int64
+	for _, v := range s.Fates {
+		final += v
+	}
+	s.InFlight = s.Sent - final
+	return s
+}
+
+// Balanced reports whether the conservation law holds:
+// sent = send_error + rejected + committed + committed_failed + unresolved.
+func (s Summary) Balanced() bool {
+	var n int64
+	for _, v := range s.Fates {
+		n += v
+	}
+	return n == s.Sent
+}
+
+// TopReasons returns the reasons sorted by count, most frequent first.
+func (s Summary) TopReasons() []string {
+	keys := make([]string, 0, len(s.Reasons))
+	for k := range s.Reasons {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return s.Reasons[keys[i]] > s.Reasons[keys[j]] })
+	return keys
+}
