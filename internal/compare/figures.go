@@ -127,35 +127,7 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 	} else if p != nil {
 		v.Kind = p.KindOf()
 		v.Model, v.Workload = p.Model, p.Workload
-		phases := []*results.Phase{p}
-		if p.KindOf() == scenario.KindSteady {
-			phases = phases[:0]
-			for _, q := range r.Phases {
-				if q.KindOf() == scenario.KindSteady {
-					phases = append(phases, q)
-				}
-			}
-		}
-		for _, q := range phases {
-			add := func(name string, value float64, batch func(load.Second) (float64, bool)) {
-				v.Figures[name] = append(v.Figures[name], withSE(value, q, batch))
-			}
-			if x, ok := blockSE(q.Figures.CommittedTPS, q); ok {
-				v.Figures["committed tx/s"] = append(v.Figures["committed tx/s"], x)
-			} else {
-				add("committed tx/s", q.Figures.CommittedTPS, func(s load.Second) (float64, bool) { return float64(s.Committed), true })
-			}
-			add("rejected share", q.Figures.RejectedShare, func(s load.Second) (float64, bool) {
-				return float64(s.Rejected) / float64(s.Sent), s.Sent > 0
-			})
-			if q.Ledger.Fates[load.FateCommitted] > 0 {
-				add("latency p50", q.Figures.LatencyP50, func(s load.Second) (float64, bool) { return s.LatencyP50, s.LatencyP50 > 0 })
-				add("latency p99", q.Figures.LatencyP99, func(s load.Second) (float64, bool) { return s.LatencyP99, s.LatencyP99 > 0 })
-			}
-		}
-		if f := p.Figures; f.Blocks > 1 {
-			v.set("block interval", f.BlockInterval)
-		}
+		phaseFigures(v, r, p)
 	}
 	// The producers' own figures (find-max's, a grid's saturation point,
 	// a chain's by message kind); a figure with a limit is a check the
@@ -169,6 +141,58 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 			v.Figures[x.Name] = []Sample{{Value: x.Value, SE: x.SE, DF: x.DF}}
 		}
 	}
+	nodeFigures(v, series)
+	for _, p := range r.Profiles {
+		if p.Kind != "allocs" && p.Kind != "heap" {
+			continue
+		}
+		for i, t := range p.Top {
+			if i == 3 {
+				break
+			}
+			v.set(fmt.Sprintf("alloc %s %s", p.Node, t.Func), t.Share)
+		}
+	}
+	return v
+}
+
+// phaseFigures are the headline figures of the main phase p (of each
+// steady repeat, when p is steady), a sample a phase.
+func phaseFigures(v Values, r *results.Run, p *results.Phase) {
+	phases := []*results.Phase{p}
+	if p.KindOf() == scenario.KindSteady {
+		phases = phases[:0]
+		for _, q := range r.Phases {
+			if q.KindOf() == scenario.KindSteady {
+				phases = append(phases, q)
+			}
+		}
+	}
+	for _, q := range phases {
+		add := func(name string, value float64, batch func(load.Second) (float64, bool)) {
+			v.Figures[name] = append(v.Figures[name], withSE(value, q, batch))
+		}
+		if x, ok := blockSE(q.Figures.CommittedTPS, q); ok {
+			v.Figures["committed tx/s"] = append(v.Figures["committed tx/s"], x)
+		} else {
+			add("committed tx/s", q.Figures.CommittedTPS, func(s load.Second) (float64, bool) { return float64(s.Committed), true })
+		}
+		add("rejected share", q.Figures.RejectedShare, func(s load.Second) (float64, bool) {
+			return float64(s.Rejected) / float64(s.Sent), s.Sent > 0
+		})
+		if q.Ledger.Fates[load.FateCommitted] > 0 {
+			add("latency p50", q.Figures.LatencyP50, func(s load.Second) (float64, bool) { return s.LatencyP50, s.LatencyP50 > 0 })
+			add("latency p99", q.Figures.LatencyP99, func(s load.Second) (float64, bool) { return s.LatencyP99, s.LatencyP99 > 0 })
+		}
+	}
+	if f := p.Figures; f.Blocks > 1 {
+		v.set("block interval", f.BlockInterval)
+	}
+}
+
+// nodeFigures are each node's mean CPU (cores) and peak RSS (MiB) from
+// its series.
+func nodeFigures(v Values, series []observe.Sample) {
 	type span struct {
 		first, last observe.Sample
 		n           int
@@ -197,18 +221,6 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 			v.set("cpu "+node, (sp.last.Value-sp.first.Value)/d)
 		}
 	}
-	for _, p := range r.Profiles {
-		if p.Kind != "allocs" && p.Kind != "heap" {
-			continue
-		}
-		for i, t := range p.Top {
-			if i == 3 {
-				break
-			}
-			v.set(fmt.Sprintf("alloc %s %s", p.Node, t.Func), t.Share)
-		}
-	}
-	return v
 }
 
 // qaFigures are a QA run's figures by phase, each named with its cell,

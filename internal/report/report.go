@@ -101,6 +101,30 @@ func fateRows(s load.Summary) [][2]string {
 	return rows
 }
 
+// markdownPhase writes phase i's figures, fates and top reasons.
+func markdownPhase(w io.Writer, i int, p *results.Phase) {
+	s := p.Ledger
+	fmt.Fprintf(w, "## %s\n\n| figure | value |\n|---|---|\n", phaseTitle(i, p))
+	for _, row := range figureRows(p) {
+		fmt.Fprintf(w, "| %s | %s |\n", row[0], row[1])
+	}
+	fmt.Fprintf(w, "\n| fate | txs |\n|---|---|\n")
+	for _, row := range fateRows(s) {
+		fmt.Fprintf(w, "| %s | %s |\n", row[0], row[1])
+	}
+	fmt.Fprintln(w)
+	if reasons := s.TopReasons(); len(reasons) > 0 {
+		fmt.Fprintf(w, "Reasons for rejections, send errors and txs failed in a block:\n\n")
+		for i, k := range reasons {
+			if i == 5 {
+				break
+			}
+			fmt.Fprintf(w, "- %d x %s\n", s.Reasons[k], k)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
 // Markdown writes the run's summary tables.
 func Markdown(w io.Writer, r *results.Run) {
 	fmt.Fprintf(w, "# chainperf run %s: %s\n\n", r.ID, Verdict(r))
@@ -109,26 +133,7 @@ func Markdown(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, "Error: `%s`\n\n", r.Error)
 	}
 	for i, p := range r.Phases {
-		s := p.Ledger
-		fmt.Fprintf(w, "## %s\n\n| figure | value |\n|---|---|\n", phaseTitle(i, p))
-		for _, row := range figureRows(p) {
-			fmt.Fprintf(w, "| %s | %s |\n", row[0], row[1])
-		}
-		fmt.Fprintf(w, "\n| fate | txs |\n|---|---|\n")
-		for _, row := range fateRows(s) {
-			fmt.Fprintf(w, "| %s | %s |\n", row[0], row[1])
-		}
-		fmt.Fprintln(w)
-		if reasons := s.TopReasons(); len(reasons) > 0 {
-			fmt.Fprintf(w, "Reasons for rejections, send errors and txs failed in a block:\n\n")
-			for i, k := range reasons {
-				if i == 5 {
-					break
-				}
-				fmt.Fprintf(w, "- %d x %s\n", s.Reasons[k], k)
-			}
-			fmt.Fprintln(w)
-		}
+		markdownPhase(w, i, p)
 	}
 	for _, t := range experimentTables(r) {
 		fmt.Fprintf(w, "## %s\n\n", t.Title)
