@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
@@ -278,5 +279,50 @@ func TestReadOnlyReadsAndRefusesWrites(t *testing.T) {
 	}
 	if _, err := OpenReadOnly(ctx, filepath.Join(t.TempDir(), "none.db")); err == nil || !strings.Contains(err.Error(), "no results database") {
 		t.Fatalf("a missing file: %v", err)
+	}
+}
+
+// A run an earlier chainperf stored with its chain's record under a key of
+// its own ("cosmos", before findings were data) reads back, on SQLite and
+// PostgreSQL alike, with that record as the chain's finding: its balance
+// check and its figures, as the chain package reads them.
+func TestRunStoredBeforeFindings(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			r := sampleRun("old-cosmos", time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
+			if err := s.Begin(ctx, r, Owner{PID: 42, Start: 7, Host: "h"}); err != nil {
+				t.Fatal(err)
+			}
+			r.Status, r.End, r.Passed = results.StatusComplete, r.Start.Add(time.Minute), true
+			if err := s.Finish(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			// The record as the build before wrote it (its keys, trimmed).
+			old := `{"id":"old-cosmos","scenario":"default","status":"complete","phases":[],"checks":[],"passed":true,` +
+				`"cosmos":{"binary":"/bin/sdkd","wallets":200,"genesis_bytes":1,"genesis_s":0.1,"workload":"cosmos-mix",` +
+				`"stats":{"kinds":[{"msg":"send","weight":3,"committed":370,"committed_msgs_per_s":37.4,"latency_p99_ms":1947,"gas_per_msg":71885}]},` +
+				`"balances":{"conserved":true,"wallets":200,"checked":200,"denom":"stake"}}}`
+			if _, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET record = ? WHERE id = ?`), old, r.ID); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Run(ctx, r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := chain.CosmosOf(got)
+			if c == nil || c.Wallets != 200 || c.Balances == nil || !c.Balances.Conserved || len(c.Stats.Kinds) != 1 {
+				t.Fatalf("the old cosmos record read as %+v (findings %+v)", c, got.Found)
+			}
+			f, _ := got.Finding(chain.SourceCosmos)
+			if x, ok := f.Figure("msg/s send"); !ok || x.Value != 37.4 {
+				t.Errorf("msg/s send %+v %v", x, ok)
+			}
+		})
 	}
 }
