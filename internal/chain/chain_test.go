@@ -146,16 +146,7 @@ func TestMixOf(t *testing.T) {
 // each phase, or the replay file read once.
 func TestKVStoreOnTheFake(t *testing.T) {
 	s := mustParse(t, "[testnet]\nvalidators = 2\nfull_nodes = 1\n")
-	a, err := New(context.Background(), s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newFake, _ := providertest.Factory(providertest.Config{})
-	net, err := live.Up(context.Background(), s.Testnet, live.UpOptions{Chain: a, Provider: newFake})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer net.Down(context.Background())
+	a, net := adapterOnFake(t, s)
 	w, err := a.Workload(context.Background(), net.RPCs(net.Testnet.RPCNodes()), &results.Run{})
 	if w != nil || err != nil {
 		t.Errorf("kvstore workload %v, %v; want none (each phase makes its own)", w, err)
@@ -182,16 +173,7 @@ func TestCosmosPrepareOnTheFake(t *testing.T) {
 		t.Skip("needs CHAINPERF_SDKD (a built chainperf-sdkd) and no -short")
 	}
 	s := mustParse(t, "[testnet]\nvalidators = 2\nfull_nodes = 1\nchain = \"cosmos\"\n[testnet.cosmos]\nwallets = 25\n[workload]\nkind = \"cosmos-send\"\n")
-	a, err := New(context.Background(), s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newFake, _ := providertest.Factory(providertest.Config{})
-	net, err := live.Up(context.Background(), s.Testnet, live.UpOptions{Chain: a, Provider: newFake})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer net.Down(context.Background())
+	a, net := adapterOnFake(t, s)
 	c := a.(*Cosmos)
 	if net.Testnet.Binary != bin || c.chain == nil || c.chain.Funding.Wallets != 25 || len(c.chain.Wallets) != 25 {
 		t.Fatalf("binary %q, chain %+v", net.Testnet.Binary, c.chain)
@@ -213,4 +195,22 @@ func TestCosmosPrepareOnTheFake(t *testing.T) {
 			t.Fatalf("wallet %s is not in genesis", w.Address)
 		}
 	}
+}
+
+// adapterOnFake makes the scenario's chain adapter and brings its testnet
+// up on the in-memory twin, the adapter preparing the homes; the testnet
+// goes when the test ends.
+func adapterOnFake(t *testing.T, s *scenario.Scenario) (Adapter, *live.Net) {
+	t.Helper()
+	a, err := New(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newFake, _ := providertest.Factory(providertest.Config{})
+	net, err := live.Up(context.Background(), s.Testnet, live.UpOptions{Chain: a, Provider: newFake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { net.Down(context.Background()) })
+	return a, net
 }

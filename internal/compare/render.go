@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/chainperf/chainperf/internal/finding"
 )
 
 // Cells are the row as the verdict table shows it (Header names them).
@@ -45,19 +47,7 @@ func side(xs []float64, center float64) string {
 
 // Num shows a figure with the digits it deserves (the verdict table's
 // and the dashboard's format); "-" for NaN or infinity.
-func Num(x float64) string {
-	switch {
-	case math.IsNaN(x) || math.IsInf(x, 0):
-		return "-"
-	case x == 0:
-		return "0"
-	case math.Abs(x) >= 100:
-		return fmt.Sprintf("%.0f", x)
-	case math.Abs(x) >= 1:
-		return fmt.Sprintf("%.2f", x)
-	}
-	return fmt.Sprintf("%.4f", x)
-}
+func Num(x float64) string { return finding.Num(x) }
 
 // Header names the columns of the verdict table.
 var Header = []string{"figure", "baseline", "candidate", "change", "95 % interval", "verdict"}
