@@ -1,8 +1,10 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -62,6 +64,9 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, (*plain)(r)); err != nil {
 		return err
 	}
+	if !mayHoldLegacy(b) { // most records: no second pass over them
+		return nil
+	}
 	var old map[string]json.RawMessage
 	if err := json.Unmarshal(b, &old); err != nil {
 		return err
@@ -94,6 +99,21 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// mayHoldLegacy says whether the record names any legacy key at all (a
+// key inside a string or a deeper object also counts: the second pass
+// then looks at the top level only).
+func mayHoldLegacy(b []byte) bool {
+	legacy.Lock()
+	keys := slices.Collect(maps.Keys(legacy.readers))
+	legacy.Unlock()
+	for _, k := range append(keys, legacyKeys...) {
+		if bytes.Contains(b, []byte(`"`+k+`"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 func registered(key string) bool {
