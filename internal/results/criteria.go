@@ -1,6 +1,10 @@
 package results
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
@@ -44,6 +48,7 @@ func Evaluate(r *Run, c scenario.Criteria) {
 			}
 		}
 	}
+	figureCriteria(r, c.Figures, add)
 	if p != nil {
 		// With repeats, the figures judged are the medians of the repeats'.
 		f := p.Figures
@@ -100,4 +105,40 @@ func (r *Run) saturatedByNode(p *Phase) bool {
 		}
 	}
 	return false
+}
+
+// figureCriteria applies the scenario's bounds on named figures of the
+// run's findings. A figure the run does not have fails its criterion,
+// named with the figures it has (a criterion cannot pass unseen).
+func figureCriteria(r *Run, bounds []scenario.FigureCriterion, add func(name, op string, limit, value float64)) {
+	if len(bounds) == 0 {
+		return
+	}
+	have := map[string]float64{}
+	var names []string
+	for _, f := range r.AllFindings() {
+		for _, x := range f.Figures {
+			if _, dup := have[x.Name]; !dup {
+				names = append(names, strconv.Quote(x.Name))
+			}
+			have[x.Name] = x.Value
+		}
+	}
+	for _, b := range bounds {
+		v, ok := have[b.Name]
+		if !ok {
+			list := "none"
+			if len(names) > 0 {
+				list = strings.Join(names, ", ")
+			}
+			add(fmt.Sprintf("figures named %q (the run has %s)", b.Name, list), ">=", 1, 0)
+			continue
+		}
+		if b.Min != nil {
+			add(fmt.Sprintf("figure %q", b.Name), ">=", *b.Min, v)
+		}
+		if b.Max != nil {
+			add(fmt.Sprintf("figure %q", b.Name), "<=", *b.Max, v)
+		}
+	}
 }

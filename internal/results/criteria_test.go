@@ -174,3 +174,37 @@ func TestQASaturatedCellsAndLoadDelivered(t *testing.T) {
 		}
 	}
 }
+
+// Criteria that name figures: within its bounds passes, past min or max
+// fails, and a figure the run does not have fails, naming those it has.
+func TestFigureCriteria(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	for _, tc := range []struct {
+		name  string
+		bound scenario.FigureCriterion
+		pass  bool
+		check string
+	}{
+		{"within", scenario.FigureCriterion{Name: "msg/s send", Min: f(30), Max: f(50)}, true, `figure "msg/s send"`},
+		{"under min", scenario.FigureCriterion{Name: "msg/s send", Min: f(45)}, false, `figure "msg/s send"`},
+		{"over max", scenario.FigureCriterion{Name: "max sustainable tx/s", Max: f(2000)}, false, `figure "max sustainable tx/s"`},
+		{"not in the run", scenario.FigureCriterion{Name: "msg/s sned", Min: f(1)}, false,
+			`figures named "msg/s sned" (the run has "max sustainable tx/s", "msg/s send")`},
+	} {
+		s, err := scenario.Parse("t.toml", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Criteria.Figures = []scenario.FigureCriterion{tc.bound}
+		r := &Run{Outcome: Outcome{Phases: []*Phase{steadyPhase(500, 1800, 0, false)}}}
+		r.FindMax = &FindMax{MaxTPS: 2048}
+		r.SetFinding(finding.Finding{Source: "chain/test", Title: "t", Figures: []finding.Figure{{Name: "msg/s send", Value: 40}}})
+		Evaluate(r, s.Criteria)
+		if r.Passed != tc.pass {
+			t.Errorf("%s: passed %v; checks %+v", tc.name, r.Passed, r.Checks)
+		}
+		if c, ok := check(r, tc.check); !ok || c.Pass != tc.pass {
+			t.Errorf("%s: no check %q passing %v in %+v", tc.name, tc.check, tc.pass, r.Checks)
+		}
+	}
+}

@@ -458,6 +458,17 @@ type Criteria struct {
 	// LoadDelivered fails a run whose load was not delivered as asked
 	// (the generator or the node held it back).
 	LoadDelivered bool `toml:"load_delivered"`
+	// Figures hold figures the run's producers hand over (a chain's
+	// "msg/s send", find-max's "max sustainable tx/s") to bounds, by name.
+	Figures []FigureCriterion `toml:"figure"`
+}
+
+// A FigureCriterion bounds one figure of a run's findings: Min, Max or
+// both (nil: no bound that way).
+type FigureCriterion struct {
+	Name string   `toml:"name"`
+	Min  *float64 `toml:"min"`
+	Max  *float64 `toml:"max"`
 }
 
 // Observe says what is watched besides blocks: every node's Prometheus

@@ -169,6 +169,31 @@ func (s *Scenario) validateCriteria(c *checker) {
 	if cr.MaxUnresolved < -1 {
 		c.fail("criteria.max_unresolved", "%d: use -1 for no criterion or a count", cr.MaxUnresolved)
 	}
+	seen := map[string]bool{}
+	for i, f := range cr.Figures {
+		path := fmt.Sprintf("criteria.figure[%d]", i)
+		switch {
+		case strings.TrimSpace(f.Name) == "":
+			c.fail(path+".name", "is empty: name a figure of the run's findings, e.g. \"msg/s send\" (`chainperf runs show` lists them)")
+		case seen[f.Name]:
+			c.fail(path+".name", "%q is bounded twice: give min and max in one [[criteria.figure]]", f.Name)
+		}
+		seen[f.Name] = true
+		if f.Min == nil && f.Max == nil {
+			c.fail(path, "%q has no bound: set min, max or both", f.Name)
+		}
+		for _, b := range []struct {
+			key string
+			v   *float64
+		}{{"min", f.Min}, {"max", f.Max}} {
+			if b.v != nil && (math.IsNaN(*b.v) || math.IsInf(*b.v, 0)) {
+				c.fail(path+"."+b.key, "%g: a finite number", *b.v)
+			}
+		}
+		if f.Min != nil && f.Max != nil && *f.Min > *f.Max {
+			c.fail(path, "min %g is above max %g: no value could pass", *f.Min, *f.Max)
+		}
+	}
 }
 
 func (s *Scenario) validateLoad(c *checker) {

@@ -115,6 +115,12 @@ var Bads = []Bad{
 	{"rate 1e12", "[load]\nrate = 1e12\n", "f.toml:2: load.rate: 1e+12 tx/s: at most 1e+07"},
 	{"criterion nan", "[criteria]\nmin_committed_tps = nan\n", "f.toml:2: criteria.min_committed_tps: NaN: not a finite number"},
 	{"unresolved share nan", "[criteria]\nmax_unresolved_share = nan\n", "criteria.max_unresolved_share: NaN"},
+	// A figure criterion names its figure and bounds it.
+	{"figure criterion no name", "[[criteria.figure]]\nmin = 3.0\n", "f.toml:1: criteria.figure[0].name: is empty: name a figure"},
+	{"figure criterion no bound", "[[criteria.figure]]\nname = \"msg/s send\"\n", `f.toml:1: criteria.figure[0]: "msg/s send" has no bound`},
+	{"figure criterion inverted", "[[criteria.figure]]\nname = \"x\"\nmin = 5.0\nmax = 1.0\n", "criteria.figure[0]: min 5 is above max 1"},
+	{"figure criterion twice", "[[criteria.figure]]\nname = \"x\"\nmin = 1.0\n[[criteria.figure]]\nname = \"x\"\nmax = 1.0\n", `f.toml:5: criteria.figure[1].name: "x" is bounded twice`},
+	{"figure criterion unknown key", "[[criteria.figure]]\nname = \"x\"\nmaximum = 1.0\n", `f.toml:3: unknown key "criteria.figure.maximum" (did you mean "criteria.figure.max"?)`},
 	{"sweep rate inf", "[experiment]\nkind = \"sweep\"\nrates = [100, inf]\n", "experiment.rates[1]: +Inf: not a finite number"},
 	{"bare minus", "[load]\nrate = -\n", "f.toml:2: cannot read this value"},
 	{"bare plus in a step", "[load]\nmodel = \"steps\"\nsteps = [{rate = +, duration = \"1s\"}]\n", "f.toml:3: cannot read this value"},
