@@ -21,9 +21,9 @@ func tip(ctx context.Context, net *live.Net) int64 {
 }
 
 // waitCaughtUp waits until node n has left block sync at height tip or
-// above, and returns its height; it fails when n exits, at deadline or
-// when ctx ends.
-func waitCaughtUp(ctx context.Context, net *live.Net, n *testnet.Node, tip int64, deadline time.Time) (int64, error) {
+// above, and returns its height; it fails when n exits, at deadline (by
+// clk) or when ctx ends.
+func waitCaughtUp(ctx context.Context, net *live.Net, n *testnet.Node, tip int64, deadline time.Time, clk clock) (int64, error) {
 	c, err := rpchttp.New(net.Endpoint(n).RPC, "/websocket")
 	if err != nil {
 		return 0, err
@@ -44,7 +44,7 @@ func waitCaughtUp(ctx context.Context, net *live.Net, n *testnet.Node, tip int64
 				return height, nil
 			}
 		}
-		if time.Now().After(deadline) {
+		if clk.Now().After(deadline) {
 			return height, fmt.Errorf("not caught up by the deadline: height %d of tip %d", height, tip)
 		}
 		select {

@@ -12,10 +12,10 @@ import (
 	"github.com/chainperf/chainperf/internal/testnet/live"
 )
 
-// perturb does the scenario's perturbations to net, each `at` after start,
-// recording each as a fault. The returned func waits for them all to end
-// (cancelling what has not begun) and returns the first error.
-func perturb(ctx context.Context, net *live.Net, start time.Time, ps []scenario.Perturbation, rec *recorder) func() error {
+// perturb does the scenario's perturbations to net, each `at` after start
+// by clk, recording each as a fault. The returned func waits for them all
+// to end (cancelling what has not begun) and returns the first error.
+func perturb(ctx context.Context, net *live.Net, start time.Time, ps []scenario.Perturbation, rec *recorder, clk clock) func() error {
 	pctx, cancel := context.WithCancel(ctx)
 	var (
 		wg    sync.WaitGroup
@@ -31,10 +31,10 @@ func perturb(ctx context.Context, net *live.Net, start time.Time, ps []scenario.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if !sleepUntil(pctx, start.Add(p.At.D())) {
+			if !clk.SleepUntil(pctx, start.Add(p.At.D())) {
 				return
 			}
-			if err := f.do(context.WithoutCancel(pctx), pctx, net, p.Duration.D(), rec); err != nil {
+			if err := f.do(context.WithoutCancel(pctx), pctx, net, p.Duration.D(), rec, clk); err != nil {
 				mu.Lock()
 				if first == nil {
 					first = fmt.Errorf("perturbation %s %s: %w", p.Kind, f.names, err)
@@ -121,12 +121,12 @@ func faultOf(net *live.Net, p scenario.Perturbation) (*fault, error) {
 // so that no node is left paused; a kill of duration 0 has no end. After
 // the end, it waits (while the phase lasts) for the nodes to be at the
 // chain's tip again and records how long that took.
-func (f *fault) do(bg, ctx context.Context, net *live.Net, d time.Duration, rec *recorder) error {
+func (f *fault) do(bg, ctx context.Context, net *live.Net, d time.Duration, rec *recorder, clk clock) error {
 	i := rec.began(f.began, f.names, f.stopsNodes)
 	if err := f.begin(bg); err != nil || f.end == nil {
 		return err
 	}
-	sleepUntil(ctx, time.Now().Add(d))
+	clk.SleepUntil(ctx, clk.Now().Add(d))
 	rec.ended(i, f.ended)
 	if err := f.end(bg); err != nil {
 		return err
@@ -134,18 +134,33 @@ func (f *fault) do(bg, ctx context.Context, net *live.Net, d time.Duration, rec 
 	if !f.stopsNodes || ctx.Err() != nil {
 		return nil
 	}
-	back, top := time.Now(), tip(ctx, net)
+	back, top := clk.Now(), tip(ctx, net)
 	for _, n := range f.nodes {
-		if _, err := waitCaughtUp(ctx, net, n, top, back.Add(2*time.Minute)); err != nil {
+		if _, err := waitCaughtUp(ctx, net, n, top, back.Add(2*time.Minute), clk); err != nil {
 			return nil // not caught up while the phase lasted: the fault table says so
 		}
 	}
-	rec.caughtUp(i, time.Since(back))
+	rec.caughtUp(i, clk.Now().Sub(back))
 	return nil
 }
 
 // formatSeconds is d as "4.2s".
 func formatSeconds(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
+
+// A clock is the time a run's decisions read (when a fault begins and
+// ends, when a catch-up is given up): the wall clock in a run, a made-up
+// one in tests.
+type clock interface {
+	Now() time.Time
+	// SleepUntil waits until t or until ctx ends; it reports whether t came.
+	SleepUntil(ctx context.Context, t time.Time) bool
+}
+
+// wall is the machine's clock.
+type wall struct{}
+
+func (wall) Now() time.Time                                   { return time.Now() }
+func (wall) SleepUntil(ctx context.Context, t time.Time) bool { return sleepUntil(ctx, t) }
 
 // sleepUntil waits until t or until ctx ends; it reports whether t came.
 func sleepUntil(ctx context.Context, t time.Time) bool {

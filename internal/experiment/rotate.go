@@ -70,7 +70,7 @@ func rotateOne(ctx context.Context, net *live.Net, n *testnet.Node, timeout time
 		rec.event("rotation", fmt.Sprintf("stop %s", n.Name))
 	}()
 	var err error
-	if rot.Height, err = waitCaughtUp(ctx, net, n, rot.Tip, start.Add(timeout)); err != nil {
+	if rot.Height, err = waitCaughtUp(ctx, net, n, rot.Tip, start.Add(timeout), wall{}); err != nil {
 		rot.Error = err.Error()
 		return rot
 	}

@@ -308,7 +308,7 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 	if len(ph.s.Observe.Profiles) > 0 && r.ReportDir != "" {
 		profiles = captureProfiles(ctx, net, phaseStart, ph.s.Observe.Profiles, r.ReportDir, ph.rec)
 	}
-	endPerturb := perturb(ctx, net, phaseStart, ph.s.Perturbations, ph.rec)
+	endPerturb := perturb(ctx, net, phaseStart, ph.s.Perturbations, ph.rec, wall{})
 	var endCompanion func(*results.Run)
 	if c, ok := kinds[plan.kind].(companion); ok {
 		endCompanion = c.alongside(ctx, &phaseEnv{net: net, s: ph.s, start: phaseStart, rec: ph.rec}, plan)

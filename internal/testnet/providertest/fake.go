@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/latency"
@@ -159,23 +160,40 @@ func (f *Fake) Start(_ context.Context, nodes ...*testnet.Node) error {
 
 func (f *Fake) start(n *testnet.Node) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	nd := f.nodes[n.Name]
 	if nd == nil {
+		f.mu.Unlock()
 		return errors.New("not opened")
 	}
 	if nd.running {
+		f.mu.Unlock()
 		return errors.New("already running")
 	}
-	ln, err := net.Listen("tcp", nd.addr)
+	addr := nd.addr
+	f.mu.Unlock()
+	ln, err := listenAgain(addr)
 	if err != nil {
 		return err
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	nd.srv = &http.Server{Handler: &handler{f: f, nd: nd}, ReadHeaderTimeout: 5 * time.Second}
 	go nd.srv.Serve(ln)
 	nd.running, nd.crashed, nd.paused = true, nil, nil
 	nd.syncedAt = time.Now().Add(f.cfg.SyncTime)
 	return nil
+}
+
+// listenAgain listens on addr, waiting up to 2 s while the address is
+// still held by the node's last server (its connections closing): a
+// restart on a made-up clock comes right after the kill.
+func listenAgain(addr string) (net.Listener, error) {
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil || !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			return ln, err
+		}
+	}
 }
 
 // Stop ends each node's server; its chain state stays (as a node's data
