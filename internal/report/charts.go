@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 )
@@ -170,48 +171,65 @@ func PhaseCharts(ph *results.Phase, faults []results.Fault, series []observe.Sam
 	}
 	out = append(out, render("Commit latency per block", lat))
 
-	if h := ph.Ledger.LatencyHist; len(h) > 0 {
-		hp := newPlot("latency up to (ms)", "txs")
-		vals := make(plotter.Values, len(h))
-		names := make([]string, len(h))
-		for i, b := range h {
-			vals[i], names[i] = float64(b.Count), fmt.Sprintf("%g", b.UpToMS)
-		}
-		if bars, err := plotter.NewBarChart(vals, vg.Points(18)); err == nil {
-			bars.Color = plotutil.Color(0)
-			hp.Add(bars)
-			hp.NominalX(names...)
-		}
-		out = append(out, render("Commit latency histogram", hp))
+	if c, ok := latencyHistogram(ph.Ledger.LatencyHist); ok {
+		out = append(out, c)
 	}
-
-	if len(ph.Blocks) > 1 {
-		interval, txs, size, rounds := newPlot("height", "seconds"), newPlot("height", "txs"), newPlot("height", "bytes"), newPlot("height", "round")
-		var iv, tx, sz, rd plotter.XYs
-		for i, b := range ph.Blocks {
-			x := float64(b.Height)
-			if i > 0 {
-				iv = append(iv, plotter.XY{X: x, Y: b.Time.Sub(ph.Blocks[i-1].Time).Seconds()})
-			}
-			tx = append(tx, plotter.XY{X: x, Y: float64(b.Txs)})
-			sz = append(sz, plotter.XY{X: x, Y: float64(b.Bytes)})
-			if b.Round >= 0 {
-				rd = append(rd, plotter.XY{X: x, Y: float64(b.Round)})
-			}
-		}
-		line(interval, "block interval (header times)", 0, iv)
-		line(txs, "txs per block", 0, tx)
-		line(size, "block size", 0, sz)
-		scatter(rounds, "commit round", 0, rd)
-		rounds.Y.Min, rounds.Y.Max = 0, math.Max(1, rounds.Y.Max)
-		out = append(out, render("Block interval", interval), render("Txs per block", txs), render("Block size", size), render("Rounds per height", rounds))
-		bpm, tpm := withBands(newPlot("seconds since load start (block time)", "blocks/min")), withBands(newPlot("seconds since load start (block time)", "txs/min"))
-		b, t := perMinute(ph.Blocks, origin)
-		line(bpm, "blocks in the minute before", 0, b)
-		line(tpm, "txs in the minute before", 0, t)
-		out = append(out, render("Blocks per minute", bpm), render("Txs per minute", tpm))
-	}
+	out = append(out, blockCharts(ph, origin, withBands)...)
 	return append(out, nodeCharts(series, origin, withBands)...)
+}
+
+// latencyHistogram is the commit latency's histogram (none without
+// buckets).
+func latencyHistogram(h []load.Bucket) (Chart, bool) {
+	if len(h) == 0 {
+		return Chart{}, false
+	}
+	hp := newPlot("latency up to (ms)", "txs")
+	vals := make(plotter.Values, len(h))
+	names := make([]string, len(h))
+	for i, b := range h {
+		vals[i], names[i] = float64(b.Count), fmt.Sprintf("%g", b.UpToMS)
+	}
+	if bars, err := plotter.NewBarChart(vals, vg.Points(18)); err == nil {
+		bars.Color = plotutil.Color(0)
+		hp.Add(bars)
+		hp.NominalX(names...)
+	}
+	return render("Commit latency histogram", hp), true
+}
+
+// blockCharts are the phase's charts by height (interval, txs, size,
+// rounds) and per minute (blocks, txs); none with fewer than two blocks.
+func blockCharts(ph *results.Phase, origin time.Time, withBands func(*plot.Plot) *plot.Plot) []Chart {
+	if len(ph.Blocks) < 2 {
+		return nil
+	}
+	var out []Chart
+	interval, txs, size, rounds := newPlot("height", "seconds"), newPlot("height", "txs"), newPlot("height", "bytes"), newPlot("height", "round")
+	var iv, tx, sz, rd plotter.XYs
+	for i, b := range ph.Blocks {
+		x := float64(b.Height)
+		if i > 0 {
+			iv = append(iv, plotter.XY{X: x, Y: b.Time.Sub(ph.Blocks[i-1].Time).Seconds()})
+		}
+		tx = append(tx, plotter.XY{X: x, Y: float64(b.Txs)})
+		sz = append(sz, plotter.XY{X: x, Y: float64(b.Bytes)})
+		if b.Round >= 0 {
+			rd = append(rd, plotter.XY{X: x, Y: float64(b.Round)})
+		}
+	}
+	line(interval, "block interval (header times)", 0, iv)
+	line(txs, "txs per block", 0, tx)
+	line(size, "block size", 0, sz)
+	scatter(rounds, "commit round", 0, rd)
+	rounds.Y.Min, rounds.Y.Max = 0, math.Max(1, rounds.Y.Max)
+	out = append(out, render("Block interval", interval), render("Txs per block", txs), render("Block size", size), render("Rounds per height", rounds))
+	bpm, tpm := withBands(newPlot("seconds since load start (block time)", "blocks/min")), withBands(newPlot("seconds since load start (block time)", "txs/min"))
+	b, t := perMinute(ph.Blocks, origin)
+	line(bpm, "blocks in the minute before", 0, b)
+	line(tpm, "txs in the minute before", 0, t)
+	out = append(out, render("Blocks per minute", bpm), render("Txs per minute", tpm))
+	return out
 }
 
 // perMinute are the QA's blocks/min and txs/min at each block: the blocks

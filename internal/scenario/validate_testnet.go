@@ -51,6 +51,29 @@ func (s *Scenario) validateTestnet(c *checker) {
 			c.oneOf("testnet.scale_profile", strings.TrimSpace(p), ScaleParts)
 		}
 	}
+	validateSizes(c, t)
+	if t.ChainID == "" || len(t.ChainID) > 50 {
+		c.fail("testnet.chain_id", "%q: must be 1 to 50 characters", t.ChainID)
+	}
+	if t.BasePort != 0 && (t.BasePort < 1024 || t.BasePort > 65535-4*MaxNodes) {
+		c.fail("testnet.base_port", "%d: use 0 (automatic) or a port from 1024 to %d", t.BasePort, 65535-4*MaxNodes)
+	}
+	release := validateBinary(c, t)
+	if !release { // a release's own keys are checked once it is built
+		s.validateConfig(c)
+	}
+	c.oneOf("testnet.chain", t.Chain, Chains)
+	if t.Chain == "cosmos" {
+		s.validateCosmos(c)
+	}
+	if t.Chain == "evm" {
+		s.validateEVM(c)
+	}
+}
+
+// validateSizes checks the node counts and powers against what the
+// provider can hold.
+func validateSizes(c *checker, t *Testnet) {
 	if t.Validators < 1 {
 		c.fail("testnet.validators", "%d: a testnet needs at least 1 validator", t.Validators)
 	}
@@ -86,13 +109,12 @@ func (s *Scenario) validateTestnet(c *checker) {
 			}
 		}
 	}
-	if t.ChainID == "" || len(t.ChainID) > 50 {
-		c.fail("testnet.chain_id", "%q: must be 1 to 50 characters", t.ChainID)
-	}
-	if t.BasePort != 0 && (t.BasePort < 1024 || t.BasePort > 65535-4*MaxNodes) {
-		c.fail("testnet.base_port", "%d: use 0 (automatic) or a port from 1024 to %d", t.BasePort, 65535-4*MaxNodes)
-	}
-	release := strings.HasPrefix(t.Binary, build.ModulePrefix)
+}
+
+// validateBinary checks the node binary: a release (module:), a path, or
+// a build from a repository; it reports whether it is a release.
+func validateBinary(c *checker, t *Testnet) (release bool) {
+	release = strings.HasPrefix(t.Binary, build.ModulePrefix)
 	if release {
 		// Built (or refused) when the run starts: a version the proxy does
 		// not serve or a node with no kvstore app is known only then.
@@ -121,17 +143,7 @@ func (s *Scenario) validateTestnet(c *checker) {
 			c.fail("testnet.args", "a built binary needs its start arguments")
 		}
 	}
-	if !release { // a release's own keys are checked once it is built
-		s.validateConfig(c)
-	}
-	c.oneOf("testnet.chain", t.Chain, Chains)
-	if t.Chain == "cosmos" {
-		s.validateCosmos(c)
-	}
-	if t.Chain == "evm" {
-		s.validateEVM(c)
-	}
-
+	return release
 }
 
 // EVMMixMsgs are the kinds of tx an evm-mix draws from.
