@@ -6,13 +6,21 @@ import (
 
 // Figures are the headline numbers of a load phase. Rates and latency
 // percentiles are over the measured window (warm-up and cool-down left
-// out: rates by the second a tx was seen in a block, latency of the txs
-// seen then); shares over all txs. Committed counts txs with result code
-// 0 only: a tx in a block that failed is not throughput.
+// out: sent by intended second, committed by the blocks seen in it,
+// latency of the txs seen then); shares over all txs. Committed counts
+// txs with result code 0 only: a tx in a block that failed is not
+// throughput.
 type Figures struct {
-	OfferedTPS     float64 `json:"offered_tps"`                    // txs due by the schedule / load length
-	SentTPS        float64 `json:"sent_tps"`                       // txs sent with intended time in the window / window
-	CommittedTPS   float64 `json:"committed_tps"`                  // code-0 txs seen committed in the window / window
+	OfferedTPS float64 `json:"offered_tps"` // txs due by the schedule / load length
+	SentTPS    float64 `json:"sent_tps"`    // txs sent with intended time in the window / window
+	// CommittedTPS is the chain's commit rate of the run's txs: the code-0
+	// txs of the blocks seen in the window over the header time those
+	// blocks span, from the block before the first. Whole blocks on both
+	// sides: a window that happens to hold one block more than the next
+	// reads no higher. It equals the offered rate when the chain keeps up,
+	// and what the chain committed when it does not. Without two such
+	// blocks (no follower): code-0 txs seen in the window / window.
+	CommittedTPS   float64 `json:"committed_tps"`
 	FailedTPS      float64 `json:"committed_failed_tps,omitempty"` // txs in a block with code != 0, in the window / window
 	CommittedShare float64 `json:"committed_share"`
 	RejectedShare  float64 `json:"rejected_share"`
@@ -48,6 +56,9 @@ func Compute(r *Phase) Figures {
 		f.CommittedTPS = float64(committed) / float64(to-from)
 		f.FailedTPS = float64(failed) / float64(to-from)
 	}
+	if rate, ok := BlockRate(r); ok {
+		f.CommittedTPS = rate
+	}
 	if s.Sent > 0 {
 		f.CommittedShare = float64(s.Fates[load.FateCommitted]) / float64(s.Sent)
 		f.RejectedShare = float64(s.Fates[load.FateRejected]) / float64(s.Sent)
@@ -62,4 +73,23 @@ func Compute(r *Phase) Figures {
 		f.TxsPerBlock = float64(txs) / float64(n)
 	}
 	return f
+}
+
+// BlockRate is the phase's commit rate over the blocks seen in its
+// window: their code-0 txs of the run over the header time from the block
+// before the first to the last. It needs two such blocks and a span.
+func BlockRate(p *Phase) (float64, bool) {
+	in := WindowBlocks(p)
+	if len(in) < 2 {
+		return 0, false
+	}
+	var txs int
+	for _, i := range in {
+		txs += p.Blocks[i].Ours - p.Blocks[i].OursFailed
+	}
+	span := p.Blocks[in[len(in)-1]].Time.Sub(p.Blocks[in[0]-1].Time).Seconds()
+	if span <= 0 {
+		return 0, false
+	}
+	return float64(txs) / span, true
 }
