@@ -60,20 +60,28 @@ func sampleRun(id string, start time.Time) *results.Run {
 	}}
 }
 
+// begun opens the database at dsn (closed when the test ends) and begins
+// a sample run in it, owned by pid 42 on host h.
+func begun(t *testing.T, dsn, id string, start time.Time) (*Store, *results.Run) {
+	t.Helper()
+	s, err := Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	r := sampleRun(id, start)
+	if err := s.Begin(context.Background(), r, Owner{PID: 42, Start: 7, Host: "h"}); err != nil {
+		t.Fatal(err)
+	}
+	return s, r
+}
+
 func TestStoreSuite(t *testing.T) {
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			s, err := Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
 			start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-			r := sampleRun("run-a", start)
-			if err := s.Begin(ctx, r, Owner{PID: 42, Start: 7, Host: "h"}); err != nil {
-				t.Fatal(err)
-			}
+			s, r := begun(t, dsn, "run-a", start)
 			for h := int64(10); h < 15; h++ {
 				b := observe.Block{Height: h, Time: start.Add(time.Duration(h) * time.Second), Seen: start.Add(time.Duration(h)*time.Second + 5*time.Millisecond), Txs: int(h), Ours: int(h), Round: 0, Proposer: "AB", LatencyMean: 1.5, LatencyMax: float64(h)}
 				if err := s.Block(ctx, r.ID, 0, b); err != nil {
@@ -290,15 +298,7 @@ func TestRunStoredBeforeFindings(t *testing.T) {
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			s, err := Open(ctx, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			r := sampleRun("old-cosmos", time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
-			if err := s.Begin(ctx, r, Owner{PID: 42, Start: 7, Host: "h"}); err != nil {
-				t.Fatal(err)
-			}
+			s, r := begun(t, dsn, "old-cosmos", time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
 			r.Status, r.End, r.Passed = results.StatusComplete, r.Start.Add(time.Minute), true
 			if err := s.Finish(ctx, r); err != nil {
 				t.Fatal(err)
