@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -42,6 +43,24 @@ func TestScaleProfileIsSaid(t *testing.T) {
 		Markdown(&b, r)
 		if got := strings.Contains(b.String(), "scale profile: peers, procs"); got != (parts != nil) {
 			t.Errorf("scale %v: report says so: %v\n%s", parts, got, b.String())
+		}
+	}
+}
+
+// A finding's text reaches the terminal and report.md as text: a node's
+// escape sequence in a summary line or a table cell is written out, not
+// sent to the terminal.
+func TestFindingTextIsText(t *testing.T) {
+	r := &results.Run{Record: results.Record{ID: "r", Status: results.StatusComplete}}
+	r.SetFinding(finding.Finding{Source: "chain/x", Title: "X\x1b[2J",
+		Tables:  []finding.Table{{Columns: []string{"what", "value"}, Rows: [][]string{{"mismatch", "wallet \x1b]0;pwned\x07"}}}},
+		Summary: []finding.Line{{Label: "balances", Text: "off \x1b]0;pwned\x07"}}})
+	var sum, md strings.Builder
+	Summary(&sum, r, nil)
+	Markdown(&md, r)
+	for name, out := range map[string]string{"summary": sum.String(), "report.md": md.String()} {
+		if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `\x1b]0;pwned\x07`) {
+			t.Errorf("%s carries the escape sequence raw:\n%q", name, out)
 		}
 	}
 }

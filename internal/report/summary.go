@@ -47,15 +47,15 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 		return cmp.Compare(kindsFirst(a), kindsFirst(b))
 	})
 	for _, f := range all {
-		for _, l := range f.Summary {
-			fmt.Fprintf(out, "  %-11s %s\n", l.Label+":", l.Text)
+		for _, l := range f.Summary { // text a node may have written: escaped
+			fmt.Fprintf(out, "  %-11s %s\n", Printable(l.Label)+":", Printable(l.Text))
 		}
 		if len(f.Summary) == 0 && len(f.Figures) > 0 { // its figures, then
 			var figs []string
 			for _, x := range f.Figures {
-				figs = append(figs, x.Name+" "+x.Text())
+				figs = append(figs, Printable(x.Name)+" "+x.Text())
 			}
-			fmt.Fprintf(out, "  %s: %s\n", f.Title, strings.Join(figs, ", "))
+			fmt.Fprintf(out, "  %s: %s\n", Printable(f.Title), strings.Join(figs, ", "))
 		}
 	}
 	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
