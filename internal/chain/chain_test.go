@@ -87,8 +87,9 @@ func TestBalancesJudged(t *testing.T) {
 }
 
 // The chain's record survives its finding: what CosmosOf reads back is
-// what the adapter recorded; a record an earlier chainperf stored under
-// "cosmos" reads as the same finding; a broken one is an error naming it.
+// what the adapter recorded; the run's JSON still has it under "cosmos";
+// a record an earlier chainperf stored there reads as the same finding; a
+// broken one is an error naming it.
 func TestRecordRoundTrip(t *testing.T) {
 	c := CosmosRecord{Binary: "/bin/sdkd", Wallets: 7, Workload: "bank sends",
 		Stats:    cosmos.Stats{Expired: 3, Kinds: []cosmos.KindStats{{Msg: "send", Committed: 5, CommittedPerSec: 2.5}}},
@@ -109,6 +110,20 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 	if !slices.Equal(labels, []string{"expired", "balances"}) {
 		t.Errorf("summary lines %v", labels)
+	}
+	// summary.json keeps the record under "cosmos", as earlier builds
+	// wrote it, and reads back with one finding.
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(js, &top); err != nil || !strings.Contains(string(top["cosmos"]), `"binary":"/bin/sdkd"`) || top["findings"] == nil {
+		t.Fatalf("the run's JSON: %v\n%s", err, js)
+	}
+	var back results.Run
+	if err := json.Unmarshal(js, &back); err != nil || len(back.Found) != 1 || CosmosOf(&back).Wallets != 7 {
+		t.Fatalf("read back: %v, %d findings", err, len(back.Found))
 	}
 	raw, _ := json.Marshal(c)
 	var old results.Run

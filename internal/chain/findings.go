@@ -17,16 +17,17 @@ const (
 )
 
 // Runs stored before findings were data kept these records under "cosmos"
-// and "evm": they read as the findings a run makes today.
+// and "evm": they read as the findings a run makes today, and a run's
+// record (summary.json) still has them there.
 func init() {
-	results.RegisterLegacy("cosmos", func(raw json.RawMessage) (finding.Finding, error) {
+	results.RegisterLegacy("cosmos", SourceCosmos, func(raw json.RawMessage) (finding.Finding, error) {
 		var c CosmosRecord
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return finding.Finding{}, err
 		}
 		return c.Finding(), nil
 	})
-	results.RegisterLegacy("evm", func(raw json.RawMessage) (finding.Finding, error) {
+	results.RegisterLegacy("evm", SourceEVM, func(raw json.RawMessage) (finding.Finding, error) {
 		var e EVMRecord
 		if err := json.Unmarshal(raw, &e); err != nil {
 			return finding.Finding{}, err

@@ -41,14 +41,42 @@ type LegacyReader func(raw json.RawMessage) (finding.Finding, error)
 var legacy = struct {
 	sync.Mutex
 	readers map[string]LegacyReader
-}{readers: map[string]LegacyReader{}}
+	keys    map[string]string // source -> key
+}{readers: map[string]LegacyReader{}, keys: map[string]string{}}
 
 // RegisterLegacy tells how to read a run record's top-level key that an
-// earlier chainperf wrote (its producer registers it, in an init).
-func RegisterLegacy(key string, read LegacyReader) {
+// earlier chainperf wrote, and that the finding of source is that record
+// (its producer registers it, in an init): the key is read back as the
+// finding, and written with the finding's detail as before, so that
+// summary.json keeps the key its readers know.
+func RegisterLegacy(key, source string, read LegacyReader) {
 	legacy.Lock()
 	defer legacy.Unlock()
 	legacy.readers[key] = read
+	legacy.keys[source] = key
+}
+
+// MarshalJSON writes the run record, and each finding whose source has a
+// legacy key also under that key, after the others (its detail, as
+// earlier builds wrote the record there).
+func (r Run) MarshalJSON() ([]byte, error) {
+	type plain Run // without this method
+	b, err := json.Marshal(plain(r))
+	if err != nil {
+		return nil, err
+	}
+	legacy.Lock()
+	defer legacy.Unlock()
+	for _, f := range r.Found {
+		key, ok := legacy.keys[f.Source]
+		if !ok || len(f.Detail) == 0 || len(b) < 2 || b[len(b)-1] != '}' {
+			continue
+		}
+		k, _ := json.Marshal(key)
+		b = append(append(append(append(b[:len(b)-1], ','), k...), ':'), f.Detail...)
+		b = append(b, '}')
+	}
+	return b, nil
 }
 
 // legacyKeys are the top-level keys earlier builds wrote for a chain's
