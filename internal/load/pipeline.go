@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -362,8 +363,15 @@ func (p *pipeline) write(pc *pipeConn) {
 	_, err := pc.c.Write(pc.w)
 	pc.w = pc.w[:0]
 	if err != nil {
-		// Its reader's read ends: it fails the requests.
-		pc.die(fmt.Errorf("writing the request: %w", err))
+		// Its reader's read ends: it fails the requests. A broken pipe or
+		// a reset is the node having closed the connection (after its last
+		// answer, as Connection: close says) before the reader saw it.
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+			err = fmt.Errorf("the node closed the connection (writing the request: %w)", err)
+		} else {
+			err = fmt.Errorf("writing the request: %w", err)
+		}
+		pc.die(err)
 	}
 }
 
