@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strings"
@@ -14,13 +15,14 @@ import (
 	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/compare"
 	"github.com/chainperf/chainperf/internal/experiment"
-	"github.com/chainperf/chainperf/internal/report"
+	"github.com/chainperf/chainperf/internal/interleave"
+	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
 func bisectCmd() *cobra.Command {
 	var good, bad, file, figure, reportDir string
-	var repeats int
+	var minRounds, maxRounds int
 	var threshold float64
 	cmd := &cobra.Command{
 		Use:   "bisect --good REF --bad REF --scenario S --figure F",
@@ -28,7 +30,10 @@ func bisectCmd() *cobra.Command {
 		Long: `bisect runs a scenario whose node is built from source ([testnet.build]) at
 commits chosen as git bisect chooses them, between a good and a bad ref, and
 names the first commit whose figure regressed beyond the threshold against
-the good commit. Every run is stored, labelled bisect=ID and commit=HASH.
+the good commit. Each step runs the good commit and the step's commit
+interleaved (as 'chainperf ab' does) until the figure is decided; a step
+still undecided at --max-rounds stops the bisection (exit 3) rather than
+guessing. Every run is stored, labelled bisect=ID and commit=HASH.
 Figures are those of 'chainperf compare', e.g. "committed tx/s",
 "latency p99", "max sustainable tx/s".`,
 		Args: cobra.NoArgs,
@@ -47,8 +52,9 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 			if err := checkThreshold(threshold); err != nil {
 				return err
 			}
-			if repeats < 1 {
-				return fmt.Errorf("--repeats %d: at least 1", repeats)
+			plan := interleave.Plan{MinRounds: minRounds, MaxRounds: maxRounds, Threshold: threshold, Figures: []string{figure}, Seed: rand.Uint64()}
+			if err := plan.Check(); err != nil {
+				return fmt.Errorf("--min-rounds, --max-rounds: %w", err)
 			}
 			ctx := cmd.Context()
 			goodC, err := build.Resolve(ctx, dir, good)
@@ -63,7 +69,6 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 			if err != nil {
 				return err
 			}
-			fig := compare.Describe(figure)
 			exe, err := os.Executable()
 			if err != nil {
 				return err
@@ -78,40 +83,41 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 			}
 			id := experiment.NewRunID()
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "bisect %s: %s over %d commits after %.12s up to %.12s, %d run(s) a commit\n", id, figure, len(commits), goodC, badC, repeats)
-			measure := func(ctx context.Context, commit string) ([]compare.Sample, error) {
-				var vals []compare.Sample
-				for i := 0; i < repeats; i++ {
+			fmt.Fprintf(out, "bisect %s: %s over %d commits after %.12s up to %.12s, each against the good commit in %d to %d interleaved rounds\n", id, figure, len(commits), goodC, badC, minRounds, maxRounds)
+			judge := func(ctx context.Context, commit string) (compare.Row, error) {
+				p := plan
+				p.Session = id + "-" + commit[:min(12, len(commit))]
+				o, err := interleave.Run(ctx, p, func(ctx context.Context, t results.Trial) (compare.Values, error) {
 					sc := *s
 					sc.Testnet.Build.Ref = commit
+					if t.Side == interleave.Baseline {
+						sc.Testnet.Build.Ref = goodC
+					}
 					r, err := experiment.Run(ctx, &sc, experiment.RunOptions{
-						Exe: exe, Store: st, ReportDir: reportDir, Labels: map[string]string{"bisect": id},
+						Exe: exe, Store: st, ReportDir: reportDir, Trial: &t, Labels: map[string]string{"bisect": id},
 					})
 					if err != nil {
-						return nil, err
+						return compare.Values{}, err
 					}
-					series, err := st.Series(ctx, r.ID)
-					if err != nil {
-						return nil, err
-					}
-					if _, err := report.Write(r.ReportDir, r, series); err != nil {
-						return nil, err
-					}
-					v := compare.FromRun(r, series)
-					xs, ok := v.Figures[figure]
-					if !ok {
-						return nil, fmt.Errorf("run %s has no figure %q; it has %s", r.ID, figure, figureNames(v))
-					}
-					vals = append(vals, xs...)
+					return storedValues(ctx, st, r)
+				}, nil)
+				if err != nil {
+					return compare.Row{}, err
 				}
-				return vals, nil
+				if o.Interrupted {
+					return compare.Row{}, context.Canceled
+				}
+				for _, r := range o.Result.Rows {
+					if r.Figure == figure {
+						return r, nil
+					}
+				}
+				return compare.Row{}, fmt.Errorf("no figure %q", figure)
 			}
-			res, err := bisect.Find(ctx, goodC, commits, fig, threshold, measure, func(step bisect.Step) {
-				verdict := "baseline"
-				if step.Verdict != "" {
-					verdict = fmt.Sprintf("%s (%+.1f %%)", step.Verdict, step.Change)
-				}
-				fmt.Fprintf(out, "  %.12s  %-40.40s  %s %v  %s\n", step.Commit, build.Subject(ctx, dir, step.Commit), figure, step.Values, verdict)
+			res, err := bisect.Find(ctx, goodC, commits, judge, func(step bisect.Step) {
+				r := step.Row
+				fmt.Fprintf(out, "  %.12s  %-40.40s  %s %s -> %s over %d rounds: %s (%+.1f %s)\n", step.Commit, build.Subject(ctx, dir, step.Commit), figure,
+					compare.Num(r.BaseMean), compare.Num(r.CandMean), r.Rounds, r.Verdict, r.Change, r.ChangeIn)
 			})
 			if errors.Is(err, bisect.ErrUndecided) {
 				fmt.Fprintf(out, "bisect stopped: %v\n", err)
@@ -128,7 +134,8 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 	cmd.Flags().StringVar(&bad, "bad", "", "a later ref whose figure regressed (required)")
 	cmd.Flags().StringVar(&file, "scenario", "", "scenario file with [testnet.build] (required)")
 	cmd.Flags().StringVar(&figure, "figure", "committed tx/s", "the figure that regressed, as 'chainperf compare' names it")
-	cmd.Flags().IntVar(&repeats, "repeats", 1, "runs a commit (more narrow the change's interval)")
+	cmd.Flags().IntVar(&minRounds, "min-rounds", 2, "interleaved rounds a step runs before its verdict counts (at least 2)")
+	cmd.Flags().IntVar(&maxRounds, "max-rounds", 6, "rounds a step runs at most; still undecided then, bisect stops")
 	cmd.Flags().Float64Var(&threshold, "threshold", compare.DefaultThreshold, "smallest change (percent) that counts as a regression")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
 	for _, f := range []string{"good", "bad", "scenario"} {

@@ -17,7 +17,8 @@ import (
 )
 
 func compareCmd() *cobra.Command {
-	var format, out, html string
+	var vo verdictOut
+	var html string
 	var threshold float64
 	var per []string
 	var force bool
@@ -32,8 +33,10 @@ ID, IDs joined by commas (repeats), or a query in quotes:
   "scenario:default latest:5"   the five newest complete runs of a scenario
   "commit:3f9a1c"               every complete run of a chain commit
 Every run gives its figure with a standard error from batches of its own
-measured window; repeats add the spread between runs. The change (ratio
-of geometric means) gets a 95 % interval: regressed or improved when the
+measured window; the spread between runs is measured from the runs, so
+one run a side cannot decide. Runs that 'chainperf ab' made interleaved
+are judged round by round (each candidate against its own round's
+baseline). The change (ratio of geometric means) gets a 95 % interval: regressed or improved when the
 interval is wholly on one side of zero and the change is at least the
 threshold; unchanged when the interval is inside +-threshold; otherwise
 inconclusive, with the smallest change the data could show.
@@ -49,10 +52,8 @@ input. Usable as a CI step.`,
 			if err := checkThreshold(threshold); err != nil {
 				return err
 			}
-			switch format {
-			case "text", "md", "markdown", "json":
-			default:
-				return fmt.Errorf("--format %q: use text, md or json", format)
+			if err := vo.check(); err != nil {
+				return err
 			}
 			st, err := openExisting(cmd.Context())
 			if err != nil {
@@ -70,42 +71,18 @@ input. Usable as a CI step.`,
 			if err := res.Named(thresholds); err != nil {
 				return fmt.Errorf("--threshold-for: %w", err)
 			}
-			// The output is made in memory and written once every check
-			// has passed: a bad argument leaves -o's file as it was.
-			var buf bytes.Buffer
-			switch format {
-			case "text":
-				res.Text(&buf)
-			case "md", "markdown":
-				res.Markdown(&buf)
-			case "json":
-				if err := res.JSON(&buf); err != nil {
-					return err
-				}
-			}
 			if html != "" {
 				if err := writeCompareHTML(cmd.Context(), st, html, args, res); err != nil {
 					return err
 				}
 			}
-			if out != "" {
-				if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-					return err
-				}
-			} else if _, err := cmd.OutOrStdout().Write(buf.Bytes()); err != nil {
+			if err := vo.write(cmd.OutOrStdout(), res); err != nil {
 				return err
 			}
-			switch {
-			case len(res.Regressed) > 0:
-				return errFailed
-			case len(res.Inconclusive) > 0:
-				return errInconclusive
-			}
-			return nil
+			return verdictErr(res)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "text, md (for a pull-request comment) or json")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "write to this file instead of standard output")
+	vo.flags(cmd)
 	cmd.Flags().StringVar(&html, "html", "", "also write a page with the verdicts and the first run of each side's QA table and charts side by side")
 	cmd.Flags().Float64Var(&threshold, "threshold", compare.DefaultThreshold, "smallest change that counts (percent; percentage points for shares)")
 	cmd.Flags().StringSliceVar(&per, "threshold-for", nil, `per-figure threshold, FIGURE=PERCENT, e.g. "latency p99=20" (repeatable)`)

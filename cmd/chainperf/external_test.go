@@ -238,7 +238,8 @@ func externalNodes(t *testing.T, dir string) string {
 // for the run, a find-max run is stored and reported, and when the
 // network's operators make its blocks slower (timeout_commit 100 ms to
 // 1 s: the same network shape at the same URLs' kind), compare of the
-// steady runs before and after finds the latency regression (exit 1).
+// steady runs before and after (two a side) finds the latency regression
+// (exit 1).
 func TestExternalFindMaxAndRegression(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
@@ -278,7 +279,8 @@ func TestExternalFindMaxAndRegression(t *testing.T) {
 
 	fast := network("fast", "100ms")
 	nodes := externalNodes(t, fast)
-	before := run("before", steady, nodes)
+	// Two runs a side: one cannot show how runs differ.
+	before := run("before", steady, nodes) + "," + run("before2", steady, nodes)
 	// Find-max drives the nodes into their backpressure: its load is not
 	// delivered as asked by design, and a full mempool drops some txs
 	// after CheckTx said OK (CI saw 0.68 % of the txs end so, every one
@@ -293,7 +295,8 @@ func TestExternalFindMaxAndRegression(t *testing.T) {
 	cli(t, reg, "testnet", "down", "--dir", fast)
 
 	slow := network("slow", "1s")
-	after := run("after", steady, externalNodes(t, slow))
+	slowNodes := externalNodes(t, slow)
+	after := run("after", steady, slowNodes) + "," + run("after2", steady, slowNodes)
 	out, code := cli(t, reg, "compare", before, after, "--db", db)
 	t.Logf("compare before after:\n%s", out)
 	if code != 1 || !regexp.MustCompile(`REGRESSED: latency p50`).MatchString(out) {

@@ -1,9 +1,11 @@
 // Package bisect finds the first commit at which a figure regressed: it
-// measures the good commit as the baseline, checks that the bad one did
-// regress, then halves the commits between them, as git bisect does, with
-// compare's verdict (the change's interval against the threshold)
-// deciding good or bad at each step; a step the data cannot decide ends
-// the bisection with ErrUndecided rather than a guess.
+// checks that the bad commit did regress against the good one, then
+// halves the commits between them, as git bisect does, with compare's
+// verdict (the change's interval against the threshold) deciding good or
+// bad at each step; a step the data cannot decide ends the bisection with
+// ErrUndecided rather than a guess. How a commit is judged against the
+// good one is the caller's (chainperf runs the two interleaved until the
+// figure is decided).
 package bisect
 
 import (
@@ -14,52 +16,41 @@ import (
 	"github.com/chainperf/chainperf/internal/compare"
 )
 
-// A Measure runs the scenario at a commit and returns the figure's
-// samples (one a repeat).
-type Measure func(ctx context.Context, commit string) ([]compare.Sample, error)
+// A Judge compares the figure at a commit against the good commit.
+type Judge func(ctx context.Context, commit string) (compare.Row, error)
 
 // ErrUndecided: a commit's figure could not be told regressed or not.
 var ErrUndecided = errors.New("undecided")
 
-// A Step is one measured commit.
+// A Step is one judged commit.
 type Step struct {
-	Commit  string
-	Values  []float64
-	Verdict string // against the good commit; "" for the good commit itself
-	Change  float64
+	Commit string
+	Row    compare.Row
 }
 
 // A Result names the first bad commit.
 type Result struct {
-	Baseline []compare.Sample
-	Steps    []Step
-	First    string // the first commit whose figure regressed
+	Steps []Step
+	First string // the first commit whose figure regressed
 }
 
 // Find bisects commits (oldest first, all after good; the last is bad)
-// for the first at which figure regressed beyond threshold against good.
-func Find(ctx context.Context, good string, commits []string, figure compare.Figure, threshold float64, measure Measure, log func(Step)) (*Result, error) {
+// for the first whose figure regressed against good.
+func Find(ctx context.Context, good string, commits []string, judge Judge, log func(Step)) (*Result, error) {
 	if len(commits) == 0 {
 		return nil, fmt.Errorf("no commits between good and bad: is good an ancestor of bad?")
 	}
 	res := &Result{}
-	base, err := measure(ctx, good)
-	if err != nil {
-		return nil, fmt.Errorf("good %s: %w", short(good), err)
-	}
-	res.Baseline = base
-	log(Step{Commit: good, Values: values(base)})
 	bad := func(c string) (bool, error) {
-		vs, err := measure(ctx, c)
+		row, err := judge(ctx, c)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", short(c), err)
 		}
-		row := compare.Judge(figure, base, vs, threshold)
-		st := Step{Commit: c, Values: row.Cand, Verdict: row.Verdict, Change: row.Change}
+		st := Step{Commit: c, Row: row}
 		res.Steps = append(res.Steps, st)
 		log(st)
 		if row.Verdict == compare.Inconclusive || row.Verdict == compare.Missing {
-			return false, fmt.Errorf("%s: %w: %s (raise --repeats or the threshold)", short(c), ErrUndecided, row.Why())
+			return false, fmt.Errorf("%s: %w: %s (raise --max-rounds or the threshold)", short(c), ErrUndecided, row.Why())
 		}
 		return row.Verdict == compare.Regressed, nil
 	}
@@ -67,7 +58,8 @@ func Find(ctx context.Context, good string, commits []string, figure compare.Fig
 	if isBad, err := bad(commits[hi]); err != nil {
 		return res, err
 	} else if !isBad {
-		return res, fmt.Errorf("bad %s did not regress %s beyond %.0f %% against good %s: nothing to bisect", short(commits[hi]), figure.Name, threshold, short(good))
+		last := res.Steps[len(res.Steps)-1].Row
+		return res, fmt.Errorf("bad %s did not regress %s beyond %.0f %% against good %s (%s, %+.1f %s): nothing to bisect", short(commits[hi]), last.Figure, last.Threshold, short(good), last.Verdict, last.Change, last.ChangeIn)
 	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
@@ -90,12 +82,4 @@ func short(c string) string {
 		return c[:12]
 	}
 	return c
-}
-
-func values(xs []compare.Sample) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = x.Value
-	}
-	return out
 }

@@ -5,10 +5,12 @@
 // into a false "unchanged".
 //
 // The rule: every run gives its figure and the figure's standard error
-// from batches of its own measured window (so one run a side can be
-// tested); repeats add the spread between runs. The change is the ratio
-// of the sides' geometric means with a 95 % Student's t interval
-// (Welch-Satterthwaite). Regressed: the interval lies wholly on the bad
+// from batches of its own measured window; the spread between runs is
+// measured from the runs themselves, so one run a side cannot decide.
+// Runs made interleaved (chainperf ab) are compared round by round
+// (rounds.go); other sets of runs as independent samples. The change is
+// the ratio of the sides' geometric means with a 95 % Student's t
+// interval. Regressed: the interval lies wholly on the bad
 // side of zero and the change is at least the threshold. Unchanged: the
 // interval lies inside ±threshold. Anything else is inconclusive, with
 // the smallest change the data could show. bench/power measures how often
@@ -50,13 +52,6 @@ type Figure struct {
 	// Points: the figure is a share, its change is in percentage points
 	// (a share from 0 has no percent change).
 	Points bool
-	// Spread is how much the figure varies between runs beyond what one
-	// run's batches show (sd of its log), as bench/power measured it on
-	// this project's machine (two sets of five default-job runs: find-max
-	// 0.05 and 0.10, p99 latency 0.036; the larger, rounded up): the
-	// least run-to-run variation a comparison assumes, so that one run a
-	// side cannot pass chance for a change.
-	Spread float64
 }
 
 // A Row is one figure of the comparison.
@@ -76,6 +71,10 @@ type Row struct {
 	Threshold float64   `json:"threshold"`
 	Verdict   string    `json:"verdict"`
 	Gated     bool      `json:"gated"`
+	// Rounds: the interleaved rounds the change was judged over, each
+	// round's candidate against its baseline; 0 when the sides' runs were
+	// compared as independent sets.
+	Rounds int `json:"rounds,omitempty"`
 }
 
 // Judge compares one figure's samples (see the package comment for the
@@ -153,25 +152,34 @@ func Compare(base, cand []Values, threshold float64, per map[string]float64) *Re
 	for _, v := range cand {
 		res.Candidate = append(res.Candidate, v.Run)
 	}
-	for _, f := range figuresOf(base, cand) {
+	figures := figuresOf(base, cand)
+	if pairs, left, ok := rounds(base, cand); ok {
+		compareRounds(res, pairs, left, figures, threshold, per)
+		return res
+	}
+	for _, f := range figures {
 		th := threshold
 		if t, ok := per[f.Name]; ok {
 			th = t
 		}
-		row := Judge(f, collect(base, f.Name), collect(cand, f.Name), th)
-		res.Rows = append(res.Rows, row)
-		if !row.Gated {
-			continue
-		}
-		switch row.Verdict {
-		case Regressed:
-			res.Regressed = append(res.Regressed, row.Figure)
-		case Inconclusive:
-			res.Inconclusive = append(res.Inconclusive, row.Figure)
-			res.Notes = append(res.Notes, row.Figure+": "+row.Why())
-		}
+		res.add(Judge(f, collect(base, f.Name), collect(cand, f.Name), th))
 	}
 	return res
+}
+
+// add puts a row in the result, and a gated one's verdict in its lists.
+func (res *Result) add(row Row) {
+	res.Rows = append(res.Rows, row)
+	if !row.Gated {
+		return
+	}
+	switch row.Verdict {
+	case Regressed:
+		res.Regressed = append(res.Regressed, row.Figure)
+	case Inconclusive:
+		res.Inconclusive = append(res.Inconclusive, row.Figure)
+		res.Notes = append(res.Notes, row.Figure+": "+row.Why())
+	}
 }
 
 // collect is every sample of a figure on one side: a run with repeats

@@ -27,6 +27,7 @@ type Values struct {
 	Workload string
 	Shape    string // the testnet: its nodes by role
 	Status   string // a run that did not complete is no baseline
+	Trial    Trial  // the run's place in an interleaved comparison, if it was one
 	Figures  map[string][]Sample
 	// Meta describes the figures a producer handed over (a finding's),
 	// which Describe does not know by name.
@@ -36,7 +37,7 @@ type Values struct {
 // FigureOf is how a producer's figure compares: its direction, gate,
 // unit and spread as the producer gave them.
 func FigureOf(x finding.Figure) Figure {
-	return Figure{Name: x.Name, Unit: x.Unit, Higher: x.Better == finding.Higher, Gate: x.Gate, Points: x.Points, Spread: x.Spread}
+	return Figure{Name: x.Name, Unit: x.Unit, Higher: x.Better == finding.Higher, Gate: x.Gate, Points: x.Points}
 }
 
 // DescribeIn returns the Figure a name stands for in these runs: as a
@@ -66,10 +67,10 @@ func (v Values) set(name string, x float64) {
 // The headline figures, in report order.
 var headline = []Figure{
 	{Name: "committed tx/s", Unit: "tx/s", Higher: true, Gate: true},
-	{Name: "max sustainable tx/s", Unit: "tx/s", Higher: true, Gate: true, Spread: 0.10},
+	{Name: "max sustainable tx/s", Unit: "tx/s", Higher: true, Gate: true},
 	{Name: "saturation tx/s", Unit: "tx/s", Higher: true, Gate: true},
 	{Name: "latency p50", Unit: "ms", Gate: true},
-	{Name: "latency p99", Unit: "ms", Gate: true, Spread: 0.04},
+	{Name: "latency p99", Unit: "ms", Gate: true},
 	{Name: "rejected share", Unit: "share", Gate: true, Points: true},
 	{Name: "block interval", Unit: "s"},
 }
@@ -120,6 +121,9 @@ func Describe(name string) Figure {
 func FromRun(r *results.Run, series []observe.Sample) Values {
 	v := Values{Run: r.ID, Scenario: r.Scenario, Status: string(r.Status), Shape: shapeOf(r),
 		Figures: map[string][]Sample{}, Meta: map[string]Figure{}}
+	if r.Trial != nil {
+		v.Trial = Trial{Session: r.Trial.Session, Round: r.Trial.Round}
+	}
 	if p := r.Main(); p != nil && p.KindOf() == scenario.KindQA {
 		v.Kind, v.Workload = p.KindOf(), p.Workload
 		v.Model = qaGrid(r) // the steady run's load is the saturation point, which may differ

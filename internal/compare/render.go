@@ -21,7 +21,10 @@ func (r Row) Cells() []string {
 		}
 	}
 	ci := "no interval"
-	if r.Tested {
+	switch {
+	case r.Tested && r.Rounds > 0:
+		ci = fmt.Sprintf("%+.1f..%+.1f %d rounds", r.Low, r.High, r.Rounds)
+	case r.Tested:
 		ci = fmt.Sprintf("%+.1f..%+.1f n=%d+%d", r.Low, r.High, len(r.Base), len(r.Cand))
 	}
 	verdict := r.Verdict

@@ -27,17 +27,17 @@ const Level = 0.95
 
 // spread is how much one sample of a figure varies, on the analysis
 // scale (log of the figure, or points for shares), pooled over both sides
-// of a comparison: the larger of the spread between runs (when a side
-// has repeats) and the runs' own batch-means SE. One run a side cannot
-// show how runs differ: there the figure's known spread between runs
-// (floor) is the least assumed.
+// of a comparison: the larger of the spread between runs and the runs'
+// own batch-means SE. The spread between runs is measured from the runs
+// themselves: with one run a side nothing shows how runs differ (this
+// machine drifts more over minutes than one run's batches show), so the
+// spread is not known and the comparison cannot decide.
 type spread struct {
 	v, df float64
 	known bool
 }
 
-func pooled(sides [2][]float64, ses [2][]Sample, trSE func(Sample) float64, floor float64) spread {
-	var sp spread
+func pooled(sides [2][]float64, ses [2][]Sample, trSE func(Sample) float64) spread {
 	var ss, bdf float64
 	for _, ys := range sides {
 		if len(ys) < 2 {
@@ -49,35 +49,28 @@ func pooled(sides [2][]float64, ses [2][]Sample, trSE func(Sample) float64, floo
 		}
 		bdf += float64(len(ys) - 1)
 	}
-	if bdf > 0 {
-		sp = spread{v: ss / bdf, df: bdf, known: true}
+	if bdf == 0 {
+		return spread{}
 	}
-	var w, wdf float64
+	sp := spread{v: ss / bdf, df: bdf, known: true}
+	var w float64
 	wn := 0
 	for _, xs := range ses {
 		for _, x := range xs {
 			if x.DF > 0 {
 				se := trSE(x)
 				w += se * se
-				wdf += float64(x.DF)
 				wn++
 			}
 		}
 	}
-	if wn > 0 && (!sp.known || w/float64(wn) > sp.v) {
-		sp = spread{v: w / float64(wn), df: wdf, known: true}
-	}
-	// With repeats the data say how runs differ; without, the known
-	// spread stands in for what one run a side cannot show.
-	if sp.known && bdf == 0 && floor*floor > sp.v {
-		sp = spread{v: floor * floor, df: floorDF, known: true}
+	// Runs that happen to agree closer than each one's own noise allows
+	// do not make the interval narrower than that noise.
+	if wn > 0 && w/float64(wn) > sp.v {
+		sp.v = w / float64(wn)
 	}
 	return sp
 }
-
-// floorDF: the degrees of freedom of a figure's known spread (measured
-// over five runs by bench/power).
-const floorDF = 4
 
 // estimate is the change of a figure between two sides: the point
 // estimate and its interval, on the display scale (percent, or points).
@@ -87,53 +80,69 @@ type estimate struct {
 	known             bool
 }
 
-// change estimates the change from base to cand. A figure in percent is
-// compared on the log scale (the ratio of geometric means, so +10 % and
-// -9 % are one size); a share in points on its own scale. The interval is
-// Student's t with the pooled spread's degrees of freedom.
-func change(f Figure, base, cand []Sample) estimate {
+// A scale is how a figure is analysed: a figure in percent on the log
+// scale (the ratio of geometric means, so +10 % and -9 % are one size), a
+// share in points on its own scale, a figure that can be 0 or negative
+// in percent of the baseline's mean.
+type scale struct {
+	tr      func(float64) float64
+	trSE    func(Sample) float64
+	display func(d, baseMean float64) float64
+}
+
+func scaleOf(f Figure, all ...[]Sample) scale {
 	logScale := !f.Points
-	for _, x := range append(append([]Sample(nil), base...), cand...) {
-		if x.Value <= 0 {
-			logScale = false
+	for _, xs := range all {
+		for _, x := range xs {
+			if x.Value <= 0 {
+				logScale = false
+			}
 		}
 	}
-	tr, trSE := func(x float64) float64 { return 100 * x }, func(x Sample) float64 { return 100 * x.SE }
 	if logScale {
-		tr, trSE = math.Log, func(x Sample) float64 { return x.SE / x.Value }
+		return scale{tr: math.Log, trSE: func(x Sample) float64 { return x.SE / x.Value },
+			display: func(d, _ float64) float64 { return 100 * math.Expm1(d) }}
 	}
-	floor := f.Spread
-	if !logScale {
-		floor = 0 // known as a relative spread only
-	}
+	return scale{tr: func(x float64) float64 { return 100 * x }, trSE: func(x Sample) float64 { return 100 * x.SE },
+		display: func(d, bm float64) float64 {
+			switch {
+			case f.Points:
+				return d
+			case bm != 0: // a figure that can be 0: percent of the baseline
+				return 100 * d / math.Abs(bm)
+			case d == 0:
+				return 0
+			}
+			return math.Inf(int(math.Copysign(1, d)))
+		}}
+}
+
+// change estimates the change from base to cand, runs of each side made
+// independently (all of one side before the other, or runs picked from
+// the store). The interval is Student's t with the pooled spread's
+// degrees of freedom.
+func change(f Figure, base, cand []Sample) estimate {
+	sc := scaleOf(f, base, cand)
 	var ys [2][]float64
 	for i, xs := range [2][]Sample{base, cand} {
 		for _, x := range xs {
-			ys[i] = append(ys[i], tr(x.Value))
+			ys[i] = append(ys[i], sc.tr(x.Value))
 		}
 	}
 	bm, cm := stat.Mean(ys[0], nil), stat.Mean(ys[1], nil)
-	d := cm - bm
-	display := func(x float64) float64 {
-		switch {
-		case logScale:
-			return 100 * math.Expm1(x)
-		case f.Points:
-			return x
-		case bm != 0: // a figure that can be 0: percent of the baseline
-			return 100 * x / math.Abs(bm)
-		case x == 0:
-			return 0
-		}
-		return math.Inf(int(math.Copysign(1, x)))
-	}
+	sp := pooled(ys, [2][]Sample{base, cand}, sc.trSE)
+	return interval(cm-bm, bm, sp.v*(1/float64(len(base))+1/float64(len(cand))), sp.df, sp.known, sc)
+}
+
+// interval is the estimate of a change d (analysis scale) whose variance
+// is v with df degrees of freedom.
+func interval(d, bm, v, df float64, known bool, sc scale) estimate {
+	display := func(x float64) float64 { return sc.display(x, bm) }
 	e := estimate{change: display(d)}
-	sp := pooled(ys, [2][]Sample{base, cand}, trSE, floor)
-	if !sp.known {
+	if !known {
 		return e
 	}
 	e.known = true
-	v := sp.v * (1/float64(len(base)) + 1/float64(len(cand)))
 	if v == 0 { // both sides exact: the change is what it is
 		e.low, e.high, e.p = e.change, e.change, 0
 		if d == 0 {
@@ -141,7 +150,7 @@ func change(f Figure, base, cand []Sample) estimate {
 		}
 		return e
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: sp.df}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 	q := t.Quantile(1 - (1-Level)/2)
 	se := math.Sqrt(v)
 	e.low, e.high = display(d-q*se), display(d+q*se)
@@ -180,8 +189,13 @@ func (r Row) Detectable() float64 {
 
 // Why says in words why a row is inconclusive.
 func (r Row) Why() string {
-	if !r.Tested {
-		return fmt.Sprintf("%d vs %d with no per-run samples: no interval can be built (repeat the runs, or compare runs stored by this version, which keep per-second samples)", len(r.Base), len(r.Cand))
+	switch {
+	case !r.Tested && r.Rounds > 0:
+		return "one interleaved round cannot show how rounds differ: run more rounds"
+	case !r.Tested:
+		return fmt.Sprintf("%d vs %d: one run a side cannot show how runs differ, and this machine drifts more between runs than within one; run each side at least twice (chainperf ab runs both sides interleaved until decided)", len(r.Base), len(r.Cand))
+	case r.Rounds > 0:
+		return fmt.Sprintf("%d interleaved rounds cannot show a change below %.1f %s (its %.0f %% interval is %+.1f..%+.1f); more rounds narrow it", r.Rounds, r.Detectable(), r.ChangeIn, 100*Level, r.Low, r.High)
 	}
 	return fmt.Sprintf("%d vs %d cannot show a change below %.1f %s (its %.0f %% interval is %+.1f..%+.1f); more runs or a longer window narrow it", len(r.Base), len(r.Cand), r.Detectable(), r.ChangeIn, 100*Level, r.Low, r.High)
 }

@@ -24,8 +24,10 @@ import (
 
 // RunOptions configure a run of a scenario.
 type RunOptions struct {
-	Exe      string // chainperf binary for embedded nodes
-	Labels   map[string]string
+	Exe    string // chainperf binary for embedded nodes
+	Labels map[string]string
+	// Trial, if set, places the run in an interleaved comparison.
+	Trial    *results.Trial
 	Progress func(Progress)
 	// Phase, if set, is told when the run enters a phase ("testnet up", ...).
 	Phase func(string)
@@ -74,7 +76,7 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	r := &results.Run{
-		Record: results.Record{ID: NewRunID(), Scenario: s.Name, Text: scenario.Redact(string(s.Text)), Labels: o.Labels, Status: results.StatusRunning,
+		Record: results.Record{ID: NewRunID(), Scenario: s.Name, Text: scenario.Redact(string(s.Text)), Labels: o.Labels, Trial: o.Trial, Status: results.StatusRunning,
 			Start: time.Now().UTC()},
 		Setup: results.Setup{Versions: results.ReadVersions(s.Testnet.Binary), Host: results.ReadHost(), Config: s.Testnet.Config},
 	}

@@ -40,9 +40,6 @@ type Figure struct {
 	// Points: the figure is a share (0..1); its changes are in
 	// percentage points.
 	Points bool `json:"points,omitempty"`
-	// Spread is the least run-to-run variation of the figure a comparison
-	// assumes (sd of its log), where the producer measured it; 0: none.
-	Spread float64 `json:"spread,omitempty"`
 	// Must is a limit the producer holds the figure to in every run (funds
 	// not conserved <= 0): the run's criteria check it. Nil: none.
 	Must *Limit `json:"must,omitempty"`

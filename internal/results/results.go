@@ -114,6 +114,19 @@ type Record struct {
 	Start     time.Time         `json:"start"`
 	End       time.Time         `json:"end"`
 	ReportDir string            `json:"report_dir,omitempty"`
+	// Trial is the run's place in an interleaved comparison (chainperf
+	// ab); nil for a run made on its own, whose order is its start.
+	Trial *Trial `json:"trial,omitempty"`
+}
+
+// A Trial places a run in an interleaved comparison: its session, its
+// round (one run of each side a round, in a random order), its side and
+// its position in the session's order of runs.
+type Trial struct {
+	Session string `json:"session"`
+	Round   int    `json:"round"`
+	Side    string `json:"side"` // "baseline" or "candidate"
+	Seq     int    `json:"seq"`  // 1 for the session's first run
 }
 
 // Setup is what ran and where: versions, machine, nodes, config and WAN.

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Tabulates bench/calibrate.sh: the verdicts of interleaved A/A sessions,
+of the same runs compared in blocks (all of one session against all of the
+next, as without interleaving), and of the planted changes."""
+import json
+import os
+import subprocess
+import sys
+
+work, n = sys.argv[1], int(sys.argv[2])
+GATED = ["committed tx/s", "latency p50", "latency p99", "rejected share"]
+
+
+def load(name):
+    path = os.path.join(work, name + ".json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def tally(results):
+    """Per gated figure: counts of each verdict."""
+    out = {g: {} for g in GATED}
+    for res in results:
+        for row in res["figures"]:
+            if row["figure"] in out and row["gated"]:
+                v = row["verdict"]
+                out[row["figure"]][v] = out[row["figure"]].get(v, 0) + 1
+    return out
+
+
+def row(label, results, rounds=""):
+    t = tally(results)
+    false = sum(t[g].get("regressed", 0) + t[g].get("improved", 0) for g in GATED)
+    cells = []
+    for g in GATED:
+        c = t[g]
+        cells.append("%d / %d / %d" % (c.get("regressed", 0) + c.get("improved", 0), c.get("unchanged", 0), c.get("inconclusive", 0)))
+    print("| %s | %d | %s | %s | %d |" % (label, len(results), rounds, " | ".join(cells), false))
+
+
+aa = [r for r in (load("aa-%d" % i) for i in range(1, n + 1)) if r]
+blocks = []
+for k in range(0, len(aa) - 1, 2):
+    a, b = aa[k], aa[k + 1]
+    ids = lambda r: ",".join(r["baseline_runs"] + r["candidate_runs"])
+    p = subprocess.run([os.path.join(work, "chainperf"), "compare", "--db", os.path.join(work, "runs.db"),
+                        "--format", "json", ids(a), ids(b)], capture_output=True, text=True)
+    if p.returncode in (0, 1, 3):
+        blocks.append(json.loads(p.stdout))
+    else:
+        print("compare failed:", p.stdout, p.stderr, file=sys.stderr)
+
+with open(os.path.join(work, "machine.txt")) as f:
+    print("machine:", f.read().strip())
+print()
+print("| comparison | count | rounds a side | " + " | ".join(g + " false / unchanged / inconclusive" for g in GATED) + " | false verdicts |")
+print("|---|---|---|" + "---|" * len(GATED) + "---|")
+rounds = [max(x.get("rounds", 0) for x in r["figures"]) for r in aa]
+row("A/A interleaved", aa, "%d-%d" % (min(rounds), max(rounds)) if rounds else "")
+row("A/A in blocks (session vs next)", blocks, "6-8 runs, not paired")
+print()
+for name, figure, want in (("p99", "latency p99", "regressed"), ("capacity", "committed tx/s", "regressed")):
+    r = load(name)
+    if r is None:
+        print("%s: no verdict (see %s.log)" % (name, name))
+        continue
+    x = next(x for x in r["figures"] if x["figure"] == figure)
+    print("planted %s: %s %s %+.1f %% (interval %+.1f..%+.1f) over %d rounds: %s" % (
+        name, figure, x["verdict"], x["change"], x["ci_low"], x["ci_high"], x.get("rounds", 0),
+        "called" if x["verdict"] == want else "NOT called"))

@@ -1,0 +1,143 @@
+package compare
+
+import (
+	"fmt"
+	"sort"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Rounds: `chainperf ab` runs the two sides interleaved, one run of each
+// a round in a random order, so both sides meet the same machine. Each
+// round's candidate is then judged against its own round's baseline (a
+// paired comparison): the machine's drift from one round to the next,
+// larger here than one run's batches show, cancels out of the change
+// instead of widening (or, when all of one side ran first, biasing) it.
+
+// A Trial places a run in an interleaved comparison.
+type Trial struct {
+	Session string
+	Round   int
+}
+
+// rounds pairs the runs of both sides by round when every run of both
+// belongs to one interleaved session with at most one run of a side a
+// round: the complete rounds in order, and the runs of rounds that lack
+// the other side (an interrupted round), which a paired comparison leaves
+// out.
+func rounds(base, cand []Values) (pairs [][2]Values, left []string, ok bool) {
+	session := ""
+	by := map[int]*[2]*Values{}
+	for side, vs := range [2][]Values{base, cand} {
+		for i := range vs {
+			v := &vs[i]
+			if v.Trial.Session == "" || (session != "" && v.Trial.Session != session) {
+				return nil, nil, false
+			}
+			session = v.Trial.Session
+			p := by[v.Trial.Round]
+			if p == nil {
+				p = &[2]*Values{}
+				by[v.Trial.Round] = p
+			}
+			if p[side] != nil {
+				return nil, nil, false
+			}
+			p[side] = v
+		}
+	}
+	if session == "" {
+		return nil, nil, false
+	}
+	var order []int
+	for r := range by {
+		order = append(order, r)
+	}
+	sort.Ints(order)
+	for _, r := range order {
+		p := by[r]
+		switch {
+		case p[0] != nil && p[1] != nil:
+			pairs = append(pairs, [2]Values{*p[0], *p[1]})
+		case p[0] != nil:
+			left = append(left, p[0].Run)
+		default:
+			left = append(left, p[1].Run)
+		}
+	}
+	return pairs, left, len(pairs) > 0
+}
+
+// JudgeRounds compares one figure of interleaved runs: base[i] and
+// cand[i] are round i's samples (a sample a steady repeat). The change is
+// the mean of the rounds' changes (analysis scale), its interval
+// Student's t over the rounds (n-1 degrees of freedom): one round cannot
+// show how rounds differ, so it cannot decide.
+func JudgeRounds(f Figure, base, cand [][]Sample, threshold float64) Row {
+	var b, c []Sample
+	for i := range base {
+		b, c = append(b, base[i]...), append(c, cand[i]...)
+	}
+	r := Row{Figure: f.Name, Unit: f.Unit, Base: values(b), Cand: values(c), Threshold: threshold, Gated: f.Gate, ChangeIn: "%", Rounds: len(base)}
+	if f.Points {
+		r.ChangeIn = "pp"
+	}
+	if len(b) == 0 || len(c) == 0 {
+		r.Verdict = Missing
+		return r
+	}
+	r.BaseMean, r.CandMean = center(f, r.Base), center(f, r.Cand)
+	sc := scaleOf(f, b, c)
+	mean := func(xs []Sample) float64 {
+		var s float64
+		for _, x := range xs {
+			s += sc.tr(x.Value)
+		}
+		return s / float64(len(xs))
+	}
+	var ds, bs []float64
+	for i := range base {
+		if len(base[i]) == 0 || len(cand[i]) == 0 {
+			continue
+		}
+		bm := mean(base[i])
+		ds, bs = append(ds, mean(cand[i])-bm), append(bs, bm)
+	}
+	n := len(ds)
+	r.Rounds = n
+	if n == 0 {
+		r.Verdict = Missing
+		return r
+	}
+	d, bm := stat.Mean(ds, nil), stat.Mean(bs, nil)
+	var v float64
+	if n > 1 {
+		v = stat.Variance(ds, nil) / float64(n)
+	}
+	e := interval(d, bm, v, float64(n-1), n > 1, sc)
+	r.Change, r.Tested = e.change, e.known
+	if e.known {
+		r.Low, r.High, r.P = e.low, e.high, e.p
+	}
+	r.Verdict = verdict(f, e, threshold)
+	return r
+}
+
+// compareRounds judges every figure over the rounds.
+func compareRounds(res *Result, pairs [][2]Values, left []string, figures []Figure, threshold float64, per map[string]float64) {
+	for _, f := range figures {
+		th := threshold
+		if t, ok := per[f.Name]; ok {
+			th = t
+		}
+		var b, c [][]Sample
+		for _, p := range pairs {
+			b, c = append(b, collect(p[:1], f.Name)), append(c, collect(p[1:], f.Name))
+		}
+		res.add(JudgeRounds(f, b, c, th))
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("interleaved: %d round(s), each round's candidate judged against its own baseline", len(pairs)))
+	if len(left) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("left out, their round having no run of the other side: %v", left))
+	}
+}
