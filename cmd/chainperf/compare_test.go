@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +180,40 @@ func TestReadOnlyCommandsAndBadDB(t *testing.T) {
 		if out, code := cli(t, reg, "runs", "export", "nope", "--format", format, "--db", db); code != 2 {
 			t.Errorf("export of no run as %s: exit %d\n%s", format, code, out)
 		}
+	}
+}
+
+// TestTrendForNightlyCI: nine nightly runs whose committed tx/s drops
+// 20 % from the sixth on: trend marks the new level there and exits 1
+// while it is among the newest 5 runs, 0 when only the newest 3 count;
+// a steady series exits 0.
+func TestTrendForNightlyCI(t *testing.T) {
+	tmp := t.TempDir()
+	db := filepath.Join(tmp, "runs.db")
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 9; i++ {
+		tps := 500.0
+		if i >= 5 {
+			tps = 400
+		}
+		storeRun(t, st, fmt.Sprintf("night%d", i), results.StatusComplete, tps, 1800, 0.02, uint64(100+i))
+	}
+	st.Close()
+	reg := t.TempDir()
+	out, code := cli(t, reg, "trend", "--db", db, "scenario:default")
+	if code != 1 || !regexp.MustCompile(`night5 .*<- new level: regressed -(19|20)\.\d %`).MatchString(out) || !strings.Contains(out, "9 runs, 1 change point(s)") {
+		t.Errorf("trend: exit %d; want 1 with the new level at night5\n%s", code, out)
+	}
+	if out, code := cli(t, reg, "trend", "--db", db, "--recent", "3", "scenario:default"); code != 0 {
+		t.Errorf("trend --recent 3: exit %d; want 0 (the level began 4 runs ago)\n%s", code, out)
+	}
+	if out, code := cli(t, reg, "trend", "--db", db, "scenario:default latest:5"); code != 0 || !strings.Contains(out, "0 change point(s)") {
+		t.Errorf("trend of the newest 5 (one level): exit %d\n%s", code, out)
+	}
+	if out, code := cli(t, reg, "trend", "--db", db, "--figure", "latency p95", "scenario:default"); code != 2 || !strings.Contains(out, `has the figure "latency p95"`) {
+		t.Errorf("trend of a figure no run has: exit %d\n%s", code, out)
 	}
 }

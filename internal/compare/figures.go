@@ -28,6 +28,7 @@ type Values struct {
 	Shape    string // the testnet: its nodes by role
 	Status   string // a run that did not complete is no baseline
 	Trial    Trial  // the run's place in an interleaved comparison, if it was one
+	Commit   string // the run's commit label ("" none): where a trend's shift came in
 	Figures  map[string][]Sample
 	// Meta describes the figures a producer handed over (a finding's),
 	// which Describe does not know by name.
@@ -124,6 +125,7 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 	if r.Trial != nil {
 		v.Trial = Trial{Session: r.Trial.Session, Round: r.Trial.Round}
 	}
+	v.Commit = r.Labels["commit"]
 	if p := r.Main(); p != nil && p.KindOf() == scenario.KindQA {
 		v.Kind, v.Workload = p.KindOf(), p.Workload
 		v.Model = qaGrid(r) // the steady run's load is the saturation point, which may differ

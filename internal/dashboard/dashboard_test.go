@@ -401,6 +401,34 @@ func TestTrendMarksARegression(t *testing.T) {
 	}
 }
 
+// TestTrendMarksANewLevel: nightly runs that drop from 100 to 80 tx/s
+// after commit c4 show one change point, from run n5, between commits
+// c4 and c5, in the page's table and the API's shifts; a steady series
+// shows none.
+func TestTrendMarksANewLevel(t *testing.T) {
+	st, path := newDB(t)
+	t0 := time.Now().Add(-time.Hour)
+	for i, tps := range []float64{100, 101, 99, 100, 101, 80, 81, 79, 80, 81} {
+		fakeRun(t, st, fmt.Sprintf("n%d", i), "nightly", map[string]string{"commit": fmt.Sprintf("c%d", i)}, t0.Add(time.Duration(i)*time.Minute), tps)
+		fakeRun(t, st, fmt.Sprintf("s%d", i), "steady", nil, t0.Add(time.Duration(i)*time.Minute), 100+float64(i%2))
+	}
+	ts := testServer(t, path)
+	code, body, _ := get(t, ts, "/trends?scenario=nightly")
+	if code != 200 || !strings.Contains(body, `id="shifts"`) || !strings.Contains(body, `<code>c4</code>..<code>c5</code>`) || !strings.Contains(body, `href="/runs/n5"`) {
+		t.Fatalf("trends page should mark the new level from n5 (c4..c5): %d\n%s", code, body)
+	}
+	var tr struct {
+		Shifts []struct{ Run, Verdict string }
+	}
+	_, body, _ = get(t, ts, "/api/trends?scenario=nightly")
+	if err := json.Unmarshal([]byte(body), &tr); err != nil || len(tr.Shifts) != 1 || tr.Shifts[0].Run != "n5" || tr.Shifts[0].Verdict != "regressed" {
+		t.Errorf("api shifts %+v (%v)", tr.Shifts, err)
+	}
+	if _, body, _ = get(t, ts, "/trends?scenario=steady"); strings.Contains(body, `id="shifts"`) {
+		t.Errorf("a steady series shows a new level:\n%s", body)
+	}
+}
+
 func TestComparePageGivesCompareVerdicts(t *testing.T) {
 	st, path := newDB(t)
 	t0 := time.Now().Add(-time.Hour)

@@ -54,7 +54,7 @@ func parseTrend(v url.Values) (trendQuery, error) {
 // trend reads the complete runs of all (the index, newest first) the
 // query names, oldest first, at most maxTrend of the newest, and judges
 // the figure along them.
-func (s *Server) trend(ctx context.Context, all []row, q trendQuery) ([]compare.Point, map[string]float64, error) {
+func (s *Server) trend(ctx context.Context, all []row, q trendQuery) (*trendResult, error) {
 	lq := listQuery{Scenario: q.Scenario, Labels: q.Labels, Status: string(results.StatusComplete)}
 	var ids []string
 	starts := map[string]float64{}
@@ -69,74 +69,96 @@ func (s *Server) trend(ctx context.Context, all []row, q trendQuery) ([]compare.
 	for _, id := range ids {
 		r, err := s.st.Run(ctx, id)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		// Headline figures come from the record alone: no node series.
 		vs = append(vs, compare.FromRun(r, nil))
 	}
-	return compare.Trend(vs, q.Figure, q.Window, q.Threshold), starts, nil
+	return &trendResult{Points: compare.Trend(vs, q.Figure, q.Window, q.Threshold),
+		Shifts: compare.Shifts(vs, q.Figure, q.Threshold), Starts: starts}, nil
+}
+
+// A trendResult is a trend: each run judged against the runs before it,
+// the change points where the figure took a new level, and each run's
+// start.
+type trendResult struct {
+	Points []compare.Point
+	Shifts []compare.Shift
+	Starts map[string]float64
 }
 
 // trendOf reads the trend a request asks for, with the index rows it was
 // picked from.
-func (s *Server) trendOf(r *http.Request) (q trendQuery, all []row, points []compare.Point, starts map[string]float64, err error) {
+func (s *Server) trendOf(r *http.Request) (q trendQuery, all []row, tr *trendResult, err error) {
 	if q, err = parseTrend(r.URL.Query()); err != nil {
 		return
 	}
 	if all, err = s.index.rows(r.Context()); err != nil {
 		return
 	}
-	points, starts, err = s.trend(r.Context(), all, q)
+	tr, err = s.trend(r.Context(), all, q)
 	return
 }
 
 func (s *Server) trendsPage(w http.ResponseWriter, r *http.Request) {
-	q, all, points, starts, err := s.trendOf(r)
+	q, all, tr, err := s.trendOf(r)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
 	// The chart's data goes with the page: the trend is read once.
-	chartData, err := json.Marshal(trendChart(q, points, starts))
+	chartData, err := json.Marshal(trendChart(q, tr))
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
 	var regressed []compare.Point
-	for _, p := range points {
+	for _, p := range tr.Points {
 		if p.Verdict == compare.Regressed {
 			regressed = append(regressed, p)
 		}
 	}
 	s.render(w, "trends.html", map[string]any{
 		"Title": "Trends", "Q": q, "Scenarios": scenarioNames(all), "Figures": compare.Headline(),
-		"Points": len(points), "Regressed": regressed, "Data": string(chartData),
+		"Points": len(tr.Points), "Regressed": regressed, "Shifts": tr.Shifts, "Data": string(chartData),
 	})
 }
 
 // trendsData is the trend as JSON: one point a run, with its start time
 // and verdict.
 func (s *Server) trendsData(w http.ResponseWriter, r *http.Request) {
-	q, _, points, starts, err := s.trendOf(r)
+	q, _, tr, err := s.trendOf(r)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, trendChart(q, points, starts))
+	writeJSON(w, http.StatusOK, trendChart(q, tr))
 }
 
 // trendChart is what the trend's chart draws: one point a run, with its
-// start time and verdict.
-func trendChart(q trendQuery, points []compare.Point, starts map[string]float64) any {
+// start time and verdict, and the change points (shifts: the first run of
+// each new level).
+func trendChart(q trendQuery, tr *trendResult) any {
 	type at struct {
 		compare.Point
 		Start  float64 `json:"start"`
 		Value  num     `json:"value"`
 		Change num     `json:"change"`
 	}
-	out := make([]at, len(points))
-	for i, p := range points {
-		out[i] = at{p, starts[p.Run], num(p.Value), num(p.Change)}
+	out := make([]at, len(tr.Points))
+	for i, p := range tr.Points {
+		out[i] = at{p, tr.Starts[p.Run], num(p.Value), num(p.Change)}
 	}
-	return map[string]any{"figure": q.Figure, "unit": compare.Describe(q.Figure).Unit, "points": out}
+	type shift struct {
+		compare.Shift
+		Before num `json:"before"`
+		After  num `json:"after"`
+		Change num `json:"change"`
+		P      num `json:"p"`
+	}
+	shifts := make([]shift, len(tr.Shifts))
+	for i, x := range tr.Shifts {
+		shifts[i] = shift{x, num(x.Before), num(x.After), num(x.Change), num(x.P)}
+	}
+	return map[string]any{"figure": q.Figure, "unit": compare.Describe(q.Figure).Unit, "points": out, "shifts": shifts}
 }

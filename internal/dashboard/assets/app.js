@@ -168,21 +168,26 @@
     }).catch(function (e) { problem(box, e); ready(); });
   }
 
-  // The trends page: the figure over time, regressions in red.
+  // The trends page: the figure over time, regressions in red, the
+  // first run of each new level (a change point) in orange.
   function trendPage(box) {
     fromPage(box).then(function (t) {
-      const x = [], v = [], reg = [];
+      const x = [], v = [], reg = [], lvl = [];
+      const first = {};
+      (t.shifts || []).forEach(function (s) { first[s.run] = true; });
       t.points.forEach(function (p) {
         x.push(p.start);
         v.push(p.value);
         reg.push(p.verdict === 'regressed' ? p.value : null);
+        lvl.push(first[p.run] ? p.value : null);
       });
       if (x.length > 0) {
         chart(box, {
           id: 'trend', title: t.figure + ' by run start', unit: t.unit, x: x,
           lines: [
             { label: t.figure, values: v },
-            { label: 'regressed', values: reg, points: true, size: 10, color: '#d62728' }
+            { label: 'regressed', values: reg, points: true, size: 10, color: '#d62728' },
+            { label: 'new level', values: lvl, points: true, size: 14, color: '#ff7f0e' }
           ]
         });
       }
