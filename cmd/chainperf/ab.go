@@ -13,7 +13,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/compare"
 	"github.com/chainperf/chainperf/internal/experiment"
-	"github.com/chainperf/chainperf/internal/interleave"
+	"github.com/chainperf/chainperf/internal/compare/interleave"
 	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"

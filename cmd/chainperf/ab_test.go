@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestABOnRealNodes is the short calibration CI runs (bench/calibrate.sh
+// is the long one): two interleaved A/A sessions of one scenario on real
+// nodes end with no regressed or improved gated figure, and a planted
+// change (blocks a second later: consensus.timeout_commit 1 s -> 2 s) is
+// called regressed on latency, exit 1, with a JUnit report that fails
+// and every run stored with its place in the order.
+func TestABOnRealNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real CometBFT nodes")
+	}
+	reg, tmp := t.TempDir(), t.TempDir()
+	db, reports := filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
+	write := func(name, commit string) string {
+		p := filepath.Join(tmp, name)
+		text := `name = "ab"
+[testnet]
+validators = 2
+full_nodes = 0
+[testnet.config]
+"consensus.timeout_commit" = "` + commit + `"
+[load]
+rate = 200
+duration = "8s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+cooldown = "1s"
+`
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base, slow := write("base.toml", "1s"), write("slow.toml", "2s")
+	for i := 0; i < 2; i++ {
+		js := filepath.Join(tmp, "aa.json")
+		out, code := cli(t, reg, "ab", base, "--db", db, "--report-dir", reports, "--min-rounds", "2", "--max-rounds", "2", "--format", "json", "-o", js)
+		if code == 1 || code == 2 {
+			t.Fatalf("A/A %d: exit %d\n%s", i, code, out)
+		}
+		var res struct {
+			Figures []struct {
+				Figure, Verdict string
+				Gated           bool
+				Rounds          int
+			}
+		}
+		if err := json.Unmarshal(mustRead(t, js), &res); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res.Figures {
+			if f.Gated && (f.Verdict == "regressed" || f.Verdict == "improved" || f.Rounds != 2) {
+				t.Errorf("A/A %d: %s %s over %d rounds; want no change decided, over 2 rounds\n%s", i, f.Figure, f.Verdict, f.Rounds, out)
+			}
+		}
+	}
+	junit := filepath.Join(tmp, "junit.xml")
+	out, code := cli(t, reg, "ab", base, slow, "--db", db, "--report-dir", reports, "--min-rounds", "2", "--max-rounds", "4", "--junit", junit, "--seed", "7")
+	t.Logf("planted:\n%s", out)
+	if code != 1 || !regexp.MustCompile(`REGRESSED: .*latency p50`).MatchString(out) || !strings.Contains(out, "interleaved:") {
+		t.Errorf("blocks a second later: exit %d; want 1 with latency p50 regressed, judged round by round\n%s", code, out)
+	}
+	var suite struct {
+		Failures int `xml:"failures,attr"`
+	}
+	if err := xml.Unmarshal(mustRead(t, junit), &suite); err != nil || suite.Failures == 0 {
+		t.Errorf("junit: %v, %d failures; want the regression as a failure", err, suite.Failures)
+	}
+	// Every run knows its place: the planted session's runs, in order.
+	m := regexp.MustCompile(`round 1 (baseline|candidate) +run (\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no round-1 run in\n%s", out)
+	}
+	export, _ := cli(t, reg, "runs", "export", m[2], "--db", db)
+	if !regexp.MustCompile(`"trial":\s*\{\s*"session":\s*"[^"]+",\s*"round":\s*1,\s*"side":\s*"` + m[1] + `",\s*"seq":\s*1`).MatchString(export) {
+		t.Errorf("run %s does not record its trial (round 1, %s, first):\n%.1500s", m[2], m[1], export)
+	}
+}
