@@ -131,12 +131,12 @@ func change(f Figure, base, cand []Sample) estimate {
 	}
 	bm, cm := stat.Mean(ys[0], nil), stat.Mean(ys[1], nil)
 	sp := pooled(ys, [2][]Sample{base, cand}, sc.trSE)
-	return interval(cm-bm, bm, sp.v*(1/float64(len(base))+1/float64(len(cand))), sp.df, sp.known, sc)
+	return interval(cm-bm, bm, sp.v*(1/float64(len(base))+1/float64(len(cand))), sp.df, sp.known, sc, Level)
 }
 
 // interval is the estimate of a change d (analysis scale) whose variance
-// is v with df degrees of freedom.
-func interval(d, bm, v, df float64, known bool, sc scale) estimate {
+// is v with df degrees of freedom, its interval at level.
+func interval(d, bm, v, df float64, known bool, sc scale, level float64) estimate {
 	display := func(x float64) float64 { return sc.display(x, bm) }
 	e := estimate{change: display(d)}
 	if !known {
@@ -151,7 +151,7 @@ func interval(d, bm, v, df float64, known bool, sc scale) estimate {
 		return e
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	q := t.Quantile(1 - (1-Level)/2)
+	q := t.Quantile(1 - (1-level)/2)
 	se := math.Sqrt(v)
 	e.low, e.high = display(d-q*se), display(d+q*se)
 	e.p = 2 * t.Survival(math.Abs(d)/se)
@@ -195,7 +195,7 @@ func (r Row) Why() string {
 	case !r.Tested:
 		return fmt.Sprintf("%d vs %d: one run a side cannot show how runs differ, and this machine drifts more between runs than within one; run each side at least twice (chainperf ab runs both sides interleaved until decided)", len(r.Base), len(r.Cand))
 	case r.Rounds > 0:
-		return fmt.Sprintf("%d interleaved rounds cannot show a change below %.1f %s (its %.0f %% interval is %+.1f..%+.1f); more rounds narrow it", r.Rounds, r.Detectable(), r.ChangeIn, 100*Level, r.Low, r.High)
+		return fmt.Sprintf("%d interleaved rounds cannot show a change below %.1f %s (its %.1f %% interval is %+.1f..%+.1f); more rounds narrow it", r.Rounds, r.Detectable(), r.ChangeIn, 100*RoundsLevel, r.Low, r.High)
 	}
 	return fmt.Sprintf("%d vs %d cannot show a change below %.1f %s (its %.0f %% interval is %+.1f..%+.1f); more runs or a longer window narrow it", len(r.Base), len(r.Cand), r.Detectable(), r.ChangeIn, 100*Level, r.Low, r.High)
 }
