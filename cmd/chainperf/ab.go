@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/compare"
-	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/compare/interleave"
+	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"

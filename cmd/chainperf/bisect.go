@@ -14,8 +14,8 @@ import (
 	"github.com/chainperf/chainperf/internal/bisect"
 	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/compare"
-	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/compare/interleave"
+	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
