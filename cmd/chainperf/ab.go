@@ -212,11 +212,8 @@ func abScenario(file, bin string) (*scenario.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	if bin != "" {
-		s.Testnet.Binary, s.Testnet.Build = bin, scenario.Build{}
-		if err := s.Check(); err != nil {
-			return nil, fmt.Errorf("%s on %s: %w", file, bin, err)
-		}
+	if err := onBinary(s, bin); err != nil {
+		return nil, fmt.Errorf("%s on %s: %w", file, bin, err)
 	}
 	if err := experiment.Check(s); err != nil {
 		return nil, err

@@ -1,18 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"encoding/xml"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // TestABOnRealNodes is the short calibration CI runs (bench/calibrate.sh
 // is the long one): two interleaved A/A sessions of one scenario on real
-// nodes end with no regressed or improved gated figure, and a planted
+// nodes (the second ended by Ctrl-C in its third round, which gives the
+// verdict on the two rounds that completed) end with no regressed or
+// improved gated figure, and a planted
 // change (blocks a second later: consensus.timeout_commit 1 s -> 2 s) is
 // called regressed on latency, exit 1, with a JUnit report that fails
 // and every run stored with its place in the order.
@@ -44,30 +49,60 @@ cooldown = "1s"
 		return p
 	}
 	base, slow := write("base.toml", "1s"), write("slow.toml", "2s")
-	for i := 0; i < 2; i++ {
-		js := filepath.Join(tmp, "aa.json")
-		out, code := cli(t, reg, "ab", base, "--db", db, "--report-dir", reports, "--min-rounds", "2", "--max-rounds", "2", "--format", "json", "-o", js)
-		if code == 1 || code == 2 {
-			t.Fatalf("A/A %d: exit %d\n%s", i, code, out)
-		}
-		var res struct {
+	aa := func(name string, res []byte, out string) {
+		t.Helper()
+		var got struct {
 			Figures []struct {
 				Figure, Verdict string
 				Gated           bool
 				Rounds          int
 			}
 		}
-		if err := json.Unmarshal(mustRead(t, js), &res); err != nil {
-			t.Fatal(err)
+		if err := json.Unmarshal(res, &got); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
 		}
-		for _, f := range res.Figures {
+		for _, f := range got.Figures {
 			if f.Gated && (f.Verdict == "regressed" || f.Verdict == "improved" || f.Rounds != 2) {
-				t.Errorf("A/A %d: %s %s over %d rounds; want no change decided, over 2 rounds\n%s", i, f.Figure, f.Verdict, f.Rounds, out)
+				t.Errorf("%s: %s %s over %d rounds; want no change decided, over 2 rounds\n%s", name, f.Figure, f.Verdict, f.Rounds, out)
 			}
 		}
 	}
+	js := filepath.Join(tmp, "aa.json")
+	out, code := cli(t, reg, "ab", base, "--db", db, "--report-dir", reports, "--min-rounds", "2", "--max-rounds", "2", "--format", "json", "-o", js)
+	if code == 1 || code == 2 {
+		t.Fatalf("A/A: exit %d\n%s", code, out)
+	}
+	aa("A/A", mustRead(t, js), out)
+
+	// Ctrl-C in round 3 of an A/A session: the verdict on rounds 1-2.
+	cmd := exec.Command(binary, "ab", base, "--db", db, "--report-dir", reports, "--min-rounds", "5", "--max-rounds", "5", "--format", "json")
+	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
+	pipe, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		text.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "  round 3 ") { // round 3's first run is done; its second is under way
+			cmd.Process.Signal(syscall.SIGINT)
+		}
+	}
+	cmd.Wait()
+	out = text.String()
+	if !strings.Contains(out, "2 round(s), 5 runs: interrupted: the verdict is on the rounds that completed") || !strings.Contains(out, "left out") {
+		t.Errorf("Ctrl-C in round 3: want the verdict on 2 rounds, round 3's lone run left out\n%s", out)
+	}
+	if i := strings.Index(out, "{"); i >= 0 {
+		aa("A/A interrupted", []byte(out[i:]), out)
+	} else {
+		t.Errorf("Ctrl-C in round 3: no verdict\n%s", out)
+	}
+
 	junit := filepath.Join(tmp, "junit.xml")
-	out, code := cli(t, reg, "ab", base, slow, "--db", db, "--report-dir", reports, "--min-rounds", "2", "--max-rounds", "4", "--junit", junit, "--seed", "7")
+	out, code = cli(t, reg, "ab", base, slow, "--db", db, "--report-dir", reports, "--min-rounds", "2", "--max-rounds", "6", "--junit", junit, "--seed", "7")
 	t.Logf("planted:\n%s", out)
 	if code != 1 || !regexp.MustCompile(`REGRESSED: .*latency p50`).MatchString(out) || !strings.Contains(out, "interleaved:") {
 		t.Errorf("blocks a second later: exit %d; want 1 with latency p50 regressed, judged round by round\n%s", code, out)

@@ -87,7 +87,7 @@ dir = "`+repo+`"
 ref = "`+ref+`"
 [load]
 rate = 100
-duration = "14s"
+duration = "10s"
 [experiment]
 kind = "steady"
 warmup = "2s"
@@ -96,8 +96,8 @@ drain_timeout = "10s"
 `), 0o644)
 		return f
 	}
-	// One 14 s run a commit: its window can show a change of ~10 %, so
-	// the threshold is 25 % (the sleep doubles p50).
+	// Each step runs the good commit and its own interleaved, 10 s runs,
+	// until p50 is decided at a 25 % threshold (the sleep doubles it).
 	out, code := cli(t, reg, "bisect", "--db", db, "--good", commits[0], "--bad", "main", "--scenario", scenarioFor("main"),
 		"--figure", "latency p50", "--threshold", "25", "--report-dir", filepath.Join(tmp, "reports"))
 	if code != 0 {

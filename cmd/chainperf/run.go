@@ -38,12 +38,8 @@ input or an error.`,
 			if err != nil {
 				return err
 			}
-			if nodeBinary != "" {
-				// The same scenario on another node: compare pairs runs by scenario.
-				s.Testnet.Binary, s.Testnet.Build = nodeBinary, scenario.Build{}
-				if err := s.Check(); err != nil {
-					return fmt.Errorf("--binary: %w", err)
-				}
+			if err := onBinary(s, nodeBinary); err != nil {
+				return fmt.Errorf("--binary: %w", err)
 			}
 			lbl, err := parseLabels(labels)
 			if err != nil {
@@ -122,6 +118,16 @@ func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.R
 		return errFailed
 	}
 	return nil
+}
+
+// onBinary runs the scenario's testnet on another node binary ("" keeps
+// its own): the same scenario, so that compare pairs the runs.
+func onBinary(s *scenario.Scenario, bin string) error {
+	if bin == "" {
+		return nil
+	}
+	s.Testnet.Binary, s.Testnet.Build = bin, scenario.Build{}
+	return s.Check()
 }
 
 // openScenario reads a scenario ("" the default) and applies a forced
