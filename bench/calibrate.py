@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 work, n = sys.argv[1], int(sys.argv[2])
+planted = int(sys.argv[3]) if len(sys.argv) > 3 else 1
 GATED = ["committed tx/s", "latency p50", "latency p99", "rejected share"]
 
 
@@ -61,12 +62,16 @@ rounds = [max(x.get("rounds", 0) for x in r["figures"]) for r in aa]
 row("A/A interleaved", aa, "%d-%d" % (min(rounds), max(rounds)) if rounds else "")
 row("A/A in blocks (session vs next)", blocks, "6-8 runs, not paired")
 print()
-for name, figure, want in (("p99", "latency p99", "regressed"), ("capacity", "committed tx/s", "regressed")):
-    r = load(name)
-    if r is None:
-        print("%s: no verdict (see %s.log)" % (name, name))
-        continue
-    x = next(x for x in r["figures"] if x["figure"] == figure)
-    print("planted %s: %s %s %+.1f %% (interval %+.1f..%+.1f) over %d rounds: %s" % (
-        name, figure, x["verdict"], x["change"], x["ci_low"], x["ci_high"], x.get("rounds", 0),
-        "called" if x["verdict"] == want else "NOT called"))
+for name, figure in (("p99", "latency p99"), ("capacity", "committed tx/s")):
+    called, rounds = 0, []
+    for i in range(1, planted + 1):
+        r = load("%s-%d" % (name, i)) or load(name)
+        if r is None:
+            print("%s %d: no verdict (see %s-%d.log)" % (name, i, name, i))
+            continue
+        x = next(x for x in r["figures"] if x["figure"] == figure)
+        rounds.append(x.get("rounds", 0))
+        called += x["verdict"] == "regressed"
+        print("planted %s %d: %s %s %+.1f %% (interval %+.1f..%+.1f) over %d rounds" % (
+            name, i, figure, x["verdict"], x["change"], x["ci_low"], x["ci_high"], x.get("rounds", 0)))
+    print("planted %s: called regressed in %d of %d sessions, %s rounds" % (name, called, planted, rounds))

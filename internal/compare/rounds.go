@@ -142,7 +142,7 @@ func JudgeRounds(f Figure, base, cand [][]Sample, threshold float64) Row {
 // false one; at 99 %, A/A sessions of 3 to 10 rounds on a drifting machine
 // end regressed or improved in under 1 % of sessions
 // (TestSequentialAARarelyDecideAChange), where 95 % gave 7.7 %.
-const RoundsLevel = 0.999
+const RoundsLevel = 0.998
 
 // withinVar is the mean squared own SE of the runs' samples (analysis
 // scale): the least variance one run of the side has.
