@@ -115,5 +115,35 @@ Start with 'chainperf testnet up' to bring up a local testnet, or
 	}
 	root.PersistentFlags().StringVar(&dbFlag, "db", "", "results database: a SQLite file or a postgres:// URL (default: $CHAINPERF_DB, else ./chainperf.db)")
 	root.AddCommand(runCmd(), runsCmd(), compareCmd(), abCmd(), trendCmd(), bisectCmd(), reportCmd(), testnetCmd(), loadCmd(), sinkCmd(), scenarioCmd(), cleanCmd(), nodeCmd(), podCmd(), generateCmd(), serveCmd())
+	for _, c := range root.Commands() {
+		refuseUnknown(c)
+	}
 	return root
+}
+
+// refuseUnknown makes a command that only groups others (runs, testnet,
+// scenario) refuse a subcommand it does not have, with exit 2 and a
+// suggestion: cobra would print the help and exit 0, and a CI script
+// with a typo would pass.
+func refuseUnknown(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknown(sub)
+	}
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		hint := ""
+		if c.SuggestionsMinimumDistance <= 0 {
+			c.SuggestionsMinimumDistance = 2 // cobra's own default, set only where it suggests
+		}
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = fmt.Sprintf(" (did you mean %q?)", s[0])
+		}
+		return fmt.Errorf("unknown command %q for %q%s; `%s --help` lists them", args[0], c.CommandPath(), hint, c.CommandPath())
+	}
 }
