@@ -1,0 +1,25 @@
+package main
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestVersion: `chainperf version` and `--version` say the version, the
+// commit (or that the build has none) and the Go version; a release
+// build's version (-X main.version) wins.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, code := cli(t, t.TempDir(), args...)
+		if code != 0 || !strings.HasPrefix(out, "chainperf ") || !strings.Contains(out, "commit ") || !strings.Contains(out, runtime.Version()) {
+			t.Errorf("%v: exit %d\n%s", args, code, out)
+		}
+	}
+	old := version
+	defer func() { version = old }()
+	version = "v9.9.9"
+	if v := versionText(); !strings.HasPrefix(v, "chainperf v9.9.9, commit ") {
+		t.Errorf("release build: %q", v)
+	}
+}
