@@ -115,6 +115,10 @@ interval = "500ms"
 	if list, _ := cli(t, reg, "runs", "list", "--db", db); !strings.Contains(list, loadID[1]) || !strings.Contains(list, runID[1]) {
 		t.Errorf("runs list lacks the runs:\n%s", list)
 	}
+	// Filed as a load run, not among the default scenario's runs.
+	if ids, _ := cli(t, reg, "runs", "list", "--db", db, "--scenario", "load"); !strings.Contains(ids, loadID[1]) {
+		t.Errorf("the load run is not filed under scenario load:\n%s", ids)
+	}
 	// One 4 s run a side has too short a window for per-second batches:
 	// compare says it cannot decide (exit 3), not "unchanged".
 	if out, code := cli(t, reg, "compare", loadID[1], loadID[1], "--db", db); code != 3 || !strings.Contains(out, "committed") || !strings.Contains(out, "INCONCLUSIVE") {

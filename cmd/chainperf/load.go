@@ -188,6 +188,13 @@ func loadScenario(cmd *cobra.Command, file string, rpcs []string, lf *loadFlags,
 	}
 	s.Experiment.Kind, s.Experiment.Repeats = scenario.Kinds{scenario.KindSteady}, 1
 	s.Perturbations, s.Observe.Profiles = nil, nil
+	// A load run is its own thing: filed under the default scenario's
+	// name it would mix with real default runs in queries and trends.
+	if file == "" {
+		s.Name = "load"
+	} else {
+		s.Name = "load-" + s.Name
+	}
 	s.File = "command line"
 	if err := s.Check(); err != nil {
 		return nil, err
