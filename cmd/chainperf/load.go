@@ -30,7 +30,7 @@ type loadFlags struct {
 }
 
 func (f *loadFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.model, "model", "", "rate model: constant, connections, ramp, max (default: the scenario's)")
+	fs.StringVar(&f.model, "model", "", "rate model: "+strings.Join(scenario.RateModels, ", ")+" (default: the scenario's)")
 	fs.Float64Var(&f.rate, "rate", 0, "tx/s in total (constant) or per connection (connections)")
 	fs.IntVar(&f.connections, "connections", 0, "connections for the connections model")
 	fs.Float64Var(&f.from, "from", 0, "ramp start rate, tx/s")
