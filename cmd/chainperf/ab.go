@@ -90,6 +90,10 @@ func abCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ab BASELINE.toml [CANDIDATE.toml]",
 		Short: "Run two sides interleaved until every gated figure is decided; exit 1 when one regressed",
+		Example: `  chainperf ab base.toml cand.toml
+  chainperf ab s.toml --baseline-binary ./cometbft-main --candidate-binary ./cometbft-pr
+  chainperf ab s.toml --max-rounds 10            # A/A: the gate's false alarms here
+  chainperf ab base.toml cand.toml --format md -o verdict.md --junit verdict.xml`,
 		Long: `ab runs the baseline and the candidate on this machine in rounds: one run of
 each a round, which goes first chosen at random, until every gated figure
 is regressed, improved or unchanged at the threshold, or --max-rounds.

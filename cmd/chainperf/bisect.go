@@ -25,8 +25,9 @@ func bisectCmd() *cobra.Command {
 	var minRounds, maxRounds int
 	var threshold float64
 	cmd := &cobra.Command{
-		Use:   "bisect --good REF --bad REF --scenario S --figure F",
-		Short: "Find the first commit at which a figure regressed",
+		Use:     "bisect --good REF --bad REF --scenario S --figure F",
+		Short:   "Find the first commit at which a figure regressed",
+		Example: `  chainperf bisect --good v0.38.18 --bad main --scenario slow.toml --figure "latency p99"`,
 		Long: `bisect runs a scenario whose node is built from source ([testnet.build]) at
 commits chosen as git bisect chooses them, between a good and a bad ref, and
 names the first commit whose figure regressed beyond the threshold against

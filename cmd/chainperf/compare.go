@@ -25,6 +25,9 @@ func compareCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare BASELINE CANDIDATE",
 		Short: "Compare two runs or sets of runs; exit 1 when a gated figure regressed",
+		Example: `  chainperf compare 20261125-114355-823b 20261125-114409-7c43
+  chainperf compare "label:branch=main latest:3" "label:branch=pr-42 latest:3"
+  chainperf compare "label:ab=20261125-114340-d75a label:side=baseline" "label:ab=20261125-114340-d75a label:side=candidate"`,
 		Long: `compare puts the figures of two sides next to each other: committed tx/s,
 max sustainable tx/s, saturation point, latency p50/p99, rejected share,
 block interval, CPU and RSS per node, top allocators. Each side is a run

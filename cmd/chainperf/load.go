@@ -83,6 +83,8 @@ func loadCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "load --rpc URL [--rpc URL...] [-f scenario.toml] [flags]",
 		Short: "Drive load at an existing network (ours or anyone's), follow every tx, store the run",
+		Example: `  chainperf load --rpc http://127.0.0.1:26657 --rate 200 --duration 30s
+  chainperf load --rpc http://10.0.0.5:26657 --target-is-mine -f cosmos-send.toml`,
 		Long: `load sends txs to the given CometBFT RPC nodes at the rate the model asks
 for, open loop: a slow node never slows the schedule, and latency counts from
 each tx's intended send time. The block follower reads every block from the
@@ -276,8 +278,9 @@ func sinkCmd() *cobra.Command {
 	var delay time.Duration
 	var flushEach bool
 	cmd := &cobra.Command{
-		Use:   "sink [--listen 127.0.0.1:26657]",
-		Short: "Accept every broadcast, to measure the load generator's own ceiling",
+		Use:     "sink [--listen 127.0.0.1:26657]",
+		Short:   "Accept every broadcast, to measure the load generator's own ceiling",
+		Example: `  chainperf sink --listen 127.0.0.1:36657`,
 		Long: `sink answers broadcast_tx_sync/async/commit (single or batched JSON-RPC),
 /health and /status like a CometBFT node that accepts everything, and
 prints how many txs it took each second. Point 'chainperf load --no-follow'

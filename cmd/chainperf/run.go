@@ -24,6 +24,9 @@ func runCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [scenario.toml]",
 		Short: "Run a scenario from nothing to a report (the built-in default without a file)",
+		Example: `  chainperf run                                   # the built-in default scenario
+  chainperf run examples/find-max.toml --label branch=main
+  chainperf run s.toml --binary "module:github.com/cometbft/cometbft/cmd/cometbft@v0.38.19"`,
 		Long: `run brings up the scenario's testnet, drives its load while following every
 block, drains, takes the testnet down, applies the criteria and writes the
 report. Exit code 0: the run passed its criteria; 1: it failed them; 2: bad

@@ -58,9 +58,10 @@ func runsCmd() *cobra.Command {
 	var labels []string
 	var since string
 	list := &cobra.Command{
-		Use:   "list",
-		Short: "List stored runs, newest first",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Short:   "List stored runs, newest first",
+		Example: `  chainperf runs list --scenario default --label branch=main`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
 			if f.Labels, err = parseLabels(labels); err != nil {
@@ -105,9 +106,10 @@ func runsCmd() *cobra.Command {
 	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many runs (0: all)")
 
 	show := &cobra.Command{
-		Use:   "show RUN_ID",
-		Short: "Show a stored run's summary",
-		Args:  cobra.ExactArgs(1),
+		Use:     "show RUN_ID",
+		Short:   "Show a stored run's summary",
+		Example: `  chainperf runs show 20261125-114355-823b`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openExisting(cmd.Context())
 			if err != nil {
@@ -126,7 +128,9 @@ func runsCmd() *cobra.Command {
 	export := &cobra.Command{
 		Use:   "export RUN_ID [--format json|csv]",
 		Short: "Export a stored run: the whole record as JSON, or its per-second series as CSV",
-		Args:  cobra.ExactArgs(1),
+		Example: `  chainperf runs export 20261125-114355-823b > run.json
+  chainperf runs export 20261125-114355-823b --format csv > seconds.csv`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "json" && format != "csv" {
 				return fmt.Errorf("--format %q: use json or csv", format)
@@ -159,9 +163,10 @@ func runsCmd() *cobra.Command {
 	}
 	export.Flags().StringVar(&format, "format", "json", "json or csv")
 	del := &cobra.Command{
-		Use:   "delete RUN_ID",
-		Short: "Delete a stored run and everything recorded with it",
-		Args:  cobra.ExactArgs(1),
+		Use:     "delete RUN_ID",
+		Short:   "Delete a stored run and everything recorded with it",
+		Example: `  chainperf runs delete 20261125-114355-823b`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openExisting(cmd.Context())
 			if err != nil {
@@ -182,9 +187,10 @@ func runsCmd() *cobra.Command {
 func reportCmd() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
-		Use:   "report RUN_ID [--report-dir D]",
-		Short: "Render a stored run's report again",
-		Args:  cobra.ExactArgs(1),
+		Use:     "report RUN_ID [--report-dir D]",
+		Short:   "Render a stored run's report again",
+		Example: `  chainperf report 20261125-114355-823b --report-dir reports`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openExisting(cmd.Context())
 			if err != nil {

@@ -18,9 +18,10 @@ func scenarioCmd() *cobra.Command {
 		Short: "Check scenario files and print the built-in default",
 	}
 	cmd.AddCommand(&cobra.Command{
-		Use:   "check FILE",
-		Short: "Check a scenario file: every error with its file:line",
-		Args:  cobra.ExactArgs(1),
+		Use:     "check FILE",
+		Short:   "Check a scenario file: every error with its file:line",
+		Example: `  chainperf scenario check examples/find-max.toml`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := scenario.Open(args[0])
 			if err != nil {

@@ -16,8 +16,9 @@ func serveCmd() *cobra.Command {
 	var addr string
 	var remote bool
 	cmd := &cobra.Command{
-		Use:   "serve [--addr 127.0.0.1:8080]",
-		Short: "Serve the web dashboard over the results database (read-only)",
+		Use:     "serve [--addr 127.0.0.1:8080]",
+		Short:   "Serve the web dashboard over the results database (read-only)",
+		Example: `  chainperf serve --addr 127.0.0.1:8080`,
 		Long: `serve opens the results database read-only and serves the dashboard:
 every run (filter, sort, pages), one run with its charts (updated live
 while it goes), comparisons with compare's verdicts, and trends of a

@@ -35,6 +35,8 @@ func testnetUpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "up [-f scenario.toml] [--dir D] [--detach | --dry-run]",
 		Short: "Start the scenario's testnet; Ctrl-C takes it down",
+		Example: `  chainperf testnet up -f examples/partition.toml --detach --dir ./net
+  chainperf testnet up --dry-run`,
 		Long: `up starts the testnet of a scenario (the built-in default without -f) and
 follows block heights until Ctrl-C, then takes every node down. With
 --detach it returns once the nodes make blocks and leaves them running;
@@ -178,9 +180,10 @@ func printNodes(out io.Writer, t *testnet.Testnet, heights map[string]int64) {
 func testnetStatusCmd() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
-		Use:   "status --dir D",
-		Short: "Show the nodes of the testnet in D: processes, URLs, heights",
-		Args:  cobra.NoArgs,
+		Use:     "status --dir D",
+		Short:   "Show the nodes of the testnet in D: processes, URLs, heights",
+		Example: `  chainperf testnet status --dir ./net`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := testnet.ReadState(dir)
 			if err != nil {
@@ -206,9 +209,10 @@ func testnetStatusCmd() *cobra.Command {
 func testnetDownCmd() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
-		Use:   "down --dir D",
-		Short: "End every node of the testnet in D and remove its homes and state",
-		Args:  cobra.NoArgs,
+		Use:     "down --dir D",
+		Short:   "End every node of the testnet in D and remove its homes and state",
+		Example: `  chainperf testnet down --dir ./net`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := clean.Down(cmd.Context(), dir); err != nil {
 				return err
@@ -226,8 +230,9 @@ func testnetWatchCmd() *cobra.Command {
 	var dir, file string
 	var duration time.Duration
 	cmd := &cobra.Command{
-		Use:   "watch --dir D [--duration 60s]",
-		Short: "Run the observers alone on the testnet in D and print what they cost",
+		Use:     "watch --dir D [--duration 60s]",
+		Short:   "Run the observers alone on the testnet in D and print what they cost",
+		Example: `  chainperf testnet watch --dir ./net --duration 60s`,
 		Long: `watch runs what watches every run (block follower over every node,
 Prometheus scraper, /proc sampler, all written to the results database) on
 a running testnet for a while, without load of its own, and prints the CPU

@@ -20,8 +20,9 @@ func trendCmd() *cobra.Command {
 	var threshold float64
 	var recent int
 	cmd := &cobra.Command{
-		Use:   `trend QUERY --figure F`,
-		Short: "Find where a figure took a new level over a series of runs; exit 1 when the newest runs regressed",
+		Use:     `trend QUERY --figure F`,
+		Short:   "Find where a figure took a new level over a series of runs; exit 1 when the newest runs regressed",
+		Example: `  chainperf trend "scenario:nightly label:branch=main latest:60" --figure "committed tx/s"`,
 		Long: `trend reads the runs a query names (as compare's sides: "scenario:nightly
 label:branch=main latest:60"), oldest first, and finds the change points of
 a figure over them: the split where the runs before and after differ most
