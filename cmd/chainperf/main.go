@@ -108,8 +108,10 @@ func rootCmd() *cobra.Command {
 transaction load at an accurate open-loop rate, follows every transaction to
 its fate and every block, and reports what the chain did.
 
-Start with 'chainperf testnet up' to bring up a local testnet, or
-'chainperf scenario default' to see what a scenario file holds.`,
+Start with 'chainperf run' (the built-in default scenario, about two
+minutes), 'chainperf scenario default' to see what a scenario file holds,
+and 'chainperf ab base.toml cand.toml' to ask whether a change made the
+chain slower.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
