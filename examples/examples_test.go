@@ -31,3 +31,18 @@ func TestExamplesParse(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedded: the binary carries every example file, each with what its
+// first comment line says.
+func TestEmbedded(t *testing.T) {
+	files, _ := filepath.Glob("*.toml")
+	all := All()
+	if len(all) != len(files) {
+		t.Fatalf("%d embedded examples, %d files", len(all), len(files))
+	}
+	for _, e := range all {
+		if e.About == "" || len(e.Text) == 0 {
+			t.Errorf("%s: about %q, %d bytes", e.Name, e.About, len(e.Text))
+		}
+	}
+}

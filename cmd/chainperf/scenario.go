@@ -7,15 +7,17 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chainperf/chainperf/examples"
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/suggest"
 )
 
 func scenarioCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scenario",
-		Short: "Check scenario files and print the built-in default",
+		Short: "Check scenario files and print the built-in default and the examples",
 	}
 	cmd.AddCommand(&cobra.Command{
 		Use:     "check FILE",
@@ -62,6 +64,38 @@ func scenarioCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := cmd.OutOrStdout().Write(scenario.Default)
 			return err
+		},
+	}, &cobra.Command{
+		Use:   "examples",
+		Short: "List the example scenarios built into chainperf",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			for _, e := range examples.All() {
+				fmt.Fprintf(w, "%s\t%s\n", e.Name, e.About)
+			}
+			fmt.Fprintln(w, "\n`chainperf scenario example NAME > NAME.toml` writes one out.")
+			return w.Flush()
+		},
+	}, &cobra.Command{
+		Use:     "example NAME",
+		Short:   "Print one of the example scenarios built into chainperf",
+		Example: `  chainperf scenario example find-max > find-max.toml && chainperf run find-max.toml`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var names []string
+			for _, e := range examples.All() {
+				if e.Name == strings.TrimSuffix(args[0], ".toml") {
+					_, err := cmd.OutOrStdout().Write(e.Text)
+					return err
+				}
+				names = append(names, e.Name)
+			}
+			hint := ""
+			if s := suggest.Closest(args[0], names); s != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return fmt.Errorf("no example %q%s; `chainperf scenario examples` lists them", args[0], hint)
 		},
 	})
 	return cmd

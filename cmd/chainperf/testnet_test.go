@@ -303,6 +303,7 @@ func TestBadInput(t *testing.T) {
 		{"keyword dsn", []string{"runs", "list", "--db", "host=db password=s3cret"}, "a keyword DSN"},
 		{"unknown db scheme", []string{"runs", "list", "--db", "mysql://u:s3cret@db/x"}, `unknown URL scheme "mysql"`},
 		{"db a directory", []string{"runs", "list", "--db", tmp}, "is a directory"},
+		{"unknown example", []string{"scenario", "example", "find-mx"}, `no example "find-mx" (did you mean "find-max"?)`},
 		{"unknown subcommand", []string{"runs", "lst"}, `unknown command "lst" for "chainperf runs" (did you mean "list"?)`},
 		{"validators overflow", []string{"scenario", "check", write("big.toml", "[testnet]\nvalidators = 9223372036854775807\nfull_nodes = 1\n")}, "big.toml:2: testnet.validators: 9223372036854775807: at most 200"},
 	} {
