@@ -64,11 +64,7 @@ input or an error.`,
 			}
 			defer st.Close()
 			out := cmd.OutOrStdout()
-			nodes := fmt.Sprintf("%d validators + %d full nodes", s.Testnet.Validators, s.Testnet.FullNodes)
-			if s.Testnet.Provider == scenario.ProviderExternal {
-				nodes = fmt.Sprintf("%d nodes of an external network", len(s.Testnet.Nodes))
-			}
-			fmt.Fprintf(out, "scenario %s: %s, %s\n", s.Name, nodes, describeLoad(s))
+			fmt.Fprintf(out, "scenario %s: %s\n", s.Name, describePlan(s))
 			live := newLiveView(out)
 			progress, stopMetrics, err := serveLiveMetrics(cmd, metricsAddr, remote, live)
 			if err != nil {
@@ -121,6 +117,16 @@ func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.R
 		return errFailed
 	}
 	return nil
+}
+
+// describePlan says what a scenario will run: its nodes, then its phases
+// with their loads and the workload.
+func describePlan(s *scenario.Scenario) string {
+	nodes := fmt.Sprintf("%d validators + %d full nodes", s.Testnet.Validators, s.Testnet.FullNodes)
+	if s.Testnet.Provider == scenario.ProviderExternal {
+		nodes = fmt.Sprintf("%d nodes of an external network", len(s.Testnet.Nodes))
+	}
+	return nodes + ", " + describeLoad(s)
 }
 
 // onBinary runs the scenario's testnet on another node binary ("" keeps

@@ -36,8 +36,7 @@ func scenarioCmd() *cobra.Command {
 			if parts := s.Testnet.ScaleProfileParts(); len(parts) > 0 && s.Testnet.Provider != scenario.ProviderExternal {
 				scale = "; scale profile " + strings.Join(parts, ",")
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d validators, %d full nodes, %d seeds%s; %s load %s)\n",
-				args[0], s.Testnet.Validators, s.Testnet.FullNodes, s.Testnet.Seeds, scale, s.Load.Model, s.Load.Length())
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok; will run %s%s\n", args[0], describePlan(s), scale)
 			return nil
 		},
 	}, &cobra.Command{

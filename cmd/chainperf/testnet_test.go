@@ -597,3 +597,18 @@ func TestCPUProfileIsTheHarnessOnly(t *testing.T) {
 		t.Errorf("the harness's profile: %v, %+v", err, p)
 	}
 }
+
+// TestScenarioCheckSaysThePlan: scenario check says what will run (an
+// external network's own nodes, find-max's own length), not the default
+// shape and the [load] section.
+func TestScenarioCheckSaysThePlan(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.toml")
+	text := "[testnet]\nprovider = \"external\"\n[[testnet.node]]\nrole = \"full\"\nrpc = \"http://127.0.0.1:26657\"\n[[testnet.node]]\nrole = \"validator\"\nrpc = \"http://127.0.0.1:26660\"\n[experiment]\nkind = \"find-max\"\nfind_max_duration = \"90s\"\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := cli(t, t.TempDir(), "scenario", "check", p)
+	if code != 0 || !strings.Contains(out, "will run 2 nodes of an external network, find-max for 1m30s") {
+		t.Errorf("exit %d: %q; want the plan", code, out)
+	}
+}
