@@ -201,3 +201,11 @@ func TestScaleProfileParts(t *testing.T) {
 		}
 	}
 }
+
+// Powers that add up to CometBFT's maximum total voting power exactly
+// are a valid set; one more is refused (scenariotest.Bads).
+func TestPowersUpToTheMaximumTotal(t *testing.T) {
+	if _, err := Parse("f.toml", []byte("[testnet]\nvalidators = 2\npowers = [1152921504606846974, 1]\n")); err != nil {
+		t.Errorf("powers summing to the maximum: %v", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cometbft/cometbft/config"
+	"github.com/cometbft/cometbft/types"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/chainperf/chainperf/internal/build"
@@ -103,9 +104,15 @@ func validateSizes(c *checker, t *Testnet) {
 		if len(t.Powers) != t.Validators {
 			c.fail("testnet.powers", "%d powers for %d validators: give one per validator or none", len(t.Powers), t.Validators)
 		}
+		var sum int64
 		for i, p := range t.Powers {
 			if p <= 0 {
 				c.fail("testnet.powers", "power %d of validator %d: must be positive", p, i)
+				continue
+			}
+			if sum += p; sum > types.MaxTotalVotingPower || sum < 0 {
+				c.fail("testnet.powers", "the powers add up past CometBFT's maximum total voting power %d (MaxInt64/8): the nodes would refuse the genesis", types.MaxTotalVotingPower)
+				break
 			}
 		}
 	}

@@ -17,6 +17,8 @@ var Bads = []Bad{
 	{"unknown key", "[testnet]\nvalidators = 2\nfull_node = 1\n", `f.toml:3: unknown key "testnet.full_node" (did you mean "testnet.full_nodes"?)`},
 	// Zero validators is a testnet that cannot make blocks.
 	{"zero validators", "[testnet]\n\nvalidators = 0\n", "f.toml:3: testnet.validators: 0: a testnet needs at least 1 validator"},
+	// Powers past CometBFT's maximum total (MaxInt64/8): no genesis.
+	{"powers past the total", "[testnet]\nvalidators = 2\npowers = [1152921504606846975, 1]\n", "f.toml:3: testnet.powers: the powers add up past CometBFT's maximum total voting power 1152921504606846975"},
 	{"negative full nodes", "[testnet]\nfull_nodes = -2\n", "f.toml:2: testnet.full_nodes: -2: cannot be negative"},
 	// A wrong type names the key and line.
 	{"wrong type", "[testnet]\nvalidators = \"four\"\n", "f.toml:2: "},
