@@ -7,11 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -531,5 +533,49 @@ func TestQAPageShowsTheProcessedTable(t *testing.T) {
 	}
 	if _, body, _ = get(t, ts, "/runs/sw1"); strings.Contains(body, `id="qa"`) {
 		t.Fatal("a sweep run's page shows the QA table")
+	}
+}
+
+// TestServeAnswersOnlyItsOwnHost: on loopback the dashboard refuses a
+// request whose Host is another name (DNS rebinding), and answers its own
+// address by IP or as localhost.
+func TestServeAnswersOnlyItsOwnHost(t *testing.T) {
+	_, path := newDB(t)
+	ro, err := store.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	s, err := New(ro, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, l) }()
+	defer func() { cancel(); <-done }()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	for host, want := range map[string]int{
+		"127.0.0.1:" + port:        200,
+		"localhost:" + port:        200,
+		"LOCALHOST:" + port:        200,
+		"rebind.example:" + port:   http.StatusMisdirectedRequest,
+		"127.0.0.1.nip.io:" + port: http.StatusMisdirectedRequest,
+		"127.0.0.1:1":              http.StatusMisdirectedRequest,
+	} {
+		req, _ := http.NewRequest("GET", "http://"+l.Addr().String()+"/", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d; want %d", host, resp.StatusCode, want)
+		}
 	}
 }
