@@ -164,10 +164,11 @@ completed. Exit codes as compare: 0 no gated figure regressed, 1 one did,
 				if t.Side == interleave.Candidate {
 					s = sides[1]
 				}
-				l := map[string]string{"ab": plan.Session, "side": t.Side}
+				l := map[string]string{}
 				for k, v := range lbl {
 					l[k] = v
 				}
+				l["ab"], l["side"] = plan.Session, t.Side // over a user's: they are how the runs pair
 				r, err := experiment.Run(ctx, s, experiment.RunOptions{Exe: exe, Labels: l, Trial: &t, Store: st, ReportDir: reportDir})
 				if err != nil {
 					return compare.Values{}, err

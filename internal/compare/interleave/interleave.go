@@ -100,6 +100,9 @@ func Run(ctx context.Context, p Plan, run Runner, after func(round int, res *com
 			if err := named(out.Result, p.Figures); err != nil {
 				return out, err
 			}
+			if err := out.Result.Named(p.Per); err != nil {
+				return out, fmt.Errorf("--threshold-for: %w", err)
+			}
 		}
 		if after != nil {
 			after(round, out.Result)

@@ -126,6 +126,11 @@ func TestPlanChecks(t *testing.T) {
 	if _, err := Run(context.Background(), p, m.run, nil); err == nil || !strings.Contains(err.Error(), `no figure "latency p95"`) {
 		t.Errorf("unknown figure: %v", err)
 	}
+	p = plan()
+	p.Per = map[string]float64{"latency p95": 20}
+	if _, err := Run(context.Background(), p, m.run, nil); err == nil || !strings.Contains(err.Error(), `--threshold-for: no figure "latency p95"`) {
+		t.Errorf("unknown figure in per-figure thresholds: %v", err)
+	}
 }
 
 // A/A sessions stopped as soon as decided look at the data after every
