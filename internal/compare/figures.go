@@ -376,8 +376,9 @@ func shapeOf(r *results.Run) string {
 }
 
 // Differences says how two sets of runs differ in what they ran: another
-// scenario, experiment, load model, workload or testnet makes their
-// figures incomparable, and a run that did not complete is no measure.
+// scenario (unless the sides are one ab session's), experiment, load
+// model, workload or testnet makes their figures incomparable, and a run
+// that did not complete is no measure.
 func Differences(base, cand []Values) []string {
 	var out []string
 	for _, v := range append(append([]Values(nil), base...), cand...) {
@@ -391,7 +392,12 @@ func Differences(base, cand []Values) []string {
 			out = append(out, fmt.Sprintf("%s: baseline %q, candidate %q", what, b, c))
 		}
 	}
-	check("scenario", func(v Values) string { return v.Scenario })
+	// The two sides of one interleaved session (chainperf ab) are two
+	// scenario files on purpose: their names may differ, what they ran
+	// may not.
+	if _, _, paired := rounds(base, cand); !paired {
+		check("scenario", func(v Values) string { return v.Scenario })
+	}
 	check("experiment", func(v Values) string { return v.Kind })
 	check("load", func(v Values) string { return v.Model })
 	check("workload", func(v Values) string { return v.Workload })

@@ -58,6 +58,16 @@ func TestOneRoundAndAnInterruptedOne(t *testing.T) {
 	if notes := strings.Join(res.Notes, "; "); !strings.Contains(notes, "left out") || !strings.Contains(notes, "a2") {
 		t.Errorf("notes %q; want run a2 left out", notes)
 	}
+	// The sides of one session may be two scenario files.
+	b, c := trial("s", 1, "a", 1000), trial("s", 1, "b", 1000)
+	b.Scenario, c.Scenario = "base", "cand"
+	if d := Differences([]Values{b}, []Values{c}); len(d) != 0 {
+		t.Errorf("differences of one session's sides: %v", d)
+	}
+	c.Trial = Trial{}
+	if d := Differences([]Values{b}, []Values{c}); len(d) != 1 {
+		t.Errorf("differences of two scenarios' runs: %v; want the scenario", d)
+	}
 	// Runs of two sessions, or two runs of a side in one round, are not
 	// rounds: they compare as independent sets.
 	other := trial("t", 2, "b", 1000)
