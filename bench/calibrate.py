@@ -62,6 +62,13 @@ rounds = [max(x.get("rounds", 0) for x in r["figures"]) for r in aa]
 row("A/A interleaved", aa, "%d-%d" % (min(rounds), max(rounds)) if rounds else "")
 row("A/A in blocks (session vs next)", blocks, "6-8 runs, not paired")
 print()
+# The smallest change each interleaved A/A session could have shown
+# (the farther end of its interval), median over sessions.
+for g in GATED:
+    d = sorted(max(abs(x["ci_low"]), abs(x["ci_high"])) for r in aa for x in r["figures"] if x["figure"] == g and x.get("tested"))
+    if d:
+        print("A/A %s: smallest change it could have seen, median %.1f %% (%.1f..%.1f)" % (g, d[len(d) // 2], d[0], d[-1]))
+print()
 for name, figure in (("p99", "latency p99"), ("capacity", "committed tx/s")):
     called, rounds = 0, []
     for i in range(1, planted + 1):

@@ -2,8 +2,9 @@
 # Calibrates compare's gate on real nodes, as issue 41 asks: how often
 # interleaved A/A runs (the same scenario on both sides) end with a false
 # verdict (regressed or improved), and whether planted changes are
-# called. Usage: bench/calibrate.sh [A/A sessions, default 20]
-# (KEEP=DIR keeps the database, scenarios and verdicts there).
+# called. Usage: bench/calibrate.sh [A/A sessions, default 20] [planted
+# sessions of each change, default 3] (KEEP=DIR keeps the database,
+# scenarios and verdicts there).
 #   A/A:      4+1 kvstore nodes, steady 600 tx/s for 10 s; `chainperf ab`
 #             with 3 to 4 rounds (6-8 runs) a session.
 #   blocks:   the same runs as a CI user would compare them without
@@ -16,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20}
+planted=${2:-3}
 if [ -n "${KEEP:-}" ]; then
   mkdir -p "$KEEP"; work=$(cd "$KEEP" && pwd)
 else
@@ -53,8 +55,10 @@ for i in $(seq "$n"); do
   printf 'A/A %d: ' "$i"; ab "aa-$i" aa.toml --min-rounds 3 --max-rounds 4 --label calib=aa
 done
 aa_end=$(date +%s)
-printf 'p99 planted: '; ab p99 aa.toml p99.toml --min-rounds 2 --max-rounds 6
-printf 'capacity planted: '; ab capacity full.toml smaller.toml --min-rounds 2 --max-rounds 6
+for i in $(seq "$planted"); do
+  printf 'p99 planted %d: ' "$i"; ab "p99-$i" aa.toml p99.toml --min-rounds 3 --max-rounds 10
+  printf 'capacity planted %d: ' "$i"; ab "capacity-$i" full.toml smaller.toml --min-rounds 3 --max-rounds 10
+done
 end=$(date +%s)
 echo "A/A took $(( (aa_end - start) / 60 )) min, planted $(( (end - aa_end) / 60 )) min"
-python3 bench/calibrate.py "$work" "$n"
+python3 bench/calibrate.py "$work" "$n" "$planted"

@@ -40,6 +40,26 @@ func TestCommittedRateByBlocks(t *testing.T) {
 	if len(perSecond) < 2 {
 		t.Errorf("by seconds the windows read %v: want them to differ (the quantisation the blocks remove)", perSecond)
 	}
+	// A window of 3 s with 1.6 s blocks of 960 txs (600 tx/s): wherever it
+	// starts it holds one or two blocks, and reads 600.
+	slow := &Phase{Start: start, Length: 10 * time.Second, Ledger: load.Summary{Fates: map[load.Fate]int64{}, PerSecond: make([]load.Second, 16)}}
+	for i := 0; i < 8; i++ {
+		at := start.Add(time.Duration(i) * 1600 * time.Millisecond)
+		slow.Blocks = append(slow.Blocks, observe.Block{Height: int64(i + 1), Time: at, Seen: at.Add(1800 * time.Millisecond), Txs: 960, Ours: 960})
+	}
+	ones := 0
+	for _, from := range []float64{5, 5.1, 5.3, 6.2, 6.7} {
+		slow.Window = [2]float64{from, from + 3}
+		if len(WindowBlocks(slow)) == 1 {
+			ones++
+		}
+		if f := Compute(slow); math.Abs(f.CommittedTPS-600) > 1e-9 {
+			t.Errorf("3 s window from %gs over 1.6 s blocks (%d in it): committed %.2f tx/s; want 600", from, len(WindowBlocks(slow)), f.CommittedTPS)
+		}
+	}
+	if ones == 0 {
+		t.Error("no window held a single block: the case is not tested")
+	}
 	// No follower, no blocks: by seconds.
 	p.Blocks = nil
 	p.Window = [2]float64{0, 10}
