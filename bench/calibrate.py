@@ -79,6 +79,13 @@ for name, figure in (("p99", "latency p99"), ("capacity", "committed tx/s")):
         x = next(x for x in r["figures"] if x["figure"] == figure)
         rounds.append(x.get("rounds", 0))
         called += x["verdict"] == "regressed"
-        print("planted %s %d: %s %s %+.1f %% (interval %+.1f..%+.1f) over %d rounds" % (
-            name, i, figure, x["verdict"], x["change"], x["ci_low"], x["ci_high"], x.get("rounds", 0)))
+        first = "-"
+        log = os.path.join(work, "%s-%d.log" % (name, i))
+        if os.path.exists(log):
+            for line in open(log):
+                if line.startswith("  after round") and (figure + " regressed") in line:
+                    first = line.split()[2].rstrip(":")
+                    break
+        print("planted %s %d: %s %s %+.1f %% (interval %+.1f..%+.1f) after %d rounds, first called at round %s" % (
+            name, i, figure, x["verdict"], x["change"], x["ci_low"], x["ci_high"], x.get("rounds", 0), first))
     print("planted %s: called regressed in %d of %d sessions, %s rounds" % (name, called, planted, rounds))
