@@ -110,7 +110,8 @@ func writeTrend(w io.Writer, vs []compare.Values, figure string, shifts []compar
 		if commit == "" {
 			commit = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%.12s\t%s\t%s\n", v.Run, commit, compare.Num(v.Figures[figure][0].Value), mark)
+		x, _ := v.Center(figure)
+		fmt.Fprintf(tw, "%s\t%.12s\t%s\t%s\n", v.Run, commit, compare.Num(x), mark)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d runs, %d change point(s)\n", len(vs), len(shifts))

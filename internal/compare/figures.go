@@ -52,6 +52,16 @@ func DescribeIn(vs []Values, name string) Figure {
 	return Describe(name)
 }
 
+// Center is the run's value of a figure: the geometric mean of its
+// samples (a sample a steady repeat), as comparisons and trends take it.
+func (v Values) Center(name string) (float64, bool) {
+	xs := v.Figures[name]
+	if len(xs) == 0 {
+		return 0, false
+	}
+	return center(DescribeIn([]Values{v}, name), values(xs)), true
+}
+
 // first returns the figure's first sample, if the run has one.
 func (v Values) first(name string) (float64, bool) {
 	xs := v.Figures[name]
