@@ -1,13 +1,15 @@
 // Package files reads the files a user names (scenarios, latency tables)
 // without trusting what they are: only a regular file is read, and no more
 // of it than a limit, so /dev/zero, a FIFO or a huge file is a clear error
-// instead of a hang or an exhausted memory.
+// instead of a hang or an exhausted memory. It writes reports whole or not
+// at all.
 package files
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -56,4 +58,34 @@ func Kind(m os.FileMode) string {
 		return "a socket"
 	}
 	return "not a regular file"
+}
+
+// WriteAtomic writes data to path through a temporary file in the same
+// folder, synced and renamed over path: a reader sees the old file or the
+// whole new one, never half (a full disk or a kill leaves the old one),
+// and a symlink at path is replaced, not followed.
+func WriteAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
 }

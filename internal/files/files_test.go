@@ -35,3 +35,47 @@ func TestReadRegular(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteAtomic: the new content replaces the old whole, a symlink at
+// the path is replaced and its target untouched, a write that cannot
+// happen leaves the old file, and no temporary file stays behind.
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "summary.json")
+	if err := WriteAtomic(p, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(p, []byte("two"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "two" {
+		t.Errorf("content %q; want two", b)
+	}
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	os.WriteFile(target, []byte("keep"), 0o644)
+	link := filepath.Join(dir, "report.md")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(link, []byte("report"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("the symlink's target was written: %q", b)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink != 0 {
+		t.Error("the symlink is still there")
+	}
+	// A folder that is gone: an error, nothing written.
+	if err := WriteAtomic(filepath.Join(dir, "gone", "x.json"), []byte("x"), 0o644); err == nil {
+		t.Error("write into a missing folder: no error")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files left: %v; want summary.json and report.md", names)
+	}
+}

@@ -11,13 +11,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/chainperf/chainperf/internal/files"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
 // Write renders r, with its node samples (may be nil), into dir (created
-// if missing) and returns the paths.
+// if missing) and returns the paths. Each file is written whole or not at
+// all (a full disk leaves the previous one).
 func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report dir: %w", err)
@@ -27,12 +29,12 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 		return nil, err
 	}
 	paths := []string{filepath.Join(dir, "summary.json"), filepath.Join(dir, "report.md")}
-	if err := os.WriteFile(paths[0], js, 0o644); err != nil {
+	if err := files.WriteAtomic(paths[0], js, 0o644); err != nil {
 		return nil, err
 	}
 	var md strings.Builder
 	Markdown(&md, r)
-	if err := os.WriteFile(paths[1], []byte(md.String()), 0o644); err != nil {
+	if err := files.WriteAtomic(paths[1], []byte(md.String()), 0o644); err != nil {
 		return nil, err
 	}
 	var html strings.Builder
@@ -40,7 +42,7 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 		return nil, fmt.Errorf("report.html: %w", err)
 	}
 	paths = append(paths, filepath.Join(dir, "report.html"))
-	if err := os.WriteFile(paths[2], []byte(html.String()), 0o644); err != nil {
+	if err := files.WriteAtomic(paths[2], []byte(html.String()), 0o644); err != nil {
 		return nil, err
 	}
 	return paths, nil
