@@ -72,25 +72,8 @@ func Build(ctx context.Context, s Spec, cache string) (*Binary, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(src)
-	// The tree at commit, without touching the user's checkout.
-	archive := exec.CommandContext(ctx, "git", "-C", strings.TrimSpace(root), "archive", "--format=tar", commit)
-	untar := exec.CommandContext(ctx, "tar", "-x", "-C", src)
-	pipe, err := archive.StdoutPipe()
-	if err != nil {
+	if err := export(ctx, strings.TrimSpace(root), commit, src); err != nil {
 		return nil, err
-	}
-	untar.Stdin = pipe
-	var archErr bytes.Buffer
-	archive.Stderr = &archErr
-	if err := untar.Start(); err != nil {
-		return nil, err
-	}
-	if err := archive.Run(); err != nil {
-		untar.Wait()
-		return nil, fmt.Errorf("git archive %s: %v: %s", commit[:12], err, archErr.String())
-	}
-	if err := untar.Wait(); err != nil {
-		return nil, fmt.Errorf("unpack %s: %w", commit[:12], err)
 	}
 	tmp := out + ".part"
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {

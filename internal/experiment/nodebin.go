@@ -30,6 +30,8 @@ func ResolveNode(ctx context.Context, s *scenario.Scenario, phase func(string)) 
 	}
 	t := s.Testnet
 	switch {
+	case t.Chain == "cosmos" || t.Chain == "evm":
+		return resolveApp(ctx, s, phase)
 	case t.Build.Dir != "":
 		b := t.Build
 		phase("build " + b.Ref)
@@ -73,3 +75,42 @@ func ResolveNode(ctx context.Context, s *scenario.Scenario, phase func(string)) 
 // ReleaseArgs start a released node on its home; its config names the
 // built-in kvstore app.
 var ReleaseArgs = []string{"start", "--home", "{home}"}
+
+// resolveApp builds a Cosmos SDK or Cosmos EVM application the scenario
+// names by release or git ref, and returns the scenario with the chain's
+// binary set to the built file.
+func resolveApp(ctx context.Context, s *scenario.Scenario, phase func(string)) (*scenario.Scenario, *NodeBinary, error) {
+	spec := *s
+	key, binary, b, replace := "testnet.cosmos", &spec.Testnet.Cosmos.Binary, s.Testnet.Cosmos.Build, s.Testnet.Cosmos.Replace
+	if s.Testnet.Chain == "evm" {
+		key, binary, b, replace = "testnet.evm", &spec.Testnet.EVM.Binary, s.Testnet.EVM.Build, s.Testnet.EVM.Replace
+	}
+	app := build.App{Dir: b.Dir, Ref: b.Ref, Package: b.Package, Replace: replace}
+	switch {
+	case strings.HasPrefix(*binary, build.ModulePrefix):
+		app.Module = *binary
+		phase("build " + strings.TrimPrefix(*binary, build.ModulePrefix))
+	case b.Dir != "":
+		phase("build " + b.Ref)
+	default:
+		return s, nil, nil
+	}
+	logf := func(format string, args ...any) { phase(fmt.Sprintf(format, args...)) }
+	bin, err := build.BuildApp(ctx, app, build.CacheDir(), logf)
+	if err != nil {
+		return s, nil, fmt.Errorf("%s: %w", key, err)
+	}
+	*binary = bin.Path
+	labels := map[string]string{}
+	if bin.Commit != "" {
+		labels["app_commit"] = bin.Commit
+	}
+	if _, v, err := build.ParseModule(app.Module); err == nil {
+		labels["app_release"] = v
+	}
+	desc := fmt.Sprintf("%s (%s, package %s, %s)", bin.Version, bin.Source, bin.Package, bin.Toolchain)
+	if len(bin.Replaced) > 0 {
+		desc += "; replaced " + strings.Join(bin.Replaced, ", ")
+	}
+	return &spec, &NodeBinary{Describe: desc, Labels: labels}, nil
+}

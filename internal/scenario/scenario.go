@@ -160,11 +160,16 @@ type ExternalNode struct {
 // Cosmos describes a Cosmos SDK chain and the wallets funded in its genesis.
 type Cosmos struct {
 	// Binary is "" for chainperf's test chain (chainperf-sdkd, found or
-	// built), else the path of an SDK chain binary (gaiad, simd, ...).
-	Binary       string   `toml:"binary"`
-	StartArgs    []string `toml:"start_args"`
-	Denom        string   `toml:"denom"`
-	Bech32Prefix string   `toml:"bech32_prefix"`
+	// built), the path of an SDK chain binary (gaiad, simd, ...), or a
+	// released version built from its Go module ("module:PKG@VERSION").
+	// Build builds it from a git tree at a ref instead; Replace swaps the
+	// application's dependencies in either build.
+	Binary       string            `toml:"binary"`
+	Build        AppBuild          `toml:"build"`
+	Replace      map[string]string `toml:"replace"`
+	StartArgs    []string          `toml:"start_args"`
+	Denom        string            `toml:"denom"`
+	Bech32Prefix string            `toml:"bech32_prefix"`
 	// GasPrice is every node's minimum gas price, in denom per unit of gas.
 	GasPrice float64 `toml:"gas_price"`
 	// Stake is each validator's self-delegation per unit of voting power.
@@ -188,9 +193,12 @@ type Cosmos struct {
 // its genesis.
 type EVM struct {
 	// Binary is "" for chainperf's test chain (chainperf-evmd, found or
-	// built), else the path of a Cosmos EVM chain binary (evmd, ...).
-	Binary    string   `toml:"binary"`
-	StartArgs []string `toml:"start_args"`
+	// built), else the path of a Cosmos EVM chain binary (evmd, ...) or a
+	// release ("module:PKG@VERSION"); Build and Replace as for Cosmos.
+	Binary    string            `toml:"binary"`
+	Build     AppBuild          `toml:"build"`
+	Replace   map[string]string `toml:"replace"`
+	StartArgs []string          `toml:"start_args"`
 	// ChainID is the EVM chain ID (EIP-155) txs are signed for.
 	ChainID uint64 `toml:"chain_id"`
 	// Denom is the 18-decimal gas token, Display its whole unit.
@@ -257,6 +265,15 @@ type Build struct {
 	Ref     string   `toml:"ref"`
 	Package string   `toml:"package"`
 	Flags   []string `toml:"flags"`
+}
+
+// AppBuild says how to build a chain application from a git tree: the
+// repository (a local path), the ref and the main package relative to the
+// repository root. The build runs in the package's own module.
+type AppBuild struct {
+	Dir     string `toml:"dir"`
+	Ref     string `toml:"ref"`
+	Package string `toml:"package"`
 }
 
 // Workload describes what one transaction is.

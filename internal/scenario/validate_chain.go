@@ -2,9 +2,15 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/build"
+	"golang.org/x/mod/module"
 )
 
 // validateWorkload checks [workload].
@@ -59,12 +65,10 @@ func (s *Scenario) validateCosmos(c *checker) {
 	if t.Binary != "" || t.Build.Dir != "" {
 		c.fail("testnet.binary", "a Cosmos SDK chain names its binary in testnet.cosmos.binary")
 	}
-	if cs.Binary != "" && t.Provider == ProviderExternal {
-		c.fail("testnet.cosmos.binary", "chainperf starts no node of an external network: leave it out")
-	} else if cs.Binary != "" {
-		if err := checkBinary(cs.Binary); err != nil {
-			c.fail("testnet.cosmos.binary", "%v", err)
-		}
+	if t.Provider == ProviderExternal && (cs.Binary != "" || cs.Build.Dir != "" || len(cs.Replace) > 0) {
+		c.fail("testnet.cosmos.binary", "chainperf starts no node of an external network: leave out its binary, build and replace")
+	} else {
+		validateApp(c, "testnet.cosmos", cs.Binary, cs.Build, cs.Replace)
 	}
 	if len(cs.StartArgs) == 0 {
 		c.fail("testnet.cosmos.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
@@ -117,11 +121,7 @@ func (s *Scenario) validateEVM(c *checker) {
 	if t.Provider == ProviderExternal {
 		c.fail("testnet.chain", "\"evm\" on provider \"external\" is not supported yet: chainperf sets up and funds the EVM chains it makes")
 	}
-	if e.Binary != "" {
-		if err := checkBinary(e.Binary); err != nil {
-			c.fail("testnet.evm.binary", "%v", err)
-		}
-	}
+	validateApp(c, "testnet.evm", e.Binary, e.Build, e.Replace)
 	if len(e.StartArgs) == 0 {
 		c.fail("testnet.evm.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
 	}
@@ -287,5 +287,49 @@ func (s *Scenario) validateMix(c *checker) {
 	})
 	if (seen["undelegate"] || seen["redelegate"]) && !seen["delegate"] {
 		c.fail("workload.mix", "undelegate and redelegate need delegate in the mix: a wallet has stake to move only once it delegated")
+	}
+}
+
+// validateApp checks where a chain application comes from: a path, a
+// release ("module:PKG@VERSION"), or a git tree at a ref; and the
+// dependencies its build replaces.
+func validateApp(c *checker, key, binary string, b AppBuild, replace map[string]string) {
+	release := strings.HasPrefix(binary, build.ModulePrefix)
+	switch {
+	case release:
+		// Built (or refused) when the run starts: whether the proxy serves
+		// the version is known only then.
+		if _, _, err := build.ParseModule(binary); err != nil {
+			c.fail(key+".binary", "%v", err)
+		}
+	case binary != "":
+		if err := checkBinary(binary); err != nil {
+			c.fail(key+".binary", "%v", err)
+		}
+	}
+	if b.Dir != "" || b.Ref != "" || b.Package != "" {
+		if binary != "" {
+			c.fail(key+".build.dir", "give either %s.binary or %s.build, not both", key, key)
+		}
+		if st, err := os.Stat(b.Dir); err != nil || !st.IsDir() {
+			c.fail(key+".build.dir", "%q is not a directory: give the application's git repository", b.Dir)
+		}
+		if b.Ref == "" {
+			c.fail(key+".build.ref", "name a branch, tag or commit")
+		}
+		if b.Package == "" {
+			c.fail(key+".build.package", "name the main package relative to the repository root, e.g. \"./cmd/appd\"")
+		}
+	}
+	if len(replace) > 0 && !release && b.Dir == "" {
+		c.fail(key+".replace", "replaces a dependency of a build: give %s.binary = \"module:PKG@VERSION\" or %s.build", key, key)
+	}
+	for _, mod := range slices.Sorted(maps.Keys(replace)) {
+		if err := module.CheckPath(mod); err != nil {
+			c.fail(key+".replace", "%q: not a Go module path: %v", mod, err)
+		}
+		if replace[mod] == "" {
+			c.fail(key+".replace", "%q: give a version (v0.53.5), a commit or branch, or a local directory (./sdk)", mod)
+		}
 	}
 }

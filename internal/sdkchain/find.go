@@ -6,15 +6,10 @@ package sdkchain
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/chainperf/chainperf/internal/build"
@@ -90,7 +85,7 @@ func (c TestChain) sourceAbove(start string) string {
 // Build builds the test chain from its module at src into cache, named by
 // a hash of its sources, unless that binary is there already.
 func (c TestChain) Build(ctx context.Context, src, cache string, logf func(string, ...any)) (string, error) {
-	sum, err := hashSources(src)
+	sum, err := build.HashTree(src)
 	if err != nil {
 		return "", err
 	}
@@ -112,37 +107,4 @@ func (c TestChain) Build(ctx context.Context, src, cache string, logf func(strin
 		return "", fmt.Errorf("build %s in %s: %v\n%s", c.Name, src, err, strings.TrimSpace(string(msg)))
 	}
 	return out, os.Rename(tmp, out)
-}
-
-// hashSources hashes go.mod, go.sum and the non-test .go files of src.
-func hashSources(src string) (string, error) {
-	var files []string
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if !d.IsDir() && (name == "go.mod" || name == "go.sum" || strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	if len(files) == 0 {
-		return "", errors.New("no sources in " + src)
-	}
-	sort.Strings(files)
-	h := sha256.New()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", err
-		}
-		rel, _ := filepath.Rel(src, f)
-		fmt.Fprintf(h, "%s %d\n", rel, len(b))
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
