@@ -52,7 +52,7 @@ func newCosmos(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Ada
 // homes and funds the wallets in genesis; the nodes run that binary.
 func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	t.Binary, t.Args = c.binary, c.s.Testnet.Cosmos.StartArgs
-	ch, err := sdkchain.Setup(ctx, t, c.binary, c.s.Testnet.Cosmos)
+	ch, err := sdkchain.Setup(ctx, t, c.binary, c.s.Testnet.Cosmos, settingsOf(c.s))
 	if err != nil {
 		return err
 	}
@@ -205,4 +205,10 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 		c.log.Info("swept back", "amount", back, "to", c.ext.cfg.Funder.Address)
 	}
 	return nil
+}
+
+// settingsOf is the scenario's genesis and app.toml settings, with their
+// places in the scenario for errors.
+func settingsOf(s *scenario.Scenario) sdkchain.Settings {
+	return sdkchain.Settings{Genesis: s.Testnet.Genesis, App: s.Testnet.App, Pos: s.Pos}
 }

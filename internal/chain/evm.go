@@ -81,6 +81,7 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 				"json-rpc.ws-address": q(net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPCWS))),
 			}
 		},
+		Settings: settingsOf(e.s),
 	})
 	if err != nil {
 		return err

@@ -2,7 +2,9 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,6 +28,8 @@ type Values struct {
 	Model    string
 	Workload string
 	Shape    string // the testnet: its nodes by role
+	Node     string // the node binary: its version and what it was built from
+	Settings string // the config, genesis and app.toml settings the scenario set
 	Status   string // a run that did not complete is no baseline
 	Trial    Trial  // the run's place in an interleaved comparison, if it was one
 	Commit   string // the run's commit label ("" none): where a trend's shift came in
@@ -131,6 +135,7 @@ func Describe(name string) Figure {
 // each allocs or heap profile.
 func FromRun(r *results.Run, series []observe.Sample) Values {
 	v := Values{Run: r.ID, Scenario: r.Scenario, Status: string(r.Status), Shape: shapeOf(r),
+		Node: r.Versions.Node, Settings: settingsOf(r.Setup),
 		Figures: map[string][]Sample{}, Meta: map[string]Figure{}}
 	if r.Trial != nil {
 		v.Trial = Trial{Session: r.Trial.Session, Round: r.Trial.Round}
@@ -412,7 +417,24 @@ func Differences(base, cand []Values) []string {
 	check("load", func(v Values) string { return v.Model })
 	check("workload", func(v Values) string { return v.Workload })
 	check("testnet", func(v Values) string { return v.Shape })
+	check("node", func(v Values) string { return v.Node })
+	check("settings", func(v Values) string { return v.Settings })
 	return out
+}
+
+// settingsOf writes a run's config, genesis and app.toml settings as one
+// line, keys sorted: what a parameter experiment changes between sides.
+func settingsOf(s results.Setup) string {
+	var parts []string
+	for _, set := range []struct {
+		name string
+		m    map[string]any
+	}{{"config", s.Config}, {"genesis", s.Genesis}, {"app", s.App}} {
+		for _, k := range slices.Sorted(maps.Keys(set.m)) {
+			parts = append(parts, fmt.Sprintf("%s.%s=%v", set.name, k, set.m[k]))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func distinct(vs []Values, get func(Values) string) []string {

@@ -38,6 +38,10 @@ type Balances struct {
 	Staking   int    `json:"staking_wallets,omitempty"`
 	Delegated uint64 `json:"delegated,omitempty"`
 	Unbonding uint64 `json:"unbonding,omitempty"`
+	// Rewards: the staking rewards the wallets' staking txs withdrew, as
+	// the chain's withdraw_rewards events say (0 on a chain without
+	// distribution).
+	Rewards uint64 `json:"rewards,omitempty"`
 	// Checked: every wallet; Mismatched of them hold what no count of
 	// paid fees of their failed txs explains, or have other stake than
 	// their committed txs say.
@@ -45,7 +49,7 @@ type Balances struct {
 	Mismatched int      `json:"mismatched"`
 	Examples   []string `json:"examples,omitempty"`
 	// Conserved: held + delegated + unbonding + fees paid + failed txs'
-	// fees = funded, exactly.
+	// fees = funded + rewards withdrawn, exactly.
 	Conserved bool `json:"conserved"`
 }
 
@@ -57,8 +61,12 @@ func (b *Balances) String() string {
 	if b.Staking > 0 {
 		stake = fmt.Sprintf(" + delegated %d + unbonding %d", b.Delegated, b.Unbonding)
 	}
-	return fmt.Sprintf("%d wallets: funded %d%s, held %d%s + fees %d + failed txs' fees %d (fee collector %d); %d committed, %d failed; %d of %d checked wallets mismatched",
-		b.Wallets, b.Funded, b.Denom, b.Held, stake, b.FeesPaid, b.FailedFees, b.FeeCollector, b.Committed, b.Failed, b.Mismatched, b.Checked)
+	rewards := ""
+	if b.Rewards > 0 {
+		rewards = fmt.Sprintf(" + staking rewards withdrawn %d", b.Rewards)
+	}
+	return fmt.Sprintf("%d wallets: funded %d%s%s, held %d%s + fees %d + failed txs' fees %d (fee collector %d); %d committed, %d failed; %d of %d checked wallets mismatched",
+		b.Wallets, b.Funded, b.Denom, rewards, b.Held, stake, b.FeesPaid, b.FailedFees, b.FeeCollector, b.Committed, b.Failed, b.Mismatched, b.Checked)
 }
 
 // Verify reads every wallet's balance from rpcs and checks it. Txs a node
@@ -93,11 +101,15 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	for i := range n {
 		b.Funded += w.start(i)
 	}
+	stakingTxs := map[load.Hash]int32{} // committed txs that may have withdrawn rewards
 	w.mu.Lock()
-	for _, e := range w.effects {
+	for h, e := range w.effects {
 		for _, m := range e.msgs {
 			if w.cfg.Mix[m.kind].staking() {
 				staking[int(e.from)] = true
+				if e.code == 0 {
+					stakingTxs[h] = e.from
+				}
 			}
 		}
 		switch {
@@ -124,6 +136,14 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 		}
 	}
 	w.mu.Unlock()
+	rewards, err := rewardsWithdrawn(ctx, w.http, rpc, stakingTxs, w.wallets, w.cfg.Denom)
+	if err != nil {
+		return nil, fmt.Errorf("read the staking rewards the run's txs withdrew: %w", err)
+	}
+	for i, r := range rewards {
+		expected[i] += int64(r)
+		b.Rewards += r
+	}
 	held, err := balancesAt(ctx, w.http, rpc, w.wallets, w.cfg.Denom, at)
 	if err != nil {
 		return nil, err
@@ -160,7 +180,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 		}
 		b.FailedFees += uint64(paid * fee)
 	}
-	b.Conserved = b.Held+b.Delegated+b.Unbonding+b.FeesPaid+b.FailedFees == b.Funded
+	b.Conserved = b.Held+b.Delegated+b.Unbonding+b.FeesPaid+b.FailedFees == b.Funded+b.Rewards
 	return b, nil
 }
 

@@ -78,7 +78,8 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 	r := &results.Run{
 		Record: results.Record{ID: NewRunID(), Scenario: s.Name, Text: scenario.Redact(string(s.Text)), Labels: o.Labels, Trial: o.Trial, Status: results.StatusRunning,
 			Start: time.Now().UTC()},
-		Setup: results.Setup{Versions: results.ReadVersions(s.Testnet.Binary), Host: results.ReadHost(), Config: s.Testnet.Config},
+		Setup: results.Setup{Versions: results.ReadVersions(s.Testnet.Binary), Host: results.ReadHost(), Config: s.Testnet.Config,
+			Genesis: s.Testnet.Genesis, App: s.Testnet.App},
 	}
 	if o.ReportDir != "" {
 		// Absolute: the stored record is read from other folders (the

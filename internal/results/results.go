@@ -135,6 +135,10 @@ type Setup struct {
 	Host     Host           `json:"host"`
 	Nodes    []Node         `json:"nodes"`
 	Config   map[string]any `json:"config_overrides,omitempty"`
+	// Genesis and App: a Cosmos SDK or EVM chain's genesis patches and
+	// app.toml settings (testnet.genesis, testnet.app).
+	Genesis map[string]any `json:"genesis_overrides,omitempty"`
+	App     map[string]any `json:"app_overrides,omitempty"`
 	// Scale: the parts of the scale profile the testnet ran with
 	// (testnet.scale_profile), which change its peers and node settings.
 	Scale []string `json:"scale_profile,omitempty"`

@@ -141,6 +141,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	}
 	s.File, s.Text, s.lines = file, data, indexLines(data)
 	s.Testnet.Config = flatten(s.Testnet.Config)
+	s.Testnet.Genesis, s.Testnet.App = flatten(s.Testnet.Genesis), flatten(s.Testnet.App)
 	if errs := s.validate(s.lines); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

@@ -88,6 +88,13 @@ type Testnet struct {
 	// Config holds CometBFT config.toml overrides keyed "section.key"
 	// (nested tables are flattened to that form).
 	Config map[string]any `toml:"config"`
+	// Genesis patches a Cosmos SDK or EVM chain's genesis.json by JSON
+	// path ("consensus.params.block.max_gas", "app_state.mint.params.
+	// inflation_max"), App its app.toml ("mempool.max-txs"): nested tables
+	// are flattened to that form, and each key and value's type is checked
+	// against the files the chain's own init wrote.
+	Genesis map[string]any `toml:"genesis"`
+	App     map[string]any `toml:"app"`
 	// Build, when its Dir is set, makes the node binary from a Go source
 	// tree at a git ref (instead of Binary).
 	Build Build `toml:"build"`

@@ -333,3 +333,33 @@ func validateApp(c *checker, key, binary string, b AppBuild, replace map[string]
 		}
 	}
 }
+
+// validateSettings checks that genesis and app.toml settings are for a
+// chain whose files chainperf writes; the keys themselves are checked
+// against the chain's own files (sdkchain.CheckSettings).
+func (s *Scenario) validateSettings(c *checker) {
+	t := &s.Testnet
+	sdk := t.Chain == "cosmos" || t.Chain == "evm"
+	for _, k := range slices.Sorted(maps.Keys(t.Genesis)) {
+		switch {
+		case !sdk:
+			c.fail("testnet.genesis", "patches a Cosmos SDK or EVM chain's genesis.json: testnet.chain is %q", t.Chain)
+		case t.Provider == ProviderExternal:
+			c.fail("testnet.genesis", "an external network's genesis is its own: leave it out")
+		case strings.HasPrefix(k, "genesis_time") || strings.HasPrefix(k, "chain_id") || strings.HasPrefix(k, "app_state.genutil"):
+			c.fail("testnet.genesis."+k, "is set by chainperf for the testnet (chain id, start time, the validators' gentxs)")
+		default:
+			continue
+		}
+		break
+	}
+	for range t.App {
+		switch {
+		case !sdk:
+			c.fail("testnet.app", "sets a Cosmos SDK or EVM chain's app.toml: testnet.chain is %q", t.Chain)
+		case t.Provider == ProviderExternal:
+			c.fail("testnet.app", "an external network's nodes are configured by their operators: leave it out")
+		}
+		break
+	}
+}

@@ -70,6 +70,7 @@ func (s *Scenario) validateTestnet(c *checker) {
 	if t.Chain == "evm" {
 		s.validateEVM(c)
 	}
+	s.validateSettings(c)
 }
 
 // validateSizes checks the node counts and powers against what the
@@ -377,6 +378,7 @@ func (s *Scenario) validateExternal(c *checker) {
 	if t.Chain == "cosmos" {
 		s.validateCosmos(c)
 	}
+	s.validateSettings(c)
 	if s.Experiment.Kind.Has(KindRotate) {
 		c.fail("experiment.kind", "rotate starts fresh nodes: an external network has none for chainperf to start")
 	}

@@ -70,14 +70,15 @@ func memAvailable() (uint64, error) {
 // Setup turns the CometBFT homes t.Setup wrote into homes of the SDK chain
 // at binary (Init), then funds the wallets in genesis, which every node
 // gets.
-func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario.Cosmos) (*Chain, error) {
+func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario.Cosmos, settings Settings) (*Chain, error) {
 	if err := CheckMemory("testnet.cosmos.wallets", spec.Wallets, len(t.Nodes)); err != nil {
 		return nil, err
 	}
 	price := strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + spec.Denom)
 	genesis, err := Init(ctx, t, binary, Params{
 		Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake),
-		AppToml: func(*testnet.Node) map[string]string { return map[string]string{".minimum-gas-prices": price} },
+		AppToml:  func(*testnet.Node) map[string]string { return map[string]string{".minimum-gas-prices": price} },
+		Settings: settings,
 	})
 	if err != nil {
 		return nil, err
@@ -106,6 +107,9 @@ type Params struct {
 	// AppToml gives a node's app.toml settings, "section.key" (".key" at
 	// the top) to a TOML value; each must be in the file init wrote.
 	AppToml func(n *testnet.Node) map[string]string
+	// Settings are the scenario's genesis patches and app.toml keys,
+	// checked against the files the chain's init writes.
+	Settings Settings
 }
 
 // Init turns the CometBFT homes t.Setup wrote into homes of the SDK chain
@@ -134,7 +138,19 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p Params) (str
 		if err := t.WriteConfig(n); err != nil {
 			return "", fmt.Errorf("%s: %w", n.Name, err)
 		}
-		if err := editAppToml(filepath.Join(n.Home, "config", "app.toml"), p.AppToml(n)); err != nil {
+		appToml := filepath.Join(n.Home, "config", "app.toml")
+		edits, err := p.Settings.appTomlEdits(appToml, filepath.Base(binary))
+		if err != nil {
+			return "", err
+		}
+		harness := p.AppToml(n)
+		for k := range edits {
+			if _, owned := harness[k]; owned || serversOff[strings.TrimPrefix(k, ".")] != "" {
+				return "", p.Settings.errorf("testnet.app."+strings.TrimPrefix(k, "."), "is set by chainperf on every node (its ports, gas price and servers)")
+			}
+		}
+		maps.Copy(edits, harness)
+		if err := editAppToml(appToml, edits); err != nil {
 			return "", fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
@@ -170,6 +186,9 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p Params) (str
 		}
 	}
 	if _, err := run("genesis", "collect-gentxs", "--home", first.Home, "--gentx-dir", gentxDir); err != nil {
+		return "", err
+	}
+	if err := p.Settings.PatchGenesis(Genesis(first), filepath.Base(binary)); err != nil {
 		return "", err
 	}
 	return Genesis(first), nil

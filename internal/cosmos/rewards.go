@@ -1,0 +1,169 @@
+package cosmos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// A chain with distribution pays a delegator its staking rewards whenever
+// its delegation changes: a delegate, undelegate or redelegate tx
+// withdraws them into the wallet. chainperf cannot know them in advance;
+// it reads them from the chain itself, from the withdraw_rewards events
+// each committed staking tx emitted. A chain without distribution (the
+// test chain) emits none and every figure stays as the txs say.
+
+// maxTxAnswer bounds one /tx answer: a staking tx's result with its
+// events is a few KB.
+const maxTxAnswer = 4 << 20
+
+// rewardsWithdrawn sums, per wallet, the rewards of denom that the txs
+// of hashes withdrew to it (withdraw_rewards events naming it as the
+// delegator), as the node at rpc reports them.
+func rewardsWithdrawn(ctx context.Context, c *http.Client, rpc string, hashes map[load.Hash]int32, addrs []Wallet, denom string) (map[int32]uint64, error) {
+	index := make(map[string]int32, len(addrs))
+	for i, w := range addrs {
+		index[w.Address] = int32(i)
+	}
+	out := map[int32]uint64{}
+	var mu sync.Mutex
+	var firstErr error
+	work := make(chan load.Hash)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for h := range work {
+				got, err := txRewards(ctx, c, rpc, h, denom)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				for addr, amt := range got {
+					// Rewards to an address not a wallet of the run (a
+					// validator's own) are not the wallets' business.
+					if i, ok := index[addr]; ok && i == hashes[h] {
+						out[i] += amt
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for h := range hashes {
+		work <- h
+	}
+	close(work)
+	wg.Wait()
+	return out, firstErr
+}
+
+// txRewards reads one committed tx's withdraw_rewards events: the amount
+// of denom each delegator received.
+func txRewards(ctx context.Context, c *http.Client, rpc string, h load.Hash, denom string) (map[string]uint64, error) {
+	url := fmt.Sprintf("%s/tx?hash=0x%X", rpc, h[:])
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Result *struct {
+			TxResult struct {
+				Events []event `json:"events"`
+			} `json:"tx_result"`
+		} `json:"result"`
+	}
+	body := io.LimitReader(resp.Body, maxTxAnswer+1)
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxTxAnswer {
+		return nil, fmt.Errorf("%s/tx: the answer for tx %X is over %d MB", rpc, h[:6], maxTxAnswer>>20)
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.Result == nil {
+		return nil, fmt.Errorf("%s/tx: no result for committed tx %X (%v)", rpc, h[:6], err)
+	}
+	return withdrawals(r.Result.TxResult.Events, denom)
+}
+
+type event struct {
+	Type       string `json:"type"`
+	Attributes []struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	} `json:"attributes"`
+}
+
+// withdrawals sums the withdraw_rewards events' amounts of denom by
+// delegator. An event without a delegator (SDKs before v0.47 named only
+// the validator) is an error: the rewards could not be put to a wallet.
+func withdrawals(events []event, denom string) (map[string]uint64, error) {
+	out := map[string]uint64{}
+	for _, e := range events {
+		if e.Type != "withdraw_rewards" {
+			continue
+		}
+		var amount, delegator string
+		for _, a := range e.Attributes {
+			switch a.Key {
+			case "amount":
+				amount = a.Value
+			case "delegator":
+				delegator = a.Value
+			}
+		}
+		n, err := coinsOf(amount, denom)
+		if err != nil {
+			return nil, fmt.Errorf("withdraw_rewards amount %q: %w", amount, err)
+		}
+		if n == 0 {
+			continue
+		}
+		if delegator == "" {
+			return nil, fmt.Errorf("a withdraw_rewards event names no delegator: chainperf cannot tell which wallet received %d%s", n, denom)
+		}
+		out[delegator] += n
+	}
+	return out, nil
+}
+
+// coinsOf reads the amount of denom in a coins string ("12stake,3uatom";
+// "" is none).
+func coinsOf(coins, denom string) (uint64, error) {
+	var total uint64
+	for _, c := range strings.Split(coins, ",") {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			continue
+		}
+		i := 0
+		for i < len(c) && c[i] >= '0' && c[i] <= '9' {
+			i++
+		}
+		if i == 0 || i > 19 {
+			return 0, fmt.Errorf("%q is not an amount and a denom", c)
+		}
+		if c[i:] != denom {
+			continue
+		}
+		var n uint64
+		if _, err := fmt.Sscan(c[:i], &n); err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return total, nil
+}
