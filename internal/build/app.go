@@ -114,7 +114,11 @@ func BuildApp(ctx context.Context, a App, cache string, logf func(string, ...any
 		replaced = append(replaced, r.mod+" => "+target)
 	}
 	out := filepath.Join(tmp, "node")
-	if err := goCmd(ctx, modDir, env, logPath, "build", "-o", out, src.pkgArg); err != nil {
+	// What an SDK chain's Makefile stamps, so that `version` says what
+	// was built (the linker ignores it in a binary without the SDK).
+	ldflags := fmt.Sprintf("-X github.com/cosmos/cosmos-sdk/version.Name=%[1]s -X github.com/cosmos/cosmos-sdk/version.AppName=%[1]s -X github.com/cosmos/cosmos-sdk/version.Version=%[2]s -X github.com/cosmos/cosmos-sdk/version.Commit=%[3]s",
+		path.Base(src.pkg), src.version, src.commit)
+	if err := goCmd(ctx, modDir, env, logPath, "build", "-ldflags", ldflags, "-o", out, src.pkgArg); err != nil {
 		return nil, fmt.Errorf("building %s with %s failed: %w", src.describe, toolchain, err)
 	}
 	version, err := output(ctx, out, "version")
@@ -123,6 +127,9 @@ func BuildApp(ctx context.Context, a App, cache string, logf func(string, ...any
 	}
 	bin := &AppBinary{Source: src.describe, Commit: src.commit, Package: src.pkg, Toolchain: toolchain,
 		Replaced: replaced, Version: strings.TrimSpace(firstLine(version))}
+	if bin.Version == "" {
+		bin.Version = src.version
+	}
 	b, _ := json.MarshalIndent(bin, "", "  ")
 	if err := os.WriteFile(filepath.Join(tmp, "build.json"), b, 0o644); err != nil {
 		return nil, err
@@ -143,6 +150,7 @@ type appSource struct {
 	pkgArg   string // what go build is given, inside the module
 	modSub   string // the module's folder inside the unpacked tree
 	commit   string
+	version  string // the release, or the commit's short form
 	unpack   func(ctx context.Context, dst string) error
 }
 
@@ -163,7 +171,7 @@ func resolveApp(ctx context.Context, a App) (*appSource, error) {
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, modPath), "/")
 		return &appSource{
 			key: strings.ReplaceAll(esc, "/", "_") + "@" + version, describe: modPath + "@" + version,
-			pkg: pkg, pkgArg: "./" + rel,
+			pkg: pkg, pkgArg: "./" + rel, version: version,
 			unpack: func(_ context.Context, dst string) error { return os.CopyFS(dst, os.DirFS(dir)) },
 		}, nil
 	case a.Dir != "":
@@ -186,7 +194,7 @@ func resolveApp(ctx context.Context, a App) (*appSource, error) {
 		}
 		return &appSource{
 			key: commit, describe: fmt.Sprintf("%s at %s", a.Dir, commit[:12]), pkg: pkg, pkgArg: pkgArg,
-			modSub: modSub, commit: commit,
+			modSub: modSub, commit: commit, version: commit[:12],
 			unpack: func(ctx context.Context, dst string) error { return export(ctx, root, commit, dst) },
 		}, nil
 	}

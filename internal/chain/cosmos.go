@@ -65,6 +65,9 @@ func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 // by simulating one tx on the chain.
 func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error) {
 	w, cs := c.s.Workload, c.s.Testnet.Cosmos
+	if c.chain != nil {
+		cs = c.chain.Spec // with the denom and prefix read from the chain
+	}
 	chainID, denom := c.s.Testnet.ChainID, cs.Denom
 	if w.ChainID != "" {
 		chainID = w.ChainID
@@ -181,6 +184,9 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 		return nil
 	}
 	prefix := c.s.Testnet.Cosmos.Bech32Prefix
+	if c.chain != nil {
+		prefix = c.chain.Spec.Bech32Prefix
+	}
 	if c.ext != nil {
 		prefix = c.ext.chain.Prefix
 	}

@@ -70,7 +70,7 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 		return err
 	}
 	q := strconv.Quote
-	genesis, err := sdkchain.Init(ctx, t, e.binary, sdkchain.Params{
+	genesis, err := sdkchain.Init(ctx, t, e.binary, &sdkchain.Params{
 		Denom: spec.Denom, Stake: wei(spec.Stake),
 		AppToml: func(n *testnet.Node) map[string]string {
 			return map[string]string{

@@ -214,8 +214,13 @@ func BalanceSummary(b *cosmos.Balances) string {
 		parts += fmt.Sprintf(" + %d fees of failed txs", b.FailedFees)
 	}
 	total := b.Held + b.Delegated + b.Unbonding + b.FeesPaid + b.FailedFees
-	return fmt.Sprintf("%s: %d wallets hold %s = %d %s, funded %d; %d of %d checked wallets match the committed txs",
-		verdict, b.Wallets, parts, total, b.Denom, b.Funded, b.Checked-b.Mismatched, b.Checked)
+	funded := fmt.Sprintf("funded %d", b.Funded)
+	if b.Rewards > 0 {
+		// A chain with distribution paid the staking wallets rewards.
+		funded += fmt.Sprintf(" + %d staking rewards withdrawn (the chain's withdraw_rewards events)", b.Rewards)
+	}
+	return fmt.Sprintf("%s: %d wallets hold %s = %d %s, %s; %d of %d checked wallets match the committed txs",
+		verdict, b.Wallets, parts, total, b.Denom, funded, b.Checked-b.Mismatched, b.Checked)
 }
 
 // rows describe an EVM run's chain, workload and check.

@@ -73,11 +73,11 @@ func (s *Scenario) validateCosmos(c *checker) {
 	if len(cs.StartArgs) == 0 {
 		c.fail("testnet.cosmos.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
 	}
-	if !denomRE.MatchString(cs.Denom) {
-		c.fail("testnet.cosmos.denom", "%q: 3 to 128 characters, a letter first, then letters, digits, '/', ':', '.', '_' or '-'", cs.Denom)
+	if cs.Denom != "" && !denomRE.MatchString(cs.Denom) {
+		c.fail("testnet.cosmos.denom", "%q: 3 to 128 characters, a letter first, then letters, digits, '/', ':', '.', '_' or '-' (or \"\": the chain's own)", cs.Denom)
 	}
-	if !prefixRE.MatchString(cs.Bech32Prefix) {
-		c.fail("testnet.cosmos.bech32_prefix", "%q: 1 to 40 lowercase letters", cs.Bech32Prefix)
+	if cs.Bech32Prefix != "" && !prefixRE.MatchString(cs.Bech32Prefix) {
+		c.fail("testnet.cosmos.bech32_prefix", "%q: 1 to 40 lowercase letters (or \"\": the chain's own)", cs.Bech32Prefix)
 	}
 	if !(cs.GasPrice >= 0) || cs.GasPrice > 1e9 {
 		c.fail("testnet.cosmos.gas_price", "%g: must be from 0 to 1e9", cs.GasPrice)

@@ -74,14 +74,26 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario
 	if err := CheckMemory("testnet.cosmos.wallets", spec.Wallets, len(t.Nodes)); err != nil {
 		return nil, err
 	}
-	price := strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + spec.Denom)
-	genesis, err := Init(ctx, t, binary, Params{
-		Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake),
-		AppToml:  func(*testnet.Node) map[string]string { return map[string]string{".minimum-gas-prices": price} },
-		Settings: settings,
-	})
+	p := Params{Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake), Settings: settings}
+	// The gas price's denom is known once init has said what the chain's is.
+	p.AppToml = func(*testnet.Node) map[string]string {
+		return map[string]string{".minimum-gas-prices": strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + p.Denom)}
+	}
+	genesis, err := Init(ctx, t, binary, &p)
 	if err != nil {
 		return nil, err
+	}
+	spec.Denom = p.Denom
+	prefix, err := addressPrefix(ctx, binary, t.ByRole(testnet.RoleValidator)[0].Home)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case spec.Bech32Prefix == "":
+		spec.Bech32Prefix = prefix
+	case spec.Bech32Prefix != prefix:
+		return nil, fmt.Errorf("testnet.cosmos.bech32_prefix is %q, but %s makes addresses with %q: set it to %q or leave it out (\"\" reads it from the chain)",
+			spec.Bech32Prefix, filepath.Base(binary), prefix, prefix)
 	}
 	began := time.Now()
 	wallets, err := cosmos.Wallets(spec.Seed, spec.Wallets, spec.Bech32Prefix, 0)
@@ -101,6 +113,8 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario
 
 // Params say what differs between the SDK chains Init sets up.
 type Params struct {
+	// Denom is the staking and fee denom; "" takes the chain's own (the
+	// bond denom its init writes), and Init sets it.
 	Denom string
 	// Stake is each validator's self-delegation per unit of voting power.
 	Stake *big.Int
@@ -117,7 +131,7 @@ type Params struct {
 // and config.toml), app.toml's settings with the API and gRPC servers off,
 // a key, genesis account and gentx per validator, collect-gentxs. It
 // returns the genesis file it made, in the first validator's home.
-func Init(ctx context.Context, t *testnet.Testnet, binary string, p Params) (string, error) {
+func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (string, error) {
 	if err := checkSDK(ctx, binary); err != nil {
 		return "", err
 	}
@@ -129,11 +143,18 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p Params) (str
 	first := vals[0]
 	for _, n := range t.Nodes {
 		args := []string{"init", n.Name, "--chain-id", t.ChainID, "--home", n.Home, "--overwrite"}
-		if p.Denom != "stake" {
+		if p.Denom != "" && p.Denom != "stake" {
 			args = append(args, "--default-denom", p.Denom)
 		}
 		if _, err := run(args...); err != nil {
 			return "", err
+		}
+		if p.Denom == "" {
+			d, err := BondDenom(Genesis(n))
+			if err != nil {
+				return "", fmt.Errorf("%s init: %w", filepath.Base(binary), err)
+			}
+			p.Denom = d
 		}
 		if err := t.WriteConfig(n); err != nil {
 			return "", fmt.Errorf("%s: %w", n.Name, err)
@@ -313,3 +334,46 @@ var mnemonicRE = regexp.MustCompile(`"mnemonic"\s*:\s*"[^"]*"|\b[a-z]{3,8}( [a-z
 func redactMnemonic(s string) string {
 	return mnemonicRE.ReplaceAllString(s, "[mnemonic removed]")
 }
+
+// BondDenom reads the staking denom from a genesis file
+// (app_state.staking.params.bond_denom).
+func BondDenom(genesis string) (string, error) {
+	b, err := os.ReadFile(genesis)
+	if err != nil {
+		return "", err
+	}
+	var doc struct {
+		AppState struct {
+			Staking struct {
+				Params struct {
+					BondDenom string `json:"bond_denom"`
+				} `json:"params"`
+			} `json:"staking"`
+		} `json:"app_state"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return "", fmt.Errorf("%s: %w", genesis, err)
+	}
+	if doc.AppState.Staking.Params.BondDenom == "" {
+		return "", fmt.Errorf("%s has no app_state.staking.params.bond_denom: set testnet.cosmos.denom", genesis)
+	}
+	return doc.AppState.Staking.Params.BondDenom, nil
+}
+
+// addressPrefix reads the chain's bech32 account prefix from the address
+// of the key Init made in home.
+func addressPrefix(ctx context.Context, binary, home string) (string, error) {
+	out, err := cli(ctx, binary, "keys", "show", "operator", "--address", "--keyring-backend", "test", "--home", home)
+	if err != nil {
+		return "", err
+	}
+	// A warning may come beside the address (cli keeps stderr).
+	for _, f := range strings.Fields(string(out)) {
+		if m := addressRE.FindStringSubmatch(f); m != nil {
+			return m[1], nil
+		}
+	}
+	return "", fmt.Errorf("%s keys show printed no bech32 address (%d bytes)", filepath.Base(binary), len(out))
+}
+
+var addressRE = regexp.MustCompile(`^([a-z]{1,40})1[02-9ac-hj-np-z]{38,}$`)
