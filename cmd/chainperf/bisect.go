@@ -28,7 +28,8 @@ func bisectCmd() *cobra.Command {
 		Use:     "bisect --good REF --bad REF --scenario S --figure F",
 		Short:   "Find the first commit at which a figure regressed",
 		Example: `  chainperf bisect --good v0.38.18 --bad main --scenario slow.toml --figure "latency p99"`,
-		Long: `bisect runs a scenario whose node is built from source ([testnet.build]) at
+		Long: `bisect runs a scenario whose node is built from source ([testnet.build], or
+an application's [testnet.cosmos.build] or [testnet.evm.build]) at
 commits chosen as git bisect chooses them, between a good and a bad ref, and
 names the first commit whose figure regressed beyond the threshold against
 the good commit. Each step runs the good commit and the step's commit
@@ -46,9 +47,9 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 			if err := experiment.Check(s); err != nil {
 				return err
 			}
-			dir := s.Testnet.Build.Dir
+			dir, setRef := bisectSource(s)
 			if dir == "" {
-				return fmt.Errorf("scenario %s builds no node from source: bisect needs [testnet.build] dir", file)
+				return fmt.Errorf("scenario %s builds no node from source: bisect needs [testnet.build] (a CometBFT node) or [testnet.cosmos.build] / [testnet.evm.build] (an application) with a dir", file)
 			}
 			if err := checkThreshold(threshold); err != nil {
 				return err
@@ -90,9 +91,10 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 				p.Session = id + "-" + commit[:min(12, len(commit))]
 				o, err := interleave.Run(ctx, p, func(ctx context.Context, t results.Trial) (compare.Values, error) {
 					sc := *s
-					sc.Testnet.Build.Ref = commit
 					if t.Side == interleave.Baseline {
-						sc.Testnet.Build.Ref = goodC
+						setRef(&sc, goodC)
+					} else {
+						setRef(&sc, commit)
 					}
 					r, err := experiment.Run(ctx, &sc, experiment.RunOptions{
 						Exe: exe, Store: st, ReportDir: reportDir, Trial: &t, Labels: map[string]string{"bisect": id},
@@ -152,4 +154,18 @@ func figureNames(v compare.Values) string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
+}
+
+// bisectSource is the git tree a scenario builds its node or application
+// from, and how to point the scenario at another commit of it.
+func bisectSource(s *scenario.Scenario) (string, func(*scenario.Scenario, string)) {
+	switch t := s.Testnet; {
+	case t.Build.Dir != "":
+		return t.Build.Dir, func(s *scenario.Scenario, ref string) { s.Testnet.Build.Ref = ref }
+	case t.Chain == "cosmos" && t.Cosmos.Build.Dir != "":
+		return t.Cosmos.Build.Dir, func(s *scenario.Scenario, ref string) { s.Testnet.Cosmos.Build.Ref = ref }
+	case t.Chain == "evm" && t.EVM.Build.Dir != "":
+		return t.EVM.Build.Dir, func(s *scenario.Scenario, ref string) { s.Testnet.EVM.Build.Ref = ref }
+	}
+	return "", nil
 }

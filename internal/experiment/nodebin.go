@@ -103,10 +103,10 @@ func resolveApp(ctx context.Context, s *scenario.Scenario, phase func(string)) (
 	*binary = bin.Path
 	labels := map[string]string{}
 	if bin.Commit != "" {
-		labels["app_commit"] = bin.Commit
+		labels["commit"] = bin.Commit
 	}
 	if _, v, err := build.ParseModule(app.Module); err == nil {
-		labels["app_release"] = v
+		labels["release"] = v
 	}
 	desc := fmt.Sprintf("%s (%s, package %s, %s)", bin.Version, bin.Source, bin.Package, bin.Toolchain)
 	if len(bin.Replaced) > 0 {
