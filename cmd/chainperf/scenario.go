@@ -36,7 +36,52 @@ func scenarioCmd() *cobra.Command {
 			if parts := s.Testnet.ScaleProfileParts(); len(parts) > 0 && s.Testnet.Provider != scenario.ProviderExternal {
 				scale = "; scale profile " + strings.Join(parts, ",")
 			}
+			settings, err := experiment.CheckSettings(cmd.Context(), s, false, nil)
+			if err != nil {
+				return err
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok; will run %s%s\n", args[0], describePlan(s), scale)
+			if settings != "" {
+				fmt.Fprintln(cmd.OutOrStdout(), settings)
+			}
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "build FILE",
+		Short: "Build (or find in the cache) the node or chain application a scenario names, and check its settings",
+		Long: `build makes the binary a scenario runs before any run needs it: a CometBFT
+node from [testnet.build] or a release (testnet.binary = "module:..."), or a
+Cosmos SDK / EVM application from testnet.cosmos.binary = "module:PKG@VERSION"
+or [testnet.cosmos.build] (likewise for evm), with its [testnet.cosmos.replace]
+dependencies, in its own module with the Go toolchain its go.mod asks for.
+Builds are cached by version or commit; it prints what was built and where,
+then checks [testnet.genesis] and [testnet.app] against the files the
+chain's own init writes.`,
+		Example: `  chainperf scenario build examples/wasmd-sdk053.toml`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := scenario.Open(args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			phase := func(p string) { fmt.Fprintln(out, p) }
+			spec, bin, err := experiment.ResolveNode(cmd.Context(), s, phase)
+			if err != nil {
+				return err
+			}
+			if bin == nil {
+				fmt.Fprintf(out, "%s builds nothing: its node is %s\n", args[0], describeNode(spec))
+			} else {
+				fmt.Fprintf(out, "built: %s\n", bin.Describe)
+			}
+			settings, err := experiment.CheckSettings(cmd.Context(), s, true, phase)
+			if err != nil {
+				return err
+			}
+			if settings != "" {
+				fmt.Fprintln(out, settings)
+			}
 			return nil
 		},
 	}, &cobra.Command{
@@ -98,4 +143,21 @@ func scenarioCmd() *cobra.Command {
 		},
 	})
 	return cmd
+}
+
+// describeNode says which node binary a scenario that builds nothing runs.
+func describeNode(s *scenario.Scenario) string {
+	switch t := s.Testnet; {
+	case t.Chain == "cosmos" && t.Cosmos.Binary != "":
+		return t.Cosmos.Binary
+	case t.Chain == "cosmos":
+		return "chainperf's Cosmos SDK test chain (chainperf-sdkd)"
+	case t.Chain == "evm" && t.EVM.Binary != "":
+		return t.EVM.Binary
+	case t.Chain == "evm":
+		return "chainperf's Cosmos EVM test chain (chainperf-evmd)"
+	case t.Binary != "":
+		return t.Binary
+	}
+	return "the CometBFT node built into chainperf"
 }

@@ -44,6 +44,7 @@ type App struct {
 // built from.
 type AppBinary struct {
 	Path      string   `json:"-"`
+	Name      string   `json:"name"`             // the binary's file name: its main package's
 	Source    string   `json:"source"`           // module@version, or the git dir
 	Commit    string   `json:"commit,omitempty"` // for a git tree
 	Package   string   `json:"package"`
@@ -60,23 +61,14 @@ func BuildApp(ctx context.Context, a App, cache string, logf func(string, ...any
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	src, err := resolveApp(ctx, a)
+	src, reps, dir, err := appDir(ctx, a, cache)
 	if err != nil {
 		return nil, err
 	}
-	reps, repKey, err := resolveReplace(a.Replace)
-	if err != nil {
-		return nil, err
+	if bin := cached(ctx, dir); bin != nil {
+		return bin, nil
 	}
-	sum := sha256.Sum256([]byte(src.pkg + "\x00" + repKey))
-	dir := filepath.Join(cache, "apps", src.key+"-"+hex.EncodeToString(sum[:4]))
-	if b, err := os.ReadFile(filepath.Join(dir, "build.json")); err == nil {
-		var bin AppBinary
-		if err := json.Unmarshal(b, &bin); err == nil {
-			bin.Path = filepath.Join(dir, "node")
-			return &bin, nil
-		}
-	}
+	os.RemoveAll(dir) // a cached binary that no longer runs is built again
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
@@ -113,7 +105,11 @@ func BuildApp(ctx context.Context, a App, cache string, logf func(string, ...any
 		}
 		replaced = append(replaced, r.mod+" => "+target)
 	}
-	out := filepath.Join(tmp, "node")
+	name := path.Base(src.pkg)
+	if name == "." || name == "/" || name == ".." {
+		name = "node"
+	}
+	out := filepath.Join(tmp, name)
 	// What an SDK chain's Makefile stamps, so that `version` says what
 	// was built (the linker ignores it in a binary without the SDK).
 	ldflags := fmt.Sprintf("-X github.com/cosmos/cosmos-sdk/version.Name=%[1]s -X github.com/cosmos/cosmos-sdk/version.AppName=%[1]s -X github.com/cosmos/cosmos-sdk/version.Version=%[2]s -X github.com/cosmos/cosmos-sdk/version.Commit=%[3]s",
@@ -125,7 +121,7 @@ func BuildApp(ctx context.Context, a App, cache string, logf func(string, ...any
 	if err != nil {
 		return nil, fmt.Errorf("%s: the built binary's `version` failed: %w", src.describe, err)
 	}
-	bin := &AppBinary{Source: src.describe, Commit: src.commit, Package: src.pkg, Toolchain: toolchain,
+	bin := &AppBinary{Name: name, Source: src.describe, Commit: src.commit, Package: src.pkg, Toolchain: toolchain,
 		Replaced: replaced, Version: strings.TrimSpace(firstLine(version))}
 	if bin.Version == "" {
 		bin.Version = src.version
@@ -138,8 +134,60 @@ func BuildApp(ctx context.Context, a App, cache string, logf func(string, ...any
 	if err := os.Rename(tmp, dir); err != nil && !exists(filepath.Join(dir, "build.json")) {
 		return nil, err
 	}
-	bin.Path = filepath.Join(dir, "node")
+	bin.Path = filepath.Join(dir, name)
 	return bin, nil
+}
+
+// ErrNotBuilt says an application has no cached build.
+var ErrNotBuilt = errors.New("not built yet")
+
+// CachedApp returns a's cached build without building it, or ErrNotBuilt.
+func CachedApp(ctx context.Context, a App, cache string) (*AppBinary, error) {
+	_, _, dir, err := appDir(ctx, a, cache)
+	if err != nil {
+		return nil, err
+	}
+	if bin := cached(ctx, dir); bin != nil {
+		return bin, nil
+	}
+	return nil, ErrNotBuilt
+}
+
+// appDir resolves a's sources and replacements and the cache folder its
+// build lives in.
+func appDir(ctx context.Context, a App, cache string) (*appSource, []replacement, string, error) {
+	src, err := resolveApp(ctx, a)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	reps, repKey, err := resolveReplace(a.Replace)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	sum := sha256.Sum256([]byte(src.pkg + "\x00" + repKey))
+	return src, reps, filepath.Join(cache, "apps", src.key+"-"+hex.EncodeToString(sum[:4])), nil
+}
+
+// cached returns the build in dir if there is one that runs: a binary
+// linked to a cgo library in the Go module cache stops running when that
+// cache is cleaned.
+func cached(ctx context.Context, dir string) *AppBinary {
+	b, err := os.ReadFile(filepath.Join(dir, "build.json"))
+	if err != nil {
+		return nil
+	}
+	var bin AppBinary
+	if json.Unmarshal(b, &bin) != nil {
+		return nil
+	}
+	if bin.Name == "" || bin.Name != filepath.Base(bin.Name) {
+		return nil
+	}
+	bin.Path = filepath.Join(dir, bin.Name)
+	if _, err := output(ctx, bin.Path, "version"); err != nil {
+		return nil
+	}
+	return &bin
 }
 
 // appSource is where an application's sources come from.

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
@@ -69,4 +70,12 @@ func New(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Adapter, 
 		}
 	}
 	return nil, fmt.Errorf("unknown chain %q", s.Testnet.Chain)
+}
+
+// nodeVersion names the chain binary as the run's node, unless the run
+// built it and already says what it was built from.
+func nodeVersion(r *results.Run, binary string) {
+	if r.Versions.Node == "" || strings.HasPrefix(r.Versions.Node, "embedded ") {
+		r.Versions.Node = binary
+	}
 }

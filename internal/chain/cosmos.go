@@ -140,7 +140,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		r.SetFinding(c.record.Finding())
 		return cw, nil
 	}
-	r.Versions.Node = c.chain.Binary
+	nodeVersion(r, c.chain.Binary)
 	c.record = &CosmosRecord{Binary: c.chain.Binary, Wallets: c.chain.Funding.Wallets, GenesisBytes: c.chain.Funding.Bytes,
 		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String()}
 	r.SetFinding(c.record.Finding())

@@ -162,7 +162,7 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 		return nil, err
 	}
 	e.work, e.rpc = work, rpcs[0]
-	r.Versions.Node = e.binary
+	nodeVersion(r, e.binary)
 	var made load.Workload = work
 	if spec.SendVia == "json-rpc" {
 		var urls []string

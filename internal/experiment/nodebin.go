@@ -2,12 +2,15 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/cometcfg"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/sdkchain"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
 
@@ -108,9 +111,65 @@ func resolveApp(ctx context.Context, s *scenario.Scenario, phase func(string)) (
 	if _, v, err := build.ParseModule(app.Module); err == nil {
 		labels["release"] = v
 	}
-	desc := fmt.Sprintf("%s (%s, package %s, %s)", bin.Version, bin.Source, bin.Package, bin.Toolchain)
+	desc := fmt.Sprintf("%s %s (built from %s, package %s, with %s)", bin.Name, bin.Version, bin.Source, bin.Package, bin.Toolchain)
 	if len(bin.Replaced) > 0 {
 		desc += "; replaced " + strings.Join(bin.Replaced, ", ")
 	}
 	return &spec, &NodeBinary{Describe: desc, Labels: labels}, nil
+}
+
+// CheckSettings checks a Cosmos SDK or EVM scenario's genesis and app.toml
+// settings against the files the chain's own init writes, before any node
+// starts, when the chain binary is at hand: a path, a build in the cache,
+// or (with build) one built now. It says what it checked, or why not.
+func CheckSettings(ctx context.Context, s *scenario.Scenario, doBuild bool, phase func(string)) (string, error) {
+	t := s.Testnet
+	if (t.Chain != "cosmos" && t.Chain != "evm") || (len(t.Genesis) == 0 && len(t.App) == 0) {
+		return "", nil
+	}
+	binary, err := chainBinary(ctx, s, doBuild, phase)
+	if err != nil || binary == "" {
+		return "genesis and app.toml settings are checked against the chain's own files when the run sets it up (`chainperf scenario build FILE` builds it and checks them now)", err
+	}
+	settings := sdkchain.Settings{Genesis: t.Genesis, App: t.App, Pos: s.Pos}
+	if err := settings.Check(ctx, binary); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("genesis and app.toml settings checked against %s's own files", filepath.Base(binary)), nil
+}
+
+// chainBinary is the scenario's chain binary if it is at hand ("" if not).
+func chainBinary(ctx context.Context, s *scenario.Scenario, doBuild bool, phase func(string)) (string, error) {
+	if doBuild {
+		spec, _, err := ResolveNode(ctx, s, phase)
+		if err != nil {
+			return "", err
+		}
+		c := sdkchain.SDKD
+		binary := spec.Testnet.Cosmos.Binary
+		if spec.Testnet.Chain == "evm" {
+			c, binary = sdkchain.EVMD, spec.Testnet.EVM.Binary
+		}
+		return c.Find(ctx, binary, func(f string, a ...any) { phase(fmt.Sprintf(f, a...)) })
+	}
+	binary, b, replace := s.Testnet.Cosmos.Binary, s.Testnet.Cosmos.Build, s.Testnet.Cosmos.Replace
+	if s.Testnet.Chain == "evm" {
+		binary, b, replace = s.Testnet.EVM.Binary, s.Testnet.EVM.Build, s.Testnet.EVM.Replace
+	}
+	app := build.App{Dir: b.Dir, Ref: b.Ref, Package: b.Package, Replace: replace}
+	switch {
+	case strings.HasPrefix(binary, build.ModulePrefix):
+		app.Module = binary
+	case b.Dir != "":
+	default:
+		return binary, nil // a path, or "" for the test chain (found or built at set-up)
+	}
+	bin, err := build.CachedApp(ctx, app, build.CacheDir())
+	if errors.Is(err, build.ErrNotBuilt) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return bin.Path, nil
 }

@@ -1,12 +1,14 @@
 package sdkchain
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -312,4 +314,24 @@ func tomlLiteral(old, value any) (string, error) {
 	}
 	_, lit, _ := strings.Cut(strings.TrimSpace(string(b)), "= ")
 	return lit, nil
+}
+
+// Check runs the chain binary's init in a temporary home and checks the
+// settings against the app.toml and genesis.json it writes: what a run's
+// set-up will find, reported before any node starts.
+func (s Settings) Check(ctx context.Context, binary string) error {
+	if len(s.Genesis) == 0 && len(s.App) == 0 {
+		return nil
+	}
+	home, err := os.MkdirTemp("", "chainperf-settings-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	if _, err := cli(ctx, binary, "init", "check", "--chain-id", "check", "--home", home); err != nil {
+		return err
+	}
+	chain := filepath.Base(binary)
+	_, appErr := s.appTomlEdits(filepath.Join(home, "config", "app.toml"), chain)
+	return errors.Join(appErr, s.PatchGenesis(filepath.Join(home, "config", "genesis.json"), chain))
 }
