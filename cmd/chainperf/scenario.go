@@ -75,7 +75,8 @@ chain's own init writes.`,
 			} else {
 				fmt.Fprintf(out, "built: %s\n", bin.Describe)
 			}
-			settings, err := experiment.CheckSettings(cmd.Context(), s, true, phase)
+			// Built above: the check finds it in the cache, quietly.
+			settings, err := experiment.CheckSettings(cmd.Context(), s, true, func(string) {})
 			if err != nil {
 				return err
 			}

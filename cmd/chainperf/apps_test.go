@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/examples"
+	"github.com/chainperf/chainperf/internal/chain"
+	"github.com/chainperf/chainperf/internal/load"
+)
+
+// TestThirdPartyChains runs a Cosmos SDK chain nobody here wrote (wasmd)
+// at three releases on three SDK minor versions, each built by chainperf
+// from its Go module version (CI builds them beforehand into its cache
+// with `chainperf scenario build`): the shipped example, a message mix
+// with staking on a chain with mint and distribution, and the same chain
+// with plain bank sends. Every tx's fate accounted, balances and stake
+// conserved with the rewards the chain paid read from its events.
+func TestThirdPartyChains(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs three wasmd releases")
+	}
+	for _, name := range []string{"wasmd-sdk050", "wasmd-sdk053", "wasmd-sdk054"} {
+		t.Run(name, func(t *testing.T) {
+			text := example(t, name)
+			code, out, r := cosmosRun(t, text)
+			if code != 0 || !strings.Contains(out, "PASS") {
+				t.Fatalf("%s: exit %d\n%s", name, code, out)
+			}
+			rec := chain.CosmosOf(&r)
+			if rec == nil || rec.Balances == nil || !rec.Balances.OK() || rec.Balances.Staking == 0 || rec.Balances.Checked != 500 {
+				t.Fatalf("%s: balance check %+v\n%s", name, rec, out)
+			}
+			if !strings.Contains(r.Versions.Node, "wasmd ") || !strings.Contains(r.Versions.Node, "github.com/CosmWasm/wasmd@") {
+				t.Errorf("the run does not say what it ran: node %q", r.Versions.Node)
+			}
+			for _, p := range r.Phases {
+				if l := p.Ledger; l.Sent == 0 || l.Fates[load.FateCommitted] != l.Sent {
+					t.Errorf("phase %s: %d sent, fates %v: every tx should commit", p.Name, l.Sent, l.Fates)
+				}
+			}
+
+			// Bank sends alone on the same build (cached: no second build).
+			send := regexp.MustCompile(`(?s)\[\[workload\.mix\]\].*?\n\[load\]`).ReplaceAllString(text, "[load]")
+			send = strings.Replace(send, `kind = "cosmos-mix"`, `kind = "cosmos-send"`, 1)
+			send = strings.Replace(send, "msgs_per_tx = 1\n", "", 1)
+			code, out, r = cosmosRun(t, send)
+			if code != 0 {
+				t.Fatalf("%s cosmos-send: exit %d\n%s", name, code, out)
+			}
+			rec = chain.CosmosOf(&r)
+			if rec == nil || rec.Balances == nil || !rec.Balances.OK() || rec.Balances.Rewards != 0 {
+				t.Fatalf("%s cosmos-send: balance check %+v\n%s", name, rec, out)
+			}
+		})
+	}
+}
+
+// Settings a chain does not have are refused with the scenario's line and
+// the nearest key the chain's own files have, before any node starts.
+func TestChainSettingsCheckedAgainstTheChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a chain binary's init")
+	}
+	text := example(t, "wasmd-sdk053")
+	tmp := t.TempDir()
+	scn := filepath.Join(tmp, "settings.toml")
+	bad := strings.Replace(text, "[workload]", `[testnet.genesis]
+consensus.params.block.max_gass = "5000000"
+app_state.mint.params.inflation_max = "lots"
+
+[testnet.app]
+mempool.max-tx = 100
+
+[workload]`, 1)
+	os.WriteFile(scn, []byte(bad), 0o644)
+	out, code := cli(t, t.TempDir(), "scenario", "build", scn)
+	for _, want := range []string{
+		`settings.toml:22: testnet.genesis.consensus.params.block.max_gass: wasmd's genesis has no "consensus.params.block.max_gass" (did you mean "consensus.params.block.max_gas"?)`,
+		`settings.toml:23: testnet.genesis.app_state.mint.params.inflation_max: want a number`,
+		`settings.toml:26: testnet.app.mempool.max-tx: wasmd's app.toml has no "mempool.max-tx" (did you mean "mempool.max-txs"?)`,
+	} {
+		if code != 2 || !strings.Contains(out, want) {
+			t.Errorf("exit %d; want 2 and %q in\n%s", code, want, out)
+		}
+	}
+	good := strings.Replace(text, "[workload]", `[testnet.genesis]
+consensus.params.block.max_gas = 50000000
+
+[testnet.app]
+mempool.max-txs = 5000
+
+[workload]`, 1)
+	os.WriteFile(scn, []byte(good), 0o644)
+	out, code = cli(t, t.TempDir(), "scenario", "check", scn)
+	if code != 0 || !strings.Contains(out, "genesis and app.toml settings checked against wasmd's own files") {
+		t.Errorf("good settings: exit %d\n%s", code, out)
+	}
+}
+
+// example is the text of the shipped example NAME.
+func example(t *testing.T, name string) string {
+	t.Helper()
+	for _, e := range examples.All() {
+		if e.Name == name {
+			return string(e.Text)
+		}
+	}
+	t.Fatalf("no example %s", name)
+	return ""
+}
