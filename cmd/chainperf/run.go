@@ -129,13 +129,21 @@ func describePlan(s *scenario.Scenario) string {
 	return nodes + ", " + describeLoad(s)
 }
 
-// onBinary runs the scenario's testnet on another node binary ("" keeps
-// its own): the same scenario, so that compare pairs the runs.
+// onBinary runs the scenario's testnet on another node binary, or for a
+// Cosmos SDK or EVM chain another build of its application ("" keeps its
+// own): the same scenario, so that compare pairs the runs.
 func onBinary(s *scenario.Scenario, bin string) error {
 	if bin == "" {
 		return nil
 	}
-	s.Testnet.Binary, s.Testnet.Build = bin, scenario.Build{}
+	switch s.Testnet.Chain {
+	case "cosmos": // the chain application's binary: a path or a release
+		s.Testnet.Cosmos.Binary, s.Testnet.Cosmos.Build = bin, scenario.AppBuild{}
+	case "evm":
+		s.Testnet.EVM.Binary, s.Testnet.EVM.Build = bin, scenario.AppBuild{}
+	default:
+		s.Testnet.Binary, s.Testnet.Build = bin, scenario.Build{}
+	}
 	return s.Check()
 }
 
