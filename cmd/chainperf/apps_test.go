@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -111,4 +112,95 @@ func example(t *testing.T, name string) string {
 	}
 	t.Fatalf("no example %s", name)
 	return ""
+}
+
+// appRepo makes a git repository of a Cosmos SDK chain application
+// (chainperf's own test chain, chains/cosmos, as a team's app repository
+// would hold it) with two commits on main, the second of which makes
+// every block's commit wait 1.5 s (a Precommiter), and returns its dir
+// and commits.
+func appRepo(t *testing.T) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if err := os.CopyFS(dir, os.DirFS("../../chains/cosmos")); err != nil {
+		t.Fatal(err)
+	}
+	run("init", "-q", "-b", "main")
+	var commits []string
+	commit := func(msg string) {
+		run("add", "-A")
+		run("commit", "-q", "-m", msg)
+		commits = append(commits, run("rev-parse", "HEAD"))
+	}
+	commit("appd: the chain")
+	p := filepath.Join(dir, "app", "app.go")
+	src, _ := os.ReadFile(p)
+	slow := strings.Replace(string(src), "import (\n", "import (\n\t\"time\"\n\tsdk \"github.com/cosmos/cosmos-sdk/types\"\n", 1)
+	slow = strings.Replace(slow, "\ta := builder.Build(db, traceStore, opts...)",
+		"\topts = append(opts, func(b *baseapp.BaseApp) {\n\t\tb.SetPrecommiter(func(sdk.Context) { time.Sleep(1500 * time.Millisecond) })\n\t})\n\ta := builder.Build(db, traceStore, opts...)", 1)
+	if slow == string(src) || !strings.Contains(slow, "SetPrecommiter") {
+		t.Fatal("app.go changed: the planted slowdown no longer applies")
+	}
+	os.WriteFile(p, []byte(slow), 0o644)
+	commit("app: flush caches before every commit")
+	return dir, commits
+}
+
+// TestBisectOverApplicationCommits: bisect builds an SDK application at
+// its commits ([testnet.cosmos.build]) and names the one that slowed
+// every block.
+func TestBisectOverApplicationCommits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an SDK chain at two commits and runs it")
+	}
+	repo, commits := appRepo(t)
+	tmp := t.TempDir()
+	t.Setenv("CHAINPERF_BUILD_CACHE", filepath.Join(tmp, "builds"))
+	scn := filepath.Join(tmp, "app.toml")
+	os.WriteFile(scn, []byte(`name = "appd"
+[testnet]
+validators = 1
+full_nodes = 0
+chain = "cosmos"
+[testnet.cosmos]
+wallets = 200
+gas_price = 0.001
+[testnet.cosmos.build]
+dir = "`+repo+`"
+ref = "main"
+package = "./cmd/chainperf-sdkd"
+[workload]
+kind = "cosmos-send"
+mode = "pregenerate"
+gas_limit = 150000
+[load]
+rate = 40
+duration = "8s"
+[experiment]
+kind = "steady"
+warmup = "2s"
+cooldown = "1s"
+drain_timeout = "15s"
+`), 0o644)
+	out, code := cli(t, t.TempDir(), "bisect", "--db", filepath.Join(tmp, "runs.db"), "--good", commits[0], "--bad", "main",
+		"--scenario", scn, "--figure", "latency p50", "--threshold", "25", "--report-dir", filepath.Join(tmp, "reports"))
+	if code != 0 || !strings.Contains(out, "first bad commit: "+commits[1]+" app: flush caches before every commit") {
+		t.Fatalf("bisect over the app's commits: exit %d\n%s", code, out)
+	}
+	entries, _ := os.ReadDir(filepath.Join(tmp, "builds", "apps"))
+	if len(entries) != 2 {
+		t.Errorf("%d cached app builds; want 2 (good, bad), each built once", len(entries))
+	}
 }
