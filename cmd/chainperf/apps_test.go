@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -122,28 +121,13 @@ func example(t *testing.T, name string) string {
 func appRepo(t *testing.T) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	run := gitIn(t, dir)
 	if err := os.CopyFS(dir, os.DirFS("../../chains/cosmos")); err != nil {
 		t.Fatal(err)
 	}
 	run("init", "-q", "-b", "main")
 	var commits []string
-	commit := func(msg string) {
-		run("add", "-A")
-		run("commit", "-q", "-m", msg)
-		commits = append(commits, run("rev-parse", "HEAD"))
-	}
+	commit := func(msg string) { commits = append(commits, commitAll(run, msg)) }
 	commit("appd: the chain")
 	p := filepath.Join(dir, "app", "app.go")
 	src, _ := os.ReadFile(p)

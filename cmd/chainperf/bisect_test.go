@@ -16,18 +16,7 @@ import (
 func slowRepo(t *testing.T) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	run := gitIn(t, dir)
 	write := func(name, text string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -46,11 +35,7 @@ func slowRepo(t *testing.T) (string, []string) {
 	write("delay.go", delay("0 * time.Millisecond"))
 	run("init", "-q", "-b", "main")
 	var commits []string
-	commit := func(msg string) {
-		run("add", "-A")
-		run("commit", "-q", "-m", msg)
-		commits = append(commits, run("rev-parse", "HEAD"))
-	}
+	commit := func(msg string) { commits = append(commits, commitAll(run, msg)) }
 	commit("slownode: a kvstore node")
 	write("README", "slownode\n")
 	commit("docs: a readme")
@@ -130,4 +115,28 @@ drain_timeout = "10s"
 	if len(entries) != 4 {
 		t.Errorf("%d cached builds; want 4 (good, c1, c2, main), each built once", len(entries))
 	}
+}
+
+// gitIn returns a function that runs git in dir, failing the test on an
+// error, with a committer of its own.
+func gitIn(t *testing.T, dir string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+}
+
+// commitAll commits everything in the work tree and returns the commit.
+func commitAll(git func(args ...string) string, msg string) string {
+	git("add", "-A")
+	git("commit", "-q", "-m", msg)
+	return git("rev-parse", "HEAD")
 }

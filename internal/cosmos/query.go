@@ -315,3 +315,25 @@ func QueryStaked(ctx context.Context, c *http.Client, rpc, delegator string, hei
 	}
 	return s, nil
 }
+
+// BlockMaxGas reads the chain's block gas limit from the node's consensus
+// parameters (-1: none).
+func BlockMaxGas(ctx context.Context, c *http.Client, rpc string) (int64, error) {
+	var r struct {
+		Result struct {
+			Params struct {
+				Block struct {
+					MaxGas string `json:"max_gas"`
+				} `json:"block"`
+			} `json:"consensus_params"`
+		} `json:"result"`
+	}
+	if err := getJSON(ctx, c, rpc+"/consensus_params", &r); err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(r.Result.Params.Block.MaxGas, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s/consensus_params: block max_gas %q: %w", rpc, r.Result.Params.Block.MaxGas, err)
+	}
+	return n, nil
+}

@@ -259,6 +259,14 @@ func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 	// fee collector; about 18,000 gas in the one comparison made), which
 	// a fee-less simulation leaves out.
 	fee := max(w.cfg.Fee, 1)
+	// The simulated tx asks for a generous limit, but no more than a block
+	// may hold: a chain with a block gas limit refuses a tx over it.
+	limit := uint64(50_000_000)
+	if maxGas, err := BlockMaxGas(ctx, w.http, w.cfg.RPCs[0]); err != nil {
+		return 0, fmt.Errorf("simulate: %w", err)
+	} else if maxGas > 0 && uint64(maxGas) < limit {
+		limit = uint64(maxGas)
+	}
 	var b Builder
 	for k, m := range w.cfg.Mix {
 		mix := w.cfg.Mix
@@ -272,7 +280,7 @@ func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 		for j := range w.cfg.MsgsPerTx {
 			e.msgs = append(e.msgs, w.message(k, uint64(j), from))
 		}
-		tx, err := w.signWith(&b, txRef{from: int32(from), nonce: w.state[from].next, ok: true, eff: e}, 0, mix, 50_000_000, fee)
+		tx, err := w.signWith(&b, txRef{from: int32(from), nonce: w.state[from].next, ok: true, eff: e}, 0, mix, limit, fee)
 		if err != nil {
 			return 0, err
 		}

@@ -140,8 +140,8 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, err
 	}
 	s.File, s.Text, s.lines = file, data, indexLines(data)
-	s.Testnet.Config = flatten(s.Testnet.Config)
-	s.Testnet.Genesis, s.Testnet.App = flatten(s.Testnet.Genesis), flatten(s.Testnet.App)
+	s.Testnet.Config = Flatten(s.Testnet.Config)
+	s.Testnet.Genesis, s.Testnet.App = Flatten(s.Testnet.Genesis), Flatten(s.Testnet.App)
 	if errs := s.validate(s.lines); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -375,9 +375,9 @@ func knownKeys() []string {
 	return keys
 }
 
-// flatten turns nested tables into "a.b" keys: [testnet.config.consensus]
+// Flatten turns nested tables into "a.b" keys: [testnet.config.consensus]
 // timeout_commit and "consensus.timeout_commit" mean the same.
-func flatten(m map[string]any) map[string]any {
+func Flatten(m map[string]any) map[string]any {
 	out := map[string]any{}
 	var walk func(prefix string, m map[string]any)
 	walk = func(prefix string, m map[string]any) {

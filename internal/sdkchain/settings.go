@@ -15,6 +15,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/suggest"
 )
 
@@ -217,19 +218,7 @@ func appTomlValues(path string) (map[string]any, error) {
 	if err := toml.Unmarshal(b, &root); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	out := map[string]any{}
-	var walk func(prefix string, m map[string]any)
-	walk = func(prefix string, m map[string]any) {
-		for k, v := range m {
-			if sub, ok := v.(map[string]any); ok {
-				walk(prefix+k+".", sub)
-				continue
-			}
-			out[prefix+k] = v
-		}
-	}
-	walk("", root)
-	return out, nil
+	return scenario.Flatten(root), nil
 }
 
 // appTomlEdits turns the scenario's app.toml settings into the line
