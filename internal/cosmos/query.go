@@ -327,9 +327,16 @@ func BlockMaxGas(ctx context.Context, c *http.Client, rpc string) (int64, error)
 				} `json:"block"`
 			} `json:"consensus_params"`
 		} `json:"result"`
+		Error *struct {
+			Message string `json:"message"`
+			Data    string `json:"data"`
+		} `json:"error"`
 	}
 	if err := getJSON(ctx, c, rpc+"/consensus_params", &r); err != nil {
 		return 0, err
+	}
+	if r.Error != nil {
+		return 0, fmt.Errorf("%s/consensus_params: %s %s", rpc, r.Error.Message, r.Error.Data)
 	}
 	n, err := strconv.ParseInt(r.Result.Params.Block.MaxGas, 10, 64)
 	if err != nil {

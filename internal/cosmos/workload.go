@@ -261,11 +261,23 @@ func (w *Workload) SimulateGas(ctx context.Context) (used uint64, err error) {
 	fee := max(w.cfg.Fee, 1)
 	// The simulated tx asks for a generous limit, but no more than a block
 	// may hold: a chain with a block gas limit refuses a tx over it.
+	// A node may not have the latest height's parameters saved yet: ask
+	// again for a few seconds, then keep the generous limit (a refusal
+	// then names the reason).
 	limit := uint64(50_000_000)
-	if maxGas, err := BlockMaxGas(ctx, w.http, w.cfg.RPCs[0]); err != nil {
-		return 0, fmt.Errorf("simulate: %w", err)
-	} else if maxGas > 0 && uint64(maxGas) < limit {
-		limit = uint64(maxGas)
+	for range 10 {
+		maxGas, err := BlockMaxGas(ctx, w.http, w.cfg.RPCs[0])
+		if err == nil {
+			if maxGas > 0 && uint64(maxGas) < limit {
+				limit = uint64(maxGas)
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(300 * time.Millisecond):
+		}
 	}
 	var b Builder
 	for k, m := range w.cfg.Mix {
