@@ -140,6 +140,9 @@ type Result struct {
 	Regressed    []string `json:"regressed"`
 	Inconclusive []string `json:"inconclusive,omitempty"`
 	Notes        []string `json:"notes,omitempty"`
+	// Changed says what the sides ran differently on purpose (node build,
+	// settings): what the verdicts are about.
+	Changed []string `json:"changed,omitempty"`
 }
 
 // Compare judges every figure either side has against threshold (percent,
@@ -152,6 +155,7 @@ func Compare(base, cand []Values, threshold float64, per map[string]float64) *Re
 	for _, v := range cand {
 		res.Candidate = append(res.Candidate, v.Run)
 	}
+	res.Changed = Changes(base, cand)
 	figures := figuresOf(base, cand)
 	if pairs, left, ok := rounds(base, cand); ok {
 		compareRounds(res, pairs, left, figures, threshold, per)

@@ -206,9 +206,12 @@ func TestDifferences(t *testing.T) {
 		Genesis: map[string]any{"consensus.params.block.max_gas": int64(-1)}}}
 	cand := &results.Run{Setup: results.Setup{Versions: results.Versions{Node: "wasmd v0.61.14; replaced github.com/cosmos/cosmos-sdk"},
 		Genesis: map[string]any{"consensus.params.block.max_gas": int64(3000000)}, App: map[string]any{"mempool.max-txs": int64(5000)}}}
-	d = Differences([]Values{FromRun(base, nil)}, []Values{FromRun(cand, nil)})
+	if d := Differences([]Values{FromRun(base, nil)}, []Values{FromRun(cand, nil)}); len(d) != 0 {
+		t.Errorf("a node build and settings keep the sides from comparing: %q", d)
+	}
+	d = Changes([]Values{FromRun(base, nil)}, []Values{FromRun(cand, nil)})
 	if len(d) != 2 || !strings.Contains(d[0], "node: baseline") || !strings.Contains(d[1], `settings: baseline ["genesis.consensus.params.block.max_gas=-1"], candidate ["genesis.consensus.params.block.max_gas=3000000 app.mempool.max-txs=5000"]`) {
-		t.Errorf("differences %q; want the node and the settings named", d)
+		t.Errorf("changes %q; want the node and the settings named", d)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -417,8 +418,24 @@ func Differences(base, cand []Values) []string {
 	check("load", func(v Values) string { return v.Model })
 	check("workload", func(v Values) string { return v.Workload })
 	check("testnet", func(v Values) string { return v.Shape })
-	check("node", func(v Values) string { return v.Node })
-	check("settings", func(v Values) string { return v.Settings })
+	return out
+}
+
+// Changes says what the sides changed on purpose: the node binary (a
+// release, a commit, an application build) and the config, genesis and
+// app.toml settings. Unlike Differences they do not keep two sides from
+// comparing: they are what a comparison is about.
+func Changes(base, cand []Values) []string {
+	var out []string
+	for _, c := range []struct {
+		what string
+		get  func(Values) string
+	}{{"node", func(v Values) string { return v.Node }}, {"settings", func(v Values) string { return v.Settings }}} {
+		b, k := distinct(base, c.get), distinct(cand, c.get)
+		if strings.Join(b, ",") != strings.Join(k, ",") {
+			out = append(out, fmt.Sprintf("%s: baseline %q, candidate %q", c.what, b, k))
+		}
+	}
 	return out
 }
 
@@ -431,7 +448,11 @@ func settingsOf(s results.Setup) string {
 		m    map[string]any
 	}{{"config", s.Config}, {"genesis", s.Genesis}, {"app", s.App}} {
 		for _, k := range slices.Sorted(maps.Keys(set.m)) {
-			parts = append(parts, fmt.Sprintf("%s.%s=%v", set.name, k, set.m[k]))
+			v := set.m[k]
+			if f, ok := v.(float64); ok { // a stored record's numbers come back as floats
+				v = strconv.FormatFloat(f, 'f', -1, 64)
+			}
+			parts = append(parts, fmt.Sprintf("%s.%s=%v", set.name, k, v))
 		}
 	}
 	return strings.Join(parts, " ")

@@ -68,7 +68,11 @@ func (res *Result) Summary() string {
 
 // Text writes the comparison as a terminal table.
 func (res *Result) Text(w io.Writer) {
-	fmt.Fprintf(w, "baseline:  %s\ncandidate: %s\n\n", strings.Join(res.Baseline, ", "), strings.Join(res.Candidate, ", "))
+	fmt.Fprintf(w, "baseline:  %s\ncandidate: %s\n", strings.Join(res.Baseline, ", "), strings.Join(res.Candidate, ", "))
+	for _, c := range res.Changed {
+		fmt.Fprintf(w, "changed:   %s\n", c)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(Header, "\t"))
 	for _, r := range res.Rows {
@@ -86,6 +90,9 @@ func (res *Result) Text(w io.Writer) {
 func (res *Result) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "### chainperf compare: %s\n\nBaseline %s; candidate %s.\n\n", res.Summary(),
 		code(res.Baseline), code(res.Candidate))
+	for _, c := range res.Changed {
+		fmt.Fprintf(w, "Changed: %s\n\n", c)
+	}
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(Header, " | "), strings.Repeat("---|", len(Header)))
 	for _, r := range res.Rows {
 		c := r.Cells()
