@@ -159,13 +159,11 @@ func figureNames(v compare.Values) string {
 // bisectSource is the git tree a scenario builds its node or application
 // from, and how to point the scenario at another commit of it.
 func bisectSource(s *scenario.Scenario) (string, func(*scenario.Scenario, string)) {
-	switch t := s.Testnet; {
-	case t.Build.Dir != "":
-		return t.Build.Dir, func(s *scenario.Scenario, ref string) { s.Testnet.Build.Ref = ref }
-	case t.Chain == "cosmos" && t.Cosmos.Build.Dir != "":
-		return t.Cosmos.Build.Dir, func(s *scenario.Scenario, ref string) { s.Testnet.Cosmos.Build.Ref = ref }
-	case t.Chain == "evm" && t.EVM.Build.Dir != "":
-		return t.EVM.Build.Dir, func(s *scenario.Scenario, ref string) { s.Testnet.EVM.Build.Ref = ref }
+	if app, ok := s.Testnet.Application(); ok {
+		return app.Build.Dir, func(s *scenario.Scenario, ref string) {
+			app, _ := s.Testnet.Application()
+			app.Build.Ref = ref
+		}
 	}
-	return "", nil
+	return s.Testnet.Build.Dir, func(s *scenario.Scenario, ref string) { s.Testnet.Build.Ref = ref }
 }

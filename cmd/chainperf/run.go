@@ -136,12 +136,9 @@ func onBinary(s *scenario.Scenario, bin string) error {
 	if bin == "" {
 		return nil
 	}
-	switch s.Testnet.Chain {
-	case "cosmos": // the chain application's binary: a path or a release
-		s.Testnet.Cosmos.Binary, s.Testnet.Cosmos.Build = bin, scenario.AppBuild{}
-	case "evm":
-		s.Testnet.EVM.Binary, s.Testnet.EVM.Build = bin, scenario.AppBuild{}
-	default:
+	if app, ok := s.Testnet.Application(); ok { // the chain application: a path or a release
+		*app.Binary, *app.Build = bin, scenario.AppBuild{}
+	} else {
 		s.Testnet.Binary, s.Testnet.Build = bin, scenario.Build{}
 	}
 	return s.Check()

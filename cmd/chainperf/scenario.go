@@ -75,8 +75,7 @@ chain's own init writes.`,
 			} else {
 				fmt.Fprintf(out, "built: %s\n", bin.Describe)
 			}
-			// Built above: the check finds it in the cache, quietly.
-			settings, err := experiment.CheckSettings(cmd.Context(), s, true, func(string) {})
+			settings, err := experiment.CheckSettings(cmd.Context(), spec, true, phase)
 			if err != nil {
 				return err
 			}

@@ -80,10 +80,11 @@ func BuildApp(ctx context.Context, a App, cache string, logf func(string, ...any
 	}
 	defer os.RemoveAll(tmp)
 	tree := filepath.Join(tmp, "src")
-	if err := src.unpack(ctx, tree); err != nil {
+	at, err := src.unpack(ctx, tree)
+	if err != nil {
 		return nil, err
 	}
-	modDir := filepath.Join(tree, filepath.FromSlash(src.modSub))
+	modDir := filepath.Join(tree, filepath.FromSlash(at.modSub))
 	toolchain, err := Toolchain(filepath.Join(modDir, "go.mod"))
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func BuildApp(ctx context.Context, a App, cache string, logf func(string, ...any
 	if local, err := localGo(ctx); err == nil && minor(local) == minor(toolchain) {
 		toolchain = local // a patch release of the same Go builds it as well, with no download
 	}
-	logf("building %s with %s (minutes the first time; cached after)", src.describe, toolchain)
+	logf("building %s with %s (minutes the first time; cached after)", at.source, toolchain)
 	logPath := filepath.Join(tmp, "build.log")
 	env := []string{"GOTOOLCHAIN=" + toolchain, "GOFLAGS=-mod=mod", "GOWORK=off", "CGO_ENABLED=1"}
 	var replaced []string
@@ -113,15 +114,15 @@ func BuildApp(ctx context.Context, a App, cache string, logf func(string, ...any
 	// What an SDK chain's Makefile stamps, so that `version` says what
 	// was built (the linker ignores it in a binary without the SDK).
 	ldflags := fmt.Sprintf("-X github.com/cosmos/cosmos-sdk/version.Name=%[1]s -X github.com/cosmos/cosmos-sdk/version.AppName=%[1]s -X github.com/cosmos/cosmos-sdk/version.Version=%[2]s -X github.com/cosmos/cosmos-sdk/version.Commit=%[3]s",
-		path.Base(src.pkg), src.version, src.commit)
-	if err := goCmd(ctx, modDir, env, logPath, "build", "-ldflags", ldflags, "-o", out, src.pkgArg); err != nil {
-		return nil, fmt.Errorf("building %s with %s failed: %w", src.describe, toolchain, err)
+		name, src.version, src.commit)
+	if err := goCmd(ctx, modDir, env, logPath, "build", "-ldflags", ldflags, "-o", out, at.pkgArg); err != nil {
+		return nil, fmt.Errorf("building %s with %s failed: %w", at.source, toolchain, err)
 	}
 	version, err := output(ctx, out, "version")
 	if err != nil {
-		return nil, fmt.Errorf("%s: the built binary's `version` failed: %w", src.describe, err)
+		return nil, fmt.Errorf("%s: the built binary's `version` failed: %w", at.source, err)
 	}
-	bin := &AppBinary{Name: name, Source: src.describe, Commit: src.commit, Package: src.pkg, Toolchain: toolchain,
+	bin := &AppBinary{Name: name, Source: at.source, Commit: src.commit, Package: src.pkg, Toolchain: toolchain,
 		Replaced: replaced, Version: strings.TrimSpace(firstLine(version))}
 	if bin.Version == "" {
 		bin.Version = src.version
@@ -190,16 +191,22 @@ func cached(ctx context.Context, dir string) *AppBinary {
 	return &bin
 }
 
-// appSource is where an application's sources come from.
+// appSource is where an application's sources come from. Only what the
+// cache key needs is resolved up front; finding the module (the module
+// proxy, git) waits until a build needs the sources.
 type appSource struct {
-	key      string // cache folder name
-	describe string
-	pkg      string // the main package, as an import path or ./dir
-	pkgArg   string // what go build is given, inside the module
-	modSub   string // the module's folder inside the unpacked tree
-	commit   string
-	version  string // the release, or the commit's short form
-	unpack   func(ctx context.Context, dst string) error
+	key     string // cache folder name
+	pkg     string // the main package, as an import path or ./dir
+	commit  string
+	version string // the release, or the commit's short form
+	unpack  func(ctx context.Context, dst string) (unpacked, error)
+}
+
+// unpacked says where in an unpacked tree the build runs.
+type unpacked struct {
+	source string // what it was built from: module@version, or dir at commit
+	modSub string // the module's folder inside the tree
+	pkgArg string // what go build is given, inside the module
 }
 
 func resolveApp(ctx context.Context, a App) (*appSource, error) {
@@ -211,16 +218,17 @@ func resolveApp(ctx context.Context, a App) (*appSource, error) {
 		if err != nil {
 			return nil, err
 		}
-		modPath, dir, err := findModule(ctx, pkg, version)
-		if err != nil {
-			return nil, err
-		}
 		esc, _ := module.EscapePath(pkg)
-		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, modPath), "/")
 		return &appSource{
-			key: strings.ReplaceAll(esc, "/", "_") + "@" + version, describe: modPath + "@" + version,
-			pkg: pkg, pkgArg: "./" + rel, version: version,
-			unpack: func(_ context.Context, dst string) error { return os.CopyFS(dst, os.DirFS(dir)) },
+			key: strings.ReplaceAll(esc, "/", "_") + "@" + version, pkg: pkg, version: version,
+			unpack: func(ctx context.Context, dst string) (unpacked, error) {
+				modPath, dir, err := findModule(ctx, pkg, version)
+				if err != nil {
+					return unpacked{}, err
+				}
+				rel := strings.TrimPrefix(strings.TrimPrefix(pkg, modPath), "/")
+				return unpacked{source: modPath + "@" + version, pkgArg: "./" + rel}, os.CopyFS(dst, os.DirFS(dir))
+			},
 		}, nil
 	case a.Dir != "":
 		commit, err := Resolve(ctx, a.Dir, a.Ref)
@@ -236,14 +244,16 @@ func resolveApp(ctx context.Context, a App) (*appSource, error) {
 		if pkg == "" {
 			pkg = "."
 		}
-		modSub, pkgArg, err := moduleOf(ctx, root, commit, path.Clean(filepath.ToSlash(pkg)))
-		if err != nil {
-			return nil, err
-		}
 		return &appSource{
-			key: commit, describe: fmt.Sprintf("%s at %s", a.Dir, commit[:12]), pkg: pkg, pkgArg: pkgArg,
-			modSub: modSub, commit: commit, version: commit[:12],
-			unpack: func(ctx context.Context, dst string) error { return export(ctx, root, commit, dst) },
+			key: commit, pkg: pkg, commit: commit, version: commit[:12],
+			unpack: func(ctx context.Context, dst string) (unpacked, error) {
+				modSub, pkgArg, err := moduleOf(ctx, root, commit, path.Clean(filepath.ToSlash(pkg)))
+				if err != nil {
+					return unpacked{}, err
+				}
+				at := unpacked{source: fmt.Sprintf("%s at %s", a.Dir, commit[:12]), modSub: modSub, pkgArg: pkgArg}
+				return at, export(ctx, root, commit, dst)
+			},
 		}, nil
 	}
 	return nil, errors.New("name the application: module:PKG@VERSION or a git dir and ref")

@@ -81,29 +81,25 @@ var ReleaseArgs = []string{"start", "--home", "{home}"}
 
 // resolveApp builds a Cosmos SDK or Cosmos EVM application the scenario
 // names by release or git ref, and returns the scenario with the chain's
-// binary set to the built file.
+// binary set to the built file (and nothing left to build).
 func resolveApp(ctx context.Context, s *scenario.Scenario, phase func(string)) (*scenario.Scenario, *NodeBinary, error) {
 	spec := *s
-	key, binary, b, replace := "testnet.cosmos", &spec.Testnet.Cosmos.Binary, s.Testnet.Cosmos.Build, s.Testnet.Cosmos.Replace
-	if s.Testnet.Chain == "evm" {
-		key, binary, b, replace = "testnet.evm", &spec.Testnet.EVM.Binary, s.Testnet.EVM.Build, s.Testnet.EVM.Replace
-	}
-	app := build.App{Dir: b.Dir, Ref: b.Ref, Package: b.Package, Replace: replace}
-	switch {
-	case strings.HasPrefix(*binary, build.ModulePrefix):
-		app.Module = *binary
-		phase("build " + strings.TrimPrefix(*binary, build.ModulePrefix))
-	case b.Dir != "":
-		phase("build " + b.Ref)
-	default:
+	ref, _ := spec.Testnet.Application()
+	app, ok := appBuild(ref)
+	if !ok {
 		return s, nil, nil
+	}
+	if app.Module != "" {
+		phase("build " + strings.TrimPrefix(app.Module, build.ModulePrefix))
+	} else {
+		phase("build " + app.Ref)
 	}
 	logf := func(format string, args ...any) { phase(fmt.Sprintf(format, args...)) }
 	bin, err := build.BuildApp(ctx, app, build.CacheDir(), logf)
 	if err != nil {
-		return s, nil, fmt.Errorf("%s: %w", key, err)
+		return s, nil, fmt.Errorf("%s: %w", ref.Key, err)
 	}
-	*binary = bin.Path
+	*ref.Binary, *ref.Build, *ref.Replace = bin.Path, scenario.AppBuild{}, nil
 	labels := map[string]string{}
 	if bin.Commit != "" {
 		labels["commit"] = bin.Commit
@@ -118,16 +114,29 @@ func resolveApp(ctx context.Context, s *scenario.Scenario, phase func(string)) (
 	return &spec, &NodeBinary{Describe: desc, Labels: labels}, nil
 }
 
+// appBuild is the build a scenario's application asks for; false when it
+// names a path or chainperf's test chain instead.
+func appBuild(ref scenario.AppRef) (build.App, bool) {
+	b := *ref.Build
+	app := build.App{Dir: b.Dir, Ref: b.Ref, Package: b.Package, Replace: *ref.Replace}
+	if strings.HasPrefix(*ref.Binary, build.ModulePrefix) {
+		app.Module = *ref.Binary
+	}
+	return app, app.Module != "" || app.Dir != ""
+}
+
 // CheckSettings checks a Cosmos SDK or EVM scenario's genesis and app.toml
 // settings against the files the chain's own init writes, before any node
 // starts, when the chain binary is at hand: a path, a build in the cache,
-// or (with build) one built now. It says what it checked, or why not.
-func CheckSettings(ctx context.Context, s *scenario.Scenario, doBuild bool, phase func(string)) (string, error) {
+// or (with find) the test chain found or built now. It says what it
+// checked, or why not.
+func CheckSettings(ctx context.Context, s *scenario.Scenario, find bool, phase func(string)) (string, error) {
 	t := s.Testnet
-	if (t.Chain != "cosmos" && t.Chain != "evm") || (len(t.Genesis) == 0 && len(t.App) == 0) {
+	ref, ok := t.Application()
+	if !ok || (len(t.Genesis) == 0 && len(t.App) == 0) {
 		return "", nil
 	}
-	binary, err := chainBinary(ctx, s, doBuild, phase)
+	binary, err := chainBinary(ctx, ref, find, phase)
 	if err != nil || binary == "" {
 		return "genesis and app.toml settings are checked against the chain's own files when the run sets it up (`chainperf scenario build FILE` builds it and checks them now)", err
 	}
@@ -138,38 +147,25 @@ func CheckSettings(ctx context.Context, s *scenario.Scenario, doBuild bool, phas
 	return fmt.Sprintf("genesis and app.toml settings checked against %s's own files", filepath.Base(binary)), nil
 }
 
-// chainBinary is the scenario's chain binary if it is at hand ("" if not).
-func chainBinary(ctx context.Context, s *scenario.Scenario, doBuild bool, phase func(string)) (string, error) {
-	if doBuild {
-		spec, _, err := ResolveNode(ctx, s, phase)
+// chainBinary is the scenario's chain binary if it is at hand ("" if not):
+// a path, a cached build, or with find chainperf's test chain.
+func chainBinary(ctx context.Context, ref scenario.AppRef, find bool, phase func(string)) (string, error) {
+	if app, ok := appBuild(ref); ok {
+		bin, err := build.CachedApp(ctx, app, build.CacheDir())
+		if errors.Is(err, build.ErrNotBuilt) {
+			return "", nil
+		}
 		if err != nil {
 			return "", err
 		}
-		c := sdkchain.SDKD
-		binary := spec.Testnet.Cosmos.Binary
-		if spec.Testnet.Chain == "evm" {
-			c, binary = sdkchain.EVMD, spec.Testnet.EVM.Binary
-		}
-		return c.Find(ctx, binary, func(f string, a ...any) { phase(fmt.Sprintf(f, a...)) })
+		return bin.Path, nil
 	}
-	binary, b, replace := s.Testnet.Cosmos.Binary, s.Testnet.Cosmos.Build, s.Testnet.Cosmos.Replace
-	if s.Testnet.Chain == "evm" {
-		binary, b, replace = s.Testnet.EVM.Binary, s.Testnet.EVM.Build, s.Testnet.EVM.Replace
+	if *ref.Binary != "" || !find {
+		return *ref.Binary, nil // a path, or "" for the test chain (found or built at set-up)
 	}
-	app := build.App{Dir: b.Dir, Ref: b.Ref, Package: b.Package, Replace: replace}
-	switch {
-	case strings.HasPrefix(binary, build.ModulePrefix):
-		app.Module = binary
-	case b.Dir != "":
-	default:
-		return binary, nil // a path, or "" for the test chain (found or built at set-up)
+	c := sdkchain.SDKD
+	if ref.Key == "testnet.evm" {
+		c = sdkchain.EVMD
 	}
-	bin, err := build.CachedApp(ctx, app, build.CacheDir())
-	if errors.Is(err, build.ErrNotBuilt) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	return bin.Path, nil
+	return c.Find(ctx, "", func(f string, a ...any) { phase(fmt.Sprintf(f, a...)) })
 }

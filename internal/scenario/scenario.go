@@ -283,6 +283,28 @@ type AppBuild struct {
 	Package string `toml:"package"`
 }
 
+// An AppRef points at where a Cosmos SDK or EVM testnet's application
+// comes from in its scenario: a binary (a path or "module:PKG@VERSION"),
+// a build from a git tree, the dependencies the build replaces.
+type AppRef struct {
+	Key     string // "testnet.cosmos" or "testnet.evm"
+	Binary  *string
+	Build   *AppBuild
+	Replace *map[string]string
+}
+
+// Application returns where t's application comes from, false for a chain that
+// runs chainperf's own node (kvstore).
+func (t *Testnet) Application() (AppRef, bool) {
+	switch t.Chain {
+	case "cosmos":
+		return AppRef{"testnet.cosmos", &t.Cosmos.Binary, &t.Cosmos.Build, &t.Cosmos.Replace}, true
+	case "evm":
+		return AppRef{"testnet.evm", &t.EVM.Binary, &t.EVM.Build, &t.EVM.Replace}, true
+	}
+	return AppRef{}, false
+}
+
 // Workload describes what one transaction is.
 type Workload struct {
 	Kind         string  `toml:"kind"`

@@ -1,6 +1,7 @@
 package sdkchain
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -118,5 +119,30 @@ func TestAppTomlSettings(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
+	}
+}
+
+// The address prefix is read from the address the chain's own keys
+// command prints (beside a warning); a prefix the scenario gives must be
+// the chain's.
+func TestAddressPrefix(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "appd")
+	os.WriteFile(bin, []byte("#!/bin/sh\necho 'WARNING: keyring test' >&2\necho wasm1qyqszqgpqyqszqgpqyqszqgpqyqszqgpjnp7du\n"), 0o755)
+	got, err := addressPrefix(context.Background(), bin, t.TempDir())
+	if err != nil || got != "wasm" {
+		t.Fatalf("prefix %q %v; want wasm", got, err)
+	}
+	if p, err := prefix("", "wasm", "appd"); err != nil || p != "wasm" {
+		t.Errorf("unset: %q %v", p, err)
+	}
+	if p, err := prefix("wasm", "wasm", "appd"); err != nil || p != "wasm" {
+		t.Errorf("the chain's own: %q %v", p, err)
+	}
+	if _, err := prefix("cosmos", "wasm", "appd"); err == nil || !strings.Contains(err.Error(), `appd makes addresses with "wasm"`) {
+		t.Errorf("a prefix not the chain's: %v", err)
+	}
+	os.WriteFile(bin, []byte("#!/bin/sh\necho not-an-address\n"), 0o755)
+	if _, err := addressPrefix(context.Background(), bin, t.TempDir()); err == nil {
+		t.Error("no address read as a prefix")
 	}
 }

@@ -84,16 +84,12 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario
 		return nil, err
 	}
 	spec.Denom = p.Denom
-	prefix, err := addressPrefix(ctx, binary, t.ByRole(testnet.RoleValidator)[0].Home)
+	chainPrefix, err := addressPrefix(ctx, binary, t.ByRole(testnet.RoleValidator)[0].Home)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case spec.Bech32Prefix == "":
-		spec.Bech32Prefix = prefix
-	case spec.Bech32Prefix != prefix:
-		return nil, fmt.Errorf("testnet.cosmos.bech32_prefix is %q, but %s makes addresses with %q: set it to %q or leave it out (\"\" reads it from the chain)",
-			spec.Bech32Prefix, filepath.Base(binary), prefix, prefix)
+	if spec.Bech32Prefix, err = prefix(spec.Bech32Prefix, chainPrefix, filepath.Base(binary)); err != nil {
+		return nil, err
 	}
 	began := time.Now()
 	wallets, err := cosmos.Wallets(spec.Seed, spec.Wallets, spec.Bech32Prefix, 0)
@@ -377,3 +373,13 @@ func addressPrefix(ctx context.Context, binary, home string) (string, error) {
 }
 
 var addressRE = regexp.MustCompile(`^([a-z]{1,40})1[02-9ac-hj-np-z]{38,}$`)
+
+// prefix is the address prefix a run uses: the scenario's, which must be
+// the chain's, or ("") the chain's.
+func prefix(given, chain, binary string) (string, error) {
+	if given != "" && given != chain {
+		return "", fmt.Errorf("testnet.cosmos.bech32_prefix is %q, but %s makes addresses with %q: set it to %q or leave it out (\"\" reads it from the chain)",
+			given, binary, chain, chain)
+	}
+	return chain, nil
+}
