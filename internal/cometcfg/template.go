@@ -98,7 +98,7 @@ func (t *Template) set(key string, value any) error {
 	if _, table := old.(map[string]any); table {
 		return t.unknown(key)
 	}
-	v, err := like(old, value)
+	v, err := Like(old, value)
 	if err != nil {
 		return fmt.Errorf("%s: %w", key, err)
 	}
@@ -114,8 +114,9 @@ func (t *Template) unknown(key string) error {
 	return fmt.Errorf("%s", msg)
 }
 
-// like converts value to the type of the template's old value.
-func like(old, value any) (any, error) {
+// Like converts a scenario's value to the type of a TOML file's old value
+// (durations kept as durations), or says which type it wants.
+func Like(old, value any) (any, error) {
 	switch o := old.(type) {
 	case string:
 		s, ok := value.(string)

@@ -24,13 +24,9 @@ import (
 const maxTxAnswer = 4 << 20
 
 // rewardsWithdrawn sums, per wallet, the rewards of denom that the txs
-// of hashes withdrew to it (withdraw_rewards events naming it as the
-// delegator), as the node at rpc reports them.
-func rewardsWithdrawn(ctx context.Context, c *http.Client, rpc string, hashes map[load.Hash]int32, addrs []Wallet, denom string) (map[int32]uint64, error) {
-	index := make(map[string]int32, len(addrs))
-	for i, w := range addrs {
-		index[w.Address] = int32(i)
-	}
+// of hashes withdrew to its sender (withdraw_rewards events naming it as
+// the delegator), as the node at rpc reports them.
+func rewardsWithdrawn(ctx context.Context, c *http.Client, rpc string, hashes map[load.Hash]int32, wallets []Wallet, denom string) (map[int32]uint64, error) {
 	out := map[int32]uint64{}
 	var mu sync.Mutex
 	var firstErr error
@@ -46,13 +42,11 @@ func rewardsWithdrawn(ctx context.Context, c *http.Client, rpc string, hashes ma
 				if err != nil && firstErr == nil {
 					firstErr = err
 				}
-				for addr, amt := range got {
-					// Rewards to an address not a wallet of the run (a
-					// validator's own) are not the wallets' business.
-					if i, ok := index[addr]; ok && i == hashes[h] {
-						out[i] += amt
-					}
-				}
+				// Only the sender's own rewards are its wallet's: others
+				// (a validator's) are not the wallets' business, and a
+				// wallet that gained them would not match its txs.
+				from := hashes[h]
+				out[from] += got[wallets[from].Address]
 				mu.Unlock()
 			}
 		}()

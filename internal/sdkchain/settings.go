@@ -15,6 +15,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/chainperf/chainperf/internal/cometcfg"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/suggest"
 )
@@ -259,43 +260,9 @@ func (s Settings) appTomlEdits(path, chain string) (map[string]string, error) {
 
 // tomlLiteral writes value as a TOML literal of old's type.
 func tomlLiteral(old, value any) (string, error) {
-	var v any
-	switch o := old.(type) {
-	case string:
-		s, ok := value.(string)
-		if !ok {
-			return "", fmt.Errorf("want a string (the file has %q), got %s", o, describe(value))
-		}
-		v = s
-	case bool:
-		b, ok := value.(bool)
-		if !ok {
-			return "", fmt.Errorf("want true or false, got %s", describe(value))
-		}
-		v = b
-	case int64:
-		n, ok := value.(int64)
-		if !ok {
-			return "", fmt.Errorf("want an integer (the file has %d), got %s", o, describe(value))
-		}
-		v = n
-	case float64:
-		switch x := value.(type) {
-		case float64:
-			v = x
-		case int64:
-			v = float64(x)
-		default:
-			return "", fmt.Errorf("want a number (the file has %g), got %s", o, describe(value))
-		}
-	case []any:
-		l, ok := value.([]any)
-		if !ok {
-			return "", fmt.Errorf("want a list, got %s", describe(value))
-		}
-		v = l
-	default:
-		return "", fmt.Errorf("cannot be set from a scenario (the file has %v)", old)
+	v, err := cometcfg.Like(old, value)
+	if err != nil {
+		return "", err
 	}
 	b, err := toml.Marshal(map[string]any{"v": v})
 	if err != nil {
