@@ -103,6 +103,12 @@ var Bads = []Bad{
 	{"evm batch", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\n[load]\nbatch = 10\n", "f.toml:6: load.batch: 10: EVM workloads send one tx per request"},
 	{"one wallet", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nwallets = 1\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.wallets: 1: must be from 2"},
 	{"bad denom", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\ndenom = \"1x\"\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.denom"},
+	// Where an application comes from, and settings for a chain whose files chainperf writes.
+	{"app module not a release", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nbinary = \"module:github.com/CosmWasm/wasmd/cmd/wasmd@main\"\n[workload]\nkind = \"cosmos-send\"\n", `f.toml:4: testnet.cosmos.binary: "main" is not a released version`},
+	{"app binary and build", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nbinary = \"module:github.com/CosmWasm/wasmd/cmd/wasmd@v0.61.14\"\n[testnet.cosmos.build]\ndir = \".\"\nref = \"HEAD\"\npackage = \"./cmd/appd\"\n[workload]\nkind = \"cosmos-send\"\n", "testnet.cosmos.build.dir: give either testnet.cosmos.binary or testnet.cosmos.build, not both"},
+	{"replace without a build", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos.replace]\n\"github.com/cosmos/cosmos-sdk\" = \"v0.53.8\"\n[workload]\nkind = \"cosmos-send\"\n", "testnet.cosmos.replace: replaces a dependency of a build"},
+	{"genesis on kvstore", "[testnet.genesis]\n\"consensus.params.block.max_gas\" = 5\n", `testnet.genesis: patches a Cosmos SDK or EVM chain's genesis.json: testnet.chain is "kvstore"`},
+	{"genesis key chainperf sets", "[testnet]\nchain = \"cosmos\"\n[testnet.genesis]\nchain_id = \"x\"\n[workload]\nkind = \"cosmos-send\"\n", "testnet.genesis.chain_id: is set by chainperf for the testnet"},
 	{"missing sdk binary", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nbinary = \"/nonexistent/gaiad\"\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.binary: node binary /nonexistent/gaiad not found"},
 	{"cosmos mode", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\nmode = \"pregen\"\n", `f.toml:5: workload.mode: "pregen" is not one of pregenerate, live`},
 	{"cosmos batch", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\n[load]\nbatch = 10\n", "f.toml:6: load.batch: 10: Cosmos workloads send one tx per request"},
