@@ -241,6 +241,10 @@ func (s Settings) appTomlEdits(path, chain string) (map[string]string, error) {
 	for _, k := range slices.Sorted(maps.Keys(s.App)) {
 		name := strings.TrimPrefix(k, ".")
 		old, ok := have[name]
+		if ownedAppKeys[name] {
+			errs = append(errs, s.errorf("testnet.app."+k, "is set by chainperf on every node (its gas price, servers and ports)"))
+			continue
+		}
 		if !ok {
 			errs = append(errs, s.errorf("testnet.app."+k, "%s's app.toml has no %q%s", chain, name, didYouMean(name, keys)))
 			continue
@@ -256,6 +260,14 @@ func (s Settings) appTomlEdits(path, chain string) (map[string]string, error) {
 		out[name] = lit
 	}
 	return out, errors.Join(errs...)
+}
+
+// ownedAppKeys are the app.toml keys chainperf sets on every node: the
+// minimum gas price, the servers whose fixed ports would clash, the EVM
+// chain ID and JSON-RPC server.
+var ownedAppKeys = map[string]bool{
+	"minimum-gas-prices": true, "api.enable": true, "grpc.enable": true, "grpc-web.enable": true,
+	"evm.evm-chain-id": true, "json-rpc.enable": true, "json-rpc.address": true, "json-rpc.ws-address": true,
 }
 
 // tomlLiteral writes value as a TOML literal of old's type.

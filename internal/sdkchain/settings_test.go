@@ -113,9 +113,10 @@ func TestAppTomlSettings(t *testing.T) {
 			t.Errorf("app.toml lacks %q:\n%s", want, b)
 		}
 	}
-	bad := Settings{App: map[string]any{"mempool.max-tx": int64(1), "iavl-cache-size": "big", "telemetry.enabled": int64(1)}}
+	bad := Settings{App: map[string]any{"mempool.max-tx": int64(1), "iavl-cache-size": "big", "telemetry.enabled": int64(1), "minimum-gas-prices": "1stake"}}
 	_, err = bad.appTomlEdits(p, "wasmd")
-	for _, want := range []string{`wasmd's app.toml has no "mempool.max-tx" (did you mean "mempool.max-txs"?)`, "iavl-cache-size: want an integer", "telemetry.enabled: want true or false"} {
+	for _, want := range []string{`wasmd's app.toml has no "mempool.max-tx" (did you mean "mempool.max-txs"?)`, "iavl-cache-size: want an integer", "telemetry.enabled: want true or false",
+		"testnet.app.minimum-gas-prices: is set by chainperf on every node"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}

@@ -160,13 +160,7 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 		if err != nil {
 			return "", err
 		}
-		harness := p.AppToml(n)
-		for k := range edits {
-			if _, owned := harness[k]; owned || serversOff[strings.TrimPrefix(k, ".")] != "" {
-				return "", p.Settings.errorf("testnet.app."+strings.TrimPrefix(k, "."), "is set by chainperf on every node (its ports, gas price and servers)")
-			}
-		}
-		maps.Copy(edits, harness)
+		maps.Copy(edits, p.AppToml(n))
 		if err := editAppToml(appToml, edits); err != nil {
 			return "", fmt.Errorf("%s: %w", n.Name, err)
 		}
