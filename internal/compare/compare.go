@@ -52,6 +52,10 @@ type Figure struct {
 	// Points: the figure is a share, its change is in percentage points
 	// (a share from 0 has no percent change).
 	Points bool
+	// PartOf names the figure this one is a part of (its parts add up to
+	// it); Source the finding it came from ("" a headline figure).
+	PartOf string
+	Source string
 }
 
 // A Row is one figure of the comparison.
@@ -143,6 +147,10 @@ type Result struct {
 	// Changed says what the sides ran differently on purpose (node build,
 	// settings): what the verdicts are about.
 	Changed []string `json:"changed,omitempty"`
+	// Why says where the change came from: which part of a whole moved
+	// it, the node internals that moved most, the functions whose share
+	// of CPU or allocations grew (why.go).
+	Why []string `json:"why,omitempty"`
 }
 
 // Compare judges every figure either side has against threshold (percent,
@@ -157,6 +165,7 @@ func Compare(base, cand []Values, threshold float64, per map[string]float64) *Re
 	}
 	res.Changed = Changes(base, cand)
 	figures := figuresOf(base, cand)
+	defer func() { res.Why = Why(res.Rows, figures, base, cand, threshold) }()
 	if pairs, left, ok := rounds(base, cand); ok {
 		compareRounds(res, pairs, left, figures, threshold, per)
 		return res

@@ -38,12 +38,16 @@ type Values struct {
 	// Meta describes the figures a producer handed over (a finding's),
 	// which Describe does not know by name.
 	Meta map[string]Figure
+	// Profiles are the run's profiles, Roles its nodes' roles: where
+	// compare finds the functions that grew.
+	Profiles []observe.Profile
+	Roles    map[string]string
 }
 
 // FigureOf is how a producer's figure compares: its direction, gate,
 // unit and spread as the producer gave them.
 func FigureOf(x finding.Figure) Figure {
-	return Figure{Name: x.Name, Unit: x.Unit, Higher: x.Better == finding.Higher, Gate: x.Gate, Points: x.Points}
+	return Figure{Name: x.Name, Unit: x.Unit, Higher: x.Better == finding.Higher, Gate: x.Gate, Points: x.Points, PartOf: x.PartOf}
 }
 
 // DescribeIn returns the Figure a name stands for in these runs: as a
@@ -159,14 +163,20 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 			if x.Must != nil {
 				continue
 			}
-			v.Meta[x.Name] = FigureOf(x)
+			fig := FigureOf(x)
+			fig.Source = f.Source
+			v.Meta[x.Name] = fig
 			v.Figures[x.Name] = []Sample{{Value: x.Value, SE: x.SE, DF: x.DF}}
 		}
 	}
 	nodeFigures(v, series)
+	v.Profiles, v.Roles = r.Profiles, map[string]string{}
+	for _, n := range r.Nodes {
+		v.Roles[n.Name] = n.Role
+	}
 	for _, p := range r.Profiles {
-		if p.Kind != "allocs" && p.Kind != "heap" {
-			continue
+		if p.Kind != "allocs" && p.Kind != "heap" || p.Seconds > 0 {
+			continue // a window profile is diffed by role (Why), not a figure
 		}
 		for i, t := range p.Top {
 			if i == 3 {

@@ -72,6 +72,9 @@ func (res *Result) Text(w io.Writer) {
 	for _, c := range res.Changed {
 		fmt.Fprintf(w, "changed:   %s\n", c)
 	}
+	for _, c := range res.Why {
+		fmt.Fprintf(w, "why:       %s\n", c)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(Header, "\t"))
@@ -92,6 +95,9 @@ func (res *Result) Markdown(w io.Writer) {
 		code(res.Baseline), code(res.Candidate))
 	for _, c := range res.Changed {
 		fmt.Fprintf(w, "Changed: %s\n\n", c)
+	}
+	for _, c := range res.Why {
+		fmt.Fprintf(w, "Why: %s\n\n", c)
 	}
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(Header, " | "), strings.Repeat("---|", len(Header)))
 	for _, r := range res.Rows {

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/live"
 	"github.com/chainperf/chainperf/internal/testnet/providers"
+	"github.com/chainperf/chainperf/internal/why"
 )
 
 // RunOptions configure a run of a scenario.
@@ -52,10 +54,14 @@ func Check(s *scenario.Scenario) error { return providers.Check(s) }
 
 // ProfilingFor is the nodes' profiling rates the scenario's profiles
 // need: mutex and block profiles are empty unless the runtime samples.
-func ProfilingFor(profiles []scenario.Profile) node.Profiling {
+func ProfilingFor(o scenario.Observe) node.Profiling {
 	var p node.Profiling
-	for _, pr := range profiles {
-		switch pr.Kind {
+	kinds := slices.Clone(o.WindowProfiles)
+	for _, pr := range o.Profiles {
+		kinds = append(kinds, pr.Kind)
+	}
+	for _, k := range kinds {
+		switch k {
 		case "mutex":
 			p.MutexFraction = 5 // one in five contention events
 		case "block":
@@ -194,7 +200,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		return err
 	}
 	net, err := live.Up(ctx, s.Testnet, live.UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotatingNodes(s), Table: table, Chain: adapter, Provider: o.Provider,
-		Profiling: ProfilingFor(s.Observe.Profiles)})
+		Profiling: ProfilingFor(s.Observe)})
 	if err != nil {
 		return err
 	}
@@ -222,6 +228,12 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	var pools mempools
 	stopWatch := watchNodes(ctx, net, s.Observe, rec, pools.tap)
 	defer stopWatch()
+	var events *why.Events
+	if !o.NoFollow {
+		var stopEvents func()
+		events, stopEvents = followEvents(ctx, net, s.Observe)
+		defer stopEvents()
+	}
 	targets := net.RPCs(t.RPCNodes())
 	made, err := adapter.Workload(ctx, targets, r)
 	if err != nil {
@@ -262,6 +274,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		}
 	}
 	finishKinds(s, r)
+	explain(ctx, o, r, net, events, rec)
 	if c, ok := adapter.(chain.Checker); ok && len(r.Crashed) == 0 {
 		o.Phase("chain check")
 		return c.Finish(ctx, follow, r)
@@ -308,8 +321,8 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 	}
 	phaseStart := time.Now()
 	var profiles func() []observe.Profile
-	if len(ph.s.Observe.Profiles) > 0 && r.ReportDir != "" {
-		profiles = captureProfiles(ctx, net, phaseStart, ph.s.Observe.Profiles, r.ReportDir, ph.rec)
+	if specs := append(slices.Clone(ph.s.Observe.Profiles), windowProfiles(ph.s, net, plan)...); len(specs) > 0 && r.ReportDir != "" {
+		profiles = captureProfiles(ctx, net, phaseStart, specs, r.ReportDir, ph.rec)
 	}
 	endPerturb := perturb(ctx, net, phaseStart, ph.s.Perturbations, ph.rec, wall{})
 	var endCompanion func(*results.Run)

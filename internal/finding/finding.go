@@ -43,6 +43,9 @@ type Figure struct {
 	// Must is a limit the producer holds the figure to in every run (funds
 	// not conserved <= 0): the run's criteria check it. Nil: none.
 	Must *Limit `json:"must,omitempty"`
+	// PartOf names the figure of the same finding this one is a part of
+	// (the parts add up to it): compare says which part moved the whole.
+	PartOf string `json:"part_of,omitempty"`
 }
 
 // A Limit is a bound on a figure: Op is ">=" or "<=".

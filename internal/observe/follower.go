@@ -6,7 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"google.golang.org/protobuf/encoding/protowire"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -14,6 +14,7 @@ import (
 
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 	"github.com/cometbft/cometbft/types"
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/chainperf/chainperf/internal/load"
 )
@@ -31,6 +32,9 @@ type Block struct {
 	Bytes      int    `json:"bytes"`
 	Round      int32  `json:"round"` // round in which it was committed; -1 when not known yet
 	Proposer   string `json:"proposer"`
+	// Absent: the validators (addresses) whose precommit for this block
+	// is not in its commit, known with its round.
+	Absent []string `json:"absent,omitempty"`
 	// Commit latency of the run's txs in this block, ms (0 when none).
 	LatencyMean float64 `json:"latency_mean_ms"`
 	LatencyMax  float64 `json:"latency_max_ms"`
@@ -222,9 +226,79 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 	// was committed; the previous block is complete now.
 	if f.held != nil && blk.LastCommit != nil {
 		f.held.Round = blk.LastCommit.Round
+		f.held.Absent = f.absent(ctx, blk.LastCommit)
 		f.emit(*f.held)
 	}
 	f.held = &b
+}
+
+// absent names the validators whose precommit is not in a commit. An
+// absent signature carries no address: its index in the height's
+// validator set says whose it was, so the set is read (only then).
+func (f *Follower) absent(ctx context.Context, c *types.Commit) []string {
+	var idx []int
+	for i, sig := range c.Signatures {
+		if sig.BlockIDFlag == types.BlockIDFlagAbsent {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	var vals []string
+	var err error
+	for _, rpc := range f.rpcs {
+		if vals, err = validatorsAt(ctx, rpc, c.Height); err == nil {
+			break
+		}
+	}
+	out := make([]string, 0, len(idx))
+	for _, i := range idx {
+		if err != nil || i >= len(vals) {
+			out = append(out, fmt.Sprintf("#%d", i)) // its index, when the set could not be read
+			continue
+		}
+		out = append(out, vals[i])
+	}
+	return out
+}
+
+// validatorsAt reads the addresses of a height's validator set, in the
+// set's order, a page of 100 at a time (at most 100 pages).
+func validatorsAt(ctx context.Context, rpc string, height int64) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var out []string
+	for page := 1; page <= 100; page++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/validators?height=%d&page=%d&per_page=100", rpc, height, page), nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := resultsClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		var r struct {
+			Result *struct {
+				Validators []struct {
+					Address string `json:"address"`
+				} `json:"validators"`
+				Total int `json:"total,string"`
+			} `json:"result"`
+		}
+		err = json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&r)
+		resp.Body.Close()
+		if err != nil || r.Result == nil {
+			return nil, fmt.Errorf("validators at %d: no answer (%v)", height, err)
+		}
+		for _, v := range r.Result.Validators {
+			out = append(out, v.Address)
+		}
+		if len(out) >= r.Result.Total || len(r.Result.Validators) == 0 {
+			return out, nil
+		}
+	}
+	return out, nil
 }
 
 // txResults reads the result codes and gas of a block's txs. Only these

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sort"
 	"time"
 
@@ -18,12 +17,14 @@ import (
 // functions by the profile's main value (alloc_space for heap and allocs,
 // cpu time for cpu).
 type Profile struct {
-	Node  string    `json:"node"`
-	Kind  string    `json:"kind"`
-	At    time.Time `json:"at"`
-	File  string    `json:"file"`
-	Value string    `json:"value"` // the sample type Top is ranked by, e.g. "alloc_space (bytes)"
-	Top   []TopFunc `json:"top"`
+	Node string    `json:"node"`
+	Kind string    `json:"kind"`
+	At   time.Time `json:"at"`
+	File string    `json:"file"`
+	// Seconds: the profile covers these seconds before At (0: a snapshot).
+	Seconds int       `json:"seconds,omitempty"`
+	Value   string    `json:"value"` // the sample type Top is ranked by, e.g. "alloc_space (bytes)"
+	Top     []TopFunc `json:"top"`
 }
 
 // A TopFunc is one function of a profile's top list.
@@ -35,11 +36,16 @@ type TopFunc struct {
 
 // CaptureProfile fetches a profile of the given kind from a node's pprof
 // base URL (http://host:port/debug/pprof), writes it into dir and extracts
-// its top functions. cpu profiles last seconds.
+// its top functions. cpu profiles last seconds; another kind with
+// seconds > 0 is what happened in those seconds (the delta the Go runtime
+// serves), else a snapshot since the process began.
 func CaptureProfile(ctx context.Context, node, pprofURL, kind string, seconds int, dir string) (*Profile, error) {
 	u := pprofURL + "/" + kind
-	if kind == "cpu" {
+	switch {
+	case kind == "cpu":
 		u = fmt.Sprintf("%s/profile?seconds=%d", pprofURL, max(1, seconds))
+	case seconds > 0:
+		u = fmt.Sprintf("%s/%s?seconds=%d", pprofURL, kind, seconds)
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds+30)*time.Second)
 	defer cancel()
@@ -60,18 +66,24 @@ func CaptureProfile(ctx context.Context, node, pprofURL, kind string, seconds in
 		return nil, fmt.Errorf("%s profile of %s: %s answered HTTP %d", kind, node, u, resp.StatusCode)
 	}
 	at := time.Now()
-	p := &Profile{Node: node, Kind: kind, At: at}
-	if p.Value, p.Top, err = Top(data, 15); err != nil {
+	p := &Profile{Node: node, Kind: kind, At: at, Seconds: seconds}
+	if p.Value, p.Top, err = Top(data, 20); err != nil {
 		return nil, fmt.Errorf("%s profile of %s: %w", kind, node, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	p.File = filepath.Join(dir, fmt.Sprintf("%s-%s-%s.pb.gz", node, kind, at.UTC().Format("150405")))
-	if err := os.WriteFile(p.File, data, 0o644); err != nil {
+	// A new file each time: two captures in one second keep both.
+	fh, err := os.CreateTemp(dir, fmt.Sprintf("%s-%s-%s-*.pb.gz", node, kind, at.UTC().Format("150405")))
+	if err != nil {
 		return nil, err
 	}
-	return p, nil
+	p.File = fh.Name()
+	if _, err := fh.Write(data); err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return p, fh.Close()
 }
 
 // Top parses a pprof profile and returns its n top functions by flat

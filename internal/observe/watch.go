@@ -30,6 +30,13 @@ const (
 	SeriesCPU   = "process_cpu_seconds_total"
 	SeriesRSS   = "process_resident_memory_bytes"
 	SeriesLoad1 = "machine_load1"
+	// Disk bytes the process read and wrote (/proc/PID/io), and the
+	// network bytes of its network namespace when it has one of its own
+	// (a node on loopback beside the others has no figure of its own).
+	SeriesDiskRead  = "process_disk_read_bytes_total"
+	SeriesDiskWrite = "process_disk_written_bytes_total"
+	SeriesNetRx     = "process_netns_receive_bytes_total"
+	SeriesNetTx     = "process_netns_transmit_bytes_total"
 )
 
 // A Sample is one value of one series of one node at one moment.
@@ -255,11 +262,34 @@ func labels(m *dto.Metric) string {
 // has gone (a crashed or stopped node) is skipped.
 func sampleProcesses(targets []Target, at time.Time) []Sample {
 	var out []Sample
+	selfNet := netns(os.Getpid())
 	proc := func(node string, pid int) {
 		if cpu, rss, err := ProcessStat(pid); err == nil {
 			out = append(out,
 				Sample{At: at, Node: node, Series: SeriesCPU, Value: cpu},
 				Sample{At: at, Node: node, Series: SeriesRSS, Value: rss})
+		}
+		p, err := procfs.NewProc(pid)
+		if err != nil || node == Self {
+			return
+		}
+		if io, err := p.IO(); err == nil {
+			out = append(out,
+				Sample{At: at, Node: node, Series: SeriesDiskRead, Value: float64(io.ReadBytes)},
+				Sample{At: at, Node: node, Series: SeriesDiskWrite, Value: float64(io.WriteBytes)})
+		}
+		if ns := netns(pid); ns != 0 && ns != selfNet {
+			if dev, err := p.NetDev(); err == nil {
+				var rx, tx uint64
+				for name, l := range dev {
+					if name != "lo" {
+						rx, tx = rx+l.RxBytes, tx+l.TxBytes
+					}
+				}
+				out = append(out,
+					Sample{At: at, Node: node, Series: SeriesNetRx, Value: float64(rx)},
+					Sample{At: at, Node: node, Series: SeriesNetTx, Value: float64(tx)})
+			}
 		}
 	}
 	for _, t := range targets {
@@ -277,6 +307,19 @@ func sampleProcesses(targets []Target, at time.Time) []Sample {
 		}
 	}
 	return out
+}
+
+// netns is the inode of a process's network namespace, 0 when unknown.
+func netns(pid int) uint32 {
+	p, err := procfs.NewProc(pid)
+	if err != nil {
+		return 0
+	}
+	ns, err := p.Namespaces()
+	if err != nil {
+		return 0
+	}
+	return ns["net"].Inode
 }
 
 // ProcessStat reads a process's CPU time (user + system, seconds) and

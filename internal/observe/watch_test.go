@@ -195,14 +195,15 @@ func TestCaptureProfile(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	stop := make(chan struct{})
-	go func() { // something for the cpu profile to see
-		x := 0
+	go func() { // something for the cpu and allocation profiles to see
+		var keep []byte
 		for {
 			select {
 			case <-stop:
+				_ = keep
 				return
 			default:
-				x++
+				keep = make([]byte, 1024+len(keep)%7)
 			}
 		}
 	}()
@@ -210,12 +211,13 @@ func TestCaptureProfile(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		kind, value string
-	}{{"allocs", "alloc_space (bytes)"}, {"cpu", "cpu (nanoseconds)"}} {
-		p, err := CaptureProfile(context.Background(), "validator0", srv.URL+"/debug/pprof", tc.kind, 1, dir)
+		seconds     int // for allocs: 0 a snapshot, else what was allocated in those seconds
+	}{{"allocs", "alloc_space (bytes)", 0}, {"allocs", "alloc_space (bytes)", 1}, {"cpu", "cpu (nanoseconds)", 1}} {
+		p, err := CaptureProfile(context.Background(), "validator0", srv.URL+"/debug/pprof", tc.kind, tc.seconds, dir)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.kind, err)
 		}
-		if p.Value != tc.value || len(p.Top) == 0 || p.Node != "validator0" || p.Kind != tc.kind {
+		if p.Value != tc.value || len(p.Top) == 0 || p.Node != "validator0" || p.Kind != tc.kind || p.Seconds != tc.seconds {
 			t.Errorf("%s profile = %+v", tc.kind, p)
 		}
 		if st, err := os.Stat(p.File); err != nil || st.Size() == 0 || filepath.Dir(p.File) != dir {

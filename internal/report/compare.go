@@ -107,6 +107,8 @@ h3 { margin-bottom: 0.2em; }
 <h1>chainperf compare</h1>
 <p><b>{{.Summary}}</b></p>
 <p>Baseline <b>{{.Base.ID}}</b> (node: {{.Base.Versions.Node}}) against candidate <b>{{.Cand.ID}}</b> (node: {{.Cand.Versions.Node}}).</p>
+{{range .Res.Changed}}<p>Changed: {{.}}</p>{{end}}
+{{if .Res.Why}}<h2>Why</h2><ul>{{range .Res.Why}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>Verdicts</h2>
 <table><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range $i, $c := .}}<td{{if eq $i 5}} class="{{$c}}"{{end}}>{{$c}}</td>{{end}}</tr>

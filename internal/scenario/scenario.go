@@ -523,6 +523,12 @@ type Observe struct {
 	Interval Duration  `toml:"interval"`
 	Metrics  []string  `toml:"metrics"`
 	Profiles []Profile `toml:"profiles"`
+	// Timeline follows every node's consensus events (where each height's
+	// time went).
+	Timeline bool `toml:"timeline"`
+	// WindowProfiles are the pprof kinds taken from every node over the
+	// measured window of each steady and rotate phase.
+	WindowProfiles []string `toml:"window_profiles"`
 }
 
 // A Profile is a pprof capture from one node at one moment of each load

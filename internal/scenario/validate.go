@@ -319,6 +319,12 @@ func (s *Scenario) validateObserve(c *checker) {
 			c.fail(fmt.Sprintf("observe.metrics[%d]", i), "%q is not a metric family name", m)
 		}
 	}
+	for i, k := range o.WindowProfiles {
+		c.oneOf(fmt.Sprintf("observe.window_profiles[%d]", i), k, ProfileKinds)
+		if k == "goroutine" {
+			c.fail(fmt.Sprintf("observe.window_profiles[%d]", i), "a goroutine profile is a snapshot, not a window; take it with observe.profiles")
+		}
+	}
 	nodes := s.Testnet.NodeNames()
 	for i, p := range o.Profiles {
 		path := fmt.Sprintf("observe.profiles[%d]", i)
