@@ -35,7 +35,7 @@ func TestPagesDrawInABrowser(t *testing.T) {
 		text   string
 	}{
 		{"/", 0, `tr[data-run="r3"] td.committed`, "60.00"},
-		{"/runs/r1", 8, "#criteria td.num", "101"},
+		{"/runs/r1", 9, "#criteria td.num", "101"}, // 8 over time, 1 over heights
 		{"/compare?base=r0,r1,r2&cand=r3", 1, "#verdict", "REGRESSED: committed tx/s"},
 		{"/trends?scenario=nightly", 1, "#regressions td a", "r3"},
 	} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/chainperf/chainperf/internal/finding"
 	"io"
 	"log/slog"
 	"math"
@@ -73,6 +74,9 @@ func fakeRun(t *testing.T, st *store.Store, id, scenario string, labels map[stri
 	r.Faults = []results.Fault{{What: "kill", Nodes: "validator1", Begin: start.Add(5 * time.Second), End: start.Add(10 * time.Second)}}
 	r.Checks = []results.Check{{Name: "min committed tx/s", Op: ">=", Limit: 50, Value: committed, Pass: committed >= 50}}
 	r.Passed = committed >= 50
+	r.SetFinding(finding.Finding{Source: "observer/timeline", Title: "Where each height's time went",
+		Charts: []finding.Chart{{Title: "Each node's commit after the first node's", XName: "height", Unit: "ms", X: []float64{3, 4, 5},
+			Lines: []finding.ChartLine{{Label: "validator0", Values: []float64{0, 2, 1}}, {Label: "validator1", Values: []float64{12, math.NaN(), 30}}}}}})
 	r.Status, r.End = results.StatusComplete, start.Add(secs*time.Second)
 	for _, m := range mods {
 		m(r)

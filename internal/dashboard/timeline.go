@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/store"
@@ -60,6 +61,8 @@ type timeline struct {
 	Faults []span   `json:"faults"`
 	Marks  []mark   `json:"marks"`
 	Charts []*chart `json:"charts"`
+	// Drawn over their own axis (heights), from the run's findings.
+	FindingCharts []finding.Chart `json:"finding_charts"`
 	// What has been written so far (the live page shows it).
 	Blocks    int   `json:"blocks"`
 	Height    int64 `json:"height"`
@@ -71,7 +74,10 @@ type timeline struct {
 // finished run's per-second ledger, or while it goes the blocks, node
 // samples and events written so far.
 func timelineOf(run *results.Run, series []observe.Sample, events []store.Event) *timeline {
-	t := &timeline{Status: string(run.Status), Samples: len(series)}
+	t := &timeline{Status: string(run.Status), Samples: len(series), FindingCharts: []finding.Chart{}}
+	for _, f := range run.AllFindings() {
+		t.FindingCharts = append(t.FindingCharts, f.Charts...)
+	}
 	blocks := blocksOf(run)
 	t.Blocks = len(blocks)
 	for _, b := range blocks {

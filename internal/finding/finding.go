@@ -71,6 +71,57 @@ type Table struct {
 	Rows    [][]string `json:"rows"`
 }
 
+// A Chart is values drawn over an axis that is not the run's clock (a
+// block's height, an offered rate): each line has a value at each point
+// of X, NaN where it has none (a gap). Readers draw every chart the same
+// way: X across, the lines' values up, one colour a line.
+type Chart struct {
+	Title string      `json:"title"`
+	Note  string      `json:"note,omitempty"`
+	XName string      `json:"x_name"` // what X counts, "height"
+	Unit  string      `json:"unit"`   // of the lines' values
+	X     []float64   `json:"x"`
+	Lines []ChartLine `json:"lines"`
+}
+
+// A ChartLine is one labelled line of a chart.
+type ChartLine struct {
+	Label  string
+	Values []float64 // one a point of X; NaN: none there
+}
+
+type chartLineJSON struct {
+	Label  string     `json:"label"`
+	Values []*float64 `json:"values"`
+}
+
+// MarshalJSON writes a gap (NaN) as null: JSON has no NaN.
+func (l ChartLine) MarshalJSON() ([]byte, error) {
+	out := chartLineJSON{Label: l.Label, Values: make([]*float64, len(l.Values))}
+	for i, v := range l.Values {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out.Values[i] = &v
+		}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads null as a gap (NaN).
+func (l *ChartLine) UnmarshalJSON(b []byte) error {
+	var in chartLineJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	l.Label, l.Values = in.Label, make([]float64, len(in.Values))
+	for i, v := range in.Values {
+		l.Values[i] = math.NaN()
+		if v != nil {
+			l.Values[i] = *v
+		}
+	}
+	return nil
+}
+
 // A Line is one line of the run summary `chainperf run` prints
 // ("balances: conserved: ...").
 type Line struct {
@@ -87,6 +138,7 @@ type Finding struct {
 	Note    string   `json:"note,omitempty"`
 	Figures []Figure `json:"figures,omitempty"`
 	Tables  []Table  `json:"tables,omitempty"`
+	Charts  []Chart  `json:"charts,omitempty"`
 	Summary []Line   `json:"summary,omitempty"`
 	// TablesShowFigures: the producer's tables already show every figure,
 	// so readers add no figures table of their own.
@@ -133,6 +185,16 @@ func (f *Finding) Check() error {
 		for i, r := range t.Rows {
 			if len(r) != len(t.Columns) {
 				errs = append(errs, fmt.Sprintf("table %q row %d has %d cells for %d columns", t.Title, i+1, len(r), len(t.Columns)))
+			}
+		}
+	}
+	for _, c := range f.Charts {
+		if strings.TrimSpace(c.Title) == "" {
+			errs = append(errs, "a chart has no title")
+		}
+		for _, l := range c.Lines {
+			if len(l.Values) != len(c.X) {
+				errs = append(errs, fmt.Sprintf("chart %q line %q has %d values for %d points", c.Title, l.Label, len(l.Values), len(c.X)))
 			}
 		}
 	}

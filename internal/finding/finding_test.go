@@ -1,6 +1,7 @@
 package finding
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -10,7 +11,8 @@ import (
 // a right one.
 func TestCheck(t *testing.T) {
 	good := Finding{Source: "chain/x", Title: "X", Figures: []Figure{{Name: "a", Value: 1, Must: &Limit{Op: "<=", Value: 0}}},
-		Tables: []Table{{Columns: []string{"k", "v"}, Rows: [][]string{{"1", "2"}}}}}
+		Tables: []Table{{Columns: []string{"k", "v"}, Rows: [][]string{{"1", "2"}}}},
+		Charts: []Chart{{Title: "c", X: []float64{1, 2}, Lines: []ChartLine{{Label: "l", Values: []float64{1, math.NaN()}}}}}}
 	if err := good.Check(); err != nil {
 		t.Fatalf("a right finding: %v", err)
 	}
@@ -25,6 +27,10 @@ func TestCheck(t *testing.T) {
 		{"NaN", func(f *Finding) { f.Figures[0].Value = math.NaN() }, `figure "a" is NaN`},
 		{"op", func(f *Finding) { f.Figures[0].Must = &Limit{Op: "=="} }, `limit op "=="`},
 		{"row", func(f *Finding) { f.Tables[0].Rows = append(f.Tables[0].Rows, []string{"1"}) }, "row 2 has 1 cells for 2 columns"},
+		{"chart title", func(f *Finding) { f.Charts = []Chart{{X: []float64{1}}} }, "a chart has no title"},
+		{"chart line", func(f *Finding) {
+			f.Charts = []Chart{{Title: "c", X: []float64{1, 2}, Lines: []ChartLine{{Label: "l", Values: []float64{1}}}}}
+		}, `chart "c" line "l" has 1 values for 2 points`},
 	} {
 		f := good
 		f.Figures = append([]Figure(nil), good.Figures...)
@@ -64,5 +70,25 @@ func TestShow(t *testing.T) {
 	only := Finding{Source: "s", Title: "Only", Note: "n", Figures: []Figure{{Name: "x", Value: 3, Unit: "ms"}}}
 	if s := only.Show(); len(s) != 1 || s[0].Title != "Only" || s[0].Note != "n" || s[0].Rows[0][1] != "3.00 ms" {
 		t.Errorf("figures alone: %+v", s)
+	}
+}
+
+// A chart's gaps (NaN) go to JSON as null and come back as NaN.
+func TestChartGapsRoundTrip(t *testing.T) {
+	in := Chart{Title: "c", X: []float64{1, 2, 3}, Lines: []ChartLine{{Label: "l", Values: []float64{1.5, math.NaN(), 3}}}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"values":[1.5,null,3]`) {
+		t.Fatalf("JSON %s: want the gap as null", b)
+	}
+	var out Chart
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	v := out.Lines[0].Values
+	if len(v) != 3 || v[0] != 1.5 || !math.IsNaN(v[1]) || v[2] != 3 {
+		t.Fatalf("read back %v", v)
 	}
 }

@@ -101,7 +101,9 @@ func line(p *plot.Plot, name string, i int, pts plotter.XYs) {
 	l.Color = plotutil.Color(i)
 	l.Width = vg.Points(1.2)
 	p.Add(l)
-	p.Legend.Add(name, l)
+	if name != "" {
+		p.Legend.Add(name, l)
+	}
 }
 
 func scatter(p *plot.Plot, name string, i int, pts plotter.XYs) {
@@ -373,4 +375,61 @@ func SweepCharts(sw *results.Sweep) []Chart {
 	}
 	scatter(lat, "cells", 0, lp)
 	return []Chart{render("Throughput vs offered load", tp), render("Latency vs throughput", lat)}
+}
+
+// FindingCharts draws the charts the run's findings hand over, each over
+// its own axis; a gap in a line (NaN) breaks it.
+func FindingCharts(r *results.Run) []Chart {
+	var out []Chart
+	for _, f := range r.AllFindings() {
+		for _, c := range f.Charts {
+			p := newPlot(c.XName, c.Unit)
+			top := 0.0
+			for _, l := range c.Lines {
+				for _, v := range l.Values {
+					if !math.IsNaN(v) && !math.IsInf(v, 0) {
+						top = max(top, v)
+					}
+				}
+			}
+			p.Y.Min, p.Y.Max = 0, 1.2*top+1 // room for the legend above the lines
+			p.Legend.Top = true
+			for i, l := range c.Lines {
+				first := true
+				for _, seg := range segments(c.X, l.Values) {
+					name := ""
+					if first {
+						name = l.Label
+					}
+					if len(seg) == 1 {
+						scatter(p, name, i, seg)
+					} else {
+						line(p, name, i, seg)
+					}
+					first = false
+				}
+			}
+			out = append(out, render(c.Title, p))
+		}
+	}
+	return out
+}
+
+// segments splits a line at its gaps (NaN values).
+func segments(xs, ys []float64) []plotter.XYs {
+	var out []plotter.XYs
+	var cur plotter.XYs
+	for i := range min(len(xs), len(ys)) {
+		if math.IsNaN(ys[i]) || math.IsInf(ys[i], 0) {
+			if len(cur) > 0 {
+				out, cur = append(out, cur), nil
+			}
+			continue
+		}
+		cur = append(cur, plotter.XY{X: xs[i], Y: ys[i]})
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,7 +35,9 @@ func TestGolden(t *testing.T) {
 	r.SetFinding(finding.Finding{Source: "chain/test", Title: "Test chain", Note: "A chain of the test's.",
 		Figures: []finding.Figure{{Name: "msg/s send", Unit: "msg/s", Value: 12.5, Better: finding.Higher},
 			{Name: "funds lost", Value: 0, Better: finding.Lower, Must: &finding.Limit{Op: "<=", Value: 0}}},
-		Tables:  []finding.Table{{Columns: []string{"what", "value"}, Rows: [][]string{{"binary", "/bin/testd"}}}},
+		Tables: []finding.Table{{Columns: []string{"what", "value"}, Rows: [][]string{{"binary", "/bin/testd"}}}},
+		Charts: []finding.Chart{{Title: "Gas by height", XName: "height", Unit: "gas", X: []float64{10, 11, 12},
+			Lines: []finding.ChartLine{{Label: "used", Values: []float64{5, math.NaN(), 7}}}}},
 		Summary: []finding.Line{{Label: "balances", Text: "conserved"}}})
 	var md, html, sum bytes.Buffer
 	Markdown(&md, r)

@@ -25,7 +25,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 		phases = append(phases, ph)
 	}
 	return page.Execute(w, map[string]any{
-		"SweepCharts": SweepCharts(r.Sweep), "Tables": experimentTables(r),
+		"SweepCharts": SweepCharts(r.Sweep), "Tables": experimentTables(r), "FindingCharts": FindingCharts(r),
 		"Run": r, "Verdict": Verdict(r), "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
 	})
 }
@@ -60,6 +60,8 @@ code { background: #f4f4f4; }
 {{range .Cells}}<tr{{if .Saturated}} class="FAIL"{{end}}><td>{{.Connections}}</td><td>{{.Rate}}</td><td>{{printf "%.0f" .Offered}}</td><td>{{.Expected}}</td><td>{{.Committed}}</td><td>{{printf "%.1f %%" (mulf .Share)}}</td><td>{{printf "%.0f" .P99}}</td><td>{{.Rejected}}</td></tr>
 {{end}}</table>{{end}}
 {{range .SweepCharts}}<figure><figcaption>{{.Title}}</figcaption>{{svg .SVG}}</figure>
+{{end}}
+{{range .FindingCharts}}<figure><figcaption>{{.Title}}</figcaption>{{svg .SVG}}</figure>
 {{end}}
 {{range .Phases}}<h2>{{.Title}}</h2>
 <table>{{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>{{end}}</table>

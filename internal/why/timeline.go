@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -274,6 +275,7 @@ var phases = []string{"after commit", "proposal", "2/3 prevotes", "2/3 precommit
 
 // heightAt is one node's phases of one height, ms, and its offsets.
 type heightAt struct {
+	h        int64
 	phase    [5]float64
 	proposal float64 // ms after the proposer had its own proposal complete
 	commit   float64 // ms after the first node's header
@@ -340,7 +342,7 @@ func (e *Events) Timeline(from, to time.Time, nodes []EventNode) (finding.Findin
 			if !ok || p.Header.IsZero() || s.Propose.IsZero() || s.Proposal.IsZero() || s.Precommit.IsZero() || s.Commit.IsZero() || s.Header.IsZero() || !live(s) {
 				continue // not every point seen (the stream joined late or dropped), or catching up
 			}
-			at := heightAt{phase: [5]float64{
+			at := heightAt{h: h, phase: [5]float64{
 				ms(s.Propose.Sub(p.Header)), ms(s.Proposal.Sub(s.Propose)), ms(s.Precommit.Sub(s.Proposal)),
 				ms(s.Commit.Sub(s.Precommit)), ms(s.Header.Sub(s.Commit)),
 			}, commit: ms(s.Header.Sub(firstHeader))}
@@ -434,6 +436,15 @@ func (e *Events) Timeline(from, to time.Time, nodes []EventNode) (finding.Findin
 		nt.Rows = append(nt.Rows, cells)
 	}
 	f.Tables = append(f.Tables, nt)
+	xs := make([]float64, len(rows))
+	avg := make([][5]float64, len(rows))
+	for i, r := range rows {
+		xs[i] = float64(r.h)
+		for j := range phases {
+			avg[i][j] = meanOf(r.phase[j])
+		}
+	}
+	f.Charts = append(f.Charts, phaseChart(xs, avg), nodeChart(xs, names, perNode))
 	for _, n := range slices.Sorted(maps.Keys(lagging)) {
 		f.Summary = append(f.Summary, finding.Line{Label: "behind", Text: fmt.Sprintf("%s committed %d of %d heights only after the others had the next (catching up); left out of the timeline", n, lagging[n], len(heights))})
 	}
@@ -482,4 +493,47 @@ func earliest(m map[string]*stamps, at func(*stamps) time.Time) time.Time {
 		}
 	}
 	return t
+}
+
+// phaseChart draws, a height, when the validators (on average) reached the
+// end of each phase since the previous block: the bands between the lines
+// are the phases, the top line the height's whole time.
+func phaseChart(xs []float64, means [][5]float64) finding.Chart {
+	c := finding.Chart{Title: "Where each height's time went (validators' mean)", XName: "height", Unit: "ms since the previous block",
+		Note: "Each line is when a phase ended; the gap between two lines is the phase's time.", X: xs}
+	for j, p := range phases {
+		l := finding.ChartLine{Label: "end of " + p, Values: make([]float64, len(xs))}
+		for i := range xs {
+			var sum float64
+			for k := 0; k <= j; k++ {
+				sum += means[i][k]
+			}
+			l.Values[i] = sum
+		}
+		c.Lines = append(c.Lines, l)
+	}
+	return c
+}
+
+// nodeChart draws each node's time from the first node's commit of a
+// height to its own: who is behind, and at which heights.
+func nodeChart(xs []float64, names []string, perNode map[string][]heightAt) finding.Chart {
+	c := finding.Chart{Title: "Each node's commit after the first node's", XName: "height", Unit: "ms", X: xs}
+	at := map[float64]int{}
+	for i, x := range xs {
+		at[x] = i
+	}
+	for _, n := range names {
+		l := finding.ChartLine{Label: n, Values: make([]float64, len(xs))}
+		for i := range l.Values {
+			l.Values[i] = math.NaN()
+		}
+		for _, x := range perNode[n] {
+			if i, ok := at[float64(x.h)]; ok {
+				l.Values[i] = x.commit
+			}
+		}
+		c.Lines = append(c.Lines, l)
+	}
+	return c
 }

@@ -91,7 +91,7 @@
       height: 240,
       scales: { x: { time: time !== false } },
       series: seriesOpts(spec.lines),
-      axes: [{}, { label: spec.unit, size: 60 }],
+      axes: [spec.xname ? { label: spec.xname } : {}, { label: spec.unit, size: 60 }],
       cursor: { drag: { x: true, y: false } },
       plugins: plugins || []
     };
@@ -118,6 +118,14 @@
           if (old) { old.destroy(); old.root.parentNode.remove(); }
           plots[c.id] = chart(box, c, [timelinePlugin(tl)]);
         }
+      });
+      (tl.finding_charts || []).forEach(function (c, i) {
+        // Over heights, not time: redrawn whole when the run's findings change.
+        const id = 'finding-' + i;
+        seen[id] = true;
+        const spec = { id: id, title: c.title, unit: c.unit, xname: c.x_name, x: c.x, lines: c.lines };
+        if (plots[id]) { plots[id].destroy(); plots[id].root.parentNode.remove(); }
+        plots[id] = chart(box, spec, [], false);
       });
       Object.keys(plots).forEach(function (k) {
         if (!seen[k]) { plots[k].destroy(); plots[k].root.parentNode.remove(); delete plots[k]; }

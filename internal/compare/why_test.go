@@ -1,0 +1,61 @@
+package compare
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/finding"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// whyRun is a run with a timeline (a whole and its parts) and internals.
+func whyRun(id string, precommits, blockParts, execution float64) *results.Run {
+	r := &results.Run{Record: results.Record{ID: id, Status: results.StatusComplete}}
+	parts := map[string]float64{"after commit": 1000, "proposal": 80, "2/3 prevotes": 100, "2/3 precommits": precommits, "execution": execution}
+	f := finding.Finding{Source: "observer/timeline", Title: "timeline"}
+	var whole float64
+	for _, p := range []string{"after commit", "proposal", "2/3 prevotes", "2/3 precommits", "execution"} {
+		f.Figures = append(f.Figures, finding.Figure{Name: "height time: " + p, Unit: "ms", Value: parts[p], Better: finding.Lower, PartOf: "height time"})
+		whole += parts[p]
+	}
+	f.Figures = append(f.Figures, finding.Figure{Name: "height time", Unit: "ms", Value: whole, Better: finding.Lower})
+	r.SetFinding(f)
+	r.SetFinding(finding.Finding{Source: "observer/internals", Title: "internals", Figures: []finding.Figure{
+		{Name: "p2p sent: block parts", Unit: "kB/s", Value: blockParts, Better: finding.Lower},
+		{Name: "p2p sent: txs", Unit: "kB/s", Value: 2000, Better: finding.Lower},
+		{Name: "disk read", Unit: "MB/s", Value: 0.000001 * blockParts, Better: finding.Lower}, // tiny: never named
+	}})
+	return r
+}
+
+// Why names the part that moved a whole and the internals that moved
+// most, in the first lines of a comparison; two sides of the same thing
+// name nothing.
+func TestWhyNamesThePartThatMoved(t *testing.T) {
+	side := func(prefix string, precommits, blockParts float64) []Values {
+		var out []Values
+		for i, jitter := range []float64{-2, 0, 2} {
+			out = append(out, FromRun(whyRun(prefix+string(rune('0'+i)), precommits+jitter, blockParts+jitter, 20+jitter/2), nil))
+		}
+		return out
+	}
+	res := Compare(side("a", 120, 1600), side("b", 300, 3300), DefaultThreshold, nil)
+	if len(res.Why) < 2 {
+		t.Fatalf("why: %q; want the whole's line and the internals", res.Why)
+	}
+	if want := "height time +180 ms (+13.6 %): 2/3 precommits +180 ms"; res.Why[0] != want {
+		t.Errorf("first why line %q, want %q", res.Why[0], want)
+	}
+	if !strings.Contains(res.Why[1], "p2p sent: block parts +106 % (1600 -> 3300 kB/s)") || strings.Contains(res.Why[1], "txs") || strings.Contains(res.Why[1], "disk read") {
+		t.Errorf("internals line %q: want block parts alone", res.Why[1])
+	}
+	var text strings.Builder
+	res.Text(&text)
+	if !strings.Contains(text.String(), "why:       height time +180 ms") {
+		t.Errorf("compare's text lacks the why line:\n%s", text.String())
+	}
+	same := Compare(side("a", 120, 1600), side("c", 120, 1600), DefaultThreshold, nil)
+	if len(same.Why) != 0 {
+		t.Errorf("A/A why: %q; want nothing", same.Why)
+	}
+}

@@ -1,0 +1,94 @@
+package why
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/chainperf/chainperf/internal/observe"
+)
+
+// writeProfile writes an allocation profile whose leaf functions have the
+// given alloc_space values.
+func writeProfile(t *testing.T, dir, name string, flat map[string]int64) string {
+	t.Helper()
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}}}
+	var id uint64
+	for fn, v := range flat {
+		id++
+		f := &profile.Function{ID: id, Name: fn}
+		l := &profile.Location{ID: id, Line: []profile.Line{{Function: f}}}
+		p.Function = append(p.Function, f)
+		p.Location = append(p.Location, l)
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{l}, Value: []int64{1, v}})
+	}
+	path := filepath.Join(dir, name)
+	fh, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	if err := p.Write(fh); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The validators' window profiles on each side: the candidate's app
+// allocates in a cache; Diff names it first, with its shares on both
+// sides, and nothing that shrank.
+func TestProfilesDiffNamesTheFunctionThatGrew(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{
+		writeProfile(t, dir, "b0.pb.gz", map[string]int64{"app.DeliverTx": 600, "github.com/cometbft/cometbft/p2p.(*Switch).Broadcast": 400}),
+		writeProfile(t, dir, "b1.pb.gz", map[string]int64{"app.DeliverTx": 600, "github.com/cometbft/cometbft/p2p.(*Switch).Broadcast": 400}),
+	}
+	cand := []string{writeProfile(t, dir, "c0.pb.gz", map[string]int64{"app.DeliverTx": 600, "github.com/cometbft/cometbft/p2p.(*Switch).Broadcast": 400, "app.(*cache).grow": 1000})}
+	bs, err := Shares(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := Shares(cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(bs["app.DeliverTx"]-0.6) > 1e-9 || math.Abs(cs["app.(*cache).grow"]-0.5) > 1e-9 {
+		t.Fatalf("shares %v / %v", bs, cs)
+	}
+	d := Diff(bs, cs, 3, 0.02)
+	if len(d) != 1 || d[0].Func != "app.(*cache).grow" || d[0].Base != 0 || d[0].Cand != 0.5 {
+		t.Fatalf("Diff = %+v; want only app.(*cache).grow 0 -> 0.5", d)
+	}
+	// The finding of a run: each kind's top functions by role.
+	profiles := []observe.Profile{{Node: "validator0", Kind: "allocs", File: cand[0], Seconds: 20}, {Node: "full0", Kind: "allocs", File: base[0], Seconds: 20},
+		{Node: "validator0", Kind: "heap", File: base[1]}} // a snapshot: not a window profile
+	f, ok := Profiles(profiles, map[string]string{"validator0": "validator", "full0": "full"})
+	if !ok || len(f.Tables) != 2 {
+		t.Fatalf("Profiles: %v, %d tables; want allocs of full and of validator", ok, len(f.Tables))
+	}
+	if len(f.Summary) != 1 || !strings.Contains(f.Summary[0].Text, "app.(*cache).grow 50.0 %") {
+		t.Errorf("summary %v", f.Summary)
+	}
+	if got := shortFunc("github.com/cometbft/cometbft/p2p.(*Switch).Broadcast"); got != "p2p.(*Switch).Broadcast" {
+		t.Errorf("shortFunc = %q", got)
+	}
+}
+
+// A profile file is input: one that is not a profile, a symlink or too
+// large is refused with its name.
+func TestSharesRefusesWhatIsNotAProfile(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.pb.gz")
+	os.WriteFile(junk, []byte("not a profile"), 0o644)
+	link := filepath.Join(dir, "link.pb.gz")
+	os.Symlink(writeProfile(t, dir, "real.pb.gz", map[string]int64{"f": 1}), link)
+	for _, file := range []string{junk, link, filepath.Join(dir, "gone.pb.gz")} {
+		if _, err := Shares([]string{file}); err == nil || !strings.Contains(err.Error(), filepath.Base(file)) {
+			t.Errorf("Shares(%s) = %v; want an error naming it", filepath.Base(file), err)
+		}
+	}
+}
