@@ -37,7 +37,7 @@ func TestInternals(t *testing.T) {
 			`cometbft_p2p_message_send_bytes_total{message_type="consensus_BlockPart"}`: 30_000,
 			`cometbft_p2p_message_send_bytes_total{message_type="consensus_Vote"}`:      2_000,
 			`cometbft_p2p_message_send_bytes_total{message_type="mempool_Txs"}`:         8_000,
-			"cometbft_consensus_height": 0.5, // a block every 2 s
+			"cometbft_consensus_height":                                      0.5, // a block every 2 s
 			`cometbft_consensus_step_duration_seconds_sum{step="NewHeight"}`: 0.5,
 			`cometbft_consensus_step_duration_seconds_sum{step="Propose"}`:   0.1,
 			`cometbft_consensus_step_duration_seconds_sum{step="Prevote"}`:   0.1,
@@ -55,7 +55,7 @@ func TestInternals(t *testing.T) {
 	samples = append(samples, series("validator1", t0, val(0.15), map[string]float64{"cometbft_consensus_missing_validators": 0})...)
 	samples = append(samples, series("full0", t0, map[string]float64{
 		`cometbft_p2p_message_send_bytes_total{message_type="mempool_Txs"}`: 1_000,
-		"go_memstats_alloc_bytes_total":                                    2e6,
+		"go_memstats_alloc_bytes_total":                                     2e6,
 	}, nil)...)
 	// full0 restarted: its vote counter went down; no rate is made of it.
 	samples = append(samples, observe.Sample{At: t0, Node: "full0", Series: "cometbft_consensus_late_votes", Value: 500},
@@ -79,7 +79,7 @@ func TestInternals(t *testing.T) {
 			t.Errorf("%s = %g, want %g", name, x.Value, want)
 		}
 	}
-	near("p2p sent: block parts", 60)    // kB/s, two validators
+	near("p2p sent: block parts", 60) // kB/s, two validators
 	near("p2p sent: votes", 4)
 	near("p2p sent: txs", 17)
 	near("block time: waiting after commit", 1000) // 0.5 s a second over 0.5 heights a second
