@@ -30,7 +30,10 @@ for v in "${sizes[@]}"; do
   done
   for i in $(seq 1 "$reps"); do
     for side in with without; do
-      (cd "$work" && "$bin" run "$side-$v.toml" --db "$work/cost.db" > "$work/out.txt" 2>&1) || { tail -20 "$work/out.txt"; exit 1; }
+      # Exit 1 is a run that FAILed its criteria (at 25 validators on 2 cores
+      # the generator is late among the nodes): its harness figures stand.
+      code=0; (cd "$work" && "$bin" run "$side-$v.toml" --db "$work/cost.db" > "$work/out.txt" 2>&1) || code=$?
+      if [ $code -gt 1 ]; then tail -20 "$work/out.txt"; exit 1; fi
       id=$(grep -o 'run [0-9a-f-]*:' "$work/out.txt" | head -1 | cut -d' ' -f2 | tr -d :)
       python3 - "$work/cost.db" "$id" "$v" "$side" <<'PY'
 import sqlite3, sys

@@ -443,6 +443,13 @@ func Changes(base, cand []Values) []string {
 	}{{"node", func(v Values) string { return v.Node }}, {"settings", func(v Values) string { return v.Settings }}} {
 		b, k := distinct(base, c.get), distinct(cand, c.get)
 		if strings.Join(b, ",") != strings.Join(k, ",") {
+			for _, side := range [][]string{b, k} {
+				for i, x := range side {
+					if x == "" {
+						side[i] = "(defaults)" // nothing set: the chain's own
+					}
+				}
+			}
 			out = append(out, fmt.Sprintf("%s: baseline %q, candidate %q", c.what, b, k))
 		}
 	}

@@ -271,7 +271,7 @@ func (e *Events) record(node string, msg []byte, at time.Time) {
 
 // The phases of a height at one node, in order; they add up to the time
 // from the previous block's header to this one's.
-var phases = []string{"after commit", "proposal", "2/3 prevotes", "2/3 precommits", "execution"}
+var phases = []string{"after commit", "proposal and its block parts", "2/3 prevotes", "2/3 precommits", "execution"}
 
 // heightAt is one node's phases of one height, ms, and its offsets.
 type heightAt struct {

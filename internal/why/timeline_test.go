@@ -81,7 +81,7 @@ func TestTimelinePhases(t *testing.T) {
 	// Heights 2..8, the validators' means: validator2 saw its previous
 	// header 20 ms late, so its Propose step came 80 ms after it.
 	near("height time: after commit", (100+100+80)/3.0)
-	near("height time: proposal", (100+200+250)/3.0)
+	near("height time: proposal and its block parts", (100+200+250)/3.0)
 	near("height time: 2/3 prevotes", (250+150+100)/3.0)
 	near("height time: 2/3 precommits", 150)
 	near("height time: execution", (400+400+420)/3.0)
