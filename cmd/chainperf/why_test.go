@@ -1,9 +1,16 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/why"
 )
 
@@ -34,5 +41,128 @@ func explained(t *testing.T, r *results.Run, profiles bool) {
 	}
 	if p, ok := r.Finding(why.SourceProfiles); !ok || len(p.Tables) < 2 {
 		t.Errorf("run %s: window profiles %+v; want the top functions of cpu and allocs", r.ID, p)
+	}
+}
+
+const whyScenario = `name = "why-%s"
+[testnet]
+validators = 4
+full_nodes = 1
+[load]
+rate = 300
+duration = "20s"
+[experiment]
+kind = "steady"
+warmup = "4s"
+cooldown = "1s"
+[criteria]
+# The subject is the diagnosis; the load gate has its own tests.
+load_delivered = false
+%s
+`
+
+// TestWhyNamesPlantedCauses plants three causes on real nodes and checks
+// that the run or compare output names each: a p2p rate limit that slows
+// the block parts' propagation (the timeline's proposal phase and the
+// proposal's delay, not execution), a setting that allocates more per tx
+// (the tx indexer on against off: the allocation rate, and the profile
+// diff names leveldb's batch), and a validator that signs nothing (named
+// with the heights it missed).
+func TestWhyNamesPlantedCauses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	tmp, reg := t.TempDir(), t.TempDir()
+	db, reports := filepath.Join(tmp, "why.db"), filepath.Join(tmp, "reports")
+	runID := regexp.MustCompile(`(?m)^run (\S+): `)
+	run := func(name, extra string) (*results.Run, string) {
+		t.Helper()
+		scn := filepath.Join(tmp, name+".toml")
+		os.WriteFile(scn, []byte(fmt.Sprintf(whyScenario, name, extra)), 0o644)
+		out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", reports)
+		m := runID.FindStringSubmatch(out)
+		if code != 0 || m == nil {
+			t.Fatalf("%s: exit %d\n%s", name, code, out)
+		}
+		st, err := store.Open(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		r, err := st.Run(context.Background(), m[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, out
+	}
+	whyLines := func(base, cand string) []string {
+		t.Helper()
+		out, _ := cli(t, reg, "compare", "--force", "--db", db, base, cand)
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if s, ok := strings.CutPrefix(l, "why:"); ok {
+				lines = append(lines, strings.TrimSpace(s))
+			}
+		}
+		if len(lines) == 0 {
+			t.Fatalf("compare %s %s names no cause:\n%s", base, cand, out)
+		}
+		return lines
+	}
+	base, out := run("base", "")
+	explained(t, base, true)
+	for _, want := range []string{"\n  height:     ", "\n  internals:  p2p sent "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the run's summary lacks %q:\n%s", want, out)
+		}
+	}
+	html, err := os.ReadFile(filepath.Join(reports, base.ID, "report.html"))
+	if err != nil || !strings.Contains(string(html), "<figcaption>Where each height&#39;s time went (validators&#39; mean)</figcaption><svg") {
+		t.Errorf("report.html does not draw the timeline (%v)", err)
+	}
+
+	// Block parts held back by a p2p rate limit.
+	slow, _ := run("gossip", "[testnet.config]\n\"p2p.send_rate\" = 250000\n\"p2p.recv_rate\" = 250000")
+	lines := whyLines(base.ID, slow.ID)
+	var height string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "height time +") {
+			height = l
+		}
+	}
+	if _, parts, _ := strings.Cut(height, ": "); !strings.HasPrefix(parts, "proposal and its block parts +") || strings.Contains(parts, "execution") {
+		t.Errorf("why %q: want the height's growth put on the proposal and its block parts first, not execution", lines)
+	}
+	if !strings.Contains(strings.Join(lines, "\n"), "proposal reaches the others after +") {
+		t.Errorf("why %q: want the proposal's delay among the internals that moved", lines)
+	}
+
+	// The tx indexer off (baseline) against on (the default): more
+	// allocated a second, leveldb's batch named by the profile diff.
+	lean, _ := run("noindex", "[testnet.config]\n\"tx_index.indexer\" = \"null\"")
+	alloc := func(r *results.Run) float64 {
+		f, _ := r.Finding(why.SourceInternals)
+		x, _ := f.Figure("allocated")
+		return x.Value
+	}
+	if alloc(base) <= alloc(lean) {
+		t.Errorf("allocated %.1f MB/s with the indexer, %.1f without: want more with it", alloc(base), alloc(lean))
+	}
+	lines = whyLines(lean.ID, base.ID)
+	named := false
+	for _, l := range lines {
+		if strings.HasPrefix(l, "allocs profiles of validator nodes, share grew most: ") && strings.Contains(l, "goleveldb") {
+			named = true
+		}
+	}
+	if !named {
+		t.Errorf("why %q: want the validators' allocation profile diff to name leveldb", lines)
+	}
+
+	// A validator down for the whole window.
+	gone, out := run("missing", "[[perturbation]]\nkind = \"kill\"\nnodes = [\"validator3\"]\nat = \"1s\"")
+	f, _ := gone.Finding(why.SourceInternals)
+	if !strings.Contains(out, "\n  missing:    validator3 did not sign ") || f == nil || len(f.Tables) < 3 || f.Tables[len(f.Tables)-1].Rows[0][0] != "validator3" {
+		t.Errorf("the missing validator is not named:\n%s", out)
 	}
 }
