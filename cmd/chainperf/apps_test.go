@@ -37,6 +37,7 @@ func TestThirdPartyChains(t *testing.T) {
 			if !strings.Contains(r.Versions.Node, "wasmd ") || !strings.Contains(r.Versions.Node, "github.com/CosmWasm/wasmd@") {
 				t.Errorf("the run does not say what it ran: node %q", r.Versions.Node)
 			}
+			explained(t, &r, true) // a third-party chain's nodes say where the time went
 			for _, p := range r.Phases {
 				if l := p.Ledger; l.Sent == 0 || l.Fates[load.FateCommitted] != l.Sent {
 					t.Errorf("phase %s: %d sent, fates %v: every tx should commit", p.Name, l.Sent, l.Fates)

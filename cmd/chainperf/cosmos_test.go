@@ -100,6 +100,9 @@ load_delivered = false
 			if !strings.Contains(out, "balances:   conserved") {
 				t.Fatalf("the summary does not show the balance check:\n%s", out)
 			}
+			if kind == "cosmos-send" { // an SDK chain's nodes say where the time went
+				explained(t, &r, true)
+			}
 		})
 	}
 }

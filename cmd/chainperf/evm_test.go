@@ -77,6 +77,9 @@ max_rejected_share = 0.01
 		if over := strings.Contains(evmOf(r).Workload, "over JSON-RPC"); over != (via == "json-rpc") {
 			t.Fatalf("%s: workload %q", via, evmOf(r).Workload)
 		}
+		if via == "cometbft" { // an EVM chain's nodes say where the time went
+			explained(t, &r, true)
+		}
 	}
 	// Signed for chain 1: the chain refuses every tx with the reason, each
 	// sender's next tx uses the refused nonce again, nothing is spent, and

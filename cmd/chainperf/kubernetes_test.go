@@ -108,6 +108,7 @@ duration = "8s"
 	if inSplit != 0 || afterHeal == 0 {
 		t.Errorf("blocks: %d during the 2|2 split (want 0), %d after the heal (want some)", inSplit, afterHeal)
 	}
+	explained(t, &r, true) // pods say where the time went too
 	if w := r.Setup.WAN; w == nil || w.Backend != "nfqueue" || w.UniformMS != 10 {
 		t.Errorf("the run's WAN %+v; want 10 ms uniform, nfqueue in the pods", w)
 	}

@@ -71,6 +71,7 @@ load_delivered = false
 	if !strings.Contains(r.Versions.Node, "cometbft 1.0.1") {
 		t.Errorf("node version %q; want the release's own", r.Versions.Node)
 	}
+	explained(t, r, false) // v1's metric names; a QA phase takes no window profiles
 	sw := r.Sweep
 	if sw == nil || len(sw.Cells) != 4 {
 		t.Fatalf("grid %+v; want 4 cells", sw)

@@ -55,6 +55,9 @@ func watchTargets(ctx context.Context, nodes []*testnet.Node, endpoint func(*tes
 			}
 			rec.write(func(st *store.Store) error { return st.Samples(bg, rec.runID, s) })
 		},
+		OnDrop: func(node, name string, dropped int) {
+			rec.storeOnly("series_dropped", fmt.Sprintf("%s: %s: %d series over the %d kept of a name were not kept", node, name, dropped, observe.MaxSeriesPerName))
+		},
 		OnError: func(node string, err error) {
 			if err != nil {
 				rec.storeOnly("scrape_error", fmt.Sprintf("%s: %v", node, err))

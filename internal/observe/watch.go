@@ -71,17 +71,33 @@ type Watcher struct {
 	// OnError is told when a node's scrape starts failing (err != nil)
 	// and when it works again (err == nil); not once per failed round.
 	OnError func(node string, err error)
+	// OnDrop is told, once a node and series name, that a node exported
+	// more than MaxSeriesPerName series of a name and how many of them
+	// were not kept.
+	OnDrop func(node, name string, dropped int)
 
 	client  http.Client
 	failing map[string]bool
+	dropped map[string]bool
 }
+
+// Bounds on what one node's metrics page may cost: a page over
+// MaxMetricsPage bytes is an error for that round (never cut and parsed
+// in part); of a metric name (with its labels) at most MaxSeriesPerName
+// series are kept, the same ones each round (the first by their labels),
+// so that a node with a series a peer or a proposer cannot fill the
+// results database.
+const (
+	MaxMetricsPage   = 16 << 20
+	MaxSeriesPerName = 128
+)
 
 // Run watches until ctx ends.
 func (w *Watcher) Run(ctx context.Context) {
 	w.client.Timeout = max(w.Interval, time.Second)
 	// Nodes are near: gzip would cost more CPU than the bytes it saves.
 	w.client.Transport = &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 1}
-	w.failing = map[string]bool{}
+	w.failing, w.dropped = map[string]bool{}, map[string]bool{}
 	keep := map[string]bool{}
 	for _, k := range w.Keep {
 		keep[k] = true
@@ -114,9 +130,18 @@ func (w *Watcher) round(ctx context.Context, keep map[string]bool) {
 		go func() {
 			defer wg.Done()
 			s, err := w.scrape(ctx, t, keep, now)
+			s, dropped := CapSeries(s, MaxSeriesPerName)
 			errs[i] = err
 			mu.Lock()
 			out = append(out, s...)
+			for name, n := range dropped {
+				if k := t.Node + " " + name; !w.dropped[k] {
+					w.dropped[k] = true
+					if w.OnDrop != nil {
+						w.OnDrop(t.Node, name, n)
+					}
+				}
+			}
 			mu.Unlock()
 		}()
 	}
@@ -149,9 +174,12 @@ func (w *Watcher) scrape(ctx context.Context, t Target, keep map[string]bool, at
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxMetricsPage+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(body) > MaxMetricsPage {
+		return nil, fmt.Errorf("%s: the metrics page is over %d MiB: not read", t.Metrics, MaxMetricsPage>>20)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s: HTTP %d", t.Metrics, resp.StatusCode)
@@ -239,6 +267,33 @@ func ParseMetrics(r io.Reader, node string, keep map[string]bool, at time.Time) 
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Series < out[j].Series })
 	return out, nil
+}
+
+// CapSeries keeps at most max series of each metric name (what precedes
+// its labels) of one node's samples, sorted by series, and says how many
+// of each name it dropped.
+func CapSeries(samples []Sample, max int) ([]Sample, map[string]int) {
+	var dropped map[string]int
+	out := samples[:0:0]
+	name, n := "", 0
+	for _, s := range samples {
+		base, _, _ := strings.Cut(s.Series, "{")
+		if base != name {
+			name, n = base, 0
+		}
+		if n++; n > max {
+			if dropped == nil {
+				dropped = map[string]int{}
+			}
+			dropped[base]++
+			continue
+		}
+		out = append(out, s)
+	}
+	if dropped == nil {
+		return samples, nil
+	}
+	return out, dropped
 }
 
 // labels renders a metric's labels but chain_id (the same on every series

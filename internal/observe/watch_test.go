@@ -3,12 +3,14 @@ package observe
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	httppprof "net/http/pprof"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -226,5 +228,87 @@ func TestCaptureProfile(t *testing.T) {
 	}
 	if _, err := CaptureProfile(context.Background(), "validator0", srv.URL+"/nothing", "heap", 0, dir); err == nil {
 		t.Error("a 404 was taken as a profile")
+	}
+}
+
+// A hostile node's metrics page: one with a thousand series of a kept
+// name keeps MaxSeriesPerName of them, the same ones each round, and says
+// once how many it dropped; a page over MaxMetricsPage is an error for
+// the node, not a page cut and parsed in part.
+func TestWatcherBoundsAHostilePage(t *testing.T) {
+	var huge atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if huge.Load() {
+			line := []byte("cometbft_mempool_size{x=\"" + strings.Repeat("a", 1000) + "\"} 1\n")
+			for range MaxMetricsPage/len(line) + 2 {
+				w.Write(line)
+			}
+			return
+		}
+		fmt.Fprintln(w, "# TYPE cometbft_consensus_quorum_prevote_delay gauge")
+		for i := range 1000 {
+			fmt.Fprintf(w, "cometbft_consensus_quorum_prevote_delay{proposer_address=\"%04d\"} %d\n", i, i)
+		}
+	}))
+	defer srv.Close()
+	var mu sync.Mutex
+	var rounds [][]Sample
+	var drops, errs []string
+	w := &Watcher{
+		Targets: []Target{{Node: "validator0", Metrics: srv.URL}}, Interval: 20 * time.Millisecond,
+		Keep: []string{"cometbft_consensus_quorum_prevote_delay", "cometbft_mempool_size"},
+		Sink: func(s []Sample) { mu.Lock(); rounds = append(rounds, s); mu.Unlock() },
+		OnDrop: func(node, name string, n int) {
+			mu.Lock()
+			drops = append(drops, fmt.Sprintf("%s %s %d", node, name, n))
+			mu.Unlock()
+		},
+		OnError: func(node string, err error) {
+			mu.Lock()
+			if err != nil {
+				errs = append(errs, err.Error())
+			}
+			mu.Unlock()
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx); close(done) }()
+	time.Sleep(150 * time.Millisecond)
+	huge.Store(true)
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(drops) != 1 || drops[0] != "validator0 cometbft_consensus_quorum_prevote_delay 872" {
+		t.Errorf("drops %q; want one report of 872 of 1000 dropped", drops)
+	}
+	var kept []int
+	for _, r := range rounds {
+		n, last := 0, ""
+		for _, s := range r {
+			if strings.HasPrefix(s.Series, "cometbft_consensus_quorum_prevote_delay") {
+				n++
+				last = s.Series
+			}
+		}
+		if n > 0 {
+			kept = append(kept, n)
+			if last != `cometbft_consensus_quorum_prevote_delay{proposer_address="0127"}` {
+				t.Errorf("a round kept up to %s; want the first 128 by their labels", last)
+			}
+		}
+		for _, s := range r {
+			if strings.HasPrefix(s.Series, "cometbft_mempool_size") {
+				t.Errorf("a sample of the oversized page was kept: %s", s.Series[:40])
+			}
+		}
+	}
+	if len(kept) == 0 || slices.Max(kept) != MaxSeriesPerName {
+		t.Errorf("series kept a round %v; want %d", kept, MaxSeriesPerName)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0], "over 16 MiB") {
+		t.Errorf("errors %q; want the oversized page refused", errs)
 	}
 }
