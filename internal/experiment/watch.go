@@ -27,7 +27,8 @@ func watchNodes(ctx context.Context, net *live.Net, o scenario.Observe, rec *rec
 	if _, ok := net.Provider.(testnet.ProcessLister); !ok {
 		// No /proc to read: the node's own process_* metrics say its CPU
 		// and memory where it exports them.
-		o.Metrics = append(slices.Clone(o.Metrics), observe.SeriesCPU, observe.SeriesRSS)
+		// Their network bytes likewise: in a pod, its own namespace's.
+		o.Metrics = append(slices.Clone(o.Metrics), observe.SeriesCPU, observe.SeriesRSS, observe.SeriesNodeNetRx, observe.SeriesNodeNetTx)
 	}
 	if len(o.Metrics) > 0 {
 		// The live view and the unresolved txs' explanation need these.

@@ -37,6 +37,11 @@ const (
 	SeriesDiskWrite = "process_disk_written_bytes_total"
 	SeriesNetRx     = "process_netns_receive_bytes_total"
 	SeriesNetTx     = "process_netns_transmit_bytes_total"
+	// The network bytes a node's own Prometheus process collector reads
+	// from its network namespace (client_golang 1.20 and later): a pod's
+	// own, where chainperf has no /proc of the node to read.
+	SeriesNodeNetRx = "process_network_receive_bytes_total"
+	SeriesNodeNetTx = "process_network_transmit_bytes_total"
 )
 
 // A Sample is one value of one series of one node at one moment.

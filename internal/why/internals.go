@@ -261,10 +261,13 @@ func (v view) node(n Node) nodeInternals {
 		r, _ := v.rate(n.Name, observe.SeriesDiskRead)
 		ni.DiskR = r / 1e6
 	}
-	if rx, ok := v.rate(n.Name, observe.SeriesNetRx); ok {
-		ni.NetRx, ni.HasNet = rx/1e6, true
-		tx, _ := v.rate(n.Name, observe.SeriesNetTx)
-		ni.NetTx = tx / 1e6
+	for _, s := range [][2]string{{observe.SeriesNetRx, observe.SeriesNetTx}, {observe.SeriesNodeNetRx, observe.SeriesNodeNetTx}} {
+		if rx, ok := v.rate(n.Name, s[0]); ok {
+			ni.NetRx, ni.HasNet = rx/1e6, true
+			tx, _ := v.rate(n.Name, s[1])
+			ni.NetTx = tx / 1e6
+			break
+		}
 	}
 	return ni
 }
@@ -383,6 +386,8 @@ func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absen
 	}
 	if x, ok := summed(func(ni nodeInternals) (float64, bool) { return ni.NetRx, ni.HasNet }); ok {
 		add("network received", "MB/s", x, finding.Lower, "")
+		y, _ := summed(func(ni nodeInternals) (float64, bool) { return ni.NetTx, ni.HasNet })
+		add("network sent", "MB/s", y, finding.Lower, "")
 	}
 	if len(f.Figures) == 0 && len(absent) == 0 {
 		return f, false

@@ -56,6 +56,9 @@ func TestInternals(t *testing.T) {
 	samples = append(samples, series("full0", t0, map[string]float64{
 		`cometbft_p2p_message_send_bytes_total{message_type="mempool_Txs"}`: 1_000,
 		"go_memstats_alloc_bytes_total":                                     2e6,
+		// A pod: its network namespace\'s bytes, as its own process collector reads them.
+		observe.SeriesNodeNetRx: 2e6,
+		observe.SeriesNodeNetTx: 1e6,
 	}, nil)...)
 	// full0 restarted: its vote counter went down; no rate is made of it.
 	samples = append(samples, observe.Sample{At: t0, Node: "full0", Series: "cometbft_consensus_late_votes", Value: 500},
@@ -91,6 +94,8 @@ func TestInternals(t *testing.T) {
 	near("missing validators", 0.5)
 	near("allocated", 12) // MB/s over the three nodes
 	near("disk written", 2)
+	near("network received", 2)
+	near("network sent", 1)
 	var parts float64
 	for _, x := range f.Figures {
 		if x.PartOf == BlockTime {
