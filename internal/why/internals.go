@@ -173,6 +173,8 @@ type nodeInternals struct {
 	QuorumMs   float64
 	FullMs     float64
 	HasDelay   bool
+	Pending    float64 // bytes waiting to be sent to its peers (mean, summed over peers)
+	HasPending bool
 	Counts     map[string]float64 // a second: late votes, duplicates, rechecks...
 	Missing    float64            // mean missing validators
 	HasMissing bool
@@ -214,6 +216,11 @@ func (v view) node(n Node) nodeInternals {
 			if d, _, ok := v.delta(n.Name, fmt.Sprintf("cometbft_consensus_step_duration_seconds_sum{step=%q}", s.step)); ok {
 				ni.Parts[s.part] += d / ni.Heights
 			}
+		}
+	}
+	for _, series := range v.labelled(n.Name, "cometbft_p2p_peer_pending_send_bytes", "peer_id") {
+		if m, ok := v.mean(n.Name, series); ok {
+			ni.Pending, ni.HasPending = ni.Pending+m, true
 		}
 	}
 	if sum, _, ok := v.delta(n.Name, "cometbft_state_block_processing_time_sum"); ok {
@@ -286,9 +293,9 @@ func meanOf(xs []float64) float64 {
 // Internals is the finding of the samples (in time order) inside [from,
 // to] over nodes: figures for the whole testnet (bytes summed over nodes,
 // times averaged over validators), a table a node, the parts of a block's
-// time, and the validators absent from commits (absent of heights, by
-// Absent). ok is false when there is nothing to say.
-func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absent map[string]int, heights int) (finding.Finding, bool) {
+// time, and the validators absent from commits (the heights each missed
+// of heights, by Absent). ok is false when there is nothing to say.
+func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absent map[string][]int64, heights int) (finding.Finding, bool) {
 	v := window(samples, from, to)
 	var all []nodeInternals
 	for _, n := range nodes {
@@ -356,6 +363,9 @@ func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absen
 		}
 		return s, found
 	}
+	if x, ok := summed(func(ni nodeInternals) (float64, bool) { return ni.Pending / 1e3, ni.HasPending }); ok {
+		add("p2p pending send", "kB", x, finding.Lower, "")
+	}
 	if x, ok := validators(func(ni nodeInternals) (float64, bool) { return ni.ExecMs, ni.HasExec }); ok {
 		add("block execution", "ms", x, finding.Lower, "")
 	}
@@ -400,7 +410,7 @@ func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absen
 	if len(absent) > 0 {
 		f.Tables = append(f.Tables, missingTable(absent, heights))
 		for _, name := range sortedByCount(absent) {
-			f.Summary = append(f.Summary, finding.Line{Label: "missing", Text: fmt.Sprintf("%s did not sign %d of %d heights", name, absent[name], heights)})
+			f.Summary = append(f.Summary, finding.Line{Label: "missing", Text: fmt.Sprintf("%s did not sign %d of %d heights (%s)", name, len(absent[name]), heights, ranges(absent[name], 6))})
 			if len(f.Summary) == 3 {
 				break
 			}
@@ -476,34 +486,57 @@ func partsTable(all []nodeInternals) (finding.Table, bool) {
 	return t, len(t.Rows) > 0
 }
 
-func missingTable(absent map[string]int, heights int) finding.Table {
+func missingTable(absent map[string][]int64, heights int) finding.Table {
 	t := finding.Table{Title: "Validators missing from commits", Note: "Heights of the measured window whose commit lacks the validator's precommit.",
-		Columns: []string{"validator", "heights missed", "of"}}
+		Columns: []string{"validator", "heights missed", "of", "which"}}
 	for _, name := range sortedByCount(absent) {
-		t.Rows = append(t.Rows, []string{name, fmt.Sprint(absent[name]), fmt.Sprint(heights)})
+		t.Rows = append(t.Rows, []string{name, fmt.Sprint(len(absent[name])), fmt.Sprint(heights), ranges(absent[name], 20)})
 	}
 	return t
 }
 
-func sortedByCount(m map[string]int) []string {
+// ranges writes ascending heights as runs ("12-17, 20"), at most n runs
+// and then how many more heights.
+func ranges(hs []int64, n int) string {
+	var parts []string
+	for i := 0; i < len(hs); {
+		j := i
+		for j+1 < len(hs) && hs[j+1] == hs[j]+1 {
+			j++
+		}
+		if len(parts) == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(hs)-i))
+			break
+		}
+		if i == j {
+			parts = append(parts, fmt.Sprint(hs[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", hs[i], hs[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedByCount(m map[string][]int64) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if m[out[i]] != m[out[j]] {
-			return m[out[i]] > m[out[j]]
+		if len(m[out[i]]) != len(m[out[j]]) {
+			return len(m[out[i]]) > len(m[out[j]])
 		}
 		return out[i] < out[j]
 	})
 	return out
 }
 
-// Absent counts, of blocks, the heights each validator did not sign,
-// naming validators by names (address -> node name; an address not
-// there is shown as it is).
-func Absent(blocks []observe.Block, names map[string]string) (map[string]int, int) {
-	out := map[string]int{}
+// Absent lists, of blocks (by height), the heights each validator did
+// not sign, naming validators by names (address -> node name; an address
+// not there is shown as it is).
+func Absent(blocks []observe.Block, names map[string]string) (map[string][]int64, int) {
+	out := map[string][]int64{}
 	heights := 0
 	for _, b := range blocks {
 		if b.Round < 0 {
@@ -514,7 +547,7 @@ func Absent(blocks []observe.Block, names map[string]string) (map[string]int, in
 			if n, ok := names[a]; ok {
 				a = n
 			}
-			out[a]++
+			out[a] = append(out[a], b.Height)
 		}
 	}
 	return out, heights

@@ -1,6 +1,7 @@
 package why
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -51,7 +52,8 @@ func TestInternals(t *testing.T) {
 		}
 	}
 	var samples []observe.Sample
-	samples = append(samples, series("validator0", t0, val(0.25), map[string]float64{"cometbft_consensus_missing_validators": 1})...)
+	samples = append(samples, series("validator0", t0, val(0.25), map[string]float64{"cometbft_consensus_missing_validators": 1,
+		`cometbft_p2p_peer_pending_send_bytes{peer_id="a1"}`: 2000, `cometbft_p2p_peer_pending_send_bytes{peer_id="b2"}`: 1000})...)
 	samples = append(samples, series("validator1", t0, val(0.15), map[string]float64{"cometbft_consensus_missing_validators": 0})...)
 	samples = append(samples, series("full0", t0, map[string]float64{
 		`cometbft_p2p_message_send_bytes_total{message_type="mempool_Txs"}`: 1_000,
@@ -64,7 +66,7 @@ func TestInternals(t *testing.T) {
 	samples = append(samples, observe.Sample{At: t0, Node: "full0", Series: "cometbft_consensus_late_votes", Value: 500},
 		observe.Sample{At: t0.Add(10 * time.Second), Node: "full0", Series: "cometbft_consensus_late_votes", Value: 3})
 	nodes := []Node{{"validator0", "validator"}, {"validator1", "validator"}, {"full0", "full"}}
-	absent := map[string]int{"validator2": 4}
+	absent := map[string][]int64{"validator2": {11, 12, 13, 15}}
 	f, ok := Internals(samples, t0, t0.Add(10*time.Second), nodes, absent, 5)
 	if !ok {
 		t.Fatal("no internals")
@@ -90,7 +92,8 @@ func TestInternals(t *testing.T) {
 	near("block time: executing and committing", 400) // (500 + 300) / 2
 	near("block time", 1000+200+200+100+400)
 	near("block execution", 12)
-	near("late votes/s", 4) // the full node's reset counter left out
+	near("p2p pending send", 3) // kB waiting for validator0's two peers
+	near("late votes/s", 4)     // the full node's reset counter left out
 	near("missing validators", 0.5)
 	near("allocated", 12) // MB/s over the three nodes
 	near("disk written", 2)
@@ -110,7 +113,7 @@ func TestInternals(t *testing.T) {
 		text = append(text, l.Label+": "+l.Text)
 	}
 	joined := strings.Join(text, "\n")
-	for _, want := range []string{"validator2 did not sign 4 of 5 heights", "p2p sent 0.0810 MB/s (block parts 0.0600, txs 0.0170)", "block execution 12.00 ms"} {
+	for _, want := range []string{"validator2 did not sign 4 of 5 heights (11-13, 15)", "p2p sent 0.0810 MB/s (block parts 0.0600, txs 0.0170)", "block execution 12.00 ms"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("summary %q lacks %q", joined, want)
 		}
@@ -128,7 +131,19 @@ func TestAbsent(t *testing.T) {
 	blocks := []observe.Block{{Height: 1, Round: 0, Absent: []string{"AA"}}, {Height: 2, Round: 0, Absent: []string{"AA", "ZZ"}},
 		{Height: 3, Round: 1}, {Height: 4, Round: -1, Absent: []string{"AA"}}}
 	got, heights := Absent(blocks, map[string]string{"AA": "validator3"})
-	if heights != 3 || got["validator3"] != 2 || got["ZZ"] != 1 || len(got) != 2 {
+	if heights != 3 || fmt.Sprint(got["validator3"]) != "[1 2]" || fmt.Sprint(got["ZZ"]) != "[2]" || len(got) != 2 {
 		t.Fatalf("Absent = %v over %d heights; want validator3 2, ZZ 1 over 3", got, heights)
+	}
+}
+
+func TestRanges(t *testing.T) {
+	for _, tc := range []struct {
+		in   []int64
+		n    int
+		want string
+	}{{nil, 3, ""}, {[]int64{5}, 3, "5"}, {[]int64{1, 2, 3, 7, 9, 10}, 3, "1-3, 7, 9-10"}, {[]int64{1, 3, 5, 7}, 2, "1, 3, and 2 more"}} {
+		if got := ranges(tc.in, tc.n); got != tc.want {
+			t.Errorf("ranges(%v, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
 	}
 }
