@@ -52,7 +52,13 @@ def ts(s):
     return datetime.fromisoformat(head + '+' + tz)
 secs = (ts(cpu[-1][0]) - ts(cpu[0][0])).total_seconds()
 cores = (cpu[-1][1] - cpu[0][1]) / secs
-print(f"{v:>3} validators + 1 full, {side:7}: harness {cores:.3f} cores over {secs:.0f} s, peak RSS {max(rss)/2**20:.0f} MiB ({run})", flush=True)
+# The nodes' CPU over the same seconds (the profiles they serve cost them too).
+nodes = 0.0
+for (node,) in c.execute("select distinct node from node_series where run_id=? and node not in ('chainperf', 'machine')", (run,)):
+    pts = c.execute("select at, value from node_series where run_id=? and node=? and series='process_cpu_seconds_total' order by at", (run, node)).fetchall()
+    if len(pts) > 1:
+        nodes += pts[-1][1] - pts[0][1]
+print(f"{v:>3} validators + 1 full, {side:7}: harness {cores:.3f} cores, peak RSS {max(rss)/2**20:.0f} MiB; nodes {nodes/secs:.2f} cores; over {secs:.0f} s ({run})", flush=True)
 PY
     done
   done

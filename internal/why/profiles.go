@@ -63,6 +63,51 @@ func Shares(files []string) (map[string]float64, error) {
 	return flat, nil
 }
 
+// GCShare is the share of the CPU profiles' samples spent collecting
+// garbage: the background mark workers and the mark assists that
+// allocating goroutines pay (any frame of runtime.gcBgMarkWorker or
+// runtime.gcAssistAlloc in the sample's stack). The nodes' own metrics
+// say only how long the world stopped.
+func GCShare(files []string) (float64, error) {
+	var gc, total float64
+	for _, file := range files {
+		data, err := readBounded(file)
+		if err != nil {
+			return 0, err
+		}
+		prof, err := profile.Parse(bytes.NewReader(data))
+		if err != nil {
+			return 0, fmt.Errorf("%s: not a pprof profile: %w", file, err)
+		}
+		idx := len(prof.SampleType) - 1
+		if idx < 0 {
+			continue
+		}
+		for _, s := range prof.Sample {
+			v := float64(s.Value[idx])
+			total += v
+			if inGC(s) {
+				gc += v
+			}
+		}
+	}
+	if total == 0 {
+		return 0, nil
+	}
+	return gc / total, nil
+}
+
+func inGC(s *profile.Sample) bool {
+	for _, loc := range s.Location {
+		for _, l := range loc.Line {
+			if l.Function != nil && (l.Function.Name == "runtime.gcBgMarkWorker" || l.Function.Name == "runtime.gcAssistAlloc") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // readBounded reads a regular file (not through a symlink) of at most
 // maxProfile bytes.
 func readBounded(file string) ([]byte, error) {
@@ -155,6 +200,11 @@ func Profiles(profiles []observe.Profile, roles map[string]string) (finding.Find
 			t.Rows = append(t.Rows, []string{shortFunc(d.Func), fmt.Sprintf("%.1f %%", 100*d.Cand)})
 		}
 		f.Tables = append(f.Tables, t)
+		if g.Kind == "cpu" {
+			if gc, err := GCShare(g.Files); err == nil {
+				f.Figures = append(f.Figures, finding.Figure{Name: "GC CPU share: " + g.Role + " nodes", Unit: "share", Value: gc, Better: finding.Lower})
+			}
+		}
 		if len(top) > 0 && g.Role == "validator" {
 			f.Summary = append(f.Summary, finding.Line{Label: g.Kind, Text: fmt.Sprintf("validators' top function %s %.1f %%", shortFunc(top[0].Func), 100*top[0].Cand)})
 		}

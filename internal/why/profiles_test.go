@@ -92,3 +92,41 @@ func TestSharesRefusesWhatIsNotAProfile(t *testing.T) {
 		}
 	}
 }
+
+// The GC's share of a CPU profile counts every sample with a mark worker
+// or a mark assist anywhere in its stack.
+func TestGCShare(t *testing.T) {
+	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}}}
+	fn := map[string]*profile.Location{}
+	loc := func(name string) *profile.Location {
+		if l, ok := fn[name]; ok {
+			return l
+		}
+		id := uint64(len(fn) + 1)
+		f := &profile.Function{ID: id, Name: name}
+		l := &profile.Location{ID: id, Line: []profile.Line{{Function: f}}}
+		p.Function, p.Location = append(p.Function, f), append(p.Location, l)
+		fn[name] = l
+		return l
+	}
+	for _, s := range []struct {
+		stack []string
+		v     int64
+	}{{[]string{"runtime.scanobject", "runtime.gcDrain", "runtime.gcBgMarkWorker"}, 200}, {[]string{"runtime.scanobject", "runtime.gcAssistAlloc", "runtime.mallocgc", "app.F"}, 100},
+		{[]string{"app.F", "app.Main"}, 700}} {
+		var locs []*profile.Location
+		for _, n := range s.stack {
+			locs = append(locs, loc(n))
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: locs, Value: []int64{1, s.v}})
+	}
+	path := filepath.Join(t.TempDir(), "cpu.pb.gz")
+	fh, _ := os.Create(path)
+	if err := p.Write(fh); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	if got, err := GCShare([]string{path}); err != nil || math.Abs(got-0.3) > 1e-9 {
+		t.Fatalf("GCShare = %v, %v; want 0.3", got, err)
+	}
+}
