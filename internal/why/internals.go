@@ -123,23 +123,24 @@ func labelValue(series, label string) (string, bool) {
 	return rest[:j], true
 }
 
-// Traffic groups p2p message types by what they carry.
-var traffic = []struct{ name, prefix string }{
-	{"block parts", "consensus_BlockPart"},
-	{"votes", "consensus_Vote"},
-	{"votes", "consensus_HasVote"},
-	{"votes", "consensus_VoteSetBits"},
-	{"votes", "consensus_VoteSetMaj23"},
-	{"txs", "mempool_"},
-	{"consensus state", "consensus_"},
-	{"other", ""},
+// traffic groups p2p message types by what they carry. CometBFT labels a
+// message by its Go package and type: "consensus_BlockPart" in v0.38 and
+// v0.39, "v1_BlockPart" in v1 (its protos' package is v1 throughout), so
+// the type after the package says what it is.
+var traffic = map[string]string{
+	"BlockPart": "block parts", "HasProposalBlockPart": "block parts",
+	"Vote": "votes", "HasVote": "votes", "VoteSetBits": "votes", "VoteSetMaj23": "votes",
+	"Txs": "txs",
+	"NewRoundStep": "consensus state", "NewValidBlock": "consensus state", "Proposal": "consensus state", "ProposalPOL": "consensus state",
 }
 
 func trafficOf(messageType string) string {
-	for _, t := range traffic {
-		if strings.HasPrefix(messageType, t.prefix) {
-			return t.name
-		}
+	_, typ, ok := strings.Cut(messageType, "_")
+	if !ok {
+		typ = messageType
+	}
+	if t, ok := traffic[typ]; ok {
+		return t
 	}
 	return "other"
 }

@@ -147,3 +147,14 @@ func TestRanges(t *testing.T) {
 		}
 	}
 }
+
+// Message types as v0.38, v0.39 and v1 label them.
+func TestTrafficOf(t *testing.T) {
+	for in, want := range map[string]string{"consensus_BlockPart": "block parts", "v1_BlockPart": "block parts", "v1_HasProposalBlockPart": "block parts",
+		"consensus_Vote": "votes", "v1_VoteSetMaj23": "votes", "mempool_Txs": "txs", "v1_Txs": "txs", "consensus_NewRoundStep": "consensus state",
+		"p2p_PexAddrs": "other", "blocksync_StatusResponse": "other", "v1_BlockResponse": "other", "odd": "other"} {
+		if got := trafficOf(in); got != want {
+			t.Errorf("trafficOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
