@@ -130,7 +130,7 @@ func labelValue(series, label string) (string, bool) {
 var traffic = map[string]string{
 	"BlockPart": "block parts", "HasProposalBlockPart": "block parts",
 	"Vote": "votes", "HasVote": "votes", "VoteSetBits": "votes", "VoteSetMaj23": "votes",
-	"Txs": "txs",
+	"Txs":          "txs",
 	"NewRoundStep": "consensus state", "NewValidBlock": "consensus state", "Proposal": "consensus state", "ProposalPOL": "consensus state",
 }
 
