@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/listen"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -276,7 +276,7 @@ func writeJSON(path string, v any) error {
 func sinkCmd() *cobra.Command {
 	var addr, wsAddr string
 	var delay time.Duration
-	var flushEach bool
+	var flushEach, remote bool
 	cmd := &cobra.Command{
 		Use:     "sink [--listen 127.0.0.1:26657]",
 		Short:   "Accept every broadcast, to measure the load generator's own ceiling",
@@ -293,18 +293,25 @@ over /websocket on a second address (tm-load-test, CometBFT's loadtime).`,
 			if delay < 0 || delay > time.Minute {
 				return fmt.Errorf("sink: --delay %s: must be from 0 to 1m", delay)
 			}
-			l, url, err := load.ListenSink(addr)
+			// Loopback unless asked: a sink takes whatever anyone sends it.
+			l, warning, err := listen.Open("--listen", addr, remote)
 			if err != nil {
 				return fmt.Errorf("sink: %w", err)
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "sink listening on %s\n", url)
+			if warning != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), warning)
+			}
+			fmt.Fprintf(out, "sink listening on http://%s\n", l.Addr())
 			s := load.Sink{Delay: delay, FlushEach: flushEach}
 			if wsAddr != "" {
-				wl, err := net.Listen("tcp", wsAddr)
+				wl, warning, err := listen.Open("--ws-listen", wsAddr, remote)
 				if err != nil {
 					l.Close()
-					return fmt.Errorf("sink: --ws-listen: %w", err)
+					return fmt.Errorf("sink: %w", err)
+				}
+				if warning != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), warning)
 				}
 				fmt.Fprintf(out, "sink websocket on ws://%s/websocket\n", wl.Addr())
 				go func() {
@@ -332,7 +339,8 @@ over /websocket on a second address (tm-load-test, CometBFT's loadtime).`,
 			return s.Serve(cmd.Context(), l)
 		},
 	}
-	cmd.Flags().StringVar(&addr, "listen", "127.0.0.1:26657", "address to listen on")
+	cmd.Flags().StringVar(&addr, "listen", "127.0.0.1:26657", "address to listen on (this machine only unless --allow-remote)")
+	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a --listen or --ws-listen address other machines can reach")
 	cmd.Flags().DurationVar(&delay, "delay", 0, "answer each broadcast request this late (a slow endpoint)")
 	cmd.Flags().StringVar(&wsAddr, "ws-listen", "", "also answer broadcasts over /websocket on this address")
 	cmd.Flags().BoolVar(&flushEach, "flush-each", false, "write every answer at once, as CometBFT's HTTP server does (default: pipelined answers go out together)")

@@ -41,6 +41,14 @@ func TestSinkDelay(t *testing.T) {
 			t.Errorf("sink --delay %s: exit %d, %q; want refused with the range", bad, code, out)
 		}
 	}
+	// Loopback unless asked, as serve and --metrics-addr.
+	for _, flag := range []string{"--listen", "--ws-listen"} {
+		args := []string{"sink", "--listen", "127.0.0.1:0", flag, "0.0.0.0:0"}
+		out, code := cli(t, reg, args...)
+		if code == 0 || !strings.Contains(out, flag+" 0.0.0.0:0 can be reached from other machines") || !strings.Contains(out, "--allow-remote") {
+			t.Errorf("sink %s 0.0.0.0:0: exit %d, %q; want refused, naming --allow-remote", flag, code, out)
+		}
+	}
 	url := startSinkProcess(t, "--delay", "30ms", "--flush-each")
 	start := time.Now()
 	resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"broadcast_tx_sync","params":{"tx":"eD0x"}}`))
