@@ -98,6 +98,9 @@ func windowProfiles(s *scenario.Scenario, net *live.Net, plan phasePlan) []scena
 	var out []scenario.Profile
 	for _, k := range s.Observe.WindowProfiles {
 		for _, n := range net.Testnet.Standing() {
+			if net.Endpoint(n).Pprof == "" {
+				continue // an existing network's node that names no pprof listener
+			}
 			if n.Role == testnet.RoleValidator || n.Role == testnet.RoleFull {
 				out = append(out, scenario.Profile{Node: n.Name, Kind: k, At: scenario.Duration(plan.warmup), Seconds: secs})
 			}
