@@ -14,6 +14,10 @@ import (
 // percent between two runs of the same thing.
 const moved = 25.0
 
+// movedPoints is the least change of a share (a GC's share of CPU, in
+// percentage points) that Why names, as minGrowth for functions.
+const movedPoints = 2.0
+
 // tiny is a value too small to name as moved whatever its change (0.0003
 // MB/s read from disk): the internals' units are chosen so that what
 // matters is above it.
@@ -56,7 +60,11 @@ func Why(rows []Row, figures []Figure, base, cand []Values, threshold float64) [
 		case r.Verdict == Missing:
 			continue
 		}
-		if math.Abs(r.Change) >= moved && max(math.Abs(r.BaseMean), math.Abs(r.CandMean)) >= tiny {
+		least := moved
+		if r.ChangeIn == "pp" {
+			least = movedPoints
+		}
+		if math.Abs(r.Change) >= least && max(math.Abs(r.BaseMean), math.Abs(r.CandMean)) >= tiny {
 			internals = append(internals, r)
 		}
 	}
@@ -113,6 +121,9 @@ func movedText(r Row) string {
 	}
 	if len(r.Base) == 0 {
 		return fmt.Sprintf("%s %s%s (new)", r.Figure, Num(r.CandMean), unit)
+	}
+	if r.ChangeIn == "pp" { // a share: its change in points, its values in percent
+		return fmt.Sprintf("%s %+.1f pp (%.1f -> %.1f %%)", r.Figure, r.Change, 100*r.BaseMean, 100*r.CandMean)
 	}
 	change := fmt.Sprintf("%+.0f %%", r.Change)
 	if math.IsInf(r.Change, 0) {

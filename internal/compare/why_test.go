@@ -23,7 +23,11 @@ func whyRun(id string, precommits, blockParts, execution float64) *results.Run {
 	r.SetFinding(finding.Finding{Source: "observer/internals", Title: "internals", Figures: []finding.Figure{
 		{Name: "p2p sent: block parts", Unit: "kB/s", Value: blockParts, Better: finding.Lower},
 		{Name: "p2p sent: txs", Unit: "kB/s", Value: 2000, Better: finding.Lower},
-		{Name: "disk read", Unit: "MB/s", Value: 0.000001 * blockParts, Better: finding.Lower}, // tiny: never named
+		{Name: "disk read", Unit: "MB/s", Value: 0.000001 * blockParts, Better: finding.Lower},                     // tiny: never named
+		{Name: "GC pause share", Unit: "share", Value: 0.01 + blockParts/1e6, Better: finding.Lower, Points: true}, // +0.17 pp: not named
+	}})
+	r.SetFinding(finding.Finding{Source: "observer/profiles", Title: "profiles", Figures: []finding.Figure{
+		{Name: "GC CPU share: validator nodes", Unit: "share", Value: blockParts / 8e4, Better: finding.Lower, Points: true}, // 2.0 -> 4.1 %
 	}})
 	return r
 }
@@ -46,8 +50,9 @@ func TestWhyNamesThePartThatMoved(t *testing.T) {
 	if want := "height time +180 ms (+13.6 %): 2/3 precommits +180 ms"; res.Why[0] != want {
 		t.Errorf("first why line %q, want %q", res.Why[0], want)
 	}
-	if !strings.Contains(res.Why[1], "p2p sent: block parts +106 % (1600 -> 3300 kB/s)") || strings.Contains(res.Why[1], "txs") || strings.Contains(res.Why[1], "disk read") {
-		t.Errorf("internals line %q: want block parts alone", res.Why[1])
+	if !strings.Contains(res.Why[1], "p2p sent: block parts +106 % (1600 -> 3300 kB/s)") || strings.Contains(res.Why[1], "txs") || strings.Contains(res.Why[1], "disk read") ||
+		strings.Contains(res.Why[1], "GC pause") || !strings.Contains(res.Why[1], "GC CPU share: validator nodes +2.1 pp (2.0 -> 4.1 %)") {
+		t.Errorf("internals line %q: want block parts and the GC's CPU share (in points) alone", res.Why[1])
 	}
 	var text strings.Builder
 	res.Text(&text)

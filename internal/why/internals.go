@@ -308,7 +308,9 @@ func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absen
 		if math.IsNaN(value) || math.IsInf(value, 0) {
 			return
 		}
-		f.Figures = append(f.Figures, finding.Figure{Name: name, Unit: unit, Value: value, Better: better, PartOf: partOf})
+		// A share changes in percentage points: 1 % of time in GC pauses
+		// against 0 is not an infinite change.
+		f.Figures = append(f.Figures, finding.Figure{Name: name, Unit: unit, Value: value, Better: better, PartOf: partOf, Points: unit == "share"})
 	}
 	// Bytes by traffic, summed over nodes.
 	sent := map[string]float64{}
@@ -364,8 +366,9 @@ func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absen
 		}
 		return s, found
 	}
-	if x, ok := summed(func(ni nodeInternals) (float64, bool) { return ni.Pending / 1e3, ni.HasPending }); ok {
-		add("p2p pending send", "kB", x, finding.Lower, "")
+	// In MB: a few kB queued is a healthy node, a storm is megabytes.
+	if x, ok := summed(func(ni nodeInternals) (float64, bool) { return ni.Pending / 1e6, ni.HasPending }); ok {
+		add("p2p pending send", "MB", x, finding.Lower, "")
 	}
 	if x, ok := validators(func(ni nodeInternals) (float64, bool) { return ni.ExecMs, ni.HasExec }); ok {
 		add("block execution", "ms", x, finding.Lower, "")

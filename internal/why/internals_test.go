@@ -92,7 +92,7 @@ func TestInternals(t *testing.T) {
 	near("block time: executing and committing", 400) // (500 + 300) / 2
 	near("block time", 1000+200+200+100+400)
 	near("block execution", 12)
-	near("p2p pending send", 3) // kB waiting for validator0's two peers
+	near("p2p pending send", 0.003) // MB waiting for validator0's two peers
 	near("late votes/s", 4)     // the full node's reset counter left out
 	near("missing validators", 0.5)
 	near("allocated", 12) // MB/s over the three nodes

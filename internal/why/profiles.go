@@ -202,7 +202,7 @@ func Profiles(profiles []observe.Profile, roles map[string]string) (finding.Find
 		f.Tables = append(f.Tables, t)
 		if g.Kind == "cpu" {
 			if gc, err := GCShare(g.Files); err == nil {
-				f.Figures = append(f.Figures, finding.Figure{Name: "GC CPU share: " + g.Role + " nodes", Unit: "share", Value: gc, Better: finding.Lower})
+				f.Figures = append(f.Figures, finding.Figure{Name: "GC CPU share: " + g.Role + " nodes", Unit: "share", Value: gc, Better: finding.Lower, Points: true})
 			}
 		}
 		if len(top) > 0 && g.Role == "validator" {
