@@ -93,7 +93,7 @@ func TestInternals(t *testing.T) {
 	near("block time", 1000+200+200+100+400)
 	near("block execution", 12)
 	near("p2p pending send", 0.003) // MB waiting for validator0's two peers
-	near("late votes/s", 4)     // the full node's reset counter left out
+	near("late votes/s", 4)         // the full node's reset counter left out
 	near("missing validators", 0.5)
 	near("allocated", 12) // MB/s over the three nodes
 	near("disk written", 2)
