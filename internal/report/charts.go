@@ -392,8 +392,10 @@ func FindingCharts(r *results.Run) []Chart {
 					}
 				}
 			}
-			p.Y.Min, p.Y.Max = 0, 1.2*top+1 // room for the legend above the lines
+			// Room above the lines for the legend, a line of it each.
+			p.Y.Min, p.Y.Max = 0, top*(1+0.12*float64(len(c.Lines)))+1
 			p.Legend.Top = true
+			p.X.Tick.Marker = wholeTicks{}
 			for i, l := range c.Lines {
 				first := true
 				for _, seg := range segments(c.X, l.Values) {
@@ -430,6 +432,28 @@ func segments(xs, ys []float64) []plotter.XYs {
 	}
 	if len(cur) > 0 {
 		out = append(out, cur)
+	}
+	return out
+}
+
+// wholeTicks marks whole numbers (heights, counts) a round step apart,
+// at most about eight labelled: gonum's default ticks put 7.50 between
+// heights.
+type wholeTicks struct{}
+
+func (wholeTicks) Ticks(min, max float64) []plot.Tick {
+	step := 0.0
+	for decade := 1.0; step == 0; decade *= 10 { // 1, 2, 5, 10, 20, 50, ...
+		for _, m := range []float64{1, 2, 5} {
+			if (max-min)/(decade*m) <= 8 {
+				step = decade * m
+				break
+			}
+		}
+	}
+	var out []plot.Tick
+	for v := math.Ceil(min/step) * step; v <= max; v += step {
+		out = append(out, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
 	}
 	return out
 }

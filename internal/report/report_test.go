@@ -167,3 +167,20 @@ func TestPerMinute(t *testing.T) {
 		t.Errorf("first point %v; want at 5 s", bpm)
 	}
 }
+
+// Heights are whole: the ticks of a finding's chart are whole numbers a
+// round step apart.
+func TestWholeTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     string
+	}{{5, 23, "5 10 15 20"}, {3, 9, "3 4 5 6 7 8 9"}, {100, 1500, "200 400 600 800 1000 1200 1400"}, {7, 7, "7"}} {
+		var got []string
+		for _, tk := range (wholeTicks{}).Ticks(tc.min, tc.max) {
+			got = append(got, tk.Label)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("ticks %g..%g = %q, want %q", tc.min, tc.max, got, tc.want)
+		}
+	}
+}

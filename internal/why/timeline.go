@@ -273,6 +273,10 @@ func (e *Events) record(node string, msg []byte, at time.Time) {
 // from the previous block's header to this one's.
 var phases = []string{"after commit", "proposal and its block parts", "2/3 prevotes", "2/3 precommits", "execution"}
 
+// points are the moments that end each phase, as the phase chart names
+// its lines.
+var points = []string{"Propose step", "proposal complete", "2/3 prevotes", "2/3 precommits", "block committed"}
+
 // heightAt is one node's phases of one height, ms, and its offsets.
 type heightAt struct {
 	h        int64
@@ -500,9 +504,9 @@ func earliest(m map[string]*stamps, at func(*stamps) time.Time) time.Time {
 // are the phases, the top line the height's whole time.
 func phaseChart(xs []float64, means [][5]float64) finding.Chart {
 	c := finding.Chart{Title: "Where each height's time went (validators' mean)", XName: "height", Unit: "ms since the previous block",
-		Note: "Each line is when a phase ended; the gap between two lines is the phase's time.", X: xs}
-	for j, p := range phases {
-		l := finding.ChartLine{Label: "end of " + p, Values: make([]float64, len(xs))}
+		Note: "Each line is when a point of the height was reached; the gap between two lines is a phase's time.", X: xs}
+	for j, p := range points {
+		l := finding.ChartLine{Label: p, Values: make([]float64, len(xs))}
 		for i := range xs {
 			var sum float64
 			for k := 0; k <= j; k++ {
