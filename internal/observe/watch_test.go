@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -245,9 +246,9 @@ func TestWatcherBoundsAHostilePage(t *testing.T) {
 			}
 			return
 		}
-		fmt.Fprintln(w, "# TYPE cometbft_consensus_quorum_prevote_delay gauge")
+		fmt.Fprintln(w, "# TYPE cometbft_p2p_message_send_bytes_total counter")
 		for i := range 1000 {
-			fmt.Fprintf(w, "cometbft_consensus_quorum_prevote_delay{proposer_address=\"%04d\"} %d\n", i, i)
+			fmt.Fprintf(w, "cometbft_p2p_message_send_bytes_total{message_type=\"m%04d\"} %d\n", i, i)
 		}
 	}))
 	defer srv.Close()
@@ -256,7 +257,7 @@ func TestWatcherBoundsAHostilePage(t *testing.T) {
 	var drops, errs []string
 	w := &Watcher{
 		Targets: []Target{{Node: "validator0", Metrics: srv.URL}}, Interval: 20 * time.Millisecond,
-		Keep: []string{"cometbft_consensus_quorum_prevote_delay", "cometbft_mempool_size"},
+		Keep: []string{"cometbft_p2p_message_send_bytes_total", "cometbft_mempool_size"},
 		Sink: func(s []Sample) { mu.Lock(); rounds = append(rounds, s); mu.Unlock() },
 		OnDrop: func(node, name string, n int) {
 			mu.Lock()
@@ -281,21 +282,21 @@ func TestWatcherBoundsAHostilePage(t *testing.T) {
 	<-done
 	mu.Lock()
 	defer mu.Unlock()
-	if len(drops) != 1 || drops[0] != "validator0 cometbft_consensus_quorum_prevote_delay 872" {
+	if len(drops) != 1 || drops[0] != "validator0 cometbft_p2p_message_send_bytes_total 872" {
 		t.Errorf("drops %q; want one report of 872 of 1000 dropped", drops)
 	}
 	var kept []int
 	for _, r := range rounds {
 		n, last := 0, ""
 		for _, s := range r {
-			if strings.HasPrefix(s.Series, "cometbft_consensus_quorum_prevote_delay") {
+			if strings.HasPrefix(s.Series, "cometbft_p2p_message_send_bytes_total") {
 				n++
 				last = s.Series
 			}
 		}
 		if n > 0 {
 			kept = append(kept, n)
-			if last != `cometbft_consensus_quorum_prevote_delay{proposer_address="0127"}` {
+			if last != `cometbft_p2p_message_send_bytes_total{message_type="m0127"}` {
 				t.Errorf("a round kept up to %s; want the first 128 by their labels", last)
 			}
 		}
@@ -310,5 +311,28 @@ func TestWatcherBoundsAHostilePage(t *testing.T) {
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0], "over 16 MiB") {
 		t.Errorf("errors %q; want the oversized page refused", errs)
+	}
+}
+
+// Series that differ by a peer or a proposer fold into one a node: the
+// bytes pending to every peer summed, the prevote delays after every
+// proposer averaged; other series stay as they are.
+func TestFold(t *testing.T) {
+	at := time.Now()
+	var in []Sample
+	for i := range 25 {
+		in = append(in, Sample{At: at, Node: "v0", Series: fmt.Sprintf(`cometbft_p2p_peer_pending_send_bytes{peer_id="p%02d"}`, i), Value: 100},
+			Sample{At: at, Node: "v0", Series: fmt.Sprintf(`cometbft_consensus_quorum_prevote_delay{proposer_address="a%02d"}`, i), Value: float64(i)})
+	}
+	in = append(in, Sample{At: at, Node: "v0", Series: `cometbft_p2p_message_send_bytes_total{message_type="mempool_Txs"}`, Value: 7})
+	sort.Slice(in, func(i, j int) bool { return in[i].Series < in[j].Series })
+	got := map[string]float64{}
+	for _, s := range Fold(in, Folded) {
+		got[s.Series] = s.Value
+	}
+	want := map[string]float64{"cometbft_p2p_peer_pending_send_bytes": 2500, "cometbft_consensus_quorum_prevote_delay": 12,
+		`cometbft_p2p_message_send_bytes_total{message_type="mempool_Txs"}`: 7}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Fold = %v, want %v", got, want)
 	}
 }

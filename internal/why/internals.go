@@ -219,6 +219,11 @@ func (v view) node(n Node) nodeInternals {
 			}
 		}
 	}
+	// The watcher folds these over peers and proposers (observe.Folded);
+	// a run stored before it did keeps them by label.
+	if m, ok := v.mean(n.Name, "cometbft_p2p_peer_pending_send_bytes"); ok {
+		ni.Pending, ni.HasPending = m, true
+	}
 	for _, series := range v.labelled(n.Name, "cometbft_p2p_peer_pending_send_bytes", "peer_id") {
 		if m, ok := v.mean(n.Name, series); ok {
 			ni.Pending, ni.HasPending = ni.Pending+m, true
@@ -231,6 +236,12 @@ func (v view) node(n Node) nodeInternals {
 		}
 	}
 	var q, f []float64
+	if m, ok := v.mean(n.Name, "cometbft_consensus_quorum_prevote_delay"); ok {
+		q = append(q, m)
+	}
+	if m, ok := v.mean(n.Name, "cometbft_consensus_full_prevote_delay"); ok {
+		f = append(f, m)
+	}
 	for _, s := range v.labelled(n.Name, "cometbft_consensus_quorum_prevote_delay", "proposer_address") {
 		if m, ok := v.mean(n.Name, s); ok {
 			q = append(q, m)

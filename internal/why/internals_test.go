@@ -54,7 +54,9 @@ func TestInternals(t *testing.T) {
 	var samples []observe.Sample
 	samples = append(samples, series("validator0", t0, val(0.25), map[string]float64{"cometbft_consensus_missing_validators": 1,
 		`cometbft_p2p_peer_pending_send_bytes{peer_id="a1"}`: 2000, `cometbft_p2p_peer_pending_send_bytes{peer_id="b2"}`: 1000})...)
-	samples = append(samples, series("validator1", t0, val(0.15), map[string]float64{"cometbft_consensus_missing_validators": 0})...)
+	samples = append(samples, series("validator1", t0, val(0.15), map[string]float64{"cometbft_consensus_missing_validators": 0,
+		// Folded over proposers by the watcher (observe.Folded).
+		"cometbft_consensus_quorum_prevote_delay": 0.2, "cometbft_consensus_full_prevote_delay": 0.3})...)
 	samples = append(samples, series("full0", t0, map[string]float64{
 		`cometbft_p2p_message_send_bytes_total{message_type="mempool_Txs"}`: 1_000,
 		"go_memstats_alloc_bytes_total":                                     2e6,
@@ -92,6 +94,8 @@ func TestInternals(t *testing.T) {
 	near("block time: executing and committing", 400) // (500 + 300) / 2
 	near("block time", 1000+200+200+100+400)
 	near("block execution", 12)
+	near("quorum prevote delay", 200)
+	near("full prevote delay", 300)
 	near("p2p pending send", 0.003) // MB waiting for validator0's two peers
 	near("late votes/s", 4)         // the full node's reset counter left out
 	near("missing validators", 0.5)
