@@ -36,6 +36,7 @@ min_committed_tps = %s
 max_unresolved = 0
 [observe]
 profiles = [{node = "full0", kind = "allocs", at = "2s"}]
+window_profiles = [] # the one profile asked for, alone (TestWhyNamesPlantedCauses checks the window's)
 # The follower reads validator0 first: restarting it mid-run must lose no
 # block. (One of two validators down halts the chain for a few seconds,
 # hence the low committed tx/s criterion.)
