@@ -71,7 +71,7 @@ func explain(ctx context.Context, o RunOptions, r *results.Run, net *live.Net, e
 	if o.Store == nil {
 		return
 	}
-	series, err := o.Store.Series(context.WithoutCancel(ctx), r.ID)
+	series, err := o.Store.SeriesBetween(context.WithoutCancel(ctx), r.ID, from, to)
 	if err != nil {
 		rec.event("internals_error", err.Error())
 		return

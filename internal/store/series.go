@@ -49,6 +49,28 @@ func (s *Store) Series(ctx context.Context, runID string) ([]observe.Sample, err
 	return out, rows.Err()
 }
 
+// SeriesBetween returns a run's node samples from from to to (both
+// included) in time order: what a window's figures need, without reading
+// a long run's every sample into memory.
+func (s *Store) SeriesBetween(ctx context.Context, runID string, from, to time.Time) ([]observe.Sample, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT node, series, at, value FROM node_series WHERE run_id = ? AND at >= ? AND at <= ? ORDER BY at, node, series`), runID, ts(from), ts(to))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []observe.Sample
+	for rows.Next() {
+		var x observe.Sample
+		var at string
+		if err := rows.Scan(&x.Node, &x.Series, &at, &x.Value); err != nil {
+			return nil, err
+		}
+		x.At, _ = time.Parse(timeFormat, at)
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
 // Profile records a captured profile: where its file is and its top list.
 func (s *Store) Profile(ctx context.Context, runID string, p *observe.Profile) error {
 	top, err := json.Marshal(p.Top)

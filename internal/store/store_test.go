@@ -140,6 +140,10 @@ func TestStoreSuite(t *testing.T) {
 				!series[2].At.Equal(start.Add(2*time.Second)) || series[2].Node != observe.Machine {
 				t.Errorf("Series = %+v, %v", series, err)
 			}
+			window, err := s.SeriesBetween(ctx, "run-a", start.Add(1500*time.Millisecond), start.Add(2*time.Second))
+			if err != nil || len(window) != 1 || window[0].Node != observe.Machine {
+				t.Errorf("SeriesBetween 1.5 s..2 s = %+v, %v; want load1 alone", window, err)
+			}
 			profs, err := s.Profiles(ctx, "run-a")
 			if err != nil || len(profs) != 1 || profs[0].Top[0].Func != "cachekv.NewStore" || profs[0].Top[0].Flat != 1<<30 || !profs[0].At.Equal(prof.At) {
 				t.Errorf("Profiles = %+v, %v", profs, err)
