@@ -92,8 +92,8 @@ type Watcher struct {
 // MaxMetricsPage bytes is an error for that round (never cut and parsed
 // in part); of a metric name (with its labels) at most MaxSeriesPerName
 // series are kept, the same ones each round (the first by their labels),
-// so that a node with a series a peer or a proposer cannot fill the
-// results database.
+// so that a node that labels a series by peer, proposer or anything else
+// without bound cannot fill the results database.
 const (
 	MaxMetricsPage   = 16 << 20
 	MaxSeriesPerName = 128
