@@ -116,6 +116,9 @@ func TestWhyNamesPlantedCauses(t *testing.T) {
 			t.Errorf("the run's summary lacks %q:\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, "\n  missing:") { // every validator up: none named
+		t.Errorf("a validator named missing in a run where all signed:\n%s", out)
+	}
 	html, err := os.ReadFile(filepath.Join(reports, base.ID, "report.html"))
 	if err != nil || !strings.Contains(string(html), "<figcaption>Where each height&#39;s time went (validators&#39; mean)</figcaption><svg") {
 		t.Errorf("report.html does not draw the timeline (%v)", err)

@@ -31,29 +31,18 @@ func (s *Store) Samples(ctx context.Context, runID string, samples []observe.Sam
 
 // Series returns a run's node samples in time order.
 func (s *Store) Series(ctx context.Context, runID string) ([]observe.Sample, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT node, series, at, value FROM node_series WHERE run_id = ? ORDER BY at, node, series`), runID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []observe.Sample
-	for rows.Next() {
-		var x observe.Sample
-		var at string
-		if err := rows.Scan(&x.Node, &x.Series, &at, &x.Value); err != nil {
-			return nil, err
-		}
-		x.At, _ = time.Parse(timeFormat, at)
-		out = append(out, x)
-	}
-	return out, rows.Err()
+	return s.series(ctx, `SELECT node, series, at, value FROM node_series WHERE run_id = ? ORDER BY at, node, series`, runID)
 }
 
 // SeriesBetween returns a run's node samples from from to to (both
 // included) in time order: what a window's figures need, without reading
 // a long run's every sample into memory.
 func (s *Store) SeriesBetween(ctx context.Context, runID string, from, to time.Time) ([]observe.Sample, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT node, series, at, value FROM node_series WHERE run_id = ? AND at >= ? AND at <= ? ORDER BY at, node, series`), runID, ts(from), ts(to))
+	return s.series(ctx, `SELECT node, series, at, value FROM node_series WHERE run_id = ? AND at >= ? AND at <= ? ORDER BY at, node, series`, runID, ts(from), ts(to))
+}
+
+func (s *Store) series(ctx context.Context, query string, args ...any) ([]observe.Sample, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
 	if err != nil {
 		return nil, err
 	}

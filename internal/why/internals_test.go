@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/observe"
 )
 
@@ -76,16 +77,7 @@ func TestInternals(t *testing.T) {
 	if err := f.Check(); err != nil {
 		t.Fatal(err)
 	}
-	near := func(name string, want float64) {
-		t.Helper()
-		x, ok := f.Figure(name)
-		if !ok {
-			t.Fatalf("no figure %q", name)
-		}
-		if math.Abs(x.Value-want) > 1e-6*max(1, math.Abs(want)) {
-			t.Errorf("%s = %g, want %g", name, x.Value, want)
-		}
-	}
+	near := func(name string, want float64) { t.Helper(); figureNear(t, f, name, want, 1e-6*max(1, math.Abs(want))) }
 	near("p2p sent: block parts", 60) // kB/s, two validators
 	near("p2p sent: votes", 4)
 	near("p2p sent: txs", 17)
@@ -160,5 +152,17 @@ func TestTrafficOf(t *testing.T) {
 		if got := trafficOf(in); got != want {
 			t.Errorf("trafficOf(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// figureNear fails t unless f has the figure name within tol of want.
+func figureNear(t *testing.T, f finding.Finding, name string, want, tol float64) {
+	t.Helper()
+	x, ok := f.Figure(name)
+	if !ok {
+		t.Fatalf("no figure %q in %v", name, f.Figures)
+	}
+	if math.Abs(x.Value-want) > tol {
+		t.Errorf("%s = %g, want %g", name, x.Value, want)
 	}
 }

@@ -68,16 +68,7 @@ func TestTimelinePhases(t *testing.T) {
 	if err := f.Check(); err != nil {
 		t.Fatal(err)
 	}
-	near := func(name string, want float64) {
-		t.Helper()
-		x, ok := f.Figure(name)
-		if !ok {
-			t.Fatalf("no figure %q in %v", name, f.Figures)
-		}
-		if math.Abs(x.Value-want) > 0.5 {
-			t.Errorf("%s = %.2f, want %.2f", name, x.Value, want)
-		}
-	}
+	near := func(name string, want float64) { t.Helper(); figureNear(t, f, name, want, 0.5) }
 	// Heights 2..8, the validators' means: validator2 saw its previous
 	// header 20 ms late, so its Propose step came 80 ms after it.
 	near("height time: after commit", (100+100+80)/3.0)
