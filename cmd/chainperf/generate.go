@@ -32,7 +32,7 @@ func generateCmd() *cobra.Command {
 			if err := json.Unmarshal(data, &spec); err != nil {
 				return fmt.Errorf("%s: %w", specFile, err)
 			}
-			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			res, err := experiment.RunGenerator(cmd.Context(), spec, log)
 			if err != nil {
 				return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chainperf/chainperf/internal/secret"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
 )
 
@@ -75,7 +76,13 @@ func execute() int {
 		stop()
 		os.Exit(exitInterrupted)
 	})
-	err := rootCmd().ExecuteContext(ctx)
+	// Nothing chainperf prints holds a secret it was given, whichever
+	// library's error quotes it.
+	stdout, stderr := secret.NewWriter(os.Stdout), secret.NewWriter(os.Stderr)
+	root := rootCmd()
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
 		return 0
@@ -84,7 +91,7 @@ func execute() int {
 	case errors.Is(err, errInconclusive):
 		return exitInconclusive
 	default:
-		fmt.Fprintln(os.Stderr, "chainperf:", err)
+		fmt.Fprintln(stderr, "chainperf:", err)
 		return exitError
 	}
 }

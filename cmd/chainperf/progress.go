@@ -56,6 +56,9 @@ func serveLiveMetrics(cmd *cobra.Command, addr string, remote bool, live *liveVi
 }
 
 func isTerminal(out io.Writer) bool {
+	if u, ok := out.(interface{ Unwrap() io.Writer }); ok {
+		out = u.Unwrap()
+	}
 	f, ok := out.(*os.File)
 	if !ok {
 		return false

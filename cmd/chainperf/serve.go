@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +30,7 @@ this machine only unless --allow-remote is given with another address.`,
 				return err
 			}
 			defer st.Close()
-			srv, err := dashboard.New(st, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+			srv, err := dashboard.New(st, slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), nil)))
 			if err != nil {
 				return err
 			}

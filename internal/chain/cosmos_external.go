@@ -11,6 +11,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/secret"
 )
 
 // external is what a Cosmos run on a network chainperf did not make reads
@@ -98,5 +99,6 @@ func readMnemonic(cs scenario.Cosmos) (string, error) {
 	if len(data) > MaxMnemonicBytes {
 		return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_file: %s is over %d bytes: a mnemonic is a line of words", cs.FunderMnemonicFile, MaxMnemonicBytes)
 	}
+	secret.Remember(strings.TrimSpace(string(data)))
 	return string(data), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/secret"
 )
 
 // Write renders r, with its node samples (may be nil), into dir (created
@@ -29,12 +30,13 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 		return nil, err
 	}
 	paths := []string{filepath.Join(dir, "summary.json"), filepath.Join(dir, "report.md")}
-	if err := files.WriteAtomic(paths[0], js, 0o644); err != nil {
+	// Whatever reached the record (a node's error, a URL) is masked.
+	if err := files.WriteAtomic(paths[0], []byte(secret.Redact(string(js))), 0o644); err != nil {
 		return nil, err
 	}
 	var md strings.Builder
 	Markdown(&md, r)
-	if err := files.WriteAtomic(paths[1], []byte(md.String()), 0o644); err != nil {
+	if err := files.WriteAtomic(paths[1], []byte(secret.Redact(md.String())), 0o644); err != nil {
 		return nil, err
 	}
 	var html strings.Builder
@@ -42,7 +44,7 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 		return nil, fmt.Errorf("report.html: %w", err)
 	}
 	paths = append(paths, filepath.Join(dir, "report.html"))
-	if err := files.WriteAtomic(paths[2], []byte(html.String()), 0o644); err != nil {
+	if err := files.WriteAtomic(paths[2], []byte(secret.Redact(html.String())), 0o644); err != nil {
 		return nil, err
 	}
 	return paths, nil

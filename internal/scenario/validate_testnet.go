@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
+	"github.com/chainperf/chainperf/internal/secret"
 	"slices"
 	"strings"
 	"time"
@@ -392,14 +394,12 @@ func checkURL(c *checker, path, v string, needed bool) {
 		}
 		return
 	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		c.fail(path, "%q: give an http:// or https:// URL with a host", Redact(v))
+	if _, _, err := nodehttp.Canonical(v); err != nil {
+		c.fail(path, "%v", err)
 	}
 }
 
-// Redact strips credentials from a URL (user:password@) wherever it
-// appears in s, so that no message, record or report holds them.
-func Redact(s string) string { return credsRE.ReplaceAllString(s, "$1") }
-
-var credsRE = regexp.MustCompile(`(?i)([a-z][a-z0-9+.-]*://)[^/\s"']*@`)
+// Redact masks the secrets in s (credentials of a URL, password= and the
+// values chainperf was given), so that no message, record or report
+// holds them.
+func Redact(s string) string { return secret.Redact(s) }

@@ -13,6 +13,7 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/secret"
 )
 
 const timeFormat = "2006-01-02T15:04:05.000000000Z07:00" // fixed width: sorts as text
@@ -41,11 +42,11 @@ func (s *Store) Begin(ctx context.Context, r *results.Run, o Owner) error {
 	}
 	defer tx.Rollback()
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO runs (id, scenario, scenario_text, status, started_at, harness_pid, harness_start, harness_host, harness_boot)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), r.ID, r.Scenario, r.Text, string(results.StatusRunning), ts(r.Start), o.PID, int64(o.Start), o.Host, o.Boot); err != nil {
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`), r.ID, r.Scenario, secret.Redact(r.Text), string(results.StatusRunning), ts(r.Start), o.PID, int64(o.Start), o.Host, o.Boot); err != nil {
 		return fmt.Errorf("record run %s: %w", r.ID, err)
 	}
 	for k, v := range r.Labels {
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`), r.ID, k, v); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_labels (run_id, key, value) VALUES (?, ?, ?)`), r.ID, k, secret.Redact(v)); err != nil {
 			return err
 		}
 	}
@@ -55,7 +56,7 @@ func (s *Store) Begin(ctx context.Context, r *results.Run, o Owner) error {
 // Event records something that happened during a run (a phase change, a
 // fault).
 func (s *Store) Event(ctx context.Context, runID, kind, detail string) error {
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO events (run_id, at, kind, detail) VALUES (?, ?, ?, ?)`), runID, ts(time.Now()), kind, detail)
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO events (run_id, at, kind, detail) VALUES (?, ?, ?, ?)`), runID, ts(time.Now()), kind, secret.Redact(detail))
 	return err
 }
 
@@ -92,7 +93,7 @@ func (s *Store) Finish(ctx context.Context, r *results.Run) error {
 		passed = r.Passed
 	}
 	if _, err := tx.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = ?, ended_at = ?, passed = ?, record = ? WHERE id = ?`),
-		string(r.Status), r.Error, ts(r.End), passed, string(record), r.ID); err != nil {
+		string(r.Status), secret.Redact(r.Error), ts(r.End), passed, secret.Redact(string(record)), r.ID); err != nil {
 		return fmt.Errorf("record end of %s: %w", r.ID, err)
 	}
 	return tx.Commit()

@@ -21,6 +21,7 @@ import (
 	_ "modernc.org/sqlite"             // registers "sqlite"
 
 	"github.com/chainperf/chainperf/internal/files"
+	"github.com/chainperf/chainperf/internal/secret"
 )
 
 // DefaultPath is the SQLite file used when neither --db nor CHAINPERF_DB
@@ -79,6 +80,10 @@ func isPostgres(dsn string) bool {
 // password=..."), which would otherwise become a SQLite file name (and
 // its password part of every message). The error never repeats dsn.
 func checkDSN(dsn string) error {
+	rememberSecrets(dsn)
+	if !isPostgres(dsn) && mistypedURL.MatchString(dsn) {
+		return fmt.Errorf("results database: %q looks like a database URL with a mistyped scheme: use postgres://USER:PASSWORD@HOST/DB or a SQLite file path", secret.Redact(dsn))
+	}
 	if scheme, _, ok := strings.Cut(dsn, "://"); ok && !isPostgres(dsn) {
 		return fmt.Errorf("results database: unknown URL scheme %q: use postgres://USER:PASSWORD@HOST/DB or a SQLite file path", scheme)
 	}
@@ -86,6 +91,29 @@ func checkDSN(dsn string) error {
 		return fmt.Errorf("results database: a keyword DSN (host=... password=...) is not read: write it as postgres://USER:PASSWORD@HOST/DB")
 	}
 	return nil
+}
+
+// mistypedURL: a scheme with one slash or none, or credentials, in what
+// would otherwise be taken for a SQLite file name.
+var mistypedURL = regexp.MustCompile(`(?i)^postgres(ql)?(:|//)|^[a-z][a-z0-9+.-]*:/[^/]|^[^/@]*:[^/]*@`)
+
+// rememberSecrets has every password in dsn masked from now on, however a
+// library's error quotes it.
+func rememberSecrets(dsn string) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return
+	}
+	if pw, ok := u.User.Password(); ok {
+		secret.Remember(pw, url.QueryEscape(pw), u.User.String())
+	}
+	for k, vs := range u.Query() {
+		if strings.Contains(strings.ToLower(k), "password") {
+			for _, v := range vs {
+				secret.Remember(v, url.QueryEscape(v))
+			}
+		}
+	}
 }
 
 var keywordDSN = regexp.MustCompile(`(?i)(^|\s)(host|hostaddr|port|dbname|user|password|sslmode)\s*=`)

@@ -1,0 +1,206 @@
+// Package nodehttp is how chainperf reads a node's HTTP answers (RPC,
+// JSON-RPC, metrics, pprof): every answer has a size cap and a time cap,
+// going over either is a typed error that names the address and the cap,
+// and a redirect is never followed to another host. A node chainperf does
+// not own is input like any other: it can answer 200 MB or never finish.
+package nodehttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Limits are the caps of one kind of answer.
+type Limits struct {
+	Bytes int64         // the body read, at most
+	Time  time.Duration // from the request to the body's last byte
+}
+
+// The caps of each read. A block is up to CometBFT's largest (100 MiB
+// of txs, one third more as base64); the rest are small answers.
+var (
+	Small   = Limits{Bytes: 1 << 20, Time: 5 * time.Second}    // status, health, net_info, a broadcast's answer
+	Block   = Limits{Bytes: 160 << 20, Time: 30 * time.Second} // block, block_results
+	Metrics = Limits{Bytes: 16 << 20, Time: 10 * time.Second}  // a Prometheus page
+	Query   = Limits{Bytes: 4 << 20, Time: 10 * time.Second}   // validators, abci_query, JSON-RPC calls
+)
+
+// TooLarge is an answer over its size cap: it was not read.
+type TooLarge struct {
+	URL   string // redacted: no credentials
+	Limit int64
+}
+
+func (e *TooLarge) Error() string {
+	return fmt.Sprintf("%s answered more than %s: not read (a node's answer is capped)", e.URL, size(e.Limit))
+}
+
+// TooSlow is an answer not complete within its time cap.
+type TooSlow struct {
+	URL   string
+	Limit time.Duration
+}
+
+func (e *TooSlow) Error() string {
+	return fmt.Sprintf("%s did not answer within %s (a node's answer is capped)", e.URL, e.Limit)
+}
+
+// OverCap says whether err is an answer over a cap, and which.
+func OverCap(err error) (string, bool) {
+	var tl *TooLarge
+	var ts *TooSlow
+	switch {
+	case errors.As(err, &tl):
+		return tl.Error(), true
+	case errors.As(err, &ts):
+		return ts.Error(), true
+	}
+	return "", false
+}
+
+func size(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
+}
+
+// Client returns an HTTP client whose every answer is held to l: the
+// body errors with *TooLarge past l.Bytes, the request or the body with
+// *TooSlow past l.Time. It follows a redirect only to the same scheme,
+// host and port (at most 3).
+func Client(l Limits) *http.Client {
+	return &http.Client{Transport: &transport{base: base, l: l}, CheckRedirect: sameHost}
+}
+
+// base is shared: one pool of connections to the nodes for every cap.
+var base = &http.Transport{
+	Proxy:                  nil, // a node's address is never sent to a proxy from the environment
+	DisableCompression:     true,
+	MaxIdleConnsPerHost:    4,
+	IdleConnTimeout:        30 * time.Second,
+	ResponseHeaderTimeout:  0, // the time cap covers it
+	MaxResponseHeaderBytes: 64 << 10,
+}
+
+func sameHost(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	if len(via) > 3 {
+		return fmt.Errorf("%s: more than 3 redirects: not followed", Redact(first))
+	}
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("%s redirected to another host (%s): not followed", Redact(first), Redact(req.URL))
+	}
+	return nil
+}
+
+type transport struct {
+	base http.RoundTripper
+	l    Limits
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	u := Redact(req.URL)
+	slow := &TooSlow{URL: u, Limit: t.l.Time}
+	ctx, cancel := context.WithTimeoutCause(req.Context(), t.l.Time, slow)
+	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		if errors.Is(context.Cause(ctx), slow) {
+			return nil, slow
+		}
+		return nil, err
+	}
+	resp.Body = &body{rc: resp.Body, left: t.l.Bytes, ctx: ctx, cancel: cancel, large: &TooLarge{URL: u, Limit: t.l.Bytes}, slow: slow}
+	return resp, nil
+}
+
+// body reads at most left bytes; one more is an error, not a short read.
+type body struct {
+	rc     io.ReadCloser
+	left   int64
+	ctx    context.Context
+	cancel context.CancelFunc
+	large  *TooLarge
+	slow   *TooSlow
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.large
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n + int(b.left), b.large
+	}
+	if err != nil && err != io.EOF && errors.Is(context.Cause(b.ctx), b.slow) {
+		return n, b.slow
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	b.cancel()
+	return b.rc.Close()
+}
+
+// Get reads the answer to a GET of u within l; any status but 200 is an
+// error that carries the answer's first bytes.
+func Get(ctx context.Context, c *http.Client, u string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, unwrapURL(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return data, fmt.Errorf("%s: HTTP %d", Redact(req.URL), resp.StatusCode)
+	}
+	return data, nil
+}
+
+// unwrapURL returns a cap's error alone: *url.Error would print the
+// address twice.
+func unwrapURL(err error) error {
+	var tl *TooLarge
+	var ts *TooSlow
+	if errors.As(err, &tl) {
+		return tl
+	}
+	if errors.As(err, &ts) {
+		return ts
+	}
+	return err
+}
+
+// Redact is u without credentials or fragment, and with a query only of
+// the parameters chainperf itself adds: what may be shown.
+func Redact(u *url.URL) string {
+	c := *u
+	c.User, c.Fragment, c.RawFragment = nil, "", ""
+	for k := range c.Query() {
+		if !shownParams[k] {
+			c.RawQuery = ""
+			break
+		}
+	}
+	return c.String()
+}
+
+var shownParams = map[string]bool{"height": true, "page": true, "per_page": true, "seconds": true, "minHeight": true, "maxHeight": true}
