@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"slices"
-	"time"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
@@ -111,7 +111,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	mix := mixOf(w)
 	var validators []string
 	if slices.ContainsFunc(mix, func(m cosmos.MixEntry) bool { return m.Msg == cosmos.MsgDelegateKind }) {
-		if validators, err = cosmos.QueryValidators(ctx, &http.Client{Timeout: 10 * time.Second}, rpcs[0]); err != nil {
+		if validators, err = cosmos.QueryValidators(ctx, nodehttp.Client(nodehttp.Query), rpcs[0]); err != nil {
 			return nil, fmt.Errorf("read the validators to stake with: %w", err)
 		}
 	}
@@ -202,7 +202,7 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 	r.SetFinding(c.record.Finding())
 	c.log.Info("balance check", "result", b.String())
 	if c.ext != nil && c.s.Testnet.Cosmos.SweepBack {
-		back, err := cosmos.Sweep(ctx, &http.Client{Timeout: 10 * time.Second}, c.ext.cfg, c.ext.wallets)
+		back, err := cosmos.Sweep(ctx, nodehttp.Client(nodehttp.Query), c.ext.cfg, c.ext.wallets)
 		c.ext.record.Swept = back
 		r.SetFinding(c.record.Finding())
 		if err != nil {

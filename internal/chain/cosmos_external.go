@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -30,7 +31,7 @@ type external struct {
 func (c *Cosmos) fundExternal(ctx context.Context, rpc string) (*external, error) {
 	cs := c.s.Testnet.Cosmos
 	began := time.Now()
-	hc := &http.Client{Timeout: 10 * time.Second}
+	hc := nodehttp.Client(nodehttp.Query)
 	ch, err := cosmos.ReadChain(ctx, hc, rpc)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/nodehttp"
+
 	"github.com/chainperf/chainperf/internal/load"
 )
 
@@ -210,7 +212,7 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 		weights += cfg.Mix[i].Weight
 	}
 	return &Workload{cfg: cfg, wallets: wallets, state: state, kinds: kinds, weights: weights,
-		http: &http.Client{Timeout: 10 * time.Second}, effects: map[load.Hash]*effect{}}, nil
+		http: nodehttp.Client(nodehttp.Query), effects: map[load.Hash]*effect{}}, nil
 }
 
 func (w *Workload) String() string {

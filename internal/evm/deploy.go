@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"net/http"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 )
@@ -30,7 +31,7 @@ const distributeChunk = 200
 // 200 wallets) and waits for every receipt: the token's address, or why
 // the chain would not have it.
 func DeployToken(ctx context.Context, d Deploy) (Address, error) {
-	c := &http.Client{Timeout: 10 * time.Second}
+	c := nodehttp.Client(nodehttp.Query)
 	supply := new(big.Int).Mul(d.Each, big.NewInt(int64(len(d.Wallets))))
 	data, err := DeployData(supply)
 	if err != nil {

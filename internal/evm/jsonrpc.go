@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // ChainID asks the JSON-RPC server at url for its chain's EVM chain ID
 // (eth_chainId), trying for up to wait while the node starts it.
 func ChainID(ctx context.Context, url string, wait time.Duration) (uint64, error) {
-	c := &http.Client{Timeout: 5 * time.Second}
+	c := nodehttp.Client(nodehttp.Query)
 	deadline := time.Now().Add(wait)
 	for {
 		id, err := chainID(ctx, c, url)

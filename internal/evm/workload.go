@@ -11,7 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
@@ -119,7 +120,7 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 		return nil, fmt.Errorf("evm workload: %d wallets, %d targets, %d kinds: need 2 wallets, a target and a kind", len(wallets), cfg.Targets, len(cfg.Mix))
 	}
 	w := &Workload{cfg: cfg, wallets: wallets, state: make([]wstate, len(wallets)),
-		http: &http.Client{Timeout: 10 * time.Second}, refs: map[uint64]ref{},
+		http: nodehttp.Client(nodehttp.Query), refs: map[uint64]ref{},
 		hashes: map[load.Hash]pair{}, committed: make([]int64, len(wallets)), tokens: make([]big.Int, len(wallets)),
 		kinds: make([]cosmos.KindCounts, len(cfg.Mix))}
 	for i := range w.state {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/live"
@@ -24,10 +24,6 @@ func tip(ctx context.Context, net *live.Net) int64 {
 // above, and returns its height; it fails when n exits, at deadline (by
 // clk) or when ctx ends.
 func waitCaughtUp(ctx context.Context, net *live.Net, n *testnet.Node, tip int64, deadline time.Time, clk clock) (int64, error) {
-	c, err := rpchttp.New(net.Endpoint(n).RPC, "/websocket")
-	if err != nil {
-		return 0, err
-	}
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	var height int64
@@ -36,11 +32,11 @@ func waitCaughtUp(ctx context.Context, net *live.Net, n *testnet.Node, tip int64
 			return height, fmt.Errorf("exited during catch-up (%v)", err)
 		}
 		qctx, cancel := context.WithTimeout(ctx, time.Second)
-		st, err := c.Status(qctx)
+		st, err := nodehttp.ReadStatus(qctx, net.Endpoint(n).RPC)
 		cancel()
 		if err == nil {
-			height = st.SyncInfo.LatestBlockHeight
-			if !st.SyncInfo.CatchingUp && height >= tip {
+			height = st.Height
+			if !st.CatchingUp && height >= tip {
 				return height, nil
 			}
 		}

@@ -46,7 +46,11 @@ type DriveOptions struct {
 	// OnBlock, if set, gets every block as soon as its commit round is
 	// known (the store records blocks as the run goes).
 	OnBlock func(observe.Block)
-	Log     *slog.Logger
+	// OnProblem, if set, hears what the run must say of the block
+	// follower (a node over a cap, a bad height, a stall, heights left
+	// unread).
+	OnProblem func(kind, detail string)
+	Log       *slog.Logger
 	// Spread, when set, makes this Drive one of several generators of a
 	// phase (spread.go).
 	Spread *Spread
@@ -130,6 +134,7 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	}
 	if len(o.Follow) > 0 {
 		follower = observe.NewFollower(o.Follow, from, feed, o.OnBlock, o.Log)
+		follower.OnProblem = o.OnProblem
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -169,6 +174,9 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	stopFollow()
 	wg.Wait()
 	ledger.Close()
+	if follower != nil {
+		sayUnread(follower, o.OnProblem)
+	}
 
 	r := phaseOf(o, model, wl, start, ledger, gen, follower)
 	if o.Spread != nil {
@@ -325,4 +333,15 @@ func (f *blockFeed) BlockTime(height int64, t time.Time) {
 		f.pid.Seen(el, refused)
 	}
 	f.prev, f.slowest, f.sent, f.rejected = t, 0, sent, rejected
+}
+
+// sayUnread tells of heights a node said the chain had that the follower
+// did not read by the phase's end: their txs are unresolved, and the run
+// says why.
+func sayUnread(f *observe.Follower, say func(kind, detail string)) {
+	next, tip := f.Unread()
+	if say == nil || tip < next+1 {
+		return // the last height may be a block made as the phase ended
+	}
+	say("follower_gap", fmt.Sprintf("heights %d-%d were not read by the end of the phase (the nodes said the chain reached %d)", next, tip, tip))
 }

@@ -340,7 +340,7 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 		OnBlock: onBlock,
 		RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: ph.targets, Follow: ph.follow, Load: plan.load, Workload: ph.s.Workload,
 		Warmup: plan.warmup, Cooldown: plan.cooldown, Drain: ph.s.Experiment.DrainTimeout.D(),
-		Progress: progress, Log: o.Log, Made: ph.made,
+		Progress: progress, Log: o.Log, Made: ph.made, OnProblem: ph.rec.event,
 	}
 	if c, ok := ph.made.(chain.Committer); ok {
 		do.OnCommit = c.Committed

@@ -130,6 +130,7 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 	own := load.NewLedger(start, false)
 	feed := &blockFeed{Ledger: own, start: start}
 	follower := observe.NewFollower(o.Follow, from+1, feed, nil, o.Log)
+	follower.OnProblem = o.OnProblem
 	followCtx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Add(2)

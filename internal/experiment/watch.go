@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -57,10 +58,12 @@ func watchTargets(ctx context.Context, nodes []*testnet.Node, endpoint func(*tes
 			rec.write(func(st *store.Store) error { return st.Samples(bg, rec.runID, s) })
 		},
 		OnDrop: func(node, name string, dropped int) {
-			rec.storeOnly("series_dropped", fmt.Sprintf("%s: %s: %d series over the %d kept of a name were not kept", node, name, dropped, observe.MaxSeriesPerName))
+			rec.event("series_dropped", fmt.Sprintf("%s: %s: %d series over the %d kept of a name were not kept", node, name, dropped, observe.MaxSeriesPerName))
 		},
 		OnError: func(node string, err error) {
-			if err != nil {
+			if msg, over := nodehttp.OverCap(err); over {
+				rec.event("node_answer", fmt.Sprintf("%s: %s", node, msg)) // the report says it
+			} else if err != nil {
 				rec.storeOnly("scrape_error", fmt.Sprintf("%s: %v", node, err))
 			} else {
 				rec.storeOnly("scrape_ok", node)
@@ -156,6 +159,7 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 		rep.Blocks++
 		rec.write(func(st *store.Store) error { return st.Block(context.WithoutCancel(ctx), r.ID, 0, b) })
 	}, nil)
+	f.OnProblem = rec.event
 	_ = f.Run(wctx)
 	rep.Samples = stop()
 	rep.Wall = time.Since(start)

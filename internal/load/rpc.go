@@ -136,6 +136,10 @@ func decodeReplies(body []byte, into []reply, batch bool) ([]reply, error) {
 	return append(into, r), nil
 }
 
+// MaxAnswer is the largest answer to a broadcast (or a batch of them)
+// read from a node.
+const MaxAnswer = 4 << 20
+
 // newClient returns an HTTP client with keep-alive connections, up to
 // conns per node.
 // MaxConnsPerNode caps the connections to one RPC node below CometBFT's
@@ -223,11 +227,14 @@ func newClient(conns int, timeout time.Duration, set *connSet) *fasthttp.Client 
 		// The connection used last is used next, so that those a burst
 		// opened sit idle and close (fasthttp's default takes the oldest,
 		// keeping every one ever opened in use).
-		ConnPoolStrategy:   fasthttp.LIFO,
-		ReadTimeout:        timeout,
-		WriteTimeout:       timeout,
-		MaxConnWaitTimeout: timeout,
-		Dial:               set.dial,
+		ConnPoolStrategy: fasthttp.LIFO,
+		// A node's answer to a broadcast is small: one of many megabytes
+		// is a send error, not a read into memory.
+		MaxResponseBodySize: MaxAnswer,
+		ReadTimeout:         timeout,
+		WriteTimeout:        timeout,
+		MaxConnWaitTimeout:  timeout,
+		Dial:                set.dial,
 	}
 }
 

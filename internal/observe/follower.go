@@ -5,18 +5,22 @@ package observe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
-	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+	cmtjson "github.com/cometbft/cometbft/libs/json"
+	ctypes "github.com/cometbft/cometbft/rpc/core/types"
+	rpctypes "github.com/cometbft/cometbft/rpc/jsonrpc/types"
 	"github.com/cometbft/cometbft/types"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // A Block is what the follower records of one block.
@@ -60,6 +64,20 @@ type Follower struct {
 	ledger Ledger
 	poll   time.Duration
 	log    *slog.Logger
+	// OnProblem, if set, hears what the run must say of the follower: a
+	// node's answer over a cap, a height that makes no sense, a stall
+	// and its end (kind, detail naming the node).
+	OnProblem func(kind, detail string)
+	// StallAfter: no block read for this long while a node says there
+	// are more is a stall (0: 10 s).
+	StallAfter time.Duration
+
+	mu       sync.Mutex      // told: the block and results readers both say problems
+	told     map[string]bool // problems already said, by kind and node
+	tip      int64           // the highest height a node said it has, that the follower believed
+	lastRead time.Time       // when a block was last read
+	stalled  bool
+	lastErr  string
 
 	next    atomic.Int64 // next height to read
 	node    int          // index of the node read from
@@ -84,34 +102,25 @@ func NewFollower(rpcs []string, from int64, ledger Ledger, onBlock func(Block), 
 func Latest(ctx context.Context, rpcs []string) (int64, error) {
 	var last error
 	for _, u := range rpcs {
-		c, err := rpchttp.New(u, "/websocket")
-		if err != nil {
-			return 0, err
-		}
-		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		st, err := c.Status(qctx)
-		cancel()
+		st, err := nodehttp.ReadStatus(ctx, u)
 		if err == nil {
-			return st.SyncInfo.LatestBlockHeight, nil
+			return st.Height, nil
 		}
 		last = err
 	}
 	return 0, fmt.Errorf("no node answers: %w", last)
 }
 
+// MaxBehind is how far below a node's latest height the follower may
+// begin: a start height further back than this is not believed (one bad
+// answer must not make it read a chain's whole history).
+const MaxBehind = 10_000
+
 // Run reads blocks until ctx ends. It returns nil then; errors of single
 // nodes only move it to the next node. Reading is two stages: blocks are
 // read (and their seen time taken) as soon as they exist, while their
 // results, which are much larger and slower to fetch, follow behind.
 func (f *Follower) Run(ctx context.Context) error {
-	clients := make([]*rpchttp.HTTP, len(f.rpcs))
-	for i, u := range f.rpcs {
-		c, err := rpchttp.New(u, "/websocket")
-		if err != nil {
-			return err
-		}
-		clients[i] = c
-	}
 	read := make(chan fetched, 1024)
 	done := make(chan struct{})
 	go func() {
@@ -123,11 +132,17 @@ func (f *Follower) Run(ctx context.Context) error {
 	defer func() { close(read); <-done }()
 	tick := time.NewTicker(f.poll)
 	defer tick.Stop()
+	f.lastRead = time.Now()
 	for {
-		if err := f.catchUp(ctx, clients[f.node], read); err != nil && ctx.Err() == nil {
+		if err := f.catchUp(ctx, f.rpcs[f.node], read); err != nil && ctx.Err() == nil {
 			f.log.Warn("follower: node failed, moving on", "node", f.rpcs[f.node], "err", err)
-			f.node = (f.node + 1) % len(clients)
+			f.lastErr = nodehttp.RedactString(f.rpcs[f.node]) + ": " + err.Error()
+			if msg, over := nodehttp.OverCap(err); over {
+				f.problem("node_answer", f.rpcs[f.node], msg)
+			}
+			f.node = (f.node + 1) % len(f.rpcs)
 		}
+		f.checkStall()
 		select {
 		case <-ctx.Done():
 			return nil
@@ -148,28 +163,137 @@ type fetched struct {
 	seen  time.Time
 }
 
-func (f *Follower) catchUp(ctx context.Context, c *rpchttp.HTTP, out chan<- fetched) error {
-	qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	st, err := c.Status(qctx)
-	cancel()
+func (f *Follower) catchUp(ctx context.Context, rpc string, out chan<- fetched) error {
+	st, err := nodehttp.ReadStatus(ctx, rpc)
 	if err != nil {
+		if errors.Is(err, nodehttp.ErrBadNumber) {
+			f.problem("bad_height", rpc, err.Error())
+		}
 		return err
 	}
-	for h := f.next.Load(); h <= st.SyncInfo.LatestBlockHeight; h = f.next.Load() {
-		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		rb, err := c.Block(qctx, &h)
-		cancel()
+	latest := st.Height
+	switch next := f.next.Load(); {
+	case latest < f.tip:
+		// Behind what a node said before: a node catching up, or one that
+		// lies. Read only what it has; the tip stays.
+		f.problem("bad_height", rpc, fmt.Sprintf("latest height %d is below %d, said before: a height does not go backwards", latest, f.tip))
+	case f.tip == 0 && latest-next > MaxBehind:
+		f.problem("bad_height", rpc, fmt.Sprintf("latest height %d is %d above the first height to read (%d): the start height is not believed; reading from %d",
+			latest, latest-next, next, latest))
+		f.next.Store(latest)
+		f.tip = latest
+	default:
+		f.tip = max(f.tip, latest)
+	}
+	for h := f.next.Load(); h <= latest; h = f.next.Load() {
+		blk, err := readBlock(ctx, rpc, h)
 		if err != nil {
+			var bad *badBlock
+			if errors.As(err, &bad) {
+				f.problem("bad_block", rpc, err.Error())
+			}
 			return fmt.Errorf("height %d: %w", h, err)
 		}
+		f.lastRead = time.Now()
+		if f.stalled {
+			f.stalled = false
+			f.say("follower_resumed", fmt.Sprintf("blocks read again from %s at height %d", nodehttp.RedactString(rpc), h))
+		}
 		select {
-		case out <- fetched{block: rb.Block, seen: time.Now()}:
+		case out <- fetched{block: blk, seen: f.lastRead}:
 		case <-ctx.Done():
 			return nil
 		}
 		f.next.Add(1)
 	}
 	return nil
+}
+
+// checkStall says when no block was read for StallAfter while a node had
+// said there were more (a chain that makes no block is not a stall).
+func (f *Follower) checkStall() {
+	after := f.StallAfter
+	if after <= 0 {
+		after = 10 * time.Second
+	}
+	if f.stalled || f.tip < f.next.Load() || time.Since(f.lastRead) < after {
+		return
+	}
+	f.stalled = true
+	why := f.lastErr
+	if why == "" {
+		why = "no error: the node did not give the block"
+	}
+	f.say("follower_stalled", fmt.Sprintf("no block read for %s while the chain is at height %d and the follower at %d (last: %s)",
+		after, f.tip, f.next.Load(), why))
+}
+
+// problem says something about a node once per kind and node.
+func (f *Follower) problem(kind, rpc, detail string) {
+	key := kind + " " + rpc
+	f.mu.Lock()
+	if f.told == nil {
+		f.told = map[string]bool{}
+	}
+	said := f.told[key]
+	f.told[key] = true
+	f.mu.Unlock()
+	if said {
+		return
+	}
+	f.say(kind, fmt.Sprintf("%s: %s", nodehttp.RedactString(rpc), detail))
+}
+
+func (f *Follower) say(kind, detail string) {
+	f.log.Warn("follower: "+kind, "detail", detail)
+	if f.OnProblem != nil {
+		f.OnProblem(kind, detail)
+	}
+}
+
+// Unread is how many heights a node said it had that the follower did
+// not read (after Run returned).
+func (f *Follower) Unread() (from, to int64) { return f.next.Load(), f.tip }
+
+// badBlock is an answer to /block that is not the block asked for.
+type badBlock struct{ msg string }
+
+func (e *badBlock) Error() string { return e.msg }
+
+var blockClient = nodehttp.Client(nodehttp.Block)
+
+// readBlock reads the block at height h, within nodehttp.Block's caps; a
+// block whose header is of another height is a *badBlock.
+func readBlock(ctx context.Context, rpc string, h int64) (*types.Block, error) {
+	data, err := nodehttp.Get(ctx, blockClient, fmt.Sprintf("%s/block?height=%d", rpc, h))
+	if err != nil && len(data) == 0 {
+		return nil, err
+	}
+	var resp rpctypes.RPCResponse
+	if jerr := json.Unmarshal(data, &resp); jerr != nil {
+		if err != nil {
+			return nil, err
+		}
+		return nil, &badBlock{fmt.Sprintf("block %d: not a JSON-RPC answer", h)}
+	}
+	if resp.Error != nil {
+		return nil, fmt.Errorf("block %d: %s %s", h, resp.Error.Message, clip(resp.Error.Data, 200))
+	}
+	var rb ctypes.ResultBlock
+	if err := cmtjson.Unmarshal(resp.Result, &rb); err != nil || rb.Block == nil {
+		return nil, &badBlock{fmt.Sprintf("block %d: not a CometBFT block (%v)", h, err)}
+	}
+	if rb.Block.Height != h {
+		return nil, &badBlock{fmt.Sprintf("asked for block %d, answered a block of height %d", h, rb.Block.Height)}
+	}
+	return rb.Block, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }
 
 // resolve fetches a block's results, trying every node until one answers
@@ -183,6 +307,9 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 			break
 		}
 		f.log.Warn("follower: block results failed", "height", h, "err", err)
+		if msg, over := nodehttp.OverCap(err); over {
+			f.problem("node_answer", f.rpcs[i%len(f.rpcs)], msg)
+		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	b := Block{
@@ -270,11 +397,7 @@ func validatorsAt(ctx context.Context, rpc string, height int64) ([]string, erro
 	defer cancel()
 	var out []string
 	for page := 1; page <= 100; page++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/validators?height=%d&page=%d&per_page=100", rpc, height, page), nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := resultsClient.Do(req)
+		data, err := nodehttp.Get(ctx, queryClient, fmt.Sprintf("%s/validators?height=%d&page=%d&per_page=100", rpc, height, page))
 		if err != nil {
 			return nil, err
 		}
@@ -286,10 +409,8 @@ func validatorsAt(ctx context.Context, rpc string, height int64) ([]string, erro
 				Total int `json:"total,string"`
 			} `json:"result"`
 		}
-		err = json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&r)
-		resp.Body.Close()
-		if err != nil || r.Result == nil {
-			return nil, fmt.Errorf("validators at %d: no answer (%v)", height, err)
+		if err := json.Unmarshal(data, &r); err != nil || r.Result == nil {
+			return nil, fmt.Errorf("validators at %d: not a validators answer", height)
 		}
 		for _, v := range r.Result.Validators {
 			out = append(out, v.Address)
@@ -305,13 +426,11 @@ func validatorsAt(ctx context.Context, rpc string, height int64) ([]string, erro
 // are decoded: the full results (events and all, through gogoproto's
 // jsonpb) cost the follower half its CPU.
 func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/block_results?height=%d", rpc, height), nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := resultsClient.Do(req)
+	resp, err := blockClient.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +546,7 @@ func anyParts(b []byte) (url string, value []byte) {
 	return url, value
 }
 
-var resultsClient = &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 2}}
+var queryClient = nodehttp.Client(nodehttp.Query)
 
 func (f *Follower) emit(b Block) {
 	f.blocks = append(f.blocks, b)

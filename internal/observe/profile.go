@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"sort"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 
 	"github.com/google/pprof/profile"
 )
@@ -34,6 +34,10 @@ type TopFunc struct {
 	Share float64 `json:"share"` // of the profile's total
 }
 
+// MaxProfile is the largest profile read from a node (a Go node's CPU
+// profile of a minute is well under a megabyte).
+const MaxProfile = 64 << 20
+
 // CaptureProfile fetches a profile of the given kind from a node's pprof
 // base URL (http://host:port/debug/pprof), writes it into dir and extracts
 // its top functions. cpu profiles last seconds; another kind with
@@ -47,23 +51,10 @@ func CaptureProfile(ctx context.Context, node, pprofURL, kind string, seconds in
 	case seconds > 0:
 		u = fmt.Sprintf("%s/%s?seconds=%d", pprofURL, kind, seconds)
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(seconds+30)*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
+	c := nodehttp.Client(nodehttp.Limits{Bytes: MaxProfile, Time: time.Duration(seconds+30) * time.Second})
+	data, err := nodehttp.Get(ctx, c, u)
 	if err != nil {
 		return nil, fmt.Errorf("%s profile of %s: %w", kind, node, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%s profile of %s: %w", kind, node, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s profile of %s: %s answered HTTP %d", kind, node, u, resp.StatusCode)
 	}
 	at := time.Now()
 	p := &Profile{Node: node, Kind: kind, At: at, Seconds: seconds}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/procfs"
@@ -83,7 +84,7 @@ type Watcher struct {
 	// were not kept.
 	OnDrop func(node, name string, dropped int)
 
-	client  http.Client
+	client  *http.Client
 	failing map[string]bool
 	dropped map[string]bool
 }
@@ -101,9 +102,7 @@ const (
 
 // Run watches until ctx ends.
 func (w *Watcher) Run(ctx context.Context) {
-	w.client.Timeout = max(w.Interval, time.Second)
-	// Nodes are near: gzip would cost more CPU than the bytes it saves.
-	w.client.Transport = &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 1}
+	w.client = nodehttp.Client(nodehttp.Limits{Bytes: MaxMetricsPage, Time: max(w.Interval, time.Second)})
 	w.failing, w.dropped = map[string]bool{}, map[string]bool{}
 	keep := map[string]bool{}
 	for _, k := range w.Keep {
@@ -181,15 +180,12 @@ func (w *Watcher) scrape(ctx context.Context, t Target, keep map[string]bool, at
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxMetricsPage+1))
+	body, err := io.ReadAll(resp.Body) // a page over MaxMetricsPage is an error, never cut
 	if err != nil {
 		return nil, err
 	}
-	if len(body) > MaxMetricsPage {
-		return nil, fmt.Errorf("%s: the metrics page is over %d MiB: not read", t.Metrics, MaxMetricsPage>>20)
-	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: HTTP %d", t.Metrics, resp.StatusCode)
+		return nil, fmt.Errorf("%s: HTTP %d", nodehttp.RedactString(t.Metrics), resp.StatusCode)
 	}
 	if len(keep) > 0 {
 		if body = keepLines(body, keep); len(body) == 0 {

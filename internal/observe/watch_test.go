@@ -309,7 +309,7 @@ func TestWatcherBoundsAHostilePage(t *testing.T) {
 	if len(kept) == 0 || slices.Max(kept) != MaxSeriesPerName {
 		t.Errorf("series kept a round %v; want %d", kept, MaxSeriesPerName)
 	}
-	if len(errs) != 1 || !strings.Contains(errs[0], "over 16 MiB") {
+	if len(errs) != 1 || !strings.Contains(errs[0], "more than 16 MiB: not read") {
 		t.Errorf("errors %q; want the oversized page refused", errs)
 	}
 }

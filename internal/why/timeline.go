@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"math"
-	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -15,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 
 	"github.com/gorilla/websocket"
 
@@ -134,30 +134,10 @@ func wsURL(rpc string) (string, error) {
 	return u.String(), nil
 }
 
-var statusClient = &http.Client{Timeout: 5 * time.Second}
-
-// address reads a node's validator address from its /status (1 MB at most).
+// address reads a node's validator address from its /status.
 func address(ctx context.Context, rpc string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(rpc, "/")+"/status", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := statusClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	var st struct {
-		Result struct {
-			ValidatorInfo struct {
-				Address string `json:"address"`
-			} `json:"validator_info"`
-		} `json:"result"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&st); err != nil {
-		return "", fmt.Errorf("status: %w", err)
-	}
-	return st.Result.ValidatorInfo.Address, nil
+	st, err := nodehttp.ReadStatus(ctx, rpc)
+	return st.Address, err
 }
 
 var queries = []string{"tm.event='NewRoundStep'", "tm.event='CompleteProposal'", "tm.event='NewBlockHeader'"}

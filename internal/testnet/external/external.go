@@ -5,17 +5,10 @@ package external
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
-	"time"
 
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
@@ -36,8 +29,12 @@ func New(t *testnet.Testnet, spec scenario.Testnet) *Provider {
 	p := &Provider{t: t, ends: map[string]testnet.Endpoint{}}
 	for i, n := range t.Nodes {
 		nd := spec.Nodes[i]
-		p.ends[n.Name] = testnet.Endpoint{RPC: strings.TrimRight(nd.RPC, "/"), Metrics: nd.Metrics, Pprof: strings.TrimRight(nd.Pprof, "/")}
-		if u, err := url.Parse(nd.RPC); err == nil {
+		// The checked form is the one every client is given.
+		rpc, u, _ := nodehttp.Canonical(nd.RPC)
+		metrics, _, _ := nodehttp.Canonical(nd.Metrics)
+		pprof, _, _ := nodehttp.Canonical(nd.Pprof)
+		p.ends[n.Name] = testnet.Endpoint{RPC: rpc, Metrics: metrics, Pprof: pprof}
+		if u != nil {
 			n.Host = u.Hostname()
 		}
 	}
@@ -84,42 +81,13 @@ func (p *Provider) Exited(*testnet.Node) (error, bool) { return nil, false }
 // Close does nothing.
 func (p *Provider) Close(context.Context) error { return nil }
 
-// Status is what a node says of itself, as far as chainperf needs.
-type Status struct {
-	Moniker, Network, Version string
-	Height                    int64
-}
+// Status is what a node says of itself, as far as chainperf reads it.
+type Status = nodehttp.Status
 
 // ReadStatus asks the node at rpc for its status (GET /status, which
-// CometBFT and chainperf's sink both answer), within 5 s.
+// CometBFT and chainperf's sink both answer), within nodehttp's caps.
 func ReadStatus(ctx context.Context, rpc string) (Status, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(rpc, "/")+"/status", nil)
-	if err != nil {
-		return Status{}, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return Status{}, err
-	}
-	defer resp.Body.Close()
-	var r struct {
-		Result *struct {
-			NodeInfo struct {
-				Moniker, Network, Version string
-			} `json:"node_info"`
-			SyncInfo struct {
-				Height string `json:"latest_block_height"`
-			} `json:"sync_info"`
-		} `json:"result"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&r); err != nil || r.Result == nil {
-		return Status{}, fmt.Errorf("HTTP %d, not a CometBFT status answer", resp.StatusCode)
-	}
-	st := Status{Moniker: r.Result.NodeInfo.Moniker, Network: r.Result.NodeInfo.Network, Version: r.Result.NodeInfo.Version}
-	st.Height, _ = strconv.ParseInt(r.Result.SyncInfo.Height, 10, 64)
-	return st, nil
+	return nodehttp.ReadStatus(ctx, rpc)
 }
 
 // CheckTargets refuses URLs outside this machine (127.0.0.0/8, ::1,
@@ -130,11 +98,14 @@ func CheckTargets(urls []string, mine bool) error {
 		return nil
 	}
 	for _, raw := range urls {
-		u, err := url.Parse(raw)
-		if err != nil {
-			return fmt.Errorf("%s: %v", scenario.Redact(raw), err)
+		if raw == "" {
+			continue
 		}
-		if !Local(u.Hostname()) {
+		_, u, err := nodehttp.Canonical(raw)
+		if err != nil {
+			return err
+		}
+		if !nodehttp.Local(u.Hostname()) {
 			return fmt.Errorf("%s is not on this machine: load a network only if it is yours; say so with --target-is-mine (or [testnet] target_is_mine = true)", scenario.Redact(raw))
 		}
 	}
@@ -142,10 +113,4 @@ func CheckTargets(urls []string, mine bool) error {
 }
 
 // Local says whether host is this machine's loopback.
-func Local(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func Local(host string) bool { return nodehttp.Local(host) }

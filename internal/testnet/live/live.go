@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
@@ -234,14 +234,8 @@ func (n *Net) PID(nd *testnet.Node) int {
 // node process exits, or when no node's height rises for stall, naming the
 // height and the logs to read; never on a fixed deadline.
 func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) error {
-	clients := map[string]*rpchttp.HTTP{}
 	var names []string
 	for _, nd := range n.Testnet.Standing() {
-		c, err := rpchttp.New(n.Endpoint(nd).RPC, "/websocket")
-		if err != nil {
-			return err
-		}
-		clients[nd.Name] = c
 		names = append(names, nd.Name)
 	}
 	c := newClimb(h, stall, time.Now())
@@ -253,10 +247,10 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 				return fmt.Errorf("%s exited (%v): %s", nd.Name, err, n.logHint(ctx, nd))
 			}
 			qctx, cancel := context.WithTimeout(ctx, time.Second)
-			st, err := clients[nd.Name].Status(qctx)
+			st, err := nodehttp.ReadStatus(qctx, n.Endpoint(nd).RPC)
 			cancel()
 			if err == nil {
-				c.saw(time.Now(), nd.Name, st.SyncInfo.LatestBlockHeight)
+				c.saw(time.Now(), nd.Name, st.Height)
 			}
 		}
 		if c.done(names) {
@@ -379,13 +373,9 @@ func (n *Net) Heights(ctx context.Context, nodes []*testnet.Node) map[string]int
 func Heights(ctx context.Context, nodes []*testnet.Node, endpoint func(*testnet.Node) testnet.Endpoint) map[string]int64 {
 	out := map[string]int64{}
 	for _, nd := range nodes {
-		c, err := rpchttp.New(endpoint(nd).RPC, "/websocket")
-		if err != nil {
-			continue
-		}
 		qctx, cancel := context.WithTimeout(ctx, time.Second)
-		if st, err := c.Status(qctx); err == nil {
-			out[nd.Name] = st.SyncInfo.LatestBlockHeight
+		if st, err := nodehttp.ReadStatus(qctx, endpoint(nd).RPC); err == nil {
+			out[nd.Name] = st.Height
 		}
 		cancel()
 	}

@@ -96,10 +96,14 @@ func Check(s *scenario.Scenario) error {
 	}
 	var errs []error
 	if e.Attaches && !s.Testnet.TargetIsMine {
+		// Every address chainperf would reach, not only the one it loads.
 		for i, n := range s.Testnet.Nodes {
-			if err := external.CheckTargets([]string{n.RPC}, false); err != nil {
-				path := fmt.Sprintf("testnet.node[%d].rpc", i)
-				errs = append(errs, &scenario.Error{Pos: s.Pos(path), Msg: path + ": " + err.Error()})
+			for j, u := range []string{n.RPC, n.Metrics, n.Pprof, n.JSONRPC} {
+				key := []string{"rpc", "metrics", "pprof", "json_rpc"}[j]
+				if err := external.CheckTargets([]string{u}, false); err != nil {
+					path := fmt.Sprintf("testnet.node[%d].%s", i, key)
+					errs = append(errs, &scenario.Error{Pos: s.Pos(path), Msg: path + ": " + err.Error()})
+				}
 			}
 		}
 	}

@@ -1,0 +1,80 @@
+package nodehttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Status is what a node says of itself (GET /status), as far as
+// chainperf reads it.
+type Status struct {
+	Moniker, Network, Version string
+	Height                    int64 // latest block height
+	Time                      time.Time
+	CatchingUp                bool
+	Address                   string // the validator address
+	Power                     int64
+}
+
+var smallClient = Client(Small)
+
+// ReadStatus asks the node at rpc for its status, within Small's caps. A
+// height that is not a whole number from 0 to 2^63-1 is an error.
+func ReadStatus(ctx context.Context, rpc string) (Status, error) {
+	data, err := Get(ctx, smallClient, strings.TrimRight(rpc, "/")+"/status")
+	if err != nil {
+		return Status{}, err
+	}
+	var r struct {
+		Result *struct {
+			NodeInfo struct {
+				Moniker, Network, Version string
+			} `json:"node_info"`
+			SyncInfo struct {
+				Height     json.RawMessage `json:"latest_block_height"`
+				Time       time.Time       `json:"latest_block_time"`
+				CatchingUp bool            `json:"catching_up"`
+			} `json:"sync_info"`
+			ValidatorInfo struct {
+				Address string          `json:"address"`
+				Power   json.RawMessage `json:"voting_power"`
+			} `json:"validator_info"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil || r.Result == nil {
+		return Status{}, fmt.Errorf("%s/status: not a CometBFT status answer", RedactString(rpc))
+	}
+	res := r.Result
+	st := Status{Moniker: res.NodeInfo.Moniker, Network: res.NodeInfo.Network, Version: res.NodeInfo.Version,
+		Time: res.SyncInfo.Time, CatchingUp: res.SyncInfo.CatchingUp, Address: res.ValidatorInfo.Address}
+	if st.Height, err = Int64(res.SyncInfo.Height); err != nil {
+		return st, fmt.Errorf("%s/status: latest_block_height %s", RedactString(rpc), err)
+	}
+	if len(res.ValidatorInfo.Power) > 0 {
+		st.Power, _ = Int64(res.ValidatorInfo.Power)
+	}
+	return st, nil
+}
+
+// ErrBadNumber is a height or count a node gave that is not one.
+var ErrBadNumber = errors.New("not a height or count from 0 to 2^63-1")
+
+// Int64 reads a CometBFT integer: a JSON string (or number) of a whole
+// number from 0 to 2^63-1. What is not is an error quoting at most 32
+// bytes of it.
+func Int64(raw json.RawMessage) (int64, error) {
+	s := strings.Trim(string(raw), `"`)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		if len(s) > 32 {
+			s = s[:32] + "..."
+		}
+		return 0, fmt.Errorf("%q: %w", s, ErrBadNumber)
+	}
+	return n, nil
+}
