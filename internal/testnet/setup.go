@@ -20,6 +20,7 @@ import (
 	"github.com/cometbft/cometbft/types"
 
 	"github.com/chainperf/chainperf/internal/cometcfg"
+	"github.com/chainperf/chainperf/internal/files"
 	"github.com/chainperf/chainperf/internal/node"
 )
 
@@ -33,7 +34,7 @@ func (t *Testnet) Setup() (err error) {
 	defer func() {
 		if err != nil {
 			for _, n := range t.Nodes {
-				_ = os.RemoveAll(n.Home)
+				_ = files.RemoveBeneath(t.Dir, n.Home)
 			}
 		}
 	}()

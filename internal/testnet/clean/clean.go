@@ -5,12 +5,14 @@ package clean
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/files"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/kubernetes"
 	"github.com/chainperf/chainperf/internal/testnet/netns"
@@ -39,13 +41,15 @@ func Down(ctx context.Context, dir string) error {
 		}
 	}
 	process.StopRecorded(ctx, st)
-	Remove(st)
-	return nil
+	return Remove(st)
 }
 
 // Remove deletes what a stopped testnet left on disk: the whole dir when
 // chainperf made it, else the node homes; then the state and registry entry.
-func Remove(st *testnet.State) {
+// Nothing outside the dir is removed: a symlink in any component of what
+// it removes is removed as a link or refused, and the refusal returned.
+func Remove(st *testnet.State) error {
+	var errs []error
 	if st.Network != nil {
 		_ = netns.Remove(context.Background(), st.Network.Tag)
 	}
@@ -54,15 +58,16 @@ func Remove(st *testnet.State) {
 	}
 	switch {
 	case st.OwnsDir():
-		_ = os.RemoveAll(st.Dir)
+		errs = append(errs, files.RemoveBeneath(st.Dir, st.Dir))
 	case hasOwnState(st):
 		// The homes only, and only while the dir still holds this
-		// testnet's state (checked homes are inside it).
+		// testnet's state.
 		for _, n := range st.Nodes {
-			_ = os.RemoveAll(n.Home)
+			errs = append(errs, files.RemoveBeneath(st.Dir, n.Home))
 		}
 	}
 	st.Forget()
+	return errors.Join(errs...)
 }
 
 // hasOwnState reports whether st's dir holds a state file of st's testnet.
@@ -93,7 +98,9 @@ func Clean(ctx context.Context, all bool) ([]Leftover, []error) {
 			continue
 		}
 		out = append(out, Leftover{ID: st.ID, Dir: st.Dir, Stopped: process.StopRecorded(ctx, st)})
-		Remove(st)
+		if err := Remove(st); err != nil {
+			errs = append(errs, fmt.Errorf("testnet %s: %w", st.ID, err))
+		}
 	}
 	// With all: namespaces no state file of this registry records and in
 	// which no process runs (every testnet saves its state before making

@@ -123,3 +123,42 @@ func TestSetupRefusesForeignDirs(t *testing.T) {
 		t.Errorf("an empty dir: %v", err)
 	}
 }
+
+// A testnet dir crafted with symlinks (a node home that is a link out,
+// a home reached through a linked component, a link inside a home):
+// `down` removes the links and the real homes, never what they point at,
+// and says which path it refused.
+func TestDownFollowsNoSymlinkOut(t *testing.T) {
+	t.Setenv("CHAINPERF_REGISTRY", t.TempDir())
+	precious := t.TempDir()
+	os.MkdirAll(filepath.Join(precious, "validator2"), 0o755)
+	os.WriteFile(filepath.Join(precious, "keep"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(precious, "validator2", "keep"), []byte("x"), 0o644)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "validator0", "data"), 0o755)
+	os.Symlink(precious, filepath.Join(dir, "validator0", "data", "out")) // inside a real home
+	os.Symlink(precious, filepath.Join(dir, "validator1"))                // the home is a link
+	os.Symlink(precious, filepath.Join(dir, "sub"))                       // a component on the way
+	st := &testnet.State{Testnet: &testnet.Testnet{ID: "tn-5e3a1c", Dir: dir, Nodes: []*testnet.Node{
+		{Name: "validator0", Home: filepath.Join(dir, "validator0")},
+		{Name: "validator1", Home: filepath.Join(dir, "validator1")},
+		{Name: "validator2", Home: filepath.Join(dir, "sub", "validator2")},
+	}}, Created: time.Now()}
+	data, _ := json.Marshal(st)
+	os.WriteFile(filepath.Join(dir, testnet.StateFile), data, 0o600)
+
+	err := Down(context.Background(), dir)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "sub", "validator2")) {
+		t.Errorf("down through a linked component: %v; want a refusal naming the path", err)
+	}
+	for _, p := range []string{filepath.Join(precious, "keep"), filepath.Join(precious, "validator2", "keep")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed through a symlink: %v", p, err)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "validator0"), filepath.Join(dir, "validator1")} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("%s stayed: %v", p, err)
+		}
+	}
+}
