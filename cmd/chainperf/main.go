@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/secret"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
 )
@@ -91,7 +92,7 @@ func execute() int {
 	case errors.Is(err, errInconclusive):
 		return exitInconclusive
 	default:
-		fmt.Fprintln(stderr, "chainperf:", err)
+		fmt.Fprintln(stderr, "chainperf:", printable.Clean(err.Error()))
 		return exitError
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -102,12 +103,19 @@ func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.R
 	if err != nil {
 		return err
 	}
-	paths, err := report.Write(r.ReportDir, r, series)
-	if err != nil {
-		return err
+	paths, werr := report.Write(r.ReportDir, r, series)
+	if werr != nil {
+		werr = fmt.Errorf("report not written: %w", werr)
 	}
-	report.Summary(out, r, paths)
+	report.Summary(printable.NewWriter(out), r, paths)
+	var notStored *experiment.NotStored
+	if errors.As(runErr, &notStored) {
+		return errors.Join(runErr, werr) // said in place of "stored in"
+	}
 	fmt.Fprintf(out, "stored in %s: `chainperf runs show %s`\n", st.Where(), r.ID)
+	if werr != nil {
+		return errors.Join(runErr, werr)
+	}
 	switch {
 	case errors.Is(runErr, context.Canceled):
 		return fmt.Errorf("interrupted: what was measured until then is stored and reported above")

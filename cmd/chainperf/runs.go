@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/store"
@@ -120,7 +121,7 @@ func runsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			report.Markdown(cmd.OutOrStdout(), r)
+			report.Markdown(printable.NewWriter(cmd.OutOrStdout()), r)
 			return nil
 		},
 	}

@@ -24,7 +24,8 @@ type recorder struct {
 	mu     sync.Mutex
 	events []results.Event
 	faults []results.Fault
-	errs   int
+	errs     int
+	firstErr error
 }
 
 func newRecorder(ctx context.Context, st *store.Store, runID string, log *slog.Logger) *recorder {
@@ -54,6 +55,9 @@ func (rc *recorder) write(w func(*store.Store) error) {
 		rc.mu.Lock()
 		rc.errs++
 		n := rc.errs
+		if rc.firstErr == nil {
+			rc.firstErr = err
+		}
 		rc.mu.Unlock()
 		if n <= 3 {
 			rc.log.Warn("results store write failed", "run", rc.runID, "err", err)

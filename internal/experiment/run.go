@@ -128,6 +128,13 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 	err = run(ctx, s, o, r, rec)
 	rec.into(r)
 	r.End = time.Now().UTC()
+	if err == nil && rec.errs > 0 {
+		// What was lost cannot be judged: a full disk is not a PASS.
+		err = fmt.Errorf("%d writes to the results database failed (first: %v): the stored run is incomplete", rec.errs, rec.firstErr)
+		if store.Full(rec.firstErr) {
+			err = fmt.Errorf("the results database's disk filled during the run: %w; free space and run again", err)
+		}
+	}
 	switch {
 	case err == nil:
 		r.Status = results.StatusComplete
@@ -138,12 +145,30 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 		r.Status, r.Error = results.StatusFailed, err.Error()
 	}
 	if o.Store != nil {
-		if serr := o.Store.Finish(context.WithoutCancel(ctx), r); serr != nil && err == nil {
-			err = serr
+		if serr := o.Store.Finish(context.WithoutCancel(ctx), r); serr != nil {
+			err = &NotStored{Err: serr, Run: err}
 		}
 	}
 	return r, err
 }
+
+// NotStored is a run whose end the results database could not record:
+// the database still holds it as running (or not at all), so no one may
+// be told it is stored.
+type NotStored struct {
+	Err error // the store's
+	Run error // the run's own, if any
+}
+
+func (e *NotStored) Error() string {
+	msg := fmt.Sprintf("the results database could not record the run's end: %v", e.Err)
+	if e.Run != nil {
+		msg += "; the run: " + e.Run.Error()
+	}
+	return msg
+}
+
+func (e *NotStored) Unwrap() []error { return []error{e.Err, e.Run} }
 
 // harness identifies this process as the writer of a run, so that
 // Recover can tell a live run from one whose harness died.

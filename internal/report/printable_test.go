@@ -13,7 +13,7 @@ func TestPrintable(t *testing.T) {
 		"default":              "default",
 		"evil\x1b]0;pwned\x07": `evil\x1b]0;pwned\x07`,
 		"a\nb\tc":              `a\x0ab\x09c`,
-		"\u0085next line":      `\x85next line`,
+		"\u0085next line":      `\u0085next line`,
 		"ünïcode stays":        "ünïcode stays",
 	} {
 		if got := Printable(in); got != want {

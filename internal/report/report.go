@@ -14,6 +14,7 @@ import (
 	"github.com/chainperf/chainperf/internal/files"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/secret"
 )
@@ -36,7 +37,7 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 	}
 	var md strings.Builder
 	Markdown(&md, r)
-	if err := files.WriteAtomic(paths[1], []byte(secret.Redact(md.String())), 0o644); err != nil {
+	if err := files.WriteAtomic(paths[1], []byte(printable.Clean(secret.Redact(md.String()))), 0o644); err != nil {
 		return nil, err
 	}
 	var html strings.Builder

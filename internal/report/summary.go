@@ -58,7 +58,9 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 			fmt.Fprintf(out, "  %s: %s\n", Printable(f.Title), strings.Join(figs, ", "))
 		}
 	}
-	fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
+	if len(paths) > 0 {
+		fmt.Fprintf(out, "report: %s\n", strings.Join(paths, ", "))
+	}
 }
 
 // kindsFirst orders an experiment kind's finding (0) before any other (1).

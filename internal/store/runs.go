@@ -36,6 +36,9 @@ type Owner struct {
 
 // Begin records a new run as running, with its labels.
 func (s *Store) Begin(ctx context.Context, r *results.Run, o Owner) error {
+	if err := s.reserve(r.ID); err != nil {
+		return err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -70,7 +73,20 @@ func (s *Store) Block(ctx context.Context, runID string, phase int, b observe.Bl
 
 // Finish records how a run ended: status, figures, checks, per-second
 // series. Blocks were recorded as they came and are not repeated.
+//
+// On a full disk it gives up the room Begin kept and tries once more:
+// the run's end is what tells it from one whose harness died.
 func (s *Store) Finish(ctx context.Context, r *results.Run) error {
+	defer s.release(r.ID)
+	err := s.finish(ctx, r)
+	if Full(err) {
+		s.release(r.ID)
+		err = s.finish(ctx, r)
+	}
+	return err
+}
+
+func (s *Store) finish(ctx context.Context, r *results.Run) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -317,6 +333,7 @@ func (s *Store) Running(ctx context.Context, host string) (map[string]Owner, err
 
 // MarkInterrupted ends a run whose harness is gone, keeping what it had.
 func (s *Store) MarkInterrupted(ctx context.Context, id, why string) error {
+	s.release(id) // the room its harness kept
 	_, err := s.db.ExecContext(ctx, s.q(`UPDATE runs SET status = ?, error = ? WHERE id = ? AND status = ?`),
 		string(results.StatusInterrupted), why, id, string(results.StatusRunning))
 	return err
