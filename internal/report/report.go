@@ -176,6 +176,15 @@ func Markdown(w io.Writer, r *results.Run) {
 		}
 		fmt.Fprintln(w)
 	}
+	if len(r.Events) > 0 {
+		// What happened to the nodes and to chainperf's view of them
+		// (faults, answers over a cap, bad heights, a stalled follower).
+		fmt.Fprintf(w, "## Events\n\n| at | event | detail |\n|---|---|---|\n")
+		for _, e := range r.Events {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", e.At.Format("15:04:05.000"), Printable(e.Kind), strings.ReplaceAll(Printable(e.Detail), "|", `\|`))
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "## Environment\n\n- host: %s, %d cores, %d MiB, kernel %s\n- chainperf %s %s (%s)\n- node: %s\n",
 		r.Host.CPU, r.Host.Cores, r.Host.MemoryMB, r.Host.Kernel, r.Versions.Chainperf, r.Versions.Commit, r.Versions.Go, r.Versions.Node)
 	fmt.Fprintf(w, "- testnet:")
