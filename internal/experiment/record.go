@@ -21,9 +21,9 @@ type recorder struct {
 	runID string
 	now   func() time.Time
 
-	mu     sync.Mutex
-	events []results.Event
-	faults []results.Fault
+	mu       sync.Mutex
+	events   []results.Event
+	faults   []results.Fault
 	errs     int
 	firstErr error
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"runtime"
 	"time"
 )
 
@@ -21,13 +22,14 @@ type Limits struct {
 	Time  time.Duration // from the request to the body's last byte
 }
 
-// The caps of each read. A block is up to CometBFT's largest (100 MiB
-// of txs, one third more as base64); the rest are small answers.
+// The caps of each read. A block's is room for CometBFT's default
+// largest block (block.max_bytes 21 MiB: 28 MiB as base64) and its
+// results; the rest are small answers.
 var (
-	Small   = Limits{Bytes: 1 << 20, Time: 5 * time.Second}    // status, health, net_info, a broadcast's answer
-	Block   = Limits{Bytes: 160 << 20, Time: 30 * time.Second} // block, block_results
-	Metrics = Limits{Bytes: 16 << 20, Time: 10 * time.Second}  // a Prometheus page
-	Query   = Limits{Bytes: 4 << 20, Time: 10 * time.Second}   // validators, abci_query, JSON-RPC calls
+	Small   = Limits{Bytes: 1 << 20, Time: 5 * time.Second}   // status, health, net_info, a broadcast's answer
+	Block   = Limits{Bytes: 64 << 20, Time: 30 * time.Second} // block, block_results
+	Metrics = Limits{Bytes: 16 << 20, Time: 10 * time.Second} // a Prometheus page
+	Query   = Limits{Bytes: 4 << 20, Time: 10 * time.Second}  // validators, abci_query, JSON-RPC calls
 )
 
 // TooLarge is an answer over its size cap: it was not read.
@@ -50,15 +52,26 @@ func (e *TooSlow) Error() string {
 	return fmt.Sprintf("%s did not answer within %s (a node's answer is capped)", e.URL, e.Limit)
 }
 
-// OverCap says whether err is an answer over a cap, and which.
+// Redirected is a redirect to another host: not followed.
+type Redirected struct{ From, To string }
+
+func (e *Redirected) Error() string {
+	return fmt.Sprintf("%s redirected to another host (%s): not followed", e.From, e.To)
+}
+
+// OverCap says whether err is an answer chainperf refused (over a cap, or
+// a redirect off the node), and the words for it.
 func OverCap(err error) (string, bool) {
 	var tl *TooLarge
 	var ts *TooSlow
+	var rd *Redirected
 	switch {
 	case errors.As(err, &tl):
 		return tl.Error(), true
 	case errors.As(err, &ts):
 		return ts.Error(), true
+	case errors.As(err, &rd):
+		return rd.Error(), true
 	}
 	return "", false
 }
@@ -94,7 +107,7 @@ func sameHost(req *http.Request, via []*http.Request) error {
 		return fmt.Errorf("%s: more than 3 redirects: not followed", Redact(first))
 	}
 	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
-		return fmt.Errorf("%s redirected to another host (%s): not followed", Redact(first), Redact(req.URL))
+		return &Redirected{From: Redact(first), To: Redact(req.URL)}
 	}
 	return nil
 }
@@ -165,8 +178,17 @@ func Get(ctx context.Context, c *http.Client, u string) ([]byte, error) {
 		return nil, unwrapURL(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	if b, ok := resp.Body.(*body); ok && resp.ContentLength > b.left {
+		return nil, b.large // said up front: not read at all
+	}
+	data, err := readAll(resp.Body)
 	if err != nil {
+		if _, over := OverCap(err); over {
+			// What was read up to the cap is garbage now: collect it at
+			// once, so that a node that repeats such answers cannot grow
+			// the heap to its goal (a GC percent of 400) first.
+			runtime.GC()
+		}
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
@@ -175,16 +197,47 @@ func Get(ctx context.Context, c *http.Client, u string) ([]byte, error) {
 	return data, nil
 }
 
+// readAll reads r in chunks of 1 MiB and joins them once at the end:
+// io.ReadAll's growing buffer would hold up to twice the cap, and copy it
+// on the way, before an answer over the cap is refused.
+func readAll(r io.Reader) ([]byte, error) {
+	var chunks [][]byte
+	total := 0
+	for {
+		c := make([]byte, 0, 1<<20)
+		for len(c) < cap(c) {
+			n, err := r.Read(c[len(c):cap(c)])
+			c = c[:len(c)+n]
+			if err == io.EOF {
+				return join(append(chunks, c), total+len(c)), nil
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		chunks = append(chunks, c)
+		total += len(c)
+	}
+}
+
+func join(chunks [][]byte, total int) []byte {
+	if len(chunks) == 1 {
+		return chunks[0]
+	}
+	out := make([]byte, 0, total)
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return out
+}
+
 // unwrapURL returns a cap's error alone: *url.Error would print the
 // address twice.
 func unwrapURL(err error) error {
-	var tl *TooLarge
-	var ts *TooSlow
-	if errors.As(err, &tl) {
-		return tl
-	}
-	if errors.As(err, &ts) {
-		return ts
+	if _, ok := OverCap(err); ok {
+		for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
+			err = u
+		}
 	}
 	return err
 }

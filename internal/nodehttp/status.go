@@ -53,7 +53,7 @@ func ReadStatus(ctx context.Context, rpc string) (Status, error) {
 	st := Status{Moniker: res.NodeInfo.Moniker, Network: res.NodeInfo.Network, Version: res.NodeInfo.Version,
 		Time: res.SyncInfo.Time, CatchingUp: res.SyncInfo.CatchingUp, Address: res.ValidatorInfo.Address}
 	if st.Height, err = Int64(res.SyncInfo.Height); err != nil {
-		return st, fmt.Errorf("%s/status: latest_block_height %s", RedactString(rpc), err)
+		return st, fmt.Errorf("%s/status: latest_block_height %w", RedactString(rpc), err)
 	}
 	if len(res.ValidatorInfo.Power) > 0 {
 		st.Power, _ = Int64(res.ValidatorInfo.Power)

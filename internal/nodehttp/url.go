@@ -45,6 +45,9 @@ func Canonical(raw string) (string, *url.URL, error) {
 	case strings.Count(raw, "@") > 1:
 		return "", nil, fmt.Errorf("%q: more than one @: which part is the host is ambiguous", shown)
 	}
+	if u.User != nil && strings.ContainsAny(u.User.Username(), "/@:\\#?") {
+		return "", nil, fmt.Errorf("%q: a user name with / @ : # or ? reads like a host: which part is the host is ambiguous", shown)
+	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 			return "", nil, fmt.Errorf("%q: port %s is not 1-65535", shown, p)

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -130,25 +129,36 @@ func (f *Follower) Run(ctx context.Context) error {
 		}
 	}()
 	defer func() { close(read); <-done }()
-	tick := time.NewTicker(f.poll)
-	defer tick.Stop()
 	f.lastRead = time.Now()
+	fails := 0
 	for {
+		wait := f.poll
 		if err := f.catchUp(ctx, f.rpcs[f.node], read); err != nil && ctx.Err() == nil {
+			// Back off while every node fails: one that answers 64 MiB
+			// each time must not be asked 20 times a second.
+			fails++
+			wait = backoff(f.poll, fails/len(f.rpcs))
 			f.log.Warn("follower: node failed, moving on", "node", f.rpcs[f.node], "err", err)
 			f.lastErr = nodehttp.RedactString(f.rpcs[f.node]) + ": " + err.Error()
 			if msg, over := nodehttp.OverCap(err); over {
 				f.problem("node_answer", f.rpcs[f.node], msg)
 			}
 			f.node = (f.node + 1) % len(f.rpcs)
+		} else {
+			fails = 0
 		}
 		f.checkStall()
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-tick.C:
+		case <-time.After(wait):
 		}
 	}
+}
+
+// backoff is base doubled n times, at most 2 s.
+func backoff(base time.Duration, n int) time.Duration {
+	return min(base<<min(n, 8), 2*time.Second)
 }
 
 // PollInterval is how often the follower asks for new blocks.
@@ -307,10 +317,14 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 			break
 		}
 		f.log.Warn("follower: block results failed", "height", h, "err", err)
+		wait := backoff(100*time.Millisecond, (i+1)/len(f.rpcs))
 		if msg, over := nodehttp.OverCap(err); over {
 			f.problem("node_answer", f.rpcs[i%len(f.rpcs)], msg)
 		}
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
 	}
 	b := Block{
 		Height: h, Time: blk.Time, Seen: fb.seen, Txs: len(blk.Txs),
@@ -426,15 +440,10 @@ func validatorsAt(ctx context.Context, rpc string, height int64) ([]string, erro
 // are decoded: the full results (events and all, through gogoproto's
 // jsonpb) cost the follower half its CPU.
 func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/block_results?height=%d", rpc, height), nil)
-	if err != nil {
+	data, err := nodehttp.Get(ctx, blockClient, fmt.Sprintf("%s/block_results?height=%d", rpc, height))
+	if err != nil && len(data) == 0 {
 		return nil, err
 	}
-	resp, err := blockClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
 	var r struct {
 		Result *struct {
 			TxsResults []struct {
@@ -449,12 +458,12 @@ func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, 
 			Data    string `json:"data"`
 		} `json:"error"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return nil, fmt.Errorf("block_results %d: %w", height, err)
+	if jerr := json.Unmarshal(data, &r); jerr != nil {
+		return nil, fmt.Errorf("block_results %d: %w", height, errors.Join(err, jerr))
 	}
 	if r.Error != nil || r.Result == nil {
 		if r.Error == nil {
-			return nil, fmt.Errorf("block_results %d: no result (HTTP %d)", height, resp.StatusCode)
+			return nil, fmt.Errorf("block_results %d: no result (%v)", height, err)
 		}
 		return nil, fmt.Errorf("block_results %d: %s %s", height, r.Error.Message, r.Error.Data)
 	}

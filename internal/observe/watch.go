@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -98,6 +99,11 @@ type Watcher struct {
 const (
 	MaxMetricsPage   = 16 << 20
 	MaxSeriesPerName = 128
+	// MaxLinesPerFamily: lines of one family read from a page (a series
+	// of a histogram is a line a bucket).
+	MaxLinesPerFamily = 64 * MaxSeriesPerName
+	// MaxMetricsLine: the longest line of a page read (many labels fit).
+	MaxMetricsLine = 256 << 10
 )
 
 // Run watches until ctx ends.
@@ -135,8 +141,11 @@ func (w *Watcher) round(ctx context.Context, keep map[string]bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := w.scrape(ctx, t, keep, now)
+			s, cut, err := w.scrape(ctx, t, keep, now)
 			s, dropped := CapSeries(Fold(s, Folded), MaxSeriesPerName)
+			for name, n := range cut {
+				dropped[name] += n
+			}
 			errs[i] = err
 			mu.Lock()
 			out = append(out, s...)
@@ -170,66 +179,109 @@ func (w *Watcher) round(ctx context.Context, keep map[string]bool) {
 	}
 }
 
-func (w *Watcher) scrape(ctx context.Context, t Target, keep map[string]bool, at time.Time) ([]Sample, error) {
+func (w *Watcher) scrape(ctx context.Context, t Target, keep map[string]bool, at time.Time) ([]Sample, map[string]int, error) {
+	if len(keep) == 0 {
+		body, err := nodehttp.Get(ctx, w.client, t.Metrics) // a page over MaxMetricsPage is an error, never cut
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := ParseMetrics(bytes.NewReader(body), t.Node, keep, at)
+		return s, nil, err
+	}
+	// The kept lines are filtered as the page streams in: a page of
+	// 200,000 series costs a 64 KiB buffer, not the page.
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.Metrics, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	resp, err := w.client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body) // a page over MaxMetricsPage is an error, never cut
-	if err != nil {
-		return nil, err
-	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: HTTP %d", nodehttp.RedactString(t.Metrics), resp.StatusCode)
+		return nil, nil, fmt.Errorf("%s: HTTP %d", nodehttp.RedactString(t.Metrics), resp.StatusCode)
 	}
-	if len(keep) > 0 {
-		if body = keepLines(body, keep); len(body) == 0 {
-			return nil, fmt.Errorf("%s: none of the kept metric families in the answer (is it a Prometheus endpoint?)", t.Metrics)
-		}
+	body, cut, err := keepLines(resp.Body, keep) // a page over MaxMetricsPage is an error, never cut
+	if err != nil {
+		return nil, nil, err
 	}
-	return ParseMetrics(bytes.NewReader(body), t.Node, keep, at)
+	if len(body) == 0 {
+		return nil, nil, fmt.Errorf("%s: none of the kept metric families in the answer (is it a Prometheus endpoint?)", nodehttp.RedactString(t.Metrics))
+	}
+	s, err := ParseMetrics(bytes.NewReader(body), t.Node, keep, at)
+	return s, cut, err
 }
 
 // keepLines drops the lines of families not kept before parsing: the
 // exposition is line based, and a node exports far more than is kept.
-func keepLines(body []byte, keep map[string]bool) []byte {
-	out := body[:0:0]
-	for len(body) > 0 {
-		line := body
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i+1], body[i+1:]
-		} else {
-			body = nil
+// A kept family's lines past MaxLinesPerFamily are dropped here, and
+// counted, before the parser builds a structure for each (300,000 series
+// of one name would cost hundreds of megabytes to parse).
+func keepLines(page io.Reader, keep map[string]bool) ([]byte, map[string]int, error) {
+	var out []byte
+	lines := map[string]*int{}
+	var cut map[string]int
+	rd := bufio.NewReaderSize(page, 64<<10)
+	var long []byte // a line longer than the buffer
+	for {
+		line, err := rd.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			if len(long) >= MaxMetricsLine {
+				return nil, nil, fmt.Errorf("a line of the metrics page is over %d KiB: not read", MaxMetricsLine>>10)
+			}
+			long = append(long, line...)
+			continue
+		}
+		if long != nil {
+			line, long = append(long, line...), nil
+		}
+		if err != nil && err != io.EOF {
+			return nil, nil, err
+		}
+		if len(line) == 0 {
+			return out, cut, nil
 		}
 		name := line
 		if bytes.HasPrefix(name, []byte("# HELP ")) || bytes.HasPrefix(name, []byte("# TYPE ")) {
 			name = name[7:]
-		} else if bytes.HasPrefix(name, []byte("#")) {
+		} else if bytes.HasPrefix(name, []byte("#")) || len(bytes.TrimSpace(name)) == 0 {
 			continue
 		}
 		if i := bytes.IndexAny(name, "{ \n"); i >= 0 {
 			name = name[:i]
 		}
-		if keep[string(name)] || keep[familyOf(name)] {
-			out = append(out, line...)
+		fam := familyOf(name)
+		if !keep[string(name)] && !keep[string(fam)] { // no string is made to look up
+			continue
 		}
+		if line[0] != '#' {
+			n := lines[string(fam)] // a pointer: the count grows without a key made a line
+			if n == nil {
+				n = new(int)
+				lines[string(fam)] = n
+			}
+			if *n >= MaxLinesPerFamily {
+				if cut == nil {
+					cut = map[string]int{}
+				}
+				cut[string(fam)]++
+				continue
+			}
+			*n++
+		}
+		out = append(out, line...)
 	}
-	return out
 }
 
 // familyOf strips a histogram's or summary's sample suffix.
-func familyOf(name []byte) string {
+func familyOf(name []byte) []byte {
 	for _, suf := range []string{"_bucket", "_sum", "_count"} {
 		if bytes.HasSuffix(name, []byte(suf)) {
-			return string(name[:len(name)-len(suf)])
+			return name[:len(name)-len(suf)]
 		}
 	}
-	return string(name)
+	return name
 }
 
 // ParseMetrics parses a Prometheus text exposition and returns the samples

@@ -66,7 +66,8 @@ func TestParseMetrics(t *testing.T) {
 	// Lines of families not kept are dropped before parsing; what is left
 	// still parses to the same samples.
 	keep := map[string]bool{"cometbft_consensus_block_interval_seconds": true}
-	pre, err := ParseMetrics(bytes.NewReader(keepLines([]byte(exposition), keep)), "n", keep, at)
+	page, _, _ := keepLines(strings.NewReader(exposition), keep)
+	pre, err := ParseMetrics(bytes.NewReader(page), "n", keep, at)
 	if err != nil || len(pre) != 2 || pre[0].Series != "cometbft_consensus_block_interval_seconds_count" || pre[1].Value != 6.5 {
 		t.Errorf("keepLines then parse = %+v, %v", pre, err)
 	}

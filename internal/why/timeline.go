@@ -2,10 +2,12 @@ package why
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -116,11 +118,19 @@ func (e *Events) follow(ctx context.Context, n EventNode) {
 	}
 }
 
-// wsURL turns a node's RPC URL into its websocket endpoint.
-func wsURL(rpc string) (string, error) {
+// wsURL turns a node's RPC URL into its websocket endpoint, and its
+// credentials into a basic auth header (the websocket client takes none
+// in the URL).
+func wsURL(rpc string) (string, http.Header, error) {
 	u, err := url.Parse(strings.TrimRight(rpc, "/"))
 	if err != nil {
-		return "", err
+		return "", nil, err
+	}
+	var h http.Header
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		h = http.Header{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))}}
+		u.User = nil
 	}
 	switch u.Scheme {
 	case "http":
@@ -128,10 +138,10 @@ func wsURL(rpc string) (string, error) {
 	case "https":
 		u.Scheme = "wss"
 	default:
-		return "", fmt.Errorf("RPC URL %s: scheme %q is not http or https", u.Redacted(), u.Scheme)
+		return "", nil, fmt.Errorf("RPC URL %s: scheme %q is not http or https", u.Redacted(), u.Scheme)
 	}
 	u.Path += "/websocket"
-	return u.String(), nil
+	return u.String(), h, nil
 }
 
 // address reads a node's validator address from its /status.
@@ -148,12 +158,12 @@ func (e *Events) stream(ctx context.Context, n EventNode) error {
 		e.address[a] = n.Name
 		e.mu.Unlock()
 	}
-	u, err := wsURL(n.RPC)
+	u, auth, err := wsURL(n.RPC)
 	if err != nil {
 		return err
 	}
 	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
-	conn, _, err := d.DialContext(ctx, u, nil)
+	conn, _, err := d.DialContext(ctx, u, auth)
 	if err != nil {
 		return fmt.Errorf("events: %w", err)
 	}

@@ -130,11 +130,15 @@ func TestTimelineIgnoresJunk(t *testing.T) {
 
 func TestWSURL(t *testing.T) {
 	for in, want := range map[string]string{"http://127.0.0.1:26657": "ws://127.0.0.1:26657/websocket", "https://h:1/rpc/": "wss://h:1/rpc/websocket"} {
-		if got, err := wsURL(in); err != nil || got != want {
+		if got, _, err := wsURL(in); err != nil || got != want {
 			t.Errorf("wsURL(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := wsURL("ftp://user:secret@h"); err == nil || strings.Contains(err.Error(), "secret") {
+	// Credentials go in a header: the websocket client refuses them in the URL.
+	if got, h, err := wsURL("http://u:pw@127.0.0.1:1"); err != nil || got != "ws://127.0.0.1:1/websocket" || h.Get("Authorization") != "Basic dTpwdw==" {
+		t.Errorf("wsURL with credentials = %q, %v, %v", got, h, err)
+	}
+	if _, _, err := wsURL("ftp://user:secret@h"); err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("ftp: %v; want refused without the password", err)
 	}
 }

@@ -42,7 +42,7 @@ var Tricks = []Trick{HugeStatus, HugeBlock, HugeResults, HangStatus, HeightOverf
 
 const (
 	HugeBytes         = 200 << 20
-	CardinalitySeries = 300_000
+	CardinalitySeries = 200_000
 	EscapeText        = "\x1b]0;pwned\x07\x1b[2J\x1b[31mFAKE PASS\r"
 	escapeTextJSON    = `\u001b]0;pwned\u0007\u001b[2J\u001b[31mFAKE PASS\r`
 )
@@ -135,8 +135,10 @@ func (h *Hostile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case h.trick == HugeStatus && m == "status", h.trick == HugeBlock && m == "block",
-		h.trick == HugeResults && m == "block_results", h.trick == HugeMetrics && m == "metrics":
+		h.trick == HugeResults && m == "block_results":
 		huge(w)
+	case h.trick == HugeMetrics && m == "metrics":
+		hugePage(w)
 	case h.trick == HangStatus && m == "status":
 		<-r.Context().Done()
 	case h.trick == HeightOverflow && m == "status":
@@ -216,8 +218,9 @@ func (h *Hostile) cardinal(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 	w.Write(data)
 	var b bytes.Buffer
+	b.WriteString("# TYPE cometbft_consensus_rounds gauge\n") // a kept family the fake does not export
 	for i := range CardinalitySeries {
-		fmt.Fprintf(&b, "cometbft_mempool_size{chain_id=\"x\",peer=\"p%07d\"} %d\n", i, i)
+		fmt.Fprintf(&b, "cometbft_consensus_rounds{chain_id=\"x\",peer=\"p%07d\"} %d\n", i, i)
 		if b.Len() > 64<<10 {
 			w.Write(b.Bytes())
 			b.Reset()
@@ -237,4 +240,18 @@ func huge(w http.ResponseWriter) {
 		}
 	}
 	io.WriteString(w, `"}}}`)
+}
+
+// hugePage streams HugeBytes of a metrics page of ordinary lines.
+func hugePage(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	var b bytes.Buffer
+	for i := 0; b.Len() < 1<<20; i++ {
+		fmt.Fprintf(&b, "node_filler_total{i=\"%d\"} 1\n", i)
+	}
+	for range HugeBytes / b.Len() {
+		if _, err := w.Write(b.Bytes()); err != nil {
+			return
+		}
+	}
 }
