@@ -82,13 +82,13 @@ func isPostgres(dsn string) bool {
 func checkDSN(dsn string) error {
 	rememberSecrets(dsn)
 	if !isPostgres(dsn) && mistypedURL.MatchString(dsn) {
-		return fmt.Errorf("results database: %q looks like a database URL with a mistyped scheme: use postgres://USER:PASSWORD@HOST/DB or a SQLite file path", secret.Redact(dsn))
+		return fmt.Errorf("results database: %q looks like a database URL with a mistyped scheme: use a postgres:// URL (user and password before the host, then @) or a SQLite file path", secret.Redact(dsn))
 	}
 	if scheme, _, ok := strings.Cut(dsn, "://"); ok && !isPostgres(dsn) {
-		return fmt.Errorf("results database: unknown URL scheme %q: use postgres://USER:PASSWORD@HOST/DB or a SQLite file path", scheme)
+		return fmt.Errorf("results database: unknown URL scheme %q: use a postgres:// URL (user and password before the host, then @) or a SQLite file path", scheme)
 	}
 	if keywordDSN.MatchString(dsn) {
-		return fmt.Errorf("results database: a keyword DSN (host=... password=...) is not read: write it as postgres://USER:PASSWORD@HOST/DB")
+		return fmt.Errorf("results database: a keyword DSN (host=... and so on) is not read: write it as a postgres:// URL (user and password before the host, then @)")
 	}
 	return nil
 }
@@ -104,13 +104,19 @@ func rememberSecrets(dsn string) {
 	if err != nil {
 		return
 	}
-	if pw, ok := u.User.Password(); ok {
+	// A password that is also the user's or the database's name is
+	// shown with them anyway (and masking the word everywhere would
+	// garble every message that names them).
+	shown := func(v string) bool { return v == u.User.Username() || v == strings.Trim(u.Path, "/") }
+	if pw, ok := u.User.Password(); ok && !shown(pw) {
 		secret.Remember(pw, url.QueryEscape(pw), u.User.String())
 	}
 	for k, vs := range u.Query() {
 		if strings.Contains(strings.ToLower(k), "password") {
 			for _, v := range vs {
-				secret.Remember(v, url.QueryEscape(v))
+				if !shown(v) {
+					secret.Remember(v, url.QueryEscape(v))
+				}
 			}
 		}
 	}
