@@ -186,9 +186,9 @@ func (f *Follower) catchUp(ctx context.Context, rpc string, out chan<- fetched) 
 	case latest < f.tip:
 		// Behind what a node said before: a node catching up, or one that
 		// lies. Read only what it has; the tip stays.
-		f.problem("bad_height", rpc, fmt.Sprintf("latest height %d is below %d, said before: a height does not go backwards", latest, f.tip))
+		f.problem("height_backwards", rpc, fmt.Sprintf("latest height %d is below %d, said before: a height does not go backwards", latest, f.tip))
 	case f.tip == 0 && latest-next > MaxBehind:
-		f.problem("bad_height", rpc, fmt.Sprintf("latest height %d is %d above the first height to read (%d): the start height is not believed; reading from %d",
+		f.problem("height_far_ahead", rpc, fmt.Sprintf("latest height %d is %d above the first height to read (%d): the start height is not believed; reading from %d",
 			latest, latest-next, next, latest))
 		f.next.Store(latest)
 		f.tip = latest

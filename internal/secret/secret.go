@@ -65,13 +65,27 @@ var (
 	jsonRE = regexp.MustCompile(`(?i)("(?:ssl)?password"|"passphrase")(\s*:\s*)"(?:[^"\\]|\\.)*"`)
 )
 
+// ownSyntax: chainperf's own NAME:X@Y forms (a module at a version), not
+// credentials.
+func ownSyntax(m string) bool { return strings.HasPrefix(m, "module:") }
+
 // Redact returns s with every secret masked.
 func Redact(s string) string {
 	if s == "" {
 		return s
 	}
-	s = userinfoRE.ReplaceAllString(s, "$1")
-	s = bareRE.ReplaceAllString(s, "$1")
+	s = userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
+		if ownSyntax(m) {
+			return m
+		}
+		return userinfoRE.ReplaceAllString(m, "$1")
+	})
+	s = bareRE.ReplaceAllStringFunc(s, func(m string) string {
+		if ownSyntax(strings.TrimLeft(m, " \t\n/\"'=(<,")) {
+			return m
+		}
+		return bareRE.ReplaceAllString(m, "$1")
+	})
 	s = jsonRE.ReplaceAllString(s, `${1}${2}"`+Mask+`"`)
 	s = paramRE.ReplaceAllString(s, "${1}${2}"+Mask)
 	mu.RLock()

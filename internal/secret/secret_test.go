@@ -25,6 +25,7 @@ func TestRedact(t *testing.T) {
 		{"at 12:30:01 height 5", "", "at 12:30:01 height 5"},
 		{"http://127.0.0.1:26657/status", "", "http://127.0.0.1:26657/status"},
 		{"a bab cab", "", "a bab cab"},
+		{`binary = "module:PKG@VERSION"`, "", `"module:PKG@VERSION"`},
 	} {
 		got := Redact(tc.in)
 		if tc.gone != "" && strings.Contains(got, tc.gone) {

@@ -1,0 +1,115 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cmtjson "github.com/cometbft/cometbft/libs/json"
+	ctypes "github.com/cometbft/cometbft/rpc/core/types"
+	"github.com/cometbft/cometbft/types"
+)
+
+// chainServer answers /status with latest and /block with a block of the
+// height asked (up to latest).
+func chainServer(t *testing.T, latest func() int64) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/status":
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":-1,"result":{"sync_info":{"latest_block_height":"%d"}}}`, latest())
+		case "/block":
+			h, _ := strconv.ParseInt(r.URL.Query().Get("height"), 10, 64)
+			if h < 1 || h > latest() {
+				fmt.Fprint(w, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32603,"message":"no block"}}`)
+				return
+			}
+			blk := types.MakeBlock(h, nil, &types.Commit{Height: h - 1}, nil)
+			blk.Time = time.Now()
+			data, _ := cmtjson.Marshal(&ctypes.ResultBlock{Block: blk})
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":-1,"result":%s}`, data)
+		case "/block_results":
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":-1,"result":{"txs_results":null}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// One node's word that the chain is 50,000 heights past the start does
+// not make the follower read 50,000 blocks: it is said, and the follower
+// reads from the tip. A chain whose heights then go back is said too.
+func TestFollowerDoesNotBelieveAFarTip(t *testing.T) {
+	var mu sync.Mutex
+	tip := int64(50_000)
+	srv := chainServer(t, func() int64 { mu.Lock(); defer mu.Unlock(); return tip })
+	var said []string
+	var smu sync.Mutex
+	f := NewFollower([]string{srv.URL}, 2, nil, nil, nil)
+	f.OnProblem = func(kind, detail string) { smu.Lock(); said = append(said, kind+": "+detail); smu.Unlock() }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	time.Sleep(500 * time.Millisecond)
+	mu.Lock()
+	tip = 10 // backwards
+	mu.Unlock()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-done
+	blocks := f.Flush()
+	if len(blocks) > 10 || f.Next() < 50_000 {
+		t.Errorf("read %d blocks, next %d; want a few, from the tip", len(blocks), f.Next())
+	}
+	all := strings.Join(said, "\n")
+	for _, want := range []string{"the start height is not believed", "a height does not go backwards", srv.URL} {
+		if !strings.Contains(all, want) {
+			t.Errorf("nothing said %q:\n%s", want, all)
+		}
+	}
+}
+
+// A chain that goes on while its node stops giving blocks: the follower
+// says it stalled, and says so once.
+func TestFollowerSaysItStalled(t *testing.T) {
+	var mu sync.Mutex
+	tip := int64(3)
+	srv := chainServer(t, func() int64 { mu.Lock(); defer mu.Unlock(); return tip })
+	var said []string
+	f := NewFollower([]string{srv.URL}, 1, nil, nil, nil)
+	f.StallAfter = 300 * time.Millisecond
+	var smu sync.Mutex
+	f.OnProblem = func(kind, detail string) { smu.Lock(); said = append(said, kind); smu.Unlock() }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	time.Sleep(200 * time.Millisecond)
+	// The node says 100 and serves nothing past 3 (its /block is as
+	// before: the server only knows the status's word).
+	srvBlocks := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/status" {
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":-1,"result":{"sync_info":{"latest_block_height":"100"}}}`)
+			return
+		}
+		if r.URL.Path == "/block" {
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32603,"message":"store closed"}}`)
+			return
+		}
+		srvBlocks.ServeHTTP(w, r)
+	})
+	time.Sleep(1200 * time.Millisecond)
+	cancel()
+	<-done
+	if got := strings.Join(said, ","); got != "follower_stalled" {
+		t.Errorf("said %q; want one follower_stalled", got)
+	}
+	if from, to := f.Unread(); from != 4 || to != 100 {
+		t.Errorf("unread %d-%d; want 4-100", from, to)
+	}
+}
