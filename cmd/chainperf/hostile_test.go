@@ -165,7 +165,7 @@ interval = "500ms"
 			if md, _ := filepath.Glob(filepath.Join(reports, "*", "report.md")); len(md) == 1 {
 				shown += string(mustRead(t, md[0]))
 			}
-			t.Logf("%s: exit %d, peak %d MiB\n%s", tc.trick, code, rss, out)
+			t.Logf("%s: exit %d, peak %d MiB\n%s", name, code, rss, out)
 			if code != tc.code {
 				t.Errorf("exit %d; want %d", code, tc.code)
 			}

@@ -29,6 +29,12 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// CHAINPERF_TEST_BINARY runs the tests against another build (a
+	// benchmark comparing builds, bench/hostile-memory.sh).
+	if b := os.Getenv("CHAINPERF_TEST_BINARY"); b != "" {
+		binary = b
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "chainperf-bin-")
 	if err != nil {
 		panic(err)

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -14,8 +16,11 @@ import (
 // `runs list` does not call a run that ended "interrupted".
 const reserveBytes = 4 << 20
 
+// reservePath names runID's room by a hash of the ID: an ID read back
+// from a database is input, and must not make a path.
 func (s *Store) reservePath(runID string) string {
-	return s.where + "-reserve-" + runID
+	sum := sha256.Sum256([]byte(runID))
+	return s.where + "-reserve-" + hex.EncodeToString(sum[:8])
 }
 
 // reserve takes the room for runID's end; a disk too full for it is an
