@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"net"
@@ -27,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -485,7 +486,7 @@ func unsafeRPC(ctx context.Context, n *testnet.Node, method string, q url.Values
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := nodehttp.Client(nodehttp.Small).Do(req)
 	if err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
@@ -496,7 +497,7 @@ func unsafeRPC(ctx context.Context, n *testnet.Node, method string, q url.Values
 			Data    string `json:"data"`
 		} `json:"error"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out); err != nil {
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		return fmt.Errorf("%s: %s answered %s: %w", method, n.Name, resp.Status, err)
 	}
 	if out.Error != nil {
