@@ -101,7 +101,7 @@ func TestHostileNodes(t *testing.T) {
 		{providertest.HugeStatus, "load", 1, []string{"answered more than 1 MiB: not read"}, 0},
 		{providertest.HugeBlock, "load", 1, []string{"answered more than 64 MiB: not read"}, 0},
 		{providertest.HugeResults, "load", 1, []string{"answered more than 64 MiB: not read"}, 0},
-		{providertest.HangStatus, "load", 1, []string{"did not answer within 5s"}, 0},
+		{providertest.HangStatus, "load", 1, []string{"did not answer within 2s"}, 0},
 		{providertest.HeightOverflow, "load", 1, []string{"99999999999999999999", "not a height"}, 0},
 		{providertest.HeightBackwards, "load", 1, []string{"does not go backwards"}, 0},
 		{providertest.WrongHeight, "load", 1, []string{"answered a block of height"}, 0},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,12 @@ var smallClient = Client(Small)
 // ReadStatus asks the node at rpc for its status, within Small's caps. A
 // height that is not a whole number from 0 to 2^63-1 is an error.
 func ReadStatus(ctx context.Context, rpc string) (Status, error) {
-	data, err := Get(ctx, smallClient, strings.TrimRight(rpc, "/")+"/status")
+	return ReadStatusWith(ctx, smallClient, rpc)
+}
+
+// ReadStatusWith is ReadStatus through c (a client with tighter caps).
+func ReadStatusWith(ctx context.Context, c *http.Client, rpc string) (Status, error) {
+	data, err := Get(ctx, c, strings.TrimRight(rpc, "/")+"/status")
 	if err != nil {
 		return Status{}, err
 	}

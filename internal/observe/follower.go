@@ -174,7 +174,7 @@ type fetched struct {
 }
 
 func (f *Follower) catchUp(ctx context.Context, rpc string, out chan<- fetched) error {
-	st, err := nodehttp.ReadStatus(ctx, rpc)
+	st, err := nodehttp.ReadStatusWith(ctx, statusClient, rpc)
 	if err != nil {
 		if errors.Is(err, nodehttp.ErrBadNumber) {
 			f.problem("bad_height", rpc, err.Error())
@@ -270,7 +270,14 @@ type badBlock struct{ msg string }
 
 func (e *badBlock) Error() string { return e.msg }
 
-var blockClient = nodehttp.Client(nodehttp.Block)
+// The follower's caps: a node that is slow to say its height or give a
+// block is left for the next sooner than the general caps would (each
+// second it waits is a second on the latency of the blocks it holds up).
+var (
+	statusClient  = nodehttp.Client(nodehttp.Limits{Bytes: nodehttp.Small.Bytes, Time: 2 * time.Second})
+	blockClient   = nodehttp.Client(nodehttp.Limits{Bytes: nodehttp.Block.Bytes, Time: 10 * time.Second})
+	resultsClient = nodehttp.Client(nodehttp.Block)
+)
 
 // readBlock reads the block at height h, within nodehttp.Block's caps; a
 // block whose header is of another height is a *badBlock.
@@ -440,7 +447,7 @@ func validatorsAt(ctx context.Context, rpc string, height int64) ([]string, erro
 // are decoded: the full results (events and all, through gogoproto's
 // jsonpb) cost the follower half its CPU.
 func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, error) {
-	data, err := nodehttp.Get(ctx, blockClient, fmt.Sprintf("%s/block_results?height=%d", rpc, height))
+	data, err := nodehttp.Get(ctx, resultsClient, fmt.Sprintf("%s/block_results?height=%d", rpc, height))
 	if err != nil && len(data) == 0 {
 		return nil, err
 	}
