@@ -69,9 +69,12 @@ type Progress struct {
 	// Name is the experiment phase ("steady 1/1", "find-max"); MempoolMax
 	// the largest mempool of any node at the last scrape (-1: not known).
 	// Drive knows neither: it leaves Name empty and MempoolMax -1 for the
-	// caller to fill.
+	// caller to fill; so with Run and Scenario (the run's ID and its
+	// scenario's name).
 	Name       string
 	MempoolMax float64
+	Run        string
+	Scenario   string
 	// Generators > 1: the load comes from that many generators, whose
 	// counts are known only when they end (Ledger is empty till then).
 	Generators int

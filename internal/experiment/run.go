@@ -357,7 +357,7 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 	var progress func(Progress)
 	if o.Progress != nil {
 		progress = func(p Progress) {
-			p.Name, p.MempoolMax = plan.name, ph.pools.max()
+			p.Name, p.MempoolMax, p.Run, p.Scenario = plan.name, ph.pools.max(), r.ID, ph.s.Name
 			o.Progress(p)
 		}
 	}

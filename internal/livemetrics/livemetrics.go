@@ -3,8 +3,10 @@
 // Prometheus and Grafana show chainperf's view next to the nodes' own
 // CometBFT metrics (docs/grafana/chainperf.json).
 //
-// The figures are the run's phase being driven: counters start again at
-// each phase (Prometheus treats that as a counter reset).
+// The figures are the run's phase being driven. Every series carries the
+// run's ID, its scenario and the phase, so that runs and phases never
+// share a series: a counter only ever rises (a new phase is a new series,
+// not a reset), and txs waiting for a block are a gauge, not a fate.
 package livemetrics
 
 import (
@@ -40,6 +42,8 @@ var latencyBounds = func() []float64 {
 
 // State is what a run reports about the phase it drives, once a second.
 type State struct {
+	Run        string // the run's ID
+	Scenario   string // its scenario's name
 	Name       string // the experiment phase: "steady 1/1", "find-max"
 	Step       string // "load" or "drain"
 	Elapsed    time.Duration
@@ -65,26 +69,30 @@ func (e *Exporter) Update(p State) {
 	e.mu.Unlock()
 }
 
+// runLabels are on every series of a run.
+var runLabels = []string{"run", "scenario", "phase"}
+
 var (
-	descTarget    = prometheus.NewDesc("chainperf_target_tps", "Tx/s the rate model asks for now.", nil, nil)
-	descSent      = prometheus.NewDesc("chainperf_sent_tps", "Tx/s sent, mean of the last 5 whole seconds.", nil, nil)
-	descCommitted = prometheus.NewDesc("chainperf_committed_tps", "Tx/s of the run's txs seen committed (code 0), mean of the last 5 whole seconds.", nil, nil)
-	descSentTotal = prometheus.NewDesc("chainperf_sent_total", "Txs sent in this phase.", nil, nil)
-	descAccepted  = prometheus.NewDesc("chainperf_accepted_total", "Sends the node accepted in this phase.", nil, nil)
-	descFates     = prometheus.NewDesc("chainperf_txs_total", "Txs of this phase by fate so far (unresolved: accepted, not yet in a block).", []string{"fate"}, nil)
-	descLatency   = prometheus.NewDesc("chainperf_commit_latency_seconds", "Commit latency (first seen in a block - intended send time) of this phase's txs.", nil, nil)
-	descLagP99    = prometheus.NewDesc("chainperf_schedule_lag_p99_seconds", "p99 of how late the generator sent txs after their intended time.", nil, nil)
-	descHeight    = prometheus.NewDesc("chainperf_height", "Height of the last block the follower read.", nil, nil)
-	descInterval  = prometheus.NewDesc("chainperf_block_interval_seconds", "Interval of the last block (header times).", nil, nil)
-	descMempool   = prometheus.NewDesc("chainperf_mempool_max", "Largest mempool of any node at the last scrape (txs).", nil, nil)
-	descPhase     = prometheus.NewDesc("chainperf_phase_info", "The phase being driven (1).", []string{"phase", "step"}, nil)
-	descElapsed   = prometheus.NewDesc("chainperf_phase_elapsed_seconds", "Time since the phase's load started.", nil, nil)
-	descUpdated   = prometheus.NewDesc("chainperf_last_update_timestamp_seconds", "When chainperf last updated these figures (unix time).", nil, nil)
+	descTarget    = prometheus.NewDesc("chainperf_target_tps", "Tx/s the rate model asks for now.", runLabels, nil)
+	descSent      = prometheus.NewDesc("chainperf_sent_tps", "Tx/s sent, mean of the last 5 whole seconds.", runLabels, nil)
+	descCommitted = prometheus.NewDesc("chainperf_committed_tps", "Tx/s of the run's txs seen committed (code 0), mean of the last 5 whole seconds.", runLabels, nil)
+	descSentTotal = prometheus.NewDesc("chainperf_sent_total", "Txs sent in this phase.", runLabels, nil)
+	descAccepted  = prometheus.NewDesc("chainperf_accepted_total", "Sends the node accepted in this phase.", runLabels, nil)
+	descFates     = prometheus.NewDesc("chainperf_txs_total", "Txs of this phase by final fate so far (unresolved: still not in a block when the phase ended).", append(runLabels, "fate"), nil)
+	descWaiting   = prometheus.NewDesc("chainperf_txs_waiting", "Txs of this phase the node accepted that no block holds yet.", runLabels, nil)
+	descLatency   = prometheus.NewDesc("chainperf_commit_latency_seconds", "Commit latency (first seen in a block - intended send time) of this phase's txs.", runLabels, nil)
+	descLagP99    = prometheus.NewDesc("chainperf_schedule_lag_p99_seconds", "p99 of how late the generator sent txs after their intended time.", runLabels, nil)
+	descHeight    = prometheus.NewDesc("chainperf_height", "Height of the last block the follower read.", runLabels, nil)
+	descInterval  = prometheus.NewDesc("chainperf_block_interval_seconds", "Interval of the last block (header times).", runLabels, nil)
+	descMempool   = prometheus.NewDesc("chainperf_mempool_max", "Largest mempool of any node at the last scrape (txs).", runLabels, nil)
+	descPhase     = prometheus.NewDesc("chainperf_phase_info", "The phase being driven (1).", append(runLabels, "step"), nil)
+	descElapsed   = prometheus.NewDesc("chainperf_phase_elapsed_seconds", "Time since the phase's load started.", runLabels, nil)
+	descUpdated   = prometheus.NewDesc("chainperf_last_update_timestamp_seconds", "When chainperf last updated these figures (unix time).", runLabels, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descTarget, descSent, descCommitted, descSentTotal, descAccepted, descFates, descLatency,
+	for _, d := range []*prometheus.Desc{descTarget, descSent, descCommitted, descSentTotal, descAccepted, descFates, descWaiting, descLatency,
 		descLagP99, descHeight, descInterval, descMempool, descPhase, descElapsed, descUpdated} {
 		ch <- d
 	}
@@ -101,26 +109,23 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	}
 	s := p.Ledger
 	sent, committed := Recent(s, p.Elapsed, 5)
+	run := []string{p.Run, p.Scenario, p.Name}
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append(run, labels...)...)
 	}
 	counter := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, append(run, labels...)...)
 	}
 	gauge(descTarget, p.Target)
 	gauge(descSent, sent)
 	gauge(descCommitted, committed)
 	counter(descSentTotal, float64(s.Sent))
 	counter(descAccepted, float64(s.Accepted))
-	fates := map[load.Fate]int64{}
-	for f, n := range s.Fates {
-		fates[f] = n
-	}
-	// While the phase goes, accepted txs not yet in a block are waiting.
-	fates[load.FateUnresolved] += max(0, s.Accepted-s.Fates[load.FateCommitted]-s.Fates[load.FateCommittedFailed]-s.Fates[load.FateUnresolved])
 	for _, f := range []load.Fate{load.FateCommitted, load.FateCommittedFailed, load.FateRejected, load.FateSendError, load.FateUnresolved} {
-		counter(descFates, float64(fates[f]), string(f))
+		counter(descFates, float64(s.Fates[f]), string(f))
 	}
+	// Accepted txs not yet in a block: a gauge (they leave it for a fate).
+	gauge(descWaiting, float64(max(0, s.Accepted-s.Fates[load.FateCommitted]-s.Fates[load.FateCommittedFailed]-s.Fates[load.FateUnresolved])))
 	buckets := map[float64]uint64{}
 	var count uint64
 	for _, b := range s.LatencyHist {
@@ -131,14 +136,14 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
-	ch <- prometheus.MustNewConstHistogram(descLatency, count, s.Latency.Mean/1000*float64(s.Latency.Count), buckets)
+	ch <- prometheus.MustNewConstHistogram(descLatency, count, s.Latency.Mean/1000*float64(s.Latency.Count), buckets, run...)
 	gauge(descLagP99, s.Lag.P99/1000)
 	gauge(descHeight, float64(p.Height))
 	gauge(descInterval, p.Interval.Seconds())
 	if p.MempoolMax >= 0 {
 		gauge(descMempool, p.MempoolMax)
 	}
-	gauge(descPhase, 1, p.Name, p.Step)
+	gauge(descPhase, 1, p.Step)
 	gauge(descElapsed, p.Elapsed.Seconds())
 	gauge(descUpdated, float64(at.UnixNano())/1e9)
 }

@@ -52,7 +52,7 @@ func TestExportsTheRunsLiveFigures(t *testing.T) {
 	if fams := scrape(t, url); fams["chainperf_target_tps"] != nil {
 		t.Fatal("figures before the first progress report")
 	}
-	p := State{Step: "load", Name: "steady 1/1", Elapsed: 10 * time.Second, Target: 300, Height: 42,
+	p := State{Run: "20261126-030000-abcd", Scenario: "default", Step: "load", Name: "steady 1/1", Elapsed: 10 * time.Second, Target: 300, Height: 42,
 		Interval: 1500 * time.Millisecond, MempoolMax: 17}
 	p.Ledger = load.Summary{Sent: 3000, Accepted: 2990, Rejected: 10,
 		Fates:       map[load.Fate]int64{load.FateCommitted: 2500, load.FateRejected: 10},
@@ -78,6 +78,7 @@ func TestExportsTheRunsLiveFigures(t *testing.T) {
 		"chainperf_target_tps": 300, "chainperf_sent_tps": 300, "chainperf_committed_tps": 270, // seconds 5-9: 250..290
 		"chainperf_sent_total": 3000, "chainperf_height": 42, "chainperf_block_interval_seconds": 1.5,
 		"chainperf_mempool_max": 17, "chainperf_schedule_lag_p99_seconds": 0.002, "chainperf_phase_elapsed_seconds": 10,
+		"chainperf_txs_waiting": 490,
 	} {
 		if got := gauge(name); got != want {
 			t.Errorf("%s = %v, want %v", name, got, want)
@@ -87,8 +88,23 @@ func TestExportsTheRunsLiveFigures(t *testing.T) {
 	for _, m := range fams["chainperf_txs_total"].Metric {
 		fates[m.Label[0].GetValue()] = m.Counter.GetValue()
 	}
-	if fates["committed"] != 2500 || fates["rejected"] != 10 || fates["unresolved"] != 490 {
-		t.Errorf("fates %v: want 2500 committed, 10 rejected, 490 waiting", fates)
+	if fates["committed"] != 2500 || fates["rejected"] != 10 || fates["unresolved"] != 0 {
+		t.Errorf("fates %v: want 2500 committed, 10 rejected, none unresolved yet (490 are waiting)", fates)
+	}
+	// Every series says whose it is.
+	for name, f := range fams {
+		if !strings.HasPrefix(name, "chainperf_") {
+			continue
+		}
+		for _, m := range f.Metric {
+			got := map[string]string{}
+			for _, l := range m.Label {
+				got[l.GetName()] = l.GetValue()
+			}
+			if got["run"] != p.Run || got["scenario"] != "default" || got["phase"] != "steady 1/1" {
+				t.Errorf("%s labels %v: want the run, its scenario and the phase", name, got)
+			}
+		}
 	}
 	h := fams["chainperf_commit_latency_seconds"].Metric[0].Histogram
 	if h.GetSampleCount() != 2500 || h.GetSampleSum() != 2000 {
@@ -106,6 +122,47 @@ func TestExportsTheRunsLiveFigures(t *testing.T) {
 	}
 }
 
+// Counters only rise while a phase goes, as txs move from waiting to a
+// fate; the next phase is a series of its own, not a reset.
+func TestCountersOnlyRise(t *testing.T) {
+	var e Exporter
+	url := serve(t, &e)
+	counters := func() map[string]float64 {
+		out := map[string]float64{}
+		for name, f := range scrape(t, url) {
+			if f.GetType() != dto.MetricType_COUNTER || !strings.HasPrefix(name, "chainperf_") {
+				continue
+			}
+			for _, m := range f.Metric {
+				key := name
+				for _, l := range m.Label {
+					key += "," + l.GetName() + "=" + l.GetValue()
+				}
+				out[key] = m.Counter.GetValue()
+			}
+		}
+		return out
+	}
+	st := func(phase string, sent, committed, unresolved int64) State {
+		return State{Run: "r1", Scenario: "s", Name: phase, Step: "load", Ledger: load.Summary{Sent: sent, Accepted: sent,
+			Fates: map[load.Fate]int64{load.FateCommitted: committed, load.FateUnresolved: unresolved}}}
+	}
+	steps := []State{st("steady 1/2", 100, 10, 0), st("steady 1/2", 200, 150, 0), st("steady 1/2", 200, 190, 10), st("steady 2/2", 50, 0, 0)}
+	last := map[string]float64{}
+	for i, s := range steps {
+		e.Update(s)
+		for k, v := range counters() {
+			if prev, ok := last[k]; ok && v < prev {
+				t.Errorf("step %d: %s went down from %v to %v", i, k, prev, v)
+			}
+			last[k] = v
+		}
+	}
+	if last[`chainperf_sent_total,phase=steady 1/2,run=r1,scenario=s`] != 200 || last[`chainperf_sent_total,phase=steady 2/2,run=r1,scenario=s`] != 50 {
+		t.Errorf("each phase's own series: %v", last)
+	}
+}
+
 // TestGrafanaDashboardShowsWhatIsExported: every chainperf_ metric the
 // dashboard JSON queries is one the exporter serves, so a rename here
 // fails until the dashboard follows.
@@ -118,6 +175,9 @@ func TestGrafanaDashboardShowsWhatIsExported(t *testing.T) {
 		Panels []struct {
 			Title   string
 			Targets []struct{ Expr string }
+		}
+		Templating struct {
+			List []struct{ Name string }
 		}
 	}
 	if err := json.Unmarshal(raw, &dash); err != nil {
@@ -140,6 +200,25 @@ func TestGrafanaDashboardShowsWhatIsExported(t *testing.T) {
 				ours++
 				if !exported[m[1]] {
 					t.Errorf("panel %q queries %s, which chainperf does not export", p.Title, m[1])
+				}
+			}
+		}
+	}
+	// A team's Prometheus holds many runs and nodes: the board picks them.
+	vars := map[string]bool{}
+	for _, v := range dash.Templating.List {
+		vars[v.Name] = true
+	}
+	for _, v := range []string{"job", "instance", "run", "nodes"} {
+		if !vars[v] {
+			t.Errorf("the dashboard has no $%s variable", v)
+		}
+	}
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			for _, m := range regexp.MustCompile(`chainperf_[a-z0-9_]+(\{[^}]*\})?`).FindAllStringSubmatch(tg.Expr, -1) {
+				if !strings.Contains(m[1], `run=~"$run"`) {
+					t.Errorf("panel %q: %s does not pick the run", p.Title, m[0])
 				}
 			}
 		}
