@@ -89,32 +89,45 @@ func TestHostileNodes(t *testing.T) {
 		return ""
 	}})
 	honest := map[string]int64{}
-	for _, tc := range []struct {
+	both, run := []string{"load", "run"}, []string{"run"} // the metrics classes need a metrics URL: an external scenario
+	type hostileCase struct {
 		trick providertest.Trick
-		via   string // "load" or "run" (an external scenario with metrics)
+		via   string // "load" (--rpc) or "run" (an external scenario with metrics)
 		code  int
 		want  []string // in the output, report or events
 		after time.Duration
+	}
+	var cases []hostileCase
+	for _, c := range []struct {
+		trick providertest.Trick
+		vias  []string
+		code  int
+		want  []string
 	}{
-		{"", "load", 0, nil, 0}, // a node that plays no trick: what the others are held to
-		{"", "run", 0, nil, 0},
-		{providertest.HugeStatus, "load", 1, []string{"answered more than 1 MiB: not read"}, 0},
-		{providertest.HugeBlock, "load", 1, []string{"answered more than 64 MiB: not read"}, 0},
-		{providertest.HugeResults, "load", 1, []string{"answered more than 64 MiB: not read"}, 0},
-		{providertest.HangStatus, "load", 1, []string{"did not answer within 2s"}, 0},
-		{providertest.HeightOverflow, "load", 1, []string{"99999999999999999999", "not a height"}, 0},
-		{providertest.HeightBackwards, "load", 1, []string{"does not go backwards"}, 0},
-		{providertest.WrongHeight, "load", 1, []string{"answered a block of height"}, 0},
-		{providertest.StopBlocks, "load", 1, []string{"follower_stalled", "follower_gap"}, 0},
-		{providertest.Redirect, "load", 2, []string{"redirected to another host"}, 0},
-		{providertest.ControlChars, "load", 0, []string{`\x1b]0;pwned`}, 0},
-		{providertest.Cardinality, "run", 0, []string{"series_dropped"}, 0},
-		{providertest.HugeMetrics, "run", 0, []string{"answered more than 16 MiB: not read"}, 0},
+		{"", both, 0, nil}, // a node that plays no trick: what the others are held to
+		{providertest.HugeStatus, both, 1, []string{"answered more than 1 MiB: not read"}},
+		{providertest.HugeBlock, both, 1, []string{"answered more than 64 MiB: not read"}},
+		{providertest.HugeResults, both, 1, []string{"answered more than 64 MiB: not read"}},
+		{providertest.HangStatus, both, 1, []string{"did not answer within 2s"}},
+		{providertest.HeightOverflow, both, 1, []string{"99999999999999999999", "not a height"}},
+		{providertest.HeightBackwards, both, 1, []string{"does not go backwards"}},
+		{providertest.WrongHeight, both, 1, []string{"answered a block of height"}},
+		{providertest.StopBlocks, both, 1, []string{"follower_stalled", "follower_gap"}},
+		{providertest.Redirect, both, 2, []string{"redirected to another host"}},
+		{providertest.ControlChars, both, 0, []string{`\x1b]0;pwned`}},
+		{providertest.Cardinality, run, 0, []string{"series_dropped"}},
+		{providertest.HugeMetrics, run, 0, []string{"answered more than 16 MiB: not read"}},
 	} {
+		for _, v := range c.vias {
+			cases = append(cases, hostileCase{c.trick, v, c.code, c.want, 0})
+		}
+	}
+	for _, tc := range cases {
 		name := string(tc.trick)
 		if name == "" {
-			name = "honest-" + tc.via
+			name = "honest"
 		}
+		name += "/" + tc.via
 		t.Run(name, func(t *testing.T) {
 			if tc.after == 0 && tc.trick != providertest.Redirect && tc.trick != providertest.ControlChars {
 				tc.after = 1500 * time.Millisecond // after the checks at the start
@@ -131,8 +144,14 @@ func TestHostileNodes(t *testing.T) {
 			rpc := strings.Replace(h.URL, "http://", "http://probe:"+rpcSecret+"@", 1)
 			db, reports := filepath.Join(dir, "runs.db"), filepath.Join(dir, "reports")
 			var args []string
+			// A stall is said after 10 s without a block: that case runs
+			// long enough to see it.
+			length := "6s"
+			if tc.trick == providertest.StopBlocks {
+				length = "14s"
+			}
 			if tc.via == "load" {
-				args = []string{"load", "--rpc", rpc, "--rate", "40", "--duration", "14s", "--drain", "3s", "--db", db, "--report-dir", reports}
+				args = []string{"load", "--rpc", rpc, "--rate", "40", "--duration", length, "--drain", "3s", "--db", db, "--report-dir", reports}
 			} else {
 				scn := filepath.Join(t.TempDir(), "ext.toml") // not in dir: it holds the password
 				os.WriteFile(scn, []byte(`name = "hostile"
@@ -145,7 +164,7 @@ rpc = "`+rpc+`"
 metrics = "`+rpc+`/metrics"
 [load]
 rate = 40
-duration = "8s"
+duration = "`+length+`"
 [experiment]
 kind = "steady"
 warmup = "1s"

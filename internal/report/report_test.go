@@ -184,3 +184,31 @@ func TestWholeTicks(t *testing.T) {
 		}
 	}
 }
+
+// The summary names every criterion judged with its mark, and says when
+// none was set (a PASS then means only that the run completed).
+func TestSummarySaysWhichCriteriaWereJudged(t *testing.T) {
+	r := &results.Run{}
+	r.Status = results.StatusComplete
+	r.Checks = []results.Check{
+		{Name: "committed tx/s", Op: ">=", Limit: 100, Value: 120, Pass: true},
+		{Name: "latency p99 ms", Op: "<=", Limit: 500, Value: 900, Pass: false},
+	}
+	var b strings.Builder
+	Summary(&b, r, nil)
+	for _, want := range []string{"passed:     committed tx/s = 120 (limit >= 100)", "failed:     latency p99 ms = 900 (limit <= 500)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "none set") {
+		t.Errorf("says no criteria were set:\n%s", b.String())
+	}
+	b.Reset()
+	none := &results.Run{}
+	none.Status = results.StatusComplete
+	Summary(&b, none, nil)
+	if !strings.Contains(b.String(), "criteria:   none set") {
+		t.Errorf("a run with no criteria does not say so:\n%s", b.String())
+	}
+}
