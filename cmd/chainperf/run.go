@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/printable"
@@ -22,11 +24,13 @@ func runCmd() *cobra.Command {
 	var labels []string
 	var reportDir, backend, metricsAddr, nodeBinary string
 	var remote bool
+	var ov overrides
 	cmd := &cobra.Command{
 		Use:   "run [scenario.toml]",
 		Short: "Run a scenario from nothing to a report (the built-in default without a file)",
 		Example: `  chainperf run                                   # the built-in default scenario
   chainperf run examples/find-max.toml --label branch=main
+  chainperf run --rate 300 --duration 60s --validators 7   # the default, changed on the command line
   chainperf run s.toml --binary "module:github.com/cometbft/cometbft/cmd/cometbft@v0.38.19"`,
 		Long: `run brings up the scenario's testnet, drives its load while following every
 block, drains, takes the testnet down, applies the criteria and writes the
@@ -47,6 +51,9 @@ input or an error.`,
 			}
 			lbl, err := parseLabels(labels)
 			if err != nil {
+				return err
+			}
+			if err := ov.apply(cmd.Flags(), s, lbl); err != nil {
 				return err
 			}
 			if reportDir == "" {
@@ -81,6 +88,9 @@ input or an error.`,
 		},
 	}
 	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable), e.g. --label branch=main")
+	cmd.Flags().Float64Var(&ov.rate, "rate", 0, "override the scenario's [load] rate, tx/s")
+	cmd.Flags().DurationVar(&ov.duration, "duration", 0, "override the scenario's [load] duration, e.g. 60s")
+	cmd.Flags().IntVar(&ov.validators, "validators", 0, "override the scenario's [testnet] validators")
 	cmd.Flags().StringVar(&nodeBinary, "binary", "", `run the scenario's testnet on this node instead, e.g. "module:github.com/cometbft/cometbft/cmd/cometbft@v1.0.1" (a release built from its Go module)`)
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the run's live figures for Prometheus on this address, e.g. 127.0.0.1:9464 (off by default)")
@@ -193,4 +203,42 @@ func checkWritable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// overrides are the common changes to a scenario made on the command
+// line. A run with any is filed under the scenario's name with them
+// (default [rate=300]) and labelled "overrides": it is another experiment,
+// and must not mix with the scenario's own runs in compare and trend.
+type overrides struct {
+	rate       float64
+	duration   time.Duration
+	validators int
+}
+
+func (o *overrides) apply(fs *pflag.FlagSet, s *scenario.Scenario, labels map[string]string) error {
+	var said []string
+	if fs.Changed("rate") {
+		s.Load.Rate = o.rate
+		said = append(said, fmt.Sprintf("rate=%g", o.rate))
+	}
+	if fs.Changed("duration") {
+		s.Load.Duration = scenario.Duration(o.duration)
+		said = append(said, "duration="+o.duration.String())
+	}
+	if fs.Changed("validators") {
+		s.Testnet.Validators = o.validators
+		said = append(said, fmt.Sprintf("validators=%d", o.validators))
+	}
+	if len(said) == 0 {
+		return nil
+	}
+	if s.Experiment.Warmup.D()+s.Experiment.Cooldown.D() >= s.Load.Length() {
+		s.Experiment.Warmup, s.Experiment.Cooldown = 0, 0 // a short load is measured whole
+	}
+	if err := s.Check(); err != nil {
+		return fmt.Errorf("with %s: %w", strings.Join(said, " "), err)
+	}
+	s.Name += " [" + strings.Join(said, ",") + "]"
+	labels["overrides"] = strings.Join(said, ",")
+	return nil
 }

@@ -331,3 +331,25 @@ drain_timeout = "10s"
 		t.Errorf("%d rotating nodes in the run's node list; want 2", rotating)
 	}
 }
+
+// `run --rate --duration --validators` changes the scenario for this run,
+// files it under the scenario's name with the changes and labels it; a
+// value the scenario would refuse is refused with the flag's words.
+func TestRunOverrides(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real CometBFT nodes")
+	}
+	reg, tmp := t.TempDir(), t.TempDir()
+	db := filepath.Join(tmp, "runs.db")
+	if out, code := cli(t, reg, "run", "--rate", "0", "--db", db); code != 2 || !strings.Contains(out, "with rate=0") || !strings.Contains(out, "load.rate") {
+		t.Errorf("--rate 0: exit %d; want 2 naming the override\n%s", code, out)
+	}
+	out, code := cli(t, reg, "run", "--rate", "40", "--duration", "4s", "--validators", "1", "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+	if code != 0 || !strings.Contains(out, "scenario default [rate=40,duration=4s,validators=1]: 1 validators") || !strings.Contains(out, "160 sent") {
+		t.Fatalf("run with overrides: exit %d\n%s", code, out)
+	}
+	list, _ := cli(t, reg, "runs", "list", "--db", db, "--label", "overrides=rate=40,duration=4s,validators=1")
+	if !strings.Contains(list, "default [rate=40,duration=4s,validators=1]") {
+		t.Errorf("runs list by the overrides label:\n%s", list)
+	}
+}
