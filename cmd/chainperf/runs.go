@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -106,11 +107,13 @@ func runsCmd() *cobra.Command {
 	list.Flags().StringSliceVar(&labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable)")
 	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many runs (0: all)")
 
+	var showFormat string
 	show := &cobra.Command{
-		Use:     "show RUN_ID",
-		Short:   "Show a stored run's summary",
-		Example: `  chainperf runs show 20261125-114355-823b`,
-		Args:    cobra.ExactArgs(1),
+		Use:   "show RUN_ID",
+		Short: "Show a stored run's report as text (or its Markdown)",
+		Example: `  chainperf runs show 20261125-114355-823b
+  chainperf runs show 20261125-114355-823b --format md > run.md`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openExisting(cmd.Context())
 			if err != nil {
@@ -121,10 +124,20 @@ func runsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			report.Markdown(printable.NewWriter(cmd.OutOrStdout()), r)
-			return nil
+			if showFormat != "text" && showFormat != "md" {
+				return fmt.Errorf("--format %q: use text or md", showFormat)
+			}
+			var md strings.Builder
+			report.Markdown(&md, r)
+			text := md.String()
+			if showFormat == "text" {
+				text = report.MarkdownToText(text)
+			}
+			_, err = io.WriteString(printable.NewWriter(cmd.OutOrStdout()), text)
+			return err
 		},
 	}
+	show.Flags().StringVar(&showFormat, "format", "text", "text (aligned for a terminal) or md (the report's Markdown)")
 	var format string
 	export := &cobra.Command{
 		Use:   "export RUN_ID [--format json|csv]",
