@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -136,13 +137,16 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := decode(file, data, s); err != nil {
+	s, bad, err := decodeAll(file, data, s)
+	if err != nil {
 		return nil, err
 	}
 	s.File, s.Text, s.lines = file, data, indexLines(data)
 	s.Testnet.Config = Flatten(s.Testnet.Config)
 	s.Testnet.Genesis, s.Testnet.App = Flatten(s.Testnet.Genesis), Flatten(s.Testnet.App)
-	if errs := s.validate(s.lines); len(errs) > 0 {
+	// The values the decoder refused, then what validation finds in the
+	// rest: every error at once.
+	if errs := append(bad, s.validate(s.lines)...); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return s, nil
@@ -154,6 +158,70 @@ func defaults() (*Scenario, error) {
 		return nil, fmt.Errorf("built-in default scenario: %w", err)
 	}
 	return &s, nil
+}
+
+// decodeAll is decode, with every bad value said at once: the decoder
+// stops at the first, so the line of a value it refused is blanked (the
+// lines keep their numbers) and the file decoded again, while the error
+// is one value on one line of "key = value".
+// It returns the scenario decoded without those lines, and their errors;
+// err is any other error (the scenario is then not read).
+func decodeAll(file string, data []byte, s *Scenario) (*Scenario, []error, error) {
+	err := decode(file, data, s)
+	var errs []error
+	for range 50 {
+		var e *Error
+		if err == nil || !errors.As(err, &e) || e != err {
+			break // none left, or not one value's error (keys, syntax): said as it is
+		}
+		row := valueLine(data, e.Pos)
+		if row == 0 {
+			break
+		}
+		errs = append(errs, err)
+		data = blankLine(data, row)
+		fresh, derr := defaults()
+		if derr != nil {
+			return nil, nil, derr
+		}
+		s, err = fresh, decode(file, data, fresh)
+	}
+	if err != nil {
+		return nil, nil, errors.Join(append(errs, err)...)
+	}
+	return s, errs, nil
+}
+
+// valueLine is the line of pos ("file:line") when that line is a whole
+// "key = value" (not the start of a multi-line array or table), else 0.
+func valueLine(data []byte, pos string) int {
+	i := strings.LastIndexByte(pos, ':')
+	row, err := strconv.Atoi(pos[i+1:])
+	if i < 0 || err != nil || row < 1 {
+		return 0
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	if row > len(lines) {
+		return 0
+	}
+	l := bytes.TrimSpace(lines[row-1])
+	k, v, ok := bytes.Cut(l, []byte("="))
+	if !ok || len(bytes.TrimSpace(k)) == 0 || bytes.HasPrefix(l, []byte("[")) {
+		return 0
+	}
+	v = bytes.TrimSpace(v)
+	if bytes.Count(v, []byte("[")) != bytes.Count(v, []byte("]")) || bytes.Count(v, []byte("{")) != bytes.Count(v, []byte("}")) ||
+		bytes.HasPrefix(v, []byte(`"""`)) || bytes.HasPrefix(v, []byte("'''")) {
+		return 0
+	}
+	return row
+}
+
+// blankLine returns data with line row emptied.
+func blankLine(data []byte, row int) []byte {
+	lines := bytes.Split(data, []byte("\n"))
+	lines[row-1] = nil
+	return bytes.Join(lines, []byte("\n"))
 }
 
 func decode(file string, data []byte, s *Scenario) (err error) {

@@ -209,3 +209,18 @@ func TestPowersUpToTheMaximumTotal(t *testing.T) {
 		t.Errorf("powers summing to the maximum: %v", err)
 	}
 }
+
+// Bad values come all at once, as bad keys do: each the decoder refuses
+// (a wrong type, a duration that is not one) with its line, then what
+// validation finds in the rest.
+func TestValueErrorsAllAtOnce(t *testing.T) {
+	_, err := Parse("s.toml", []byte("[load]\nrate = \"x\"\nduration = \"abc\"\n[testnet]\nvalidators = \"y\"\nfull_nodes = -1\n"))
+	if err == nil {
+		t.Fatal("parsed")
+	}
+	for _, want := range []string{"s.toml:2: load.rate must be a number", `s.toml:3: "abc" is not a duration`, "s.toml:5: testnet.validators must be an integer", "s.toml:6: testnet.full_nodes"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q:\n%v", want, err)
+		}
+	}
+}
