@@ -6,7 +6,6 @@ import (
 	"text/tabwriter"
 )
 
-
 // MarkdownToText turns chainperf's own Markdown (headings, pipe tables,
 // **bold**, `code`, lists) into plain aligned text.
 func MarkdownToText(md string) string {
