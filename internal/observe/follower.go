@@ -192,6 +192,13 @@ func (f *Follower) catchUp(ctx context.Context, rpc string, out chan<- fetched) 
 			latest, latest-next, next, latest))
 		f.next.Store(latest)
 		f.tip = latest
+	case f.tip == 0 && next-latest > MaxBehind:
+		// The other way: a start height (from one bad answer) far past
+		// the chain would wait for blocks that never come.
+		f.problem("height_far_behind", rpc, fmt.Sprintf("latest height %d is %d below the first height to read (%d): the start height is not believed; reading from %d",
+			latest, next-latest, next, latest+1))
+		f.next.Store(latest + 1)
+		f.tip = latest
 	default:
 		f.tip = max(f.tip, latest)
 	}

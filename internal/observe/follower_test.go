@@ -113,3 +113,22 @@ func TestFollowerSaysItStalled(t *testing.T) {
 		t.Errorf("unread %d-%d; want 4-100", from, to)
 	}
 }
+
+// A start height far past what the node says (one bad answer at the
+// start) is not believed either: the follower reads from the node's tip.
+func TestFollowerDoesNotBelieveAFarStart(t *testing.T) {
+	srv := chainServer(t, func() int64 { return 20 })
+	var said []string
+	var mu sync.Mutex
+	f := NewFollower([]string{srv.URL}, 9_000_000_000, nil, nil, nil)
+	f.OnProblem = func(kind, detail string) { mu.Lock(); said = append(said, kind); mu.Unlock() }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-done
+	if f.Next() != 21 || strings.Join(said, ",") != "height_far_behind" {
+		t.Errorf("next %d, said %v; want 21 and height_far_behind", f.Next(), said)
+	}
+}
