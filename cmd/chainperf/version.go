@@ -8,14 +8,19 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set by a release build (-ldflags "-X main.version=v1.2.3");
-// otherwise the module version go install recorded, or "devel".
-var version = ""
+// version and commit are set by a release build (scripts/release.sh: -ldflags
+// "-X main.version=v1.2.3 -X main.commit=HASH"); otherwise the module
+// version go install recorded (or "devel") and the VCS stamp of a build
+// in a git checkout.
+var version, commit = "", ""
 
 // versionText is the version, commit and Go version of this binary, from
 // what the build recorded (the VCS stamp of a build in a git checkout).
 func versionText() string {
-	v, commit, dirty := version, "unknown (built without VCS stamps)", ""
+	v, rev, dirty := version, commit, ""
+	if rev == "" {
+		rev = "unknown (built without VCS stamps)"
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if v == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
@@ -23,7 +28,7 @@ func versionText() string {
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				commit = s.Value
+				rev = s.Value
 			case "vcs.modified":
 				if s.Value == "true" {
 					dirty = " (modified)"
@@ -34,7 +39,7 @@ func versionText() string {
 	if v == "" {
 		v = "devel"
 	}
-	return fmt.Sprintf("chainperf %s, commit %s%s, %s %s/%s", v, commit, dirty, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("chainperf %s, commit %s%s, %s %s/%s", v, rev, dirty, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 func versionCmd() *cobra.Command {

@@ -16,10 +16,15 @@ func TestVersion(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s", args, code, out)
 		}
 	}
-	old := version
-	defer func() { version = old }()
-	version = "v9.9.9"
+	old, oldCommit := version, commit
+	defer func() { version, commit = old, oldCommit }()
+	version, commit = "v9.9.9", "abc123"
 	if v := versionText(); !strings.HasPrefix(v, "chainperf v9.9.9, commit ") {
 		t.Errorf("release build: %q", v)
+	}
+	// A test binary has no VCS stamp: the commit the release build set
+	// is what it says.
+	if v := versionText(); !strings.Contains(v, "commit abc123") {
+		t.Errorf("release build's commit: %q", v)
 	}
 }
