@@ -207,7 +207,7 @@ func checkWritable(dir string) error {
 
 // overrides are the common changes to a scenario made on the command
 // line. A run with any is filed under the scenario's name with them
-// (default [rate=300]) and labelled "overrides": it is another experiment,
+// ("default [rate=300]") and labelled "overrides": it is another experiment,
 // and must not mix with the scenario's own runs in compare and trend.
 type overrides struct {
 	rate       float64
@@ -238,7 +238,8 @@ func (o *overrides) apply(fs *pflag.FlagSet, s *scenario.Scenario, labels map[st
 	if err := s.Check(); err != nil {
 		return fmt.Errorf("with %s: %w", strings.Join(said, " "), err)
 	}
-	s.Name += " [" + strings.Join(said, ",") + "]"
-	labels["overrides"] = strings.Join(said, ",")
+	// Spaces, not commas: --label filters split at commas.
+	s.Name += " [" + strings.Join(said, " ") + "]"
+	labels["overrides"] = strings.Join(said, " ")
 	return nil
 }

@@ -341,15 +341,17 @@ func TestRunOverrides(t *testing.T) {
 	}
 	reg, tmp := t.TempDir(), t.TempDir()
 	db := filepath.Join(tmp, "runs.db")
-	if out, code := cli(t, reg, "run", "--rate", "0", "--db", db); code != 2 || !strings.Contains(out, "with rate=0") || !strings.Contains(out, "load.rate") {
+	scn := filepath.Join(tmp, "short.toml")
+	os.WriteFile(scn, []byte("name = \"short\"\n[experiment]\nkind = \"steady\"\n"), 0o644)
+	if out, code := cli(t, reg, "run", scn, "--rate", "0", "--db", db); code != 2 || !strings.Contains(out, "with rate=0") || !strings.Contains(out, "load.rate") {
 		t.Errorf("--rate 0: exit %d; want 2 naming the override\n%s", code, out)
 	}
-	out, code := cli(t, reg, "run", "--rate", "40", "--duration", "4s", "--validators", "1", "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
-	if code != 0 || !strings.Contains(out, "scenario default [rate=40,duration=4s,validators=1]: 1 validators") || !strings.Contains(out, "160 sent") {
+	out, code := cli(t, reg, "run", scn, "--rate", "40", "--duration", "4s", "--validators", "1", "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+	if code != 0 || !strings.Contains(out, "scenario short [rate=40 duration=4s validators=1]: 1 validators") || !strings.Contains(out, "160 sent") {
 		t.Fatalf("run with overrides: exit %d\n%s", code, out)
 	}
-	list, _ := cli(t, reg, "runs", "list", "--db", db, "--label", "overrides=rate=40,duration=4s,validators=1")
-	if !strings.Contains(list, "default [rate=40,duration=4s,validators=1]") {
+	list, _ := cli(t, reg, "runs", "list", "--db", db, "--label", "overrides=rate=40 duration=4s validators=1")
+	if !strings.Contains(list, "short [rate=40 duration=4s validators=1]") {
 		t.Errorf("runs list by the overrides label:\n%s", list)
 	}
 }
