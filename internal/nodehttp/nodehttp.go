@@ -166,8 +166,8 @@ func (b *body) Close() error {
 	return b.rc.Close()
 }
 
-// Get reads the answer to a GET of u within l; any status but 200 is an
-// error that carries the answer's first bytes.
+// Get reads the answer to a GET of u within c's caps; any status but 200
+// is an error, returned with the answer (a JSON-RPC error is in it).
 func Get(ctx context.Context, c *http.Client, u string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -181,7 +181,7 @@ func Get(ctx context.Context, c *http.Client, u string) ([]byte, error) {
 	if b, ok := resp.Body.(*body); ok && resp.ContentLength > b.left {
 		return nil, b.large // said up front: not read at all
 	}
-	data, err := readAll(resp.Body)
+	data, err := readAll(resp.Body, resp.ContentLength)
 	if err != nil {
 		if _, over := OverCap(err); over {
 			// What was read up to the cap is garbage now: collect it at
@@ -197,14 +197,19 @@ func Get(ctx context.Context, c *http.Client, u string) ([]byte, error) {
 	return data, nil
 }
 
-// readAll reads r in chunks of 1 MiB and joins them once at the end:
-// io.ReadAll's growing buffer would hold up to twice the cap, and copy it
-// on the way, before an answer over the cap is refused.
-func readAll(r io.Reader) ([]byte, error) {
+// readAll reads r in chunks that double from 4 KiB to 1 MiB (one of
+// length+1 when the answer says its length) and joins them once at the
+// end: io.ReadAll's growing buffer would hold up to twice the cap, and
+// copy it on the way, before an answer over the cap is refused.
+func readAll(r io.Reader, length int64) ([]byte, error) {
 	var chunks [][]byte
-	total := 0
+	total, next := 0, 4<<10
+	if length >= 0 && length < 64<<20 {
+		next = int(length) + 1 // the read that sees EOF needs room
+	}
 	for {
-		c := make([]byte, 0, 1<<20)
+		c := make([]byte, 0, next)
+		next = min(max(2*next, 4<<10), 1<<20)
 		for len(c) < cap(c) {
 			n, err := r.Read(c[len(c):cap(c)])
 			c = c[:len(c)+n]

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"io"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -122,4 +124,22 @@ func FuzzCanonical(f *testing.F) {
 			t.Fatalf("Canonical(%q) = %q, then %q (%v)", s, out, again, err)
 		}
 	})
+}
+
+// readAll gives back exactly what was sent, across its chunk sizes, with
+// and without a length said up front.
+func TestReadAll(t *testing.T) {
+	for _, n := range []int{0, 1, 4095, 4096, 4097, 3<<20 + 5} {
+		want := bytes.Repeat([]byte{'x'}, n)
+		for _, length := range []int64{-1, int64(n)} {
+			var r io.Reader = bytes.NewReader(want)
+			if n < 5000 {
+				r = iotest.OneByteReader(r) // a read at a time
+			}
+			got, err := readAll(r, length)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%d bytes (length %d): got %d, %v", n, length, len(got), err)
+			}
+		}
+	}
 }
