@@ -110,7 +110,7 @@ func TestHostileNodes(t *testing.T) {
 		{providertest.HugeResults, both, 1, []string{"answered more than 64 MiB: not read"}},
 		{providertest.HangStatus, both, 1, []string{"did not answer within 2s"}},
 		{providertest.HeightOverflow, both, 1, []string{"99999999999999999999", "not a height"}},
-		{providertest.HeightBackwards, both, 1, []string{"does not go backwards"}},
+		{providertest.HeightBackwards, both, 1, []string{"height does not go backwards"}},
 		{providertest.WrongHeight, both, 1, []string{"answered a block of height"}},
 		{providertest.StopBlocks, both, 1, []string{"follower_stalled", "follower_gap"}},
 		{providertest.Redirect, both, 2, []string{"redirected to another host"}},

@@ -71,10 +71,11 @@ type Follower struct {
 	// are more is a stall (0: 10 s).
 	StallAfter time.Duration
 
-	mu       sync.Mutex      // told: the block and results readers both say problems
-	told     map[string]bool // problems already said, by kind and node
-	tip      int64           // the highest height a node said it has, that the follower believed
-	lastRead time.Time       // when a block was last read
+	mu       sync.Mutex       // told: the block and results readers both say problems
+	told     map[string]bool  // problems already said, by kind and node
+	latest   map[string]int64 // the last latest height each node said
+	tip      int64            // the highest height a node said it has, that the follower believed
+	lastRead time.Time        // when a block was last read
 	stalled  bool
 	lastErr  string
 
@@ -92,7 +93,7 @@ func NewFollower(rpcs []string, from int64, ledger Ledger, onBlock func(Block), 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	f := &Follower{rpcs: rpcs, ledger: ledger, poll: 50 * time.Millisecond, log: log, onBlock: onBlock}
+	f := &Follower{rpcs: rpcs, ledger: ledger, poll: 50 * time.Millisecond, log: log, onBlock: onBlock, latest: map[string]int64{}}
 	f.next.Store(max(1, from))
 	return f
 }
@@ -182,11 +183,13 @@ func (f *Follower) catchUp(ctx context.Context, rpc string, out chan<- fetched) 
 		return err
 	}
 	latest := st.Height
+	before := f.latest[rpc]
+	f.latest[rpc] = latest
 	switch next := f.next.Load(); {
-	case latest < f.tip:
-		// Behind what a node said before: a node catching up, or one that
-		// lies. Read only what it has; the tip stays.
-		f.problem("height_backwards", rpc, fmt.Sprintf("latest height %d is below %d, said before: a height does not go backwards", latest, f.tip))
+	case latest < before:
+		// Below what this node said before: a node restarted empty, or
+		// one that is wrong. Read only what it has; the tip stays.
+		f.problem("height_backwards", rpc, fmt.Sprintf("latest height %d is below the %d it said before: a node's height does not go backwards unless it restarted empty", latest, before))
 	case f.tip == 0 && latest-next > MaxBehind:
 		f.problem("height_far_ahead", rpc, fmt.Sprintf("latest height %d is %d above the first height to read (%d): the start height is not believed; reading from %d",
 			latest, latest-next, next, latest))
@@ -268,8 +271,8 @@ func (f *Follower) say(kind, detail string) {
 	}
 }
 
-// Unread is how many heights a node said it had that the follower did
-// not read (after Run returned).
+// Unread is the first height not read and the highest a node said it
+// had (after Run returned): from > to when every height was read.
 func (f *Follower) Unread() (from, to int64) { return f.next.Load(), f.tip }
 
 // badBlock is an answer to /block that is not the block asked for.

@@ -67,7 +67,7 @@ func TestFollowerDoesNotBelieveAFarTip(t *testing.T) {
 		t.Errorf("read %d blocks, next %d; want a few, from the tip", len(blocks), f.Next())
 	}
 	all := strings.Join(said, "\n")
-	for _, want := range []string{"the start height is not believed", "a height does not go backwards", srv.URL} {
+	for _, want := range []string{"the start height is not believed", "height does not go backwards", srv.URL} {
 		if !strings.Contains(all, want) {
 			t.Errorf("nothing said %q:\n%s", want, all)
 		}
