@@ -31,14 +31,10 @@ const (
 	WrongHeight     Trick = "wrong-height"       // /block?height=h answers block h-1
 	StopBlocks      Trick = "stop-blocks"        // /block answers an error
 	Cardinality     Trick = "cardinality"        // /metrics adds CardinalitySeries series of a kept family
-	HugeMetrics     Trick = "huge-metrics"       // /metrics answers HugeBytes
+	HugeMetrics     Trick = "huge-metrics"       // /metrics answers HugeBytes of ordinary lines
 	Redirect        Trick = "redirect"           // every answer is a redirect to another host
-	ControlChars    Trick = "control-chars"      // the moniker and errors hold terminal escapes
+	ControlChars    Trick = "control-chars"      // the moniker holds terminal escapes (EscapeText)
 )
-
-// Tricks lists every trick.
-var Tricks = []Trick{HugeStatus, HugeBlock, HugeResults, HangStatus, HeightOverflow, HeightBackwards, WrongHeight,
-	StopBlocks, Cardinality, HugeMetrics, Redirect, ControlChars}
 
 const (
 	HugeBytes         = 200 << 20
@@ -48,7 +44,7 @@ const (
 )
 
 // Hostile is a node that answers like the node behind it (the fake's or
-// a real one) until After has passed since its first request, then plays
+// a real one) until a time has passed since its first request, then plays
 // its trick. It is an HTTP reverse proxy on 127.0.0.1.
 type Hostile struct {
 	URL string
@@ -130,7 +126,7 @@ func (h *Hostile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	m := method(r, body)
 	if !h.due() {
-		h.pass(w, r, m)
+		h.proxy.ServeHTTP(w, r)
 		return
 	}
 	switch {
@@ -168,13 +164,9 @@ func (h *Hostile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case h.trick == ControlChars && m == "status":
 		h.rewrite(w, r, `"moniker":"`, `"moniker":"`+escapeTextJSON, false)
 	default:
-		h.pass(w, r, m)
+		h.proxy.ServeHTTP(w, r)
 	}
 }
-
-// pass answers as the node behind does; /metrics is served at the
-// proxy's own /metrics.
-func (h *Hostile) pass(w http.ResponseWriter, r *http.Request, _ string) { h.proxy.ServeHTTP(w, r) }
 
 // rewrite answers the node's answer with the first old replaced by new
 // (drop: and the value after it up to its closing quote).
