@@ -7,10 +7,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/sdkchain"

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/secret"
 )

@@ -14,9 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // Kinds of Cosmos workloads.

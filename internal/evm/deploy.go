@@ -6,9 +6,8 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // A Deploy says where and how the token is deployed and funded.

@@ -12,10 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // TransferGas is what a native value transfer costs; ERC20Gas is the gas

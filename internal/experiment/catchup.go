@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/live"
 )

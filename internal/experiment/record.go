@@ -97,6 +97,13 @@ func (rc *recorder) caughtUp(i int, d time.Duration) {
 	rc.event("perturbation", "caught-up "+formatSeconds(d)+" "+nodes)
 }
 
+// storeErrors is how many store writes failed, and the first error.
+func (rc *recorder) storeErrors() (int, error) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.errs, rc.firstErr
+}
+
 // into copies the events, the faults and the count of failed store writes
 // into r.
 func (rc *recorder) into(r *results.Run) {

@@ -128,10 +128,10 @@ func Run(ctx context.Context, s *scenario.Scenario, o RunOptions) (*results.Run,
 	err = run(ctx, s, o, r, rec)
 	rec.into(r)
 	r.End = time.Now().UTC()
-	if err == nil && rec.errs > 0 {
+	if n, first := rec.storeErrors(); err == nil && n > 0 {
 		// What was lost cannot be judged: a full disk is not a PASS.
-		err = fmt.Errorf("%d writes to the results database failed (first: %v): the stored run is incomplete", rec.errs, rec.firstErr)
-		if store.Full(rec.firstErr) {
+		err = fmt.Errorf("%d writes to the results database failed (first: %v): the stored run is incomplete", n, first)
+		if store.Full(first) {
 			err = fmt.Errorf("the results database's disk filled during the run: %w; free space and run again", err)
 		}
 	}

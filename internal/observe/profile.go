@@ -8,9 +8,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	"github.com/google/pprof/profile"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // A Profile is one captured pprof profile: where it is kept and its top

@@ -16,10 +16,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/procfs"
+
+	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // Machine is the node name of machine-wide samples (load1); Self is the

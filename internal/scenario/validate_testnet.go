@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/secret"
 	"slices"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/cometcfg"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // validateTestnet checks [testnet]: provider, sizes, binary or build,

@@ -16,11 +16,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	"github.com/gorilla/websocket"
 
 	"github.com/chainperf/chainperf/internal/finding"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // SourceTimeline is the source of the block timeline finding.

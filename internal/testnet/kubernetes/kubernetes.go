@@ -27,8 +27,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +38,7 @@ import (
 	"github.com/chainperf/chainperf/internal/kube/image"
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )

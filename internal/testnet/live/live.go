@@ -15,11 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/nodehttp"
-
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/node"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
