@@ -36,16 +36,21 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 		}
 		fmt.Fprintf(out, "  chain:      %d blocks, %.2f s interval, %.0f txs/block, max round %d\n", f.Blocks, f.BlockInterval, f.TxsPerBlock, f.MaxRound)
 	}
-	// Which criteria were judged, each with its mark; a PASS with none
-	// says so (it means only that the run completed).
+	// Which criteria were judged: each failed one with its value, then
+	// the names of those that passed; a PASS with none says so (it means
+	// only that the run completed).
+	var passed []string
 	for _, c := range r.Checks {
-		mark := "passed:    "
-		if !c.Pass {
-			mark = "failed:    "
+		if c.Pass {
+			passed = append(passed, c.Name)
+			continue
 		}
-		fmt.Fprintf(out, "  %s %s = %.4g (limit %s %g)\n", mark, c.Name, c.Value, c.Op, c.Limit)
+		fmt.Fprintf(out, "  failed:     %s = %.4g (limit %s %g)\n", c.Name, c.Value, c.Op, c.Limit)
 	}
-	if len(r.Checks) == 0 && r.Status == results.StatusComplete {
+	switch {
+	case len(passed) > 0:
+		fmt.Fprintf(out, "  passed:     %d of %d criteria: %s\n", len(passed), len(r.Checks), strings.Join(passed, "; "))
+	case len(r.Checks) == 0 && r.Status == results.StatusComplete:
 		fmt.Fprintf(out, "  criteria:   none set: the verdict says only that the run completed (set a goal in [criteria])\n")
 	}
 	// The experiment kinds' lines first, then the other producers'.
