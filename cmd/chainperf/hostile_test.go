@@ -44,16 +44,8 @@ func fakeChain(t *testing.T, cfg providertest.Config) string {
 // code and peak memory (MiB).
 func measured(t *testing.T, reg string, args ...string) (string, int, int64) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run chainperf %v: %v", args, err)
-	}
-	return string(out), code, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss >> 10
+	out, code, st := cliState(t, reg, args...)
+	return out, code, st.SysUsage().(*syscall.Rusage).Maxrss >> 10
 }
 
 // everything reads what a case left: output, the database files, the

@@ -54,6 +54,14 @@ func TestMain(m *testing.M) {
 // combined output and exit code.
 func cli(t *testing.T, registry string, args ...string) (string, int) {
 	t.Helper()
+	out, code, _ := cliState(t, registry, args...)
+	return out, code
+}
+
+// cliState is cli that also gives the ended process's state (its
+// resource use).
+func cliState(t *testing.T, registry string, args ...string) (string, int, *os.ProcessState) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+registry)
 	out, err := cmd.CombinedOutput()
@@ -63,7 +71,7 @@ func cli(t *testing.T, registry string, args ...string) (string, int) {
 	} else if err != nil {
 		t.Fatalf("run chainperf %v: %v", args, err)
 	}
-	return string(out), code
+	return string(out), code, cmd.ProcessState
 }
 
 // upForeground starts `chainperf testnet up` on the scenario text with

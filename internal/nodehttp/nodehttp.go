@@ -26,10 +26,9 @@ type Limits struct {
 // largest block (block.max_bytes 21 MiB: 28 MiB as base64) and its
 // results; the rest are small answers.
 var (
-	Small   = Limits{Bytes: 1 << 20, Time: 5 * time.Second}   // status, health, net_info, a broadcast's answer
-	Block   = Limits{Bytes: 64 << 20, Time: 30 * time.Second} // block, block_results
-	Metrics = Limits{Bytes: 16 << 20, Time: 10 * time.Second} // a Prometheus page
-	Query   = Limits{Bytes: 4 << 20, Time: 10 * time.Second}  // validators, abci_query, JSON-RPC calls
+	Small = Limits{Bytes: 1 << 20, Time: 5 * time.Second}   // status, health, net_info, a broadcast's answer
+	Block = Limits{Bytes: 64 << 20, Time: 30 * time.Second} // block, block_results
+	Query = Limits{Bytes: 4 << 20, Time: 10 * time.Second}  // validators, abci_query, JSON-RPC calls
 )
 
 // TooLarge is an answer over its size cap: it was not read.

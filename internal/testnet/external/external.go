@@ -111,6 +111,3 @@ func CheckTargets(urls []string, mine bool) error {
 	}
 	return nil
 }
-
-// Local says whether host is this machine's loopback.
-func Local(host string) bool { return nodehttp.Local(host) }
