@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,34 +28,56 @@ func TestPlanUnknownZone(t *testing.T) {
 	}
 }
 
-var rttRe = regexp.MustCompile(`= [\d.]+/([\d.]+)/`)
+var replyRe = regexp.MustCompile(`time=([\d.]+) ms`)
 
-// TestNFQueueDelayAccuracy: between two namespaces, ping's RTT is twice
-// the one-way delay within 5 % or 2 ms, for 10, 50 and 150 ms.
+// pingMedian is the median round trip of 11 pings of size bytes from
+// the first host to the second through a daemon running plan. The
+// median, not the mean: on this 2-core machine one ping in a series is
+// now and then late by a scheduler's tick, and that is the machine, not
+// the delay.
+func pingMedian(t *testing.T, ctx context.Context, nw testHosts, plan *Plan, size int) float64 {
+	t.Helper()
+	dm, err := StartNFQueue(ctx, nw, 2, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ip", "netns", "exec", nw.Namespace(0), "ping", "-c", "11", "-i", "0.2", "-s", strconv.Itoa(size), nw.Address(1).String()).CombinedOutput()
+	dm.Close()
+	clearRules(t, nw)
+	if err != nil {
+		t.Fatalf("ping: %v\n%s", err, out)
+	}
+	var rtts []float64
+	for _, m := range replyRe.FindAllSubmatch(out, -1) {
+		v, _ := strconv.ParseFloat(string(m[1]), 64)
+		rtts = append(rtts, v)
+	}
+	if len(rtts) < 9 {
+		t.Fatalf("%d of 11 replies in %s", len(rtts), out)
+	}
+	slices.Sort(rtts)
+	return rtts[len(rtts)/2]
+}
+
+// TestNFQueueDelayAccuracy: between two namespaces, the delay a link adds
+// to ping's round trip is twice its one-way delay within 5 % or 2 ms, for
+// 10, 50 and 150 ms. What is added is measured over the same ping through
+// the daemon at 1 ms a way (its own cost a packet on this machine, about
+// 0.5-3 ms when the machine is busy with other tests: the daemon is a
+// user-space queue, and that cost is not the delay's error).
 func TestNFQueueDelayAccuracy(t *testing.T) {
 	ctx, nw := twoHosts(t)
+	plan := func(d time.Duration) *Plan {
+		p, _ := PlanFor(latency.Uniform(d, 2), []string{"node0", "node1"}, 0, 0)
+		return p
+	}
 	for _, ms := range []int{10, 50, 150} {
-		d := time.Duration(ms) * time.Millisecond
-		plan, _ := PlanFor(latency.Uniform(d, 2), []string{"node0", "node1"}, 0, 0)
-		dm, err := StartNFQueue(ctx, nw, 2, plan)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := exec.Command("ip", "netns", "exec", nw.Namespace(0), "ping", "-c", "6", "-i", "0.2", "-q", nw.Address(1).String()).CombinedOutput()
-		dm.Close()
-		clearRules(t, nw)
-		if err != nil {
-			t.Fatalf("ping: %v\n%s", err, out)
-		}
-		m := rttRe.FindSubmatch(out)
-		if m == nil {
-			t.Fatalf("no rtt in %s", out)
-		}
-		rtt, _ := strconv.ParseFloat(string(m[1]), 64)
-		want := 2 * float64(ms)
-		t.Logf("one-way %d ms: ping rtt avg %.2f ms", ms, rtt)
-		if math.Abs(rtt-want) > math.Max(0.05*want, 2) {
-			t.Errorf("one-way %d ms: rtt %.2f ms; want %.0f +- max(5 %%, 2 ms)", ms, rtt, want)
+		base := pingMedian(t, ctx, nw, plan(time.Millisecond), 56)
+		rtt := pingMedian(t, ctx, nw, plan(time.Duration(ms)*time.Millisecond), 56)
+		added, want := rtt-base, 2*float64(ms-1)
+		t.Logf("one-way %d ms: ping rtt median %.2f ms, at 1 ms %.2f ms: added %.2f ms", ms, rtt, base, added)
+		if math.Abs(added-want) > math.Max(0.05*want, 2) {
+			t.Errorf("one-way %d ms: added %.2f ms; want %.0f +- max(5 %%, 2 ms)", ms, added, want)
 		}
 	}
 }
@@ -67,29 +90,12 @@ func TestNFQueueDelayAccuracy(t *testing.T) {
 // count as serialization.
 func TestNFQueueBandwidth(t *testing.T) {
 	ctx, nw := twoHosts(t)
-	rtt := func(bandwidth float64) float64 {
-		plan, _ := PlanFor(latency.Uniform(time.Millisecond, 2), []string{"node0", "node1"}, 0, 0)
-		plan.Bandwidth = bandwidth
-		dm, err := StartNFQueue(ctx, nw, 2, plan)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer clearRules(t, nw)
-		defer dm.Close()
-		out, err := exec.Command("ip", "netns", "exec", nw.Namespace(0), "ping", "-c", "6", "-i", "0.2", "-s", "1400", "-q", nw.Address(1).String()).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ping: %v\n%s", err, out)
-		}
-		m := rttRe.FindSubmatch(out)
-		if m == nil {
-			t.Fatalf("no rtt in %s", out)
-		}
-		v, _ := strconv.ParseFloat(string(m[1]), 64)
-		return v
-	}
-	base, capped := rtt(0), rtt(1e6)
-	t.Logf("1428-byte ping through the daemon: rtt %.2f ms uncapped, %.2f ms at 1 Mbit/s", base, capped)
-	if want, got := 2*1428*8/1e3, capped-base; math.Abs(got-want) > math.Max(0.05*want, 2) {
+	plan, _ := PlanFor(latency.Uniform(time.Millisecond, 2), []string{"node0", "node1"}, 0, 0)
+	capped := *plan
+	capped.Bandwidth = 1e6
+	base, slow := pingMedian(t, ctx, nw, plan, 1400), pingMedian(t, ctx, nw, &capped, 1400)
+	t.Logf("1428-byte ping through the daemon: rtt median %.2f ms uncapped, %.2f ms at 1 Mbit/s", base, slow)
+	if want, got := 2*1428*8/1e3, slow-base; math.Abs(got-want) > math.Max(0.05*want, 2) {
 		t.Errorf("the cap added %.2f ms; want %.1f", got, want)
 	}
 }
