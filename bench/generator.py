@@ -30,7 +30,11 @@ show whether chainperf holds its rate against an endpoint that makes it keep ~10
 flight on as many connections. Last, a CPU profile of chainperf at 50,000 tx/s
 (CHAINPERF_CPUPROFILE) prints the send path's top functions.
 
-Usage: bench/generator.py [--duration 20] [--quick] [--only chainperf] [--no-profile]
+--before REF adds rows of chainperf built from git REF (git archive, go build) at the low and
+middle rates, so a change to the generator is measured against the build before it in the same run
+on the same sink.
+
+Usage: bench/generator.py [--duration 20] [--quick] [--only chainperf,loadtime] [--no-profile] [--before REF]
 """
 import argparse, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
@@ -198,7 +202,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--quick", action="store_true", help="fewer rates")
-    ap.add_argument("--only", help="run only generators whose name starts with this (chainperf, k6, locust, loadtime)")
+    ap.add_argument("--only", help="run only generators whose name starts with one of these, comma-separated (chainperf, k6, locust, loadtime)")
+    ap.add_argument("--before", help="also run chainperf built from this git ref (rows 'chainperf REF')")
     ap.add_argument("--no-profile", action="store_true", help="skip the CPU profile at 50,000 tx/s")
     a = ap.parse_args()
     work = tempfile.mkdtemp()
@@ -211,7 +216,16 @@ def main():
 def bench(a, work):
     bin_ = os.path.join(work, "chainperf")
     sh(["go", "build", "-o", bin_, "./cmd/chainperf"], cwd=ROOT)
-    k6, locust, loadtime = ensure_peers() if not a.only or not a.only.startswith("chainperf") else (None, None, None)
+    only = a.only.split(",") if a.only else None
+    wanted = lambda name: not only or any(name.startswith(o) for o in only)
+    before = None
+    if a.before:
+        src = os.path.join(work, "before")
+        os.makedirs(src)
+        sh(f"git archive {a.before} | tar -x -C {src}", shell=True, cwd=ROOT)
+        before = os.path.join(work, "chainperf-before")
+        sh(["go", "build", "-o", before, "./cmd/chainperf"], cwd=src)
+    k6, locust, loadtime = ensure_peers() if any(wanted(n) for n in ("k6", "locust", "loadtime")) else (None, None, None)
     cpu = open("/proc/cpuinfo").read()
     model = re.search(r"model name\s*:\s*(.*)", cpu).group(1)
     print(f"# {model}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d')}; generator on CPU 0, sink on CPU 1, {a.duration} s per rate")
@@ -221,18 +235,19 @@ def bench(a, work):
     time.sleep(0.5)
     try:
         plans = [
-            ("chainperf", sink, URL, lambda r: run_chainperf(bin_, r, a.duration), [5000, 10000, 20000, 50000, 100000, 150000, 200000]),
+            ("chainperf", sink, URL, lambda r: run_chainperf(bin_, r, a.duration), [1000, 5000, 10000, 20000, 50000, 100000, 150000, 200000]),
             ("chainperf flush-each", each, EACH_URL, lambda r: run_chainperf(bin_, r, a.duration, url=EACH_URL), [20000, 50000, 150000]),
             ("chainperf batch=100", sink, URL, lambda r: run_chainperf(bin_, r, a.duration, batch=100), [100000, 300000, 500000, 700000]),
             ("chainperf slow 2ms", slow, SLOW_URL, lambda r: run_chainperf(bin_, r, a.duration, url=SLOW_URL), [20000, 50000]),
             ("k6", sink, URL, lambda r: run_k6(k6, r, a.duration), [1000, 2000, 3000, 5000, 10000]),
             ("locust", sink, URL, lambda r: run_locust(locust, r, a.duration), [500, 1000, 2000, 3000, 5000]),
-            ("loadtime", sink, URL, lambda r: run_loadtime(loadtime, r, a.duration), [5000, 20000, 50000, 100000]),
+            ("loadtime", sink, URL, lambda r: run_loadtime(loadtime, r, a.duration), [1000, 5000, 10000, 20000, 50000, 100000]),
         ]
+        if before:
+            plans.insert(1, (f"chainperf {a.before}", sink, URL, lambda r: run_chainperf(before, r, a.duration), [1000, 5000, 10000, 20000, 50000]))
         if a.quick:
             plans = [(n, sk, u, f, rates[:3]) for n, sk, u, f, rates in plans]
-        if a.only:
-            plans = [p for p in plans if p[0].startswith(a.only)]
+        plans = [p for p in plans if wanted(p[0])]
         best = {}
         print(f"{'generator':<20} {'target/s':>9} {'delivered/s':>11} {'ok':>3} {'edges':>7} {'cpu-s/1000':>10} {'sink cpu':>8} {'rss MiB':>8} {'lag p99 ms':>10} {'in flight':>9} {'conns':>5}")
         for name, sk, url, fn, rates in plans:
@@ -254,12 +269,12 @@ def bench(a, work):
             d = json.load(r).get("delay_mean_ms")
         if d:
             print(f"the 2 ms sink's sleeps took {d:.2f} ms on average (a loaded sink sleeps longer than asked)")
-        if not a.only or a.only.startswith("chainperf"):
+        if wanted("chainperf"):
             # Memory in run length: the same rate for 1x and 3x the duration.
             short = run_chainperf(bin_, 5000, a.duration)
             long = run_chainperf(bin_, 5000, a.duration * 3)
             print(f"chainperf RSS at 5000 tx/s: {short['rss']:.0f} MiB after {a.duration} s, {long['rss']:.0f} MiB after {3 * a.duration} s")
-        if not a.no_profile and (not a.only or a.only.startswith("chainperf")):
+        if not a.no_profile and wanted("chainperf"):
             prof = tempfile.mktemp(suffix=".pprof")
             run_chainperf(bin_, 50000, a.duration, profile=prof)
             top = subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=25", bin_, prof], capture_output=True, text=True).stdout

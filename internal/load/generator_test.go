@@ -250,14 +250,15 @@ func stallingSink(t *testing.T, stall time.Duration) string {
 	})
 }
 
-// A stall in answers grows the senders past the first ones; once answers
+// A stall in answers grows the senders (a workload that hears its sends
+// takes them at any rate) past the first ones; once answers
 // are quick again the extra senders are retired, and the report still
 // gives the most that ran.
 func TestSendersRetiredAfterAStall(t *testing.T) {
 	defer func(w time.Duration) { senderWindow = w }(senderWindow)
 	senderWindow = 200 * time.Millisecond
 	url := stallingSink(t, 400*time.Millisecond)
-	g, r, s := runGenerator(t, Config{Model: Constant{R: 400, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+	g, r, s := runGenerator(t, Config{Model: Constant{R: 400, D: 3 * time.Second}, Workload: &observed{KVStore{RunID: "t", Size: 64}},
 		Targets: []string{url}, Method: "sync", MaxInFlight: 512}, false)
 	// 400 tx/s waiting 0.4 s: about 160 in flight at the stall's height.
 	if r.Senders < 100 {
@@ -293,7 +294,7 @@ func TestMemoryReleasedAfterABurst(t *testing.T) {
 	} {
 		releases.Store(0)
 		url := stallingSink(t, c.stall)
-		_, r, _ := runGenerator(t, Config{Model: Constant{R: c.rate, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		_, r, _ := runGenerator(t, Config{Model: Constant{R: c.rate, D: 2 * time.Second}, Workload: &observed{KVStore{RunID: "t", Size: 64}},
 			Targets: []string{url}, Method: "sync", MaxInFlight: 1024}, false)
 		if n := releases.Load(); n != c.want {
 			t.Errorf("%s: memory given back %d times (senders %d at most); want %d", c.name, n, r.Senders, c.want)

@@ -23,8 +23,8 @@ import (
 // connection's share with one write; one reader a connection reads the
 // answers in order (HTTP/1.1 answers pipelined requests in the order they
 // came) and records every tx's outcome. It serves schedules of plain txs
-// (kvstore, loadtime, replay) over http:// above pipelineAbove tx/s;
-// slower schedules, workloads that hear or route their sends, carry their
+// (kvstore, loadtime, replay) over http:// (feedback schedules above
+// pipelineAbove tx/s only); workloads that hear or route their sends, carry their
 // own requests or wait in Append, and closed loops go through senders
 // (Generator.sender).
 
@@ -46,13 +46,16 @@ const (
 	pipeIdle = 5 * time.Second
 )
 
-// pipelineAbove: schedules whose rate goes above this many tx/s take the
-// pipelined path; slower ones send one request a connection at a time,
-// as a node's clients do. Against CometBFT nodes at their limit (find-max
-// on this project's machine) pipelined requests, served one at a time a
-// connection, left the run node-bound more often (a request stuck behind
-// another while the mempool is locked); below this rate senders cost
-// less than a core anyway. A variable for the tests.
+// pipelineAbove: feedback schedules (find-max) take the pipelined path
+// only when their rate may go above this many tx/s; below it they send
+// one request a connection at a time, as a node's clients do. They drive
+// nodes at their limit, and there (find-max on this project's machine)
+// pipelined requests, served one at a time a connection, left the run
+// node-bound more often (a request stuck behind another while the mempool
+// is locked). Other schedules of plain txs take it at any rate: a wake-up
+// of the pacer writes each connection's share at once instead of handing
+// every tx to a goroutine of its own, 2.5-3 times less CPU at 5,000-20,000
+// tx/s (docs/BENCHMARKS.md). A variable for the tests.
 var pipelineAbove = 20000.0
 
 // pipelined reports whether g's sends can take the pipelined path.
@@ -61,7 +64,7 @@ func (g *Generator) pipelined() bool {
 	case Max, Users:
 		return false
 	}
-	if peakRate(g.cfg.Model) <= pipelineAbove {
+	if _, feedback := g.cfg.Model.(*PID); feedback && peakRate(g.cfg.Model) <= pipelineAbove {
 		return false
 	}
 	w := g.cfg.Workload

@@ -106,8 +106,12 @@ func TestPipelinedNodeClosesConnection(t *testing.T) {
 	if sum.Sent != 2000 || sum.Accepted+sum.SendErrors != 2000 || sum.Accepted < 1000 {
 		t.Fatalf("summary %+v; want all 2000 sent, most accepted, the rest send errors", sum)
 	}
-	if s.Txs.Load() != sum.Accepted {
-		t.Errorf("the node took %d txs, %d accepted", s.Txs.Load(), sum.Accepted)
+	// The node may have taken txs whose answers its close erased: a
+	// server that closes with requests unread sends a reset, and the reset
+	// may drop answers not yet read (RFC 9112 9.6). They are send errors
+	// that wait for a block (Ledger.Sent), never accepted.
+	if took := s.Txs.Load(); took < sum.Accepted || took > sum.Accepted+sum.SendErrors {
+		t.Errorf("the node took %d txs, %d accepted, %d send errors", took, sum.Accepted, sum.SendErrors)
 	}
 	for why := range sum.Reasons {
 		if !strings.Contains(why, "closed the connection") {
@@ -154,9 +158,10 @@ func TestPipelinedSlowEndpointHeld(t *testing.T) {
 	}
 }
 
-// Schedules above 20,000 tx/s take the pipelined path; slower ones, an
-// https target, a closed loop and a workload that hears its sends go
-// through senders (the pipelined path speaks plain HTTP).
+// Schedules of plain txs over http:// take the pipelined path at any
+// rate, feedback ones above 20,000 tx/s only; an https target, a closed
+// loop and a workload that hears its sends go through senders (the
+// pipelined path speaks plain HTTP).
 func TestPipelinedOnlyWhereItFits(t *testing.T) {
 	l := NewLedger(time.Now(), false)
 	for _, c := range []struct {
@@ -164,7 +169,9 @@ func TestPipelinedOnlyWhereItFits(t *testing.T) {
 		want bool
 	}{
 		{Config{Model: Constant{R: 20001, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, true},
-		{Config{Model: Constant{R: 20000, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, false},
+		{Config{Model: Constant{R: 20000, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, true},
+		{Config{Model: Constant{R: 10, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, true},
+		{Config{Model: NewPID(PIDConfig{Max: 20001, D: time.Second}, 500), Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, true},
 		{Config{Model: Ramp{From: 1000, To: 30000, D: time.Second}, Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, true},
 		{Config{Model: NewPID(PIDConfig{Max: 20000, D: time.Second}, 500), Workload: KVStore{}, Targets: []string{"http://127.0.0.1:1"}, Method: "sync"}, false},
 		{Config{Model: Constant{R: 30000, D: time.Second}, Workload: KVStore{}, Targets: []string{"https://127.0.0.1:1"}, Method: "sync"}, false},
