@@ -25,3 +25,6 @@ func (c *clock) sleepUntil(ctx context.Context, t time.Time) bool {
 }
 
 func (c *clock) close() { c.t.Stop() }
+
+// String says how the pacer sleeps, for the run's report.
+func (c *clock) String() string { return "Go timers" }

@@ -97,6 +97,7 @@ type Generator struct {
 	// to start one more (Run sets it).
 	senders     atomic.Int64
 	peakSenders atomic.Int64
+	pacer       string // how the pacer slept (clock.String)
 	busy        atomic.Int64
 	inRequest   atomic.Int64 // senders waiting for an answer
 	needed      atomic.Int64
@@ -330,6 +331,7 @@ func (g *Generator) pace(ctx context.Context, d dispatcher) {
 	var prev time.Duration
 	clk := newClock()
 	defer clk.close()
+	g.pacer = clk.String()
 	for seq, n := uint64(0), batch; ; seq += n {
 		// Whatever the model says, a phase ends at its length and a grace.
 		if time.Since(start) > m.Length()+PhaseGrace {

@@ -194,7 +194,7 @@ func MergeReports(rs []Report) Report {
 	var why []string
 	for i, r := range rs {
 		if i == 0 {
-			out.Model = r.Model
+			out.Model, out.Pacer = r.Model, r.Pacer
 		}
 		out.Due += r.Due
 		out.Dispatched += r.Dispatched

@@ -15,6 +15,7 @@ type Report struct {
 	Senders     int64   `json:"senders"`               // requests in flight at most (max_in_flight at most)
 	Conns       int64   `json:"connections,omitempty"` // connections open at most (pipelined sends)
 	BlockedJobs int64   `json:"blocked_jobs"`          // requests that waited for a free sender
+	Pacer       string  `json:"pacer,omitempty"`       // how the pacer slept to each tx's time (and its priority)
 	// Bound: the load was not delivered as asked; BoundBy says who held
 	// it back (BoundByGenerator or BoundByNode) and Why how it shows.
 	Bound   bool   `json:"bound"`
@@ -29,7 +30,7 @@ type Report struct {
 // ledger's lag, and if not, whether chainperf or the node held it back.
 func (g *Generator) Report(s Summary) Report {
 	r := Report{Model: g.cfg.Model.String(), Due: g.due, Dispatched: g.dispatched.Load(), OnTime: g.onTime.Load(),
-		Senders: g.peakSenders.Load(), Conns: g.conns, BlockedJobs: g.blocked.Load()}
+		Senders: g.peakSenders.Load(), Conns: g.conns, BlockedJobs: g.blocked.Load(), Pacer: g.pacer}
 	switch g.cfg.Model.(type) {
 	case Users, Max:
 		return r // a closed loop has no schedule to fall behind
@@ -68,7 +69,11 @@ func (g Report) Delivery() string {
 		if g.Due == 0 {
 			return fmt.Sprintf("closed loop, %d txs sent%s", g.Dispatched, from)
 		}
-		return fmt.Sprintf("as asked: %d of %.0f due txs sent within %s of their time, %d senders at most%s", g.OnTime, g.Due, OnTime, g.Senders, from)
+		inFlight := fmt.Sprintf("%d senders at most", g.Senders)
+		if g.Conns > 0 {
+			inFlight = fmt.Sprintf("%d requests in flight at most on %d connections", g.Senders, g.Conns)
+		}
+		return fmt.Sprintf("as asked: %d of %.0f due txs sent within %s of their time, %s%s", g.OnTime, g.Due, OnTime, inFlight, from)
 	}
 	return strings.ToUpper(g.BoundBy) + "-BOUND: " + g.Why + from
 }

@@ -91,6 +91,9 @@ func figureRows(p *results.Phase) [][2]string {
 	row("max round", "%d", f.MaxRound)
 	row("generator lag p50 / p99", "%.2f / %.2f ms", s.Lag.P50, s.Lag.P99)
 	row("load delivered", "%s", p.Generator.Delivery())
+	if p.Generator.Pacer != "" {
+		row("pacer", "%s", p.Generator.Pacer)
+	}
 	if u := p.Unresolved; u != nil && u.Unresolved > 0 {
 		row("unresolved txs", "%s", u)
 	}
