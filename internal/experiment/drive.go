@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/selfcost"
 )
 
 // NewRunID returns a run ID: UTC time plus a random suffix, letters,
@@ -139,10 +141,10 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 		follower = observe.NewFollower(o.Follow, from, feed, o.OnBlock, o.Log)
 		follower.OnProblem = o.OnProblem
 		wg.Add(1)
-		go func() {
+		go selfcost.Do(followCtx, selfcost.Follower, func(ctx context.Context) {
 			defer wg.Done()
-			_ = follower.Run(followCtx)
-		}()
+			_ = follower.Run(ctx)
+		})
 	}
 	report := func(phase string) {
 		if o.Progress == nil {
@@ -169,19 +171,29 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 		})
 	}()
 	time.Sleep(time.Until(start))
-	_, runErr := gen.Run(ctx)
+	meter := selfcost.Start()
+	var runErr error
+	selfcost.Do(ctx, selfcost.Generator, func(ctx context.Context) { _, runErr = gen.Run(ctx) })
 	stopProgress()
+	var drained time.Duration
 	if follower != nil && ctx.Err() == nil {
-		drain(ctx, ledger, o.Drain, follower.PollInterval(), func() { report("drain") })
+		drained = drain(ctx, ledger, o.Drain, follower.PollInterval(), feed.interval, func() { report("drain") })
 	}
 	stopFollow()
 	wg.Wait()
+	cost := meter.Stop()
+	var inMempool, mempoolAtEnd int64
+	if follower != nil && ledger.Unresolved() > 0 {
+		inMempool, mempoolAtEnd = leftInMempools(ctx, o.Follow, ledger)
+	}
 	ledger.Close()
 	if follower != nil {
 		sayUnread(follower, o.OnProblem)
 	}
 
 	r := phaseOf(o, model, wl, start, ledger, gen, follower)
+	r.Drained, r.InMempool, r.MempoolAtEnd = drained.Seconds(), inMempool, mempoolAtEnd
+	r.Harness = &cost
 	if o.Spread != nil {
 		st, err := ledger.State()
 		if err != nil {
@@ -246,18 +258,68 @@ func everySecond(ctx context.Context, f func()) {
 	}
 }
 
-// drain waits until no accepted tx waits for a block, at most d, telling
-// report about once a second; then one more look (poll: the follower's
-// interval), since a block being read may hold the last txs.
-func drain(ctx context.Context, ledger *load.Ledger, d, poll time.Duration, report func()) {
-	until := time.Now().Add(d)
-	for i := 1; ledger.Unresolved() > 0 && time.Now().Before(until) && ctx.Err() == nil; i++ {
-		time.Sleep(200 * time.Millisecond)
-		if i%5 == 0 {
+// drain waits until no accepted tx waits for a block: d at most if no tx
+// of the phase lands meanwhile, and past d for as long as the chain still
+// commits them (a slow chain's drain follows its block interval): it ends
+// drainQuiet block intervals after the last block that held one, and at
+// drainMost intervals in all. It tells report about once a second; then
+// it looks once more (poll: the follower's interval), since a block being
+// read may hold the last txs. It returns how long it waited.
+func drain(ctx context.Context, ledger *load.Ledger, d, poll time.Duration, interval func() time.Duration, report func()) time.Duration {
+	begin := time.Now()
+	left := ledger.Unresolved()
+	var landed time.Time // when a tx of the phase last landed (zero: none yet)
+	for i := 1; left > 0 && ctx.Err() == nil; i++ {
+		iv := interval()
+		if iv <= 0 {
+			iv = time.Second // no block seen yet
+		}
+		since := time.Since(begin)
+		if since >= max(d, drainMost*iv) || since >= d && (landed.IsZero() || time.Since(landed) >= drainQuiet*iv) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+		if i%10 == 0 {
 			report()
+		}
+		if n := ledger.Unresolved(); n < left {
+			left, landed = n, time.Now()
 		}
 	}
 	time.Sleep(2 * poll)
+	return time.Since(begin)
+}
+
+const (
+	// drainQuiet: past its timeout, a drain ends once this many block
+	// intervals went by with none of the phase's txs in a block.
+	drainQuiet = 3
+	// drainMost: a drain lasts this many block intervals at most (or its
+	// timeout, if longer).
+	drainMost = 30
+)
+
+// leftInMempools asks the nodes at rpcs what their mempools hold once the
+// drain ended: how many of the txs still waiting for a block a node held
+// (among the first 100 each lists), and the most txs one node held. A
+// node that does not answer is left out (its mempool is unknown).
+func leftInMempools(ctx context.Context, rpcs []string, ledger *load.Ledger) (ours, most int64) {
+	seen := map[load.Hash]bool{}
+	for _, rpc := range rpcs {
+		u, err := observe.ReadUnconfirmed(ctx, rpc)
+		if err != nil {
+			continue
+		}
+		most = max(most, u.Total)
+		for _, tx := range u.Txs {
+			h := load.Hash(sha256.Sum256(tx))
+			if !seen[h] && ledger.Waits(h) {
+				seen[h] = true
+				ours++
+			}
+		}
+	}
+	return ours, most
 }
 
 // blockFeed stands between the follower and the ledger: it keeps the last

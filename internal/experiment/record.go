@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/selfcost"
 	"github.com/chainperf/chainperf/internal/store"
 )
 
@@ -51,7 +52,9 @@ func (rc *recorder) write(w func(*store.Store) error) {
 	if rc.store == nil {
 		return
 	}
-	if err := w(rc.store); err != nil {
+	var err error
+	selfcost.Do(rc.ctx, selfcost.Store, func(context.Context) { err = w(rc.store) })
+	if err != nil {
 		rc.mu.Lock()
 		rc.errs++
 		n := rc.errs

@@ -383,7 +383,7 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 		p, err = Drive(ctx, do)
 	}
 	if refused, known := ph.pools.refused(ph.targetNodes()); p != nil && known {
-		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused)
+		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused, p.InMempool)
 	}
 	perr := endPerturb()
 	if endCompanion != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/selfcost"
 	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/live"
@@ -72,7 +73,7 @@ func watchTargets(ctx context.Context, nodes []*testnet.Node, endpoint func(*tes
 	}
 	wctx, cancel := context.WithCancel(bg)
 	done := make(chan struct{})
-	go func() { w.Run(wctx); close(done) }()
+	go selfcost.Do(wctx, selfcost.Observer, func(ctx context.Context) { w.Run(ctx); close(done) })
 	return func() int { cancel(); <-done; return count }
 }
 

@@ -404,6 +404,15 @@ func (l *Ledger) Unresolved() int {
 	return int(l.waiting)
 }
 
+// Waits reports whether h is one of this ledger's txs that a node
+// accepted and no block has held yet.
+func (l *Ledger) Waits(h Hash) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p, ok := l.pend[h]
+	return ok && p.waits()
+}
+
 // Close ends the drain: txs not seen in a block get their final fate
 // (unresolved if accepted, send_error if the send failed).
 func (l *Ledger) Close() {

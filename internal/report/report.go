@@ -94,6 +94,16 @@ func figureRows(p *results.Phase) [][2]string {
 	if p.Generator.Pacer != "" {
 		row("pacer", "%s", p.Generator.Pacer)
 	}
+	if p.Harness != nil {
+		row("chainperf's own CPU (load and drain)", "%s", p.Harness)
+	}
+	if p.Drained > 0 {
+		atEnd := ""
+		if p.MempoolAtEnd > 0 {
+			atEnd = fmt.Sprintf("; at its end a node's mempool held %d txs at most (%d of this phase's waiting txs among the first 100 each node lists)", p.MempoolAtEnd, p.InMempool)
+		}
+		row("drain", "%.1f s%s", p.Drained, atEnd)
+	}
 	if u := p.Unresolved; u != nil && u.Unresolved > 0 {
 		row("unresolved txs", "%s", u)
 	}

@@ -35,6 +35,9 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 			fmt.Fprintf(out, "  unresolved: %s\n", u)
 		}
 		fmt.Fprintf(out, "  chain:      %d blocks, %.2f s interval, %.0f txs/block, max round %d\n", f.Blocks, f.BlockInterval, f.TxsPerBlock, f.MaxRound)
+		if p.Harness != nil {
+			fmt.Fprintf(out, "  harness:    %s\n", p.Harness)
+		}
 	}
 	// Which criteria were judged: each failed one with its value, then
 	// the names of those that passed; a PASS with none says so (it means

@@ -16,6 +16,7 @@ import (
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/selfcost"
 )
 
 // A Phase is what one load phase produced: the ledger, the blocks, the
@@ -39,6 +40,16 @@ type Phase struct {
 	Blocks     []observe.Block `json:"blocks,omitempty"`
 	Followed   bool            `json:"followed"`
 	Figures    Figures         `json:"figures"`
+	// Drained: how long the drain after the load lasted, seconds.
+	Drained float64 `json:"drained_s,omitempty"`
+	// InMempool: of the txs still waiting for a block when the drain
+	// ended, those a node's mempool held then (among the first 100 each
+	// node lists); MempoolAtEnd: the most txs one node's mempool held.
+	InMempool    int64 `json:"in_mempool_at_end,omitempty"`
+	MempoolAtEnd int64 `json:"mempool_at_end,omitempty"`
+	// Harness is what chainperf itself took from the machine over the
+	// phase (its load and drain), by component (nil: runs before it).
+	Harness *selfcost.Cost `json:"harness,omitempty"`
 	// Unresolved explains the phase's unresolved txs by the target nodes'
 	// mempool metrics (nil: none read).
 	Unresolved *Unresolved `json:"unresolved_explained,omitempty"`

@@ -45,20 +45,32 @@ func TestSaturation(t *testing.T) {
 	}
 }
 
-// Unresolved txs are attributed to silent mempool drops: the target
+// Unresolved txs are attributed to the mempools still holding them when
+// the drain ended, then to silent mempool drops: the target
 // nodes' refused count less the "mempool is full" answers chainperf got;
 // what the drops cannot cover is unexplained.
 func TestExplainUnresolved(t *testing.T) {
 	s := load.Summary{Fates: map[load.Fate]int64{load.FateUnresolved: 50}, Reasons: map[string]int64{"mempool is full": 100}}
-	u := ExplainUnresolved(s, 130)
+	u := ExplainUnresolved(s, 130, 0)
 	if u.Dropped != 30 || u.Explained != 30 || u.Unexplained != 20 {
 		t.Errorf("%+v; want 30 dropped, 30 explained, 20 unexplained", u)
 	}
-	if u := ExplainUnresolved(s, 500); u.Explained != 50 || u.Unexplained != 0 {
+	if u := ExplainUnresolved(s, 500, 0); u.Explained != 50 || u.Unexplained != 0 {
 		t.Errorf("%+v; want all 50 explained", u)
 	}
-	if u := ExplainUnresolved(s, 80); u.Dropped != 0 || u.Unexplained != 50 || !strings.Contains(u.String(), "50 unexplained") {
+	if u := ExplainUnresolved(s, 80, 0); u.Dropped != 0 || u.Unexplained != 50 || !strings.Contains(u.String(), "50 unexplained") {
 		t.Errorf("%+v (%s); want none explained", u, u)
+	}
+	// Txs a node's mempool still held when the drain ended come first:
+	// 20 of the 50, the drops explain 30 of the other 30, none left.
+	if u := ExplainUnresolved(s, 130, 20); u.InMempool != 20 || u.Explained != 30 || u.Unexplained != 0 ||
+		!strings.Contains(u.String(), "20 still in a node's mempool when the drain ended") {
+		t.Errorf("%+v (%s); want 20 in a mempool, 30 dropped, none unexplained", u, u)
+	}
+	// More held than unresolved (the node lists txs of other senders'
+	// too): at most the unresolved.
+	if u := ExplainUnresolved(s, 0, 80); u.InMempool != 50 || u.Unexplained != 0 {
+		t.Errorf("%+v; want the 50 in a mempool", u)
 	}
 }
 

@@ -16,6 +16,9 @@ import (
 // most: a copy of a tx gossiped back to a full target counts too).
 type Unresolved struct {
 	Unresolved int64 `json:"unresolved"`
+	// InMempool: unresolved txs a node's mempool still held when the
+	// drain ended (the chain had not taken them yet: not lost).
+	InMempool int64 `json:"in_mempool,omitempty"`
 	// MempoolRefused: the increase of the target nodes'
 	// cometbft_mempool_rejected_txs over the phase.
 	MempoolRefused int64 `json:"mempool_refused"`
@@ -29,13 +32,17 @@ type Unresolved struct {
 	Unexplained int64 `json:"unexplained"`
 }
 
-// ExplainUnresolved attributes a phase's unresolved txs to silent mempool
-// drops, given how many txs the target nodes' mempools refused.
-func ExplainUnresolved(s load.Summary, refused float64) *Unresolved {
+// ExplainUnresolved attributes a phase's unresolved txs to the nodes'
+// mempools still holding them when the drain ended (inMempool), then to
+// silent mempool drops, given how many txs the target nodes' mempools
+// refused.
+func ExplainUnresolved(s load.Summary, refused float64, inMempool int64) *Unresolved {
 	u := &Unresolved{Unresolved: s.Fates[load.FateUnresolved], MempoolRefused: int64(refused), FullAnswers: s.Reasons["mempool is full"]}
+	u.InMempool = min(inMempool, u.Unresolved)
+	rest := u.Unresolved - u.InMempool
 	u.Dropped = max(0, u.MempoolRefused-u.FullAnswers)
-	u.Explained = min(u.Dropped, u.Unresolved)
-	u.Unexplained = u.Unresolved - u.Explained
+	u.Explained = min(u.Dropped, rest)
+	u.Unexplained = rest - u.Explained
 	return u
 }
 
@@ -43,6 +50,10 @@ func (u *Unresolved) String() string {
 	if u.Unresolved == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%d unresolved: %d explained by silent mempool drops (the target nodes' mempools refused %d txs, %d of them answered \"mempool is full\"; CometBFT drops a tx after its CheckTx said OK when the mempool filled meanwhile), %d unexplained",
-		u.Unresolved, u.Explained, u.MempoolRefused, u.FullAnswers, u.Unexplained)
+	held := ""
+	if u.InMempool > 0 {
+		held = fmt.Sprintf("%d still in a node's mempool when the drain ended (not lost: the chain had not taken them yet; a longer drain_timeout waits for them), ", u.InMempool)
+	}
+	return fmt.Sprintf("%d unresolved: %s%d explained by silent mempool drops (the target nodes' mempools refused %d txs, %d of them answered \"mempool is full\"; CometBFT drops a tx after its CheckTx said OK when the mempool filled meanwhile), %d unexplained",
+		u.Unresolved, held, u.Explained, u.MempoolRefused, u.FullAnswers, u.Unexplained)
 }

@@ -1,0 +1,154 @@
+// Package selfcost measures what chainperf itself takes from the machine
+// while it measures a chain: its process's CPU over a span, and each
+// component's share of it (generator, follower, observer, store), read
+// from a CPU profile of chainperf in which every component's goroutines
+// carry a label (Do). On a machine chainperf shares with the nodes it
+// started, that CPU is taken from them.
+package selfcost
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+// The components' labels.
+const (
+	Generator = "generator" // pacing, making and sending txs, reading the answers
+	Follower  = "follower"  // reading blocks and their results, matching txs
+	Observer  = "observer"  // scraping the nodes' metrics, sampling their processes
+	Store     = "store"     // writing to the results database
+	Other     = "other"     // the rest: the Go runtime's collector, the live view, set-up
+)
+
+const labelKey = "chainperf"
+
+// Do runs f with ctx's goroutine, and every goroutine f starts, counted
+// as component's.
+func Do(ctx context.Context, component string, f func(context.Context)) {
+	pprof.Do(ctx, pprof.Labels(labelKey, component), f)
+}
+
+// Cost is what chainperf took over a span.
+type Cost struct {
+	Seconds float64 `json:"seconds"` // the span, wall clock
+	CPU     float64 `json:"cpu_s"`   // the process's CPU-seconds (user + system)
+	// By is CPU-seconds by component: the profile's shares of CPU. Empty
+	// when no profile could be taken (another was running).
+	By map[string]float64 `json:"by,omitempty"`
+}
+
+// Cores is the CPU as cores used on average over the span.
+func (c Cost) Cores() float64 {
+	if c.Seconds <= 0 {
+		return 0
+	}
+	return c.CPU / c.Seconds
+}
+
+// String is the cost in cores, the largest component first:
+// "0.052 cores: generator 0.031, follower 0.012, ...".
+func (c Cost) String() string {
+	s := fmt.Sprintf("%.3f cores over %.0f s", c.Cores(), c.Seconds)
+	if len(c.By) == 0 {
+		return s
+	}
+	names := make([]string, 0, len(c.By))
+	for k := range c.By {
+		names = append(names, k)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if c.By[a] != c.By[b] {
+			if c.By[a] > c.By[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%s %.3f", k, c.By[k]/c.Seconds))
+	}
+	return s + ": " + strings.Join(parts, ", ")
+}
+
+// A Meter measures from Start to Stop.
+type Meter struct {
+	begin    time.Time
+	cpu0     float64
+	buf      bytes.Buffer
+	profiled bool
+}
+
+// Start begins measuring. The CPU profile is chainperf's own at 100 Hz (a
+// few microseconds a sample); if a profile is already running
+// (CHAINPERF_CPUPROFILE), only the process's CPU is measured.
+func Start() *Meter {
+	m := &Meter{begin: time.Now(), cpu0: processCPU()}
+	m.profiled = pprof.StartCPUProfile(&m.buf) == nil
+	return m
+}
+
+// Stop ends the span and says what it cost. The components' CPU is the
+// profile's samples scaled to the process's CPU, so the parts add up to
+// the whole (samples missed by the profiler are spread by share).
+func (m *Meter) Stop() Cost {
+	if m.profiled {
+		pprof.StopCPUProfile()
+	}
+	c := Cost{Seconds: time.Since(m.begin).Seconds(), CPU: processCPU() - m.cpu0}
+	if !m.profiled {
+		return c
+	}
+	p, err := profile.Parse(&m.buf)
+	if err != nil {
+		return c
+	}
+	by, total := shares(p)
+	if total == 0 {
+		return c
+	}
+	c.By = map[string]float64{}
+	for k, v := range by {
+		c.By[k] = c.CPU * v / total
+	}
+	return c
+}
+
+// shares is the profile's CPU by component label (unlabelled: Other), and
+// their sum, in the profile's units.
+func shares(p *profile.Profile) (map[string]float64, float64) {
+	i := slices.IndexFunc(p.SampleType, func(t *profile.ValueType) bool { return t.Type == "cpu" })
+	if i < 0 {
+		return nil, 0
+	}
+	by := map[string]float64{}
+	var total float64
+	for _, s := range p.Sample {
+		k := Other
+		if l := s.Label[labelKey]; len(l) > 0 {
+			k = l[0]
+		}
+		v := float64(s.Value[i])
+		by[k] += v
+		total += v
+	}
+	return by, total
+}
+
+// processCPU is this process's CPU-seconds so far.
+func processCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}

@@ -1,0 +1,65 @@
+package selfcost
+
+import (
+	"context"
+	"crypto/sha256"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// burn spends CPU on n hashes (work, not time: on a busy machine a span
+// of time may hold little CPU).
+func burn(n int) {
+	var h [32]byte
+	for range n {
+		h = sha256.Sum256(h[:])
+	}
+}
+
+// A component that burns three times the CPU of another is measured so,
+// a goroutine started inside Do counts as its component's, and the parts
+// add up to the process's CPU.
+func TestComponents(t *testing.T) {
+	m := Start()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go Do(context.Background(), Generator, func(context.Context) {
+		defer wg.Done()
+		burn(2_000_000)
+		wg.Add(1)
+		go func() { defer wg.Done(); burn(6_000_000) }() // started inside: the generator's
+	})
+	Do(context.Background(), Follower, func(context.Context) { burn(2_666_667) })
+	wg.Wait()
+	c := m.Stop()
+	if c.CPU < 0.2 || c.Seconds <= 0 {
+		t.Fatalf("%+v; want the burn's CPU measured", c)
+	}
+	gen, fol := c.By[Generator], c.By[Follower]
+	if ratio := gen / fol; ratio < 2 || ratio > 4.5 {
+		t.Errorf("generator %.3f, follower %.3f CPU-s (ratio %.2f); want about 3", gen, fol, ratio)
+	}
+	var sum float64
+	for _, v := range c.By {
+		sum += v
+	}
+	if d := sum - c.CPU; d > 1e-9 || d < -1e-9 {
+		t.Errorf("parts add to %.4f, the whole is %.4f", sum, c.CPU)
+	}
+	if s := c.String(); !strings.Contains(s, "cores over") || strings.Index(s, "generator") > strings.Index(s, "follower") {
+		t.Errorf("String %q; want cores, the generator first", s)
+	}
+}
+
+// With a profile already running, only the process's CPU is measured.
+func TestProfileBusy(t *testing.T) {
+	outer := Start()
+	defer outer.Stop()
+	m := Start()
+	burn(200_000)
+	c := m.Stop()
+	if c.By != nil || c.CPU <= 0 {
+		t.Errorf("%+v; want CPU, no components", c)
+	}
+}
