@@ -34,7 +34,13 @@ flight on as many connections. Last, a CPU profile of chainperf at 50,000 tx/s
 middle rates, so a change to the generator is measured against the build before it in the same run
 on the same sink.
 
+--saturate C runs only the above-capacity rows instead: chainperf at 1, 1.5, 2 and 3 times C tx/s
+(C: about the most the sink takes from it, one request a tx), --repeats times each (with --before,
+the build before too), and says for each rate the delivered rate as a share of the most any run
+delivered and the cause it was flagged with. The target: at least 95 % at every rate, node-bound.
+
 Usage: bench/generator.py [--duration 20] [--quick] [--only chainperf,loadtime] [--no-profile] [--before REF]
+       bench/generator.py --saturate 150000 [--repeats 5] [--duration 10] [--before REF]
 """
 import argparse, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
@@ -123,7 +129,7 @@ def run_chainperf(bin_, rate, duration, batch=1, inflight=1024, url=URL, profile
     sent = r["ledger"]["sent"]
     g = r["generator"]
     return {"sent": sent, "achieved": sent / duration, "cpu": cpu, "rss": rss,
-            "lag_p99_ms": r["ledger"]["lag"]["p99_ms"], "bound": g["bound"],
+            "lag_p99_ms": r["ledger"]["lag"]["p99_ms"], "bound": g["bound"], "bound_by": g.get("bound_by", ""),
             "inflight": g.get("senders", 0), "conns": g.get("connections", 0)}
 
 
@@ -194,6 +200,39 @@ def run_loadtime(loadtime, rate, duration, conns=2):
     return {"sent": sent, "achieved": sent / duration, "cpu": cpu, "rss": rss}
 
 
+def saturate(a, bin_, before):
+    """Above capacity: chainperf at 1-3x a rate near the sink's most, repeated."""
+    cpu = open("/proc/cpuinfo").read()
+    model = re.search(r"model name\s*:\s*(.*)", cpu).group(1)
+    print(f"# {model}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M')}; generator on CPU 0, sink on CPU 1, {a.duration} s a run, {a.repeats} runs a rate")
+    sink = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SINK], stdout=subprocess.DEVNULL)
+    time.sleep(0.5)
+    builds = [("chainperf", bin_)] + ([(f"chainperf {a.before}", before)] if before else [])
+    rows = []
+    try:
+        print(f"{'generator':<20} {'target/s':>9} {'run':>3} {'delivered/s':>11} {'sink cpu':>8} {'conns':>5} {'bound by':>9}")
+        for i in range(a.repeats):
+            for name, b in builds:
+                for f in (1, 1.5, 2, 3):
+                    rate = int(a.saturate * f)
+                    r = counted(sink, lambda x: run_chainperf(b, x, a.duration), rate)
+                    by = r.get("bound_by") or ("-" if not r["bound"] else "?")
+                    rows.append((name, f, r["delivered"], by))
+                    print(f"{name:<20} {rate:>9} {i + 1:>3} {r['delivered']:>11.0f} {100 * r['sink_cpu'] / a.duration:>7.0f}% {r['conns']:>5} {by:>9}", flush=True)
+    finally:
+        sink.send_signal(signal.SIGTERM)
+        sink.wait()
+    best = max(d for _, _, d, _ in rows)
+    print(f"the most delivered in any run: {best:.0f} tx/s")
+    for name, _ in builds:
+        for f in (1, 1.5, 2, 3):
+            ds = sorted(d for n, g, d, _ in rows if n == name and g == f)
+            causes = sorted({c for n, g, _, c in rows if n == name and g == f})
+            ok = sum(d >= 0.95 * best for d in ds)
+            print(f"{name} at {f}x: delivered {100 * ds[0] / best:.0f}-{100 * ds[-1] / best:.0f} % of the most "
+                  f"(median {100 * ds[len(ds) // 2] / best:.0f} %), {ok} of {len(ds)} runs at 95 % or more; flagged: {', '.join(causes)}")
+
+
 def sustained(res, rate):
     return abs(res["delivered"] - rate) <= 0.01 * rate and not res.get("bound") and not res.get("dropped")
 
@@ -204,6 +243,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer rates")
     ap.add_argument("--only", help="run only generators whose name starts with one of these, comma-separated (chainperf, k6, locust, loadtime)")
     ap.add_argument("--before", help="also run chainperf built from this git ref (rows 'chainperf REF')")
+    ap.add_argument("--saturate", type=int, help="only the above-capacity rows: 1-3x this rate")
+    ap.add_argument("--repeats", type=int, default=5, help="runs a rate with --saturate")
     ap.add_argument("--no-profile", action="store_true", help="skip the CPU profile at 50,000 tx/s")
     a = ap.parse_args()
     work = tempfile.mkdtemp()
@@ -225,6 +266,9 @@ def bench(a, work):
         sh(f"git archive {a.before} | tar -x -C {src}", shell=True, cwd=ROOT)
         before = os.path.join(work, "chainperf-before")
         sh(["go", "build", "-o", before, "./cmd/chainperf"], cwd=src)
+    if a.saturate:
+        saturate(a, bin_, before)
+        return
     k6, locust, loadtime = ensure_peers() if any(wanted(n) for n in ("k6", "locust", "loadtime")) else (None, None, None)
     cpu = open("/proc/cpuinfo").read()
     model = re.search(r"model name\s*:\s*(.*)", cpu).group(1)

@@ -98,6 +98,7 @@ type Generator struct {
 	senders     atomic.Int64
 	peakSenders atomic.Int64
 	pacer       string // how the pacer slept (clock.String)
+	held        string // the pipelined path's targets whose connections stopped growing, and why
 	busy        atomic.Int64
 	inRequest   atomic.Int64 // senders waiting for an answer
 	needed      atomic.Int64
@@ -178,6 +179,7 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 		p.drain()
 		g.peakSenders.Store(p.peak)
 		g.conns = int64(p.peakConns)
+		g.held = p.heldNotes()
 	} else {
 		g.sendThroughSenders(ctx, set)
 	}

@@ -302,7 +302,8 @@ func TestMemoryReleasedAfterABurst(t *testing.T) {
 	}
 }
 
-// Trimming every 200 ms retires senders while the node is still slow
+// Trimming every 200 ms retires senders (a workload that hears its sends
+// takes them) while the node is still slow
 // without costing the run its schedule: after a 0.4 s stall the node
 // answers in 50 ms (~20 in flight at 400 tx/s), the extra senders go, and
 // every tx is still sent on time.
@@ -317,7 +318,7 @@ func TestTrimmingKeepsTheSchedule(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
-	g, r, s := runGenerator(t, Config{Model: Constant{R: 400, D: 3 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+	g, r, s := runGenerator(t, Config{Model: Constant{R: 400, D: 3 * time.Second}, Workload: &observed{KVStore{RunID: "t", Size: 64}},
 		Targets: []string{url}, Method: "sync", MaxInFlight: 512}, false)
 	if r.Bound || s.Sent != 1200 || r.OnTime != 1200 {
 		t.Errorf("report %+v, sent %d; want not bound, all 1200 sent on time", r, s.Sent)

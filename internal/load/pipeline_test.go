@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -209,5 +210,94 @@ func TestPipelinedBoundBy(t *testing.T) {
 		Targets: []string{url}, Method: "sync", MaxInFlight: 1}, false)
 	if r.Conns == 0 || !r.Bound || r.BoundBy != BoundByGenerator {
 		t.Errorf("slow workload: report %+v; want pipelined, bound by the generator", r)
+	}
+}
+
+// Growth is held only when connections were added, the node fell behind
+// what it was sent and its answered rate did not rise in the window after
+// (where they answer): then for growHold,
+// twice as long after a second failed try; after a hold a try adds a
+// quarter of the connections at most. A node that keeps up, or answers
+// faster with more connections, gets them.
+func TestGrowthOnlyWhileItRaisesTheRate(t *testing.T) {
+	var tg pipeTarget
+	now := time.Unix(0, 0)
+	conns := 0
+	// window ends a window in which the target was handed handed txs and
+	// answered answered, then asks for k connections; it returns how many
+	// it got.
+	window := func(handed, answered int64, k int) int {
+		now = now.Add(growWindow)
+		tg.handed += handed
+		tg.answers.Add(answered)
+		tg.judge(now, conns)
+		got := 0
+		for range k {
+			if !tg.mayGrow(now, conns) {
+				break
+			}
+			conns++
+			got++
+		}
+		return got
+	}
+	tg.mayGrow(now, 0)
+	conns = 1
+	if got := window(100, 100, 20); got != 4 {
+		t.Fatalf("the first window: %d of 20; want 4 (to growFree, then double the 1 there was)", got)
+	}
+	// Behind, and the rate rose with the connections: double.
+	if got := window(2000, 1000, 20); got != 5 {
+		t.Fatalf("behind with the rate rising: %d of 20; want 5 (double)", got)
+	}
+	if got := window(4000, 2000, 20); got != 10 {
+		t.Fatalf("behind with the rate rising: %d of 20; want 10 (double)", got)
+	}
+	// Keeping up, the rate flat: no hold (and none asked for).
+	if got := window(2000, 2000, 0); got != 0 || tg.grow.held != 0 {
+		t.Fatalf("keeping up: %+v; want no hold", tg.grow)
+	}
+	// Behind, with the rate flat after the last window's growth (10 to
+	// 20, answering in this one): held.
+	if got := window(6000, 2000, 5); got != 0 || tg.grow.held != 20 || tg.grow.heldRate != 80000 || tg.grow.hold != growHold {
+		t.Fatalf("behind with the rate flat: %d opened, %+v; want none, held at 20", got, tg.grow)
+	}
+	// The hold passes, the node answering at the same rate.
+	now = now.Add(growHold)
+	tg.handed += 6000 * 40
+	tg.answers.Add(2000 * 40)
+	// A try after the hold adds a quarter (20/4 = 5), ...
+	if got := window(6000, 2000, 50); got != 5 {
+		t.Fatalf("a try after the hold: %d; want 5", got)
+	}
+	// ... which did not raise the rate in the window after either (it
+	// is judged at that window's end): held twice as long.
+	window(6000, 2000, 0)
+	if got := window(6000, 2000, 5); got != 0 || tg.grow.hold != 2*growHold {
+		t.Fatalf("a second failed try: %d opened, hold %s; want none, %s", got, tg.grow.hold, 2*growHold)
+	}
+}
+
+// A node whose answers come one at a time whatever the connections (one
+// lock, 1 ms each: 1,000 tx/s at most) asked for 3,000 tx/s: chainperf
+// does not open connection after connection (they would not raise what
+// it answers); the run is node-bound and says the connections were held.
+// (Sleeps under a lock: no CPU, so a busy machine does not change it.)
+func TestNoConnectionStormAgainstASaturatedNode(t *testing.T) {
+	var one sync.Mutex
+	url := waitingSink(t, func() {
+		one.Lock()
+		time.Sleep(time.Millisecond)
+		one.Unlock()
+	})
+	r, _ := runGen(t, Config{Model: Constant{R: 3000, D: time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+		Targets: []string{url}, Method: "sync", MaxInFlight: 1024}, false)
+	if !r.Bound || r.BoundBy != BoundByNode || !strings.Contains(r.Why, "connections held at") {
+		t.Errorf("report %+v; want node-bound, the connections held", r)
+	}
+	// Doubling to 32 while the rate rose from nothing, then tries of a
+	// quarter; the build before opened 850 (every connection looked slow).
+	if r.Conns > 64 {
+		t.Errorf("%d connections to a node that answers one request at a time; want 64 at most", r.Conns)
 	}
 }

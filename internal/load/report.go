@@ -50,6 +50,9 @@ func (g *Generator) Report(s Summary) Report {
 	if queued >= handing {
 		r.BoundBy = BoundByNode
 		why = append(why, fmt.Sprintf("node-bound: %d late txs waited for a free sender, all %d busy waiting for answers (the node's backpressure; max_in_flight is the ceiling)", queued, r.Senders))
+		if g.held != "" {
+			why = append(why, g.held)
+		}
 	} else {
 		r.BoundBy = BoundByGenerator
 		why = append(why, fmt.Sprintf("generator-bound: %d late txs were late with senders not all waiting for answers: chainperf did not get the CPU in time (its own work, or on a shared machine the nodes' load)", handing))
