@@ -49,7 +49,11 @@ func (g *Generator) Report(s Summary) Report {
 	queued, handing := g.lateQueued.Load(), g.lateHanding.Load()
 	if queued >= handing {
 		r.BoundBy = BoundByNode
-		why = append(why, fmt.Sprintf("node-bound: %d late txs waited for a free sender, all %d busy waiting for answers (the node's backpressure; max_in_flight is the ceiling)", queued, r.Senders))
+		if r.Conns > 0 {
+			why = append(why, fmt.Sprintf("node-bound: %d late txs waited for room on the node's connections, %d requests unanswered at most on %d connections (the node's backpressure)", queued, r.Senders, r.Conns))
+		} else {
+			why = append(why, fmt.Sprintf("node-bound: %d late txs waited for a free sender, all %d busy waiting for answers (the node's backpressure; max_in_flight is the ceiling)", queued, r.Senders))
+		}
 		if g.held != "" {
 			why = append(why, g.held)
 		}
