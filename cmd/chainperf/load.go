@@ -25,7 +25,7 @@ type loadFlags struct {
 	rate, from, to          float64
 	connections, batch, inf int
 	txSize                  int
-	duration                time.Duration
+	duration, sendEvery     time.Duration
 	txs                     string
 }
 
@@ -36,6 +36,7 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.from, "from", 0, "ramp start rate, tx/s")
 	fs.Float64Var(&f.to, "to", 0, "ramp end rate, tx/s")
 	fs.DurationVar(&f.duration, "duration", 0, "load length, e.g. 30s")
+	fs.DurationVar(&f.sendEvery, "send-every", 0, "send the schedule in bursts: at the start of each period the txs due during it, e.g. 1s as CometBFT's loadtime (default: every tx at its own time)")
 	fs.StringVar(&f.method, "method", "", "broadcast method: sync, async, commit")
 	fs.IntVar(&f.batch, "batch", 0, "txs per JSON-RPC batch request")
 	fs.IntVar(&f.inf, "max-in-flight", 0, "requests outstanding at most")
@@ -58,6 +59,7 @@ func (f *loadFlags) apply(fs *pflag.FlagSet, s *scenario.Scenario) error {
 	set("from", func() { s.Load.From = f.from })
 	set("to", func() { s.Load.To = f.to })
 	set("duration", func() { s.Load.Duration = scenario.Duration(f.duration) })
+	set("send-every", func() { s.Load.SendEvery = scenario.Duration(f.sendEvery) })
 	set("method", func() { s.Load.Method = f.method })
 	set("batch", func() { s.Load.Batch = f.batch })
 	set("max-in-flight", func() { s.Load.MaxInFlight = f.inf })

@@ -537,3 +537,18 @@ func TestStamperGetsIntendedTimes(t *testing.T) {
 		}
 	}
 }
+
+// A schedule in bursts goes out as asked: every tx at its burst's time,
+// none late, through the pipelined path (a burst is one write a
+// connection).
+func TestBurstsSentOnTime(t *testing.T) {
+	url := slowSink(t, 0)
+	r, s := runGen(t, Config{Model: Bursts{M: Constant{R: 2000, D: 2 * time.Second}, Every: 250 * time.Millisecond},
+		Workload: KVStore{RunID: "t", Size: 64}, Targets: []string{url}, Method: "sync", MaxInFlight: 1024}, false)
+	if r.Bound || s.Sent != 4000 || s.Accepted != 4000 || r.OnTime != 4000 || r.Conns < 1 {
+		t.Errorf("report %+v, summary sent %d accepted %d; want 4000 sent on time, pipelined, not bound", r, s.Sent, s.Accepted)
+	}
+	if !strings.Contains(r.Model, "in bursts every 250ms") {
+		t.Errorf("model %q; want the bursts said", r.Model)
+	}
+}

@@ -149,6 +149,18 @@ func clamp(e, d time.Duration) time.Duration {
 
 // ModelFrom builds the rate model a scenario's [load] section describes.
 func ModelFrom(l scenario.Load) (RateModel, error) {
+	m, err := modelFrom(l)
+	if err != nil || l.SendEvery.D() <= 0 {
+		return m, err
+	}
+	switch m.(type) {
+	case Constant, Connections, Ramp, Steps:
+		return Bursts{M: m, Every: l.SendEvery.D()}, nil
+	}
+	return nil, fmt.Errorf("load.send_every: the %s model has no schedule to send in bursts", l.Model)
+}
+
+func modelFrom(l scenario.Load) (RateModel, error) {
 	d := l.Duration.D()
 	switch l.Model {
 	case "constant":
@@ -177,6 +189,30 @@ func ModelFrom(l scenario.Load) (RateModel, error) {
 	return nil, fmt.Errorf("unknown rate model %q", l.Model)
 }
 
+// Bursts is M sent in bursts: at the start of each Every, the txs M makes
+// due during it, as CometBFT's loadtime sends a second's txs at the top of
+// the second. Every tx's intended time is its burst's, so lag and latency
+// are measured from when it was meant to go. A wake-up and a write serve
+// a burst, not a tx: the generator's CPU falls with Every, and the nodes
+// see the load in steps.
+type Bursts struct {
+	M     RateModel
+	Every time.Duration
+}
+
+func (b Bursts) Rate(e time.Duration) float64 { return b.M.Rate(e) }
+func (b Bursts) Length() time.Duration       { return b.M.Length() }
+func (b Bursts) String() string {
+	return fmt.Sprintf("%s in bursts every %s", b.M, b.Every)
+}
+
+// Due is M's due by the end of the Every that e falls in (the model's end
+// at most).
+func (b Bursts) Due(e time.Duration) float64 {
+	end := min(b.M.Length(), (e/b.Every+1)*b.Every)
+	return b.M.Due(end)
+}
+
 // IntendedTime returns when tx n (0-based) is due under m: the first t at
 // which Due(t) exceeds n (so tx 0 is due as soon as the rate is positive;
 // at a constant rate R, tx n is due at n/R). after is a lower bound (the
@@ -189,6 +225,11 @@ func IntendedTime(m RateModel, n float64, after time.Duration) (time.Duration, b
 	}
 	if c, isConn := m.(Connections); isConn {
 		return IntendedTime(c.total(), n, after)
+	}
+	if b, isBursts := m.(Bursts); isBursts {
+		// M's time for n, back to its burst's start.
+		t, ok := IntendedTime(b.M, n, after)
+		return t / b.Every * b.Every, ok
 	}
 	end := m.Length()
 	if m.Due(end) <= n {

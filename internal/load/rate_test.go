@@ -2,6 +2,7 @@ package load
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -98,5 +99,54 @@ func TestModelStrings(t *testing.T) {
 		if got := tc.m.String(); got != tc.want {
 			t.Errorf("String() = %q; want %q", got, tc.want)
 		}
+	}
+}
+
+// Bursts sends, at the start of each period, the txs its model makes due
+// during it: 10 tx/s in bursts every 500 ms is 5 txs at 0, 5 at 500 ms;
+// every tx's intended time is its burst's; the last burst holds what is
+// left of the model; the total is the model's.
+func TestBursts(t *testing.T) {
+	b := Bursts{M: Constant{R: 10, D: 1200 * time.Millisecond}, Every: 500 * time.Millisecond}
+	var got []time.Duration
+	var prev time.Duration
+	for n := 0; ; n++ {
+		at, ok := IntendedTime(b, float64(n), prev)
+		if !ok {
+			break
+		}
+		got, prev = append(got, at), at
+	}
+	want := []time.Duration{}
+	for _, burst := range []struct {
+		at time.Duration
+		n  int
+	}{{0, 5}, {500 * time.Millisecond, 5}, {time.Second, 2}} {
+		for range burst.n {
+			want = append(want, burst.at)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("intended times %v; want %v", got, want)
+	}
+	if b.Due(0) != 5 || b.Due(499*time.Millisecond) != 5 || b.Due(500*time.Millisecond) != 10 || b.Due(b.Length()) != 12 {
+		t.Errorf("due %v %v %v %v; want 5 5 10 12", b.Due(0), b.Due(499*time.Millisecond), b.Due(500*time.Millisecond), b.Due(b.Length()))
+	}
+	// A ramp in bursts: the same total, times on the period.
+	r := Bursts{M: Ramp{From: 0, To: 100, D: 2 * time.Second}, Every: 250 * time.Millisecond}
+	prev = 0
+	n := 0
+	for ; ; n++ {
+		at, ok := IntendedTime(r, float64(n), prev)
+		if !ok {
+			break
+		}
+		if at%r.Every != 0 || at < prev {
+			t.Fatalf("tx %d at %s: not on a burst, or before the one before", n, at)
+		}
+		prev = at
+	}
+	if float64(n) != r.M.Due(r.M.Length()) {
+		t.Errorf("%d txs; want the ramp's %v", n, r.M.Due(r.M.Length()))
 	}
 }

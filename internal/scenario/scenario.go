@@ -374,6 +374,10 @@ type Load struct {
 	Batch       int      `toml:"batch"`
 	MaxInFlight int      `toml:"max_in_flight"`
 	MaxPending  int      `toml:"max_pending"`
+	// SendEvery > 0 sends the schedule in bursts: at the start of each
+	// period, the txs due during it (as CometBFT's loadtime does each
+	// second). 0: every tx at its own time.
+	SendEvery Duration `toml:"send_every"`
 	// Generators > 1 spreads each phase's schedule over that many
 	// generator pods (provider "kubernetes"), each with its own ledger,
 	// merged at the end.

@@ -211,6 +211,11 @@ func (s *Scenario) validateLoad(c *checker) {
 	if l.MaxPending < 1000 || l.MaxPending > 100_000_000 {
 		c.fail("load.max_pending", "%d: must be from 1000 to 100000000 (about 130 B a tx)", l.MaxPending)
 	}
+	if e := l.SendEvery.D(); e < 0 || e > time.Minute {
+		c.fail("load.send_every", "%s: must be from 0 (every tx at its own time) to 1m", e)
+	} else if e > 0 && !slices.Contains([]string{"constant", "connections", "ramp", "steps"}, l.Model) {
+		c.fail("load.send_every", "the %s model has no schedule to send in bursts (constant, connections, ramp or steps)", l.Model)
+	}
 	if l.Generators < 1 || l.Generators > 256 {
 		c.fail("load.generators", "%d: must be from 1 to 256", l.Generators)
 	} else if l.Generators > 1 {

@@ -140,6 +140,8 @@ var Bads = []Bad{
 	{"repeats 1e9", "[experiment]\nrepeats = 1000000000\n", "f.toml:2: experiment.repeats: 1000000000: at most 1000"},
 	{"connections 1e9", "[load]\nmodel = \"connections\"\nconnections = 1000000000\n", "load.connections: 1000000000: at most 10000"},
 	{"request of 13 GB", "[load]\nbatch = 10000\n[workload]\ntx_size = 1300000\n", "load.batch: batch 10000 x tx_size 1300000"},
+	{"bursts of a closed loop", "[load]\nmodel = \"max\"\nsend_every = \"1s\"\n", "f.toml:3: load.send_every: the max model has no schedule to send in bursts"},
+	{"bursts every hour", "[load]\nsend_every = \"1h\"\n", "f.toml:2: load.send_every: 1h0m0s: must be from 0"},
 	// Node configs stay inside the harness: paths under the home,
 	// listeners on loopback.
 	{"db_dir outside", "[testnet.config]\ndb_dir = \"/etc\"\n", "f.toml:2: testnet.config.db_dir: db_dir = \"/etc\": a path outside the node's home"},
