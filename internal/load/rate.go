@@ -201,7 +201,7 @@ type Bursts struct {
 }
 
 func (b Bursts) Rate(e time.Duration) float64 { return b.M.Rate(e) }
-func (b Bursts) Length() time.Duration       { return b.M.Length() }
+func (b Bursts) Length() time.Duration        { return b.M.Length() }
 func (b Bursts) String() string {
 	return fmt.Sprintf("%s in bursts every %s", b.M, b.Every)
 }
