@@ -30,6 +30,9 @@ show whether chainperf holds its rate against an endpoint that makes it keep ~10
 flight on as many connections. Last, a CPU profile of chainperf at 50,000 tx/s
 (CHAINPERF_CPUPROFILE) prints the send path's top functions.
 
+"chainperf bursts 1s" sends as loadtime does (`--send-every 1s`: each second's txs at its start),
+so the two are compared on the same schedule; plain "chainperf" sends every tx at its own time.
+
 --before REF adds rows of chainperf built from git REF (git archive, go build) at the low and
 middle rates, so a change to the generator is measured against the build before it in the same run
 on the same sink.
@@ -118,12 +121,13 @@ def counted(sink, fn, rate, url=URL):
     return res
 
 
-def run_chainperf(bin_, rate, duration, batch=1, inflight=1024, url=URL, profile=None):
+def run_chainperf(bin_, rate, duration, batch=1, inflight=1024, url=URL, profile=None, every=None):
     out = tempfile.mktemp(suffix=".json")
     env = dict(os.environ, CHAINPERF_CPUPROFILE=profile) if profile else None
+    bursts = ["--send-every", every] if every else []
     text, cpu, rss = timed([bin_, "load", "--rpc", url, "--no-follow", "--no-store", "--rate", str(rate),
                             "--duration", f"{duration}s", "--batch", str(batch),
-                            "--max-in-flight", str(inflight), "--json", out], env=env)
+                            "--max-in-flight", str(inflight), "--json", out] + bursts, env=env)
     r = json.load(open(out))
     os.unlink(out)
     sent = r["ledger"]["sent"]
@@ -280,6 +284,8 @@ def bench(a, work):
     try:
         plans = [
             ("chainperf", sink, URL, lambda r: run_chainperf(bin_, r, a.duration), [1000, 5000, 10000, 20000, 50000, 100000, 150000, 200000]),
+            # loadtime's schedule: each second's txs at the top of the second
+            ("chainperf bursts 1s", sink, URL, lambda r: run_chainperf(bin_, r, a.duration, every="1s"), [1000, 5000, 10000, 20000, 50000]),
             ("chainperf flush-each", each, EACH_URL, lambda r: run_chainperf(bin_, r, a.duration, url=EACH_URL), [20000, 50000, 150000]),
             ("chainperf batch=100", sink, URL, lambda r: run_chainperf(bin_, r, a.duration, batch=100), [100000, 300000, 500000, 700000]),
             ("chainperf slow 2ms", slow, SLOW_URL, lambda r: run_chainperf(bin_, r, a.duration, url=SLOW_URL), [20000, 50000]),
