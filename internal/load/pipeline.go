@@ -109,6 +109,12 @@ type pipeline struct {
 	buf     sendBuffers   // the pacer's, kept from job to job
 	freed   chan struct{} // a request was answered (the pacer may wait for one)
 	readers sync.WaitGroup
+	// dialed: connections dialled in the background: the pacer never waits
+	// on a dial (a node cut off would hold it for the dial's timeout); a
+	// connection takes requests while it is dialled, written once it is
+	// up, failed with the dial's error if it is not. dials counts them.
+	dialed chan dialResult
+	dials  sync.WaitGroup
 
 	inFlight  atomic.Int64 // requests written or queued, not yet answered
 	peak      int64        // most requests in flight at once
@@ -232,8 +238,8 @@ func (p *pipeline) heldNotes() string {
 
 // A pipeConn is one connection and the requests it carries unanswered.
 type pipeConn struct {
-	c net.Conn
-	w []byte // requests not written yet (pacer only)
+	c net.Conn // nil while it is dialled (set by the pacer, before its reader starts)
+	w []byte   // requests not written yet (pacer only)
 	// last: when the pacer last gave it a request.
 	last time.Time
 
@@ -255,8 +261,15 @@ type pipeReq struct {
 	intended []time.Duration
 }
 
+// dialResult is a background dial's end.
+type dialResult struct {
+	pc  *pipeConn
+	c   net.Conn
+	err error
+}
+
 func newPipeline(g *Generator, set *connSet) *pipeline {
-	p := &pipeline{g: g, set: set, freed: make(chan struct{}, 1)}
+	p := &pipeline{g: g, set: set, freed: make(chan struct{}, 1), dialed: make(chan dialResult, 64)}
 	for _, t := range g.cfg.Targets {
 		u, _ := url.Parse(t) // checked by pipelined
 		path := u.EscapedPath()
@@ -330,7 +343,7 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 		}
 		b.body = AppendRequest(b.body, g.method, j.seq+uint64(i), tx)
 	}
-	if pc.n.Add(1) == 1 {
+	if pc.n.Add(1) == 1 && pc.c != nil {
 		_ = pc.c.SetReadDeadline(now.Add(g.cfg.Timeout))
 	}
 	pc.mu.Unlock()
@@ -364,21 +377,25 @@ func (p *pipeline) fail(n int, now time.Time, why error) {
 }
 
 // conn picks the connection for t's next request: the first that is
-// neither full (pipeDepth) nor slow (pipeStale), else a new one, else the
-// least loaded that is not full; while none has room (or max_in_flight
-// requests are out) it writes what is queued and waits for an answer
-// (counted in waitedBehind).
+// neither full (pipeDepth) nor slow (pipeStale), else a new one (dialled
+// in the background) if t may grow, else the least loaded that is not
+// full; while none has room (or max_in_flight requests are out) it writes
+// what is queued and waits for an answer or a dial (counted in
+// waitedBehind).
 func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err error) {
 	g := p.g
 	for {
+		p.takeDialed()
 		now := time.Now()
 		var least *pipeConn
 		live := t.conns[:0]
 		for _, c := range t.conns {
 			n := c.n.Load()
 			// Dead (its reader fails what it holds) or idle: dropped.
-			if c.down.Load() || n == 0 && now.Sub(c.last) > pipeIdle {
-				c.c.Close()
+			if c.down.Load() || n == 0 && c.c != nil && now.Sub(c.last) > pipeIdle {
+				if c.c != nil {
+					c.c.Close()
+				}
 				continue
 			}
 			live = append(live, c)
@@ -399,8 +416,7 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 			return pc, nil
 		}
 		if !full && len(t.conns) < min(g.cfg.MaxInFlight, MaxConnsPerNode) && t.mayGrow(now, len(t.conns)) {
-			c, err := p.dial(t)
-			return c, err
+			return p.dial(t), nil
 		}
 		if least != nil && !full {
 			return least, nil
@@ -411,11 +427,72 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 		waitStart := time.Now()
 		select {
 		case <-p.freed:
+		case d := <-p.dialed:
+			p.took(d)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 		p.waitedBehind += time.Since(waitStart)
 		pc = nil
+	}
+}
+
+// dial starts a connection to t, dialled in the background: it takes
+// requests at once; takeDialed brings it up or fails them.
+func (p *pipeline) dial(t *pipeTarget) *pipeConn {
+	pc := &pipeConn{t: t, last: time.Now()}
+	t.conns = append(t.conns, pc)
+	p.dials.Add(1)
+	go func() {
+		defer p.dials.Done()
+		c, err := p.set.dial(t.addr)
+		p.dialed <- dialResult{pc, c, err}
+	}()
+	return pc
+}
+
+// takeDialed brings up the connections dialled since the last look.
+func (p *pipeline) takeDialed() {
+	for {
+		select {
+		case d := <-p.dialed:
+			p.took(d)
+		default:
+			return
+		}
+	}
+}
+
+// took brings up a dialled connection: its reader starts and what it was
+// given meanwhile is written. A dial that failed fails what it was given.
+func (p *pipeline) took(d dialResult) {
+	pc := d.pc
+	if d.err != nil {
+		p.end(pc, d.err)
+		return
+	}
+	pc.c = d.c
+	open := 0
+	for _, t := range p.targets {
+		for _, c := range t.conns {
+			if c.c != nil {
+				open++
+			}
+		}
+	}
+	p.peakConns = max(p.peakConns, open)
+	pc.mu.Lock()
+	if pc.n.Load() > 0 {
+		_ = pc.c.SetReadDeadline(pc.ring[pc.head].started.Add(p.g.cfg.Timeout))
+	}
+	pc.mu.Unlock()
+	p.readers.Add(1)
+	go func() {
+		defer p.readers.Done()
+		p.read(pc)
+	}()
+	if len(pc.w) > 0 {
+		p.write(pc)
 	}
 }
 
@@ -427,29 +504,12 @@ func (c *pipeConn) die(why error) {
 		c.down.Store(true)
 	}
 	c.mu.Unlock()
-	c.c.Close()
+	if c.c != nil {
+		c.c.Close()
+	}
 }
 
 // dial opens a connection to t and starts its reader.
-func (p *pipeline) dial(t *pipeTarget) (*pipeConn, error) {
-	c, err := p.set.dial(t.addr)
-	if err != nil {
-		return nil, err
-	}
-	pc := &pipeConn{c: c, t: t, last: time.Now()}
-	t.conns = append(t.conns, pc)
-	open := 0
-	for _, t := range p.targets {
-		open += len(t.conns)
-	}
-	p.peakConns = max(p.peakConns, open)
-	p.readers.Add(1)
-	go func() {
-		defer p.readers.Done()
-		p.read(pc)
-	}()
-	return pc, nil
-}
 
 // flush writes every connection's queued requests.
 func (p *pipeline) flush() {
@@ -463,6 +523,9 @@ func (p *pipeline) flush() {
 }
 
 func (p *pipeline) write(pc *pipeConn) {
+	if pc.c == nil {
+		return // written once it is up (took)
+	}
 	_ = pc.c.SetWriteDeadline(time.Now().Add(p.g.cfg.Timeout))
 	_, err := pc.c.Write(pc.w)
 	pc.w = pc.w[:0]
@@ -595,11 +658,25 @@ func (p *pipeline) read(pc *pipeConn) {
 func (p *pipeline) drain() {
 	p.flush()
 	for p.inFlight.Load() > 0 {
-		<-p.freed
+		select {
+		case <-p.freed:
+		case d := <-p.dialed:
+			p.took(d)
+		}
+	}
+	// Dials still under way end (at their timeout at most); what they
+	// made is closed unused.
+	go func() { p.dials.Wait(); close(p.dialed) }()
+	for d := range p.dialed {
+		if d.c != nil {
+			d.c.Close()
+		}
 	}
 	for _, t := range p.targets {
 		for _, pc := range t.conns {
-			pc.c.Close()
+			if pc.c != nil {
+				pc.c.Close()
+			}
 		}
 	}
 	p.readers.Wait()
