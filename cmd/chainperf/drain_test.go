@@ -32,6 +32,8 @@ rate = 50
 duration = "3s"
 [experiment]
 kind = "steady"
+warmup = "0s"
+cooldown = "0s"
 drain_timeout = "1s"
 `), 0o644); err != nil {
 		t.Fatal(err)

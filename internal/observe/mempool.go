@@ -18,8 +18,12 @@ type Unconfirmed struct {
 	Txs   [][]byte
 }
 
-// unconfirmedPage: the most txs a node is asked to list.
-const unconfirmedPage = 100
+// unconfirmedPage: the most txs a node is asked to list; maxListed the
+// most taken from its answer.
+const (
+	unconfirmedPage = 100
+	maxListed       = 2 * unconfirmedPage
+)
 
 // ReadUnconfirmed asks the node at rpc what its mempool holds, within
 // nodehttp.Query's caps. An answer that is not CometBFT's, a count that is
@@ -49,7 +53,9 @@ func parseUnconfirmed(where string, data []byte) (Unconfirmed, error) {
 	if err != nil {
 		return Unconfirmed{}, fmt.Errorf("%s: total %w", where, err)
 	}
-	if len(r.Result.Txs) > unconfirmedPage || int64(len(r.Result.Txs)) > total {
+	// CometBFT v0.38 lists one more than asked (101 for 100): a few more
+	// are taken, not more than there are.
+	if len(r.Result.Txs) > maxListed || int64(len(r.Result.Txs)) > total {
 		return Unconfirmed{}, fmt.Errorf("%s: %d txs listed of %d in all, %d asked for", where, len(r.Result.Txs), total, unconfirmedPage)
 	}
 	u := Unconfirmed{Total: total}

@@ -60,7 +60,7 @@ func FuzzParseUnconfirmed(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if u.Total < 0 || int64(len(u.Txs)) > u.Total || len(u.Txs) > unconfirmedPage {
+		if u.Total < 0 || int64(len(u.Txs)) > u.Total || len(u.Txs) > maxListed {
 			t.Errorf("%+v from %q", u, data)
 		}
 	})
