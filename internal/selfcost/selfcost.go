@@ -10,6 +10,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -43,6 +45,12 @@ type Cost struct {
 	// By is CPU-seconds by component: the profile's shares of CPU. Empty
 	// when no profile could be taken (another was running).
 	By map[string]float64 `json:"by,omitempty"`
+	// WaitP99: how long chainperf's goroutines waited to run once they
+	// could (the Go runtime's /sched/latencies), p99 over the span, ms; on
+	// a machine the nodes fill, the harness's own lateness. GCPauseP99:
+	// its stop-the-world pauses, p99, ms.
+	WaitP99    float64 `json:"wait_p99_ms"`
+	GCPauseP99 float64 `json:"gc_pause_p99_ms"`
 }
 
 // Cores is the CPU as cores used on average over the span.
@@ -57,8 +65,9 @@ func (c Cost) Cores() float64 {
 // "0.052 cores: generator 0.031, follower 0.012, ...".
 func (c Cost) String() string {
 	s := fmt.Sprintf("%.3f cores over %.0f s", c.Cores(), c.Seconds)
+	waits := fmt.Sprintf("; its goroutines waited %.2f ms for a CPU, its GC paused it %.2f ms (p99)", c.WaitP99, c.GCPauseP99)
 	if len(c.By) == 0 {
-		return s
+		return s + waits
 	}
 	names := make([]string, 0, len(c.By))
 	for k := range c.By {
@@ -77,22 +86,68 @@ func (c Cost) String() string {
 	for _, k := range names {
 		parts = append(parts, fmt.Sprintf("%s %.3f", k, c.By[k]/c.Seconds))
 	}
-	return s + ": " + strings.Join(parts, ", ")
+	return s + ": " + strings.Join(parts, ", ") + waits
 }
 
 // A Meter measures from Start to Stop.
 type Meter struct {
 	begin    time.Time
 	cpu0     float64
+	sched0   []metrics.Sample
 	buf      bytes.Buffer
 	profiled bool
+}
+
+// The runtime's histograms read at both ends of a span.
+var schedMetrics = []string{"/sched/latencies:seconds", "/sched/pauses/total/gc:seconds"}
+
+func readSched() []metrics.Sample {
+	s := make([]metrics.Sample, len(schedMetrics))
+	for i, name := range schedMetrics {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	return s
+}
+
+// p99Between is the 99th percentile, in ms, of what a cumulative runtime
+// histogram gained from a to b (0 if nothing or not a histogram).
+func p99Between(a, b metrics.Sample) float64 {
+	if a.Value.Kind() != metrics.KindFloat64Histogram || b.Value.Kind() != metrics.KindFloat64Histogram {
+		return 0
+	}
+	ha, hb := a.Value.Float64Histogram(), b.Value.Float64Histogram()
+	if len(ha.Counts) != len(hb.Counts) {
+		return 0
+	}
+	var total uint64
+	for i := range hb.Counts {
+		total += hb.Counts[i] - ha.Counts[i]
+	}
+	if total == 0 {
+		return 0
+	}
+	want := uint64(math.Ceil(0.99 * float64(total)))
+	var seen uint64
+	for i := range hb.Counts {
+		seen += hb.Counts[i] - ha.Counts[i]
+		if seen >= want {
+			// The bucket's upper bound (the lower one if that is +Inf).
+			up := hb.Buckets[i+1]
+			if math.IsInf(up, 1) {
+				up = hb.Buckets[i]
+			}
+			return up * 1000
+		}
+	}
+	return 0
 }
 
 // Start begins measuring. The CPU profile is chainperf's own at 100 Hz (a
 // few microseconds a sample); if a profile is already running
 // (CHAINPERF_CPUPROFILE), only the process's CPU is measured.
 func Start() *Meter {
-	m := &Meter{begin: time.Now(), cpu0: processCPU()}
+	m := &Meter{begin: time.Now(), cpu0: processCPU(), sched0: readSched()}
 	m.profiled = pprof.StartCPUProfile(&m.buf) == nil
 	return m
 }
@@ -105,6 +160,8 @@ func (m *Meter) Stop() Cost {
 		pprof.StopCPUProfile()
 	}
 	c := Cost{Seconds: time.Since(m.begin).Seconds(), CPU: processCPU() - m.cpu0}
+	sched := readSched()
+	c.WaitP99, c.GCPauseP99 = p99Between(m.sched0[0], sched[0]), p99Between(m.sched0[1], sched[1])
 	if !m.profiled {
 		return c
 	}

@@ -3,6 +3,7 @@ package selfcost
 import (
 	"context"
 	"crypto/sha256"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -61,5 +62,26 @@ func TestProfileBusy(t *testing.T) {
 	c := m.Stop()
 	if c.By != nil || c.CPU <= 0 {
 		t.Errorf("%+v; want CPU, no components", c)
+	}
+}
+
+// Goroutines kept waiting for a CPU show in WaitP99: with GOMAXPROCS 1,
+// four goroutines that each burn while the others wait make the waits
+// tens of ms; the percentile is read from what the span added.
+func TestWaitsMeasured(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	m := Start()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() { defer wg.Done(); burn(2_000_000) }()
+	}
+	wg.Wait()
+	c := m.Stop()
+	if c.WaitP99 < 5 {
+		t.Errorf("wait p99 %.3f ms with 4 goroutines burning on one P; want 5 ms or more", c.WaitP99)
+	}
+	if !strings.Contains(c.String(), "waited") {
+		t.Errorf("String %q; want the waits said", c)
 	}
 }
