@@ -62,8 +62,8 @@ func (c Cost) Cores() float64 {
 }
 
 // String is the cost in cores, the largest component first, then the
-// waits: "0.078 cores over 32 s: other 0.039, follower 0.014, ...; its
-// goroutines waited 0.52 ms for a CPU, its GC paused it 0.10 ms (p99)".
+// waits: "C cores over S s: other O, follower F, ...; its
+// goroutines waited W ms for a CPU, its GC paused it P ms (p99)".
 func (c Cost) String() string {
 	s := fmt.Sprintf("%.3f cores over %.0f s", c.Cores(), c.Seconds)
 	waits := fmt.Sprintf("; its goroutines waited %.2f ms for a CPU, its GC paused it %.2f ms (p99)", c.WaitP99, c.GCPauseP99)
