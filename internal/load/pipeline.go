@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -140,100 +139,6 @@ type pipeTarget struct {
 	answers atomic.Int64
 	handed  int64
 	grow    growth // the pacer's
-}
-
-// growth decides whether a target may have one more connection: not
-// when more connections stop raising the rate its node answers at while
-// it falls behind. A node that is slow per request (its answers wait on
-// something else) answers faster on more connections; one whose CPU is
-// full does not, and each connection more costs it (and chainperf) a
-// little more a request: at 200,000 tx/s against the sink, connections
-// opened while it looked slow took it from 150,000 tx/s to 57,000
-// (bench/generator.py). So a window (growWindow, or twice the time the
-// node takes to answer a request if longer) that follows one in which
-// connections were added (they answer in it), where the node answered less
-// than growKeptUp of what it was sent and its answered rate rose less than
-// growGain over the window before, stops growth for a hold (growHold,
-// doubling at each failed try to growHoldMax, back to growHold once a
-// try raises the rate). A window may double the connections, and after
-// the first hold add a quarter at most (2 at least). Meanwhile requests
-// go deeper on the connections there are, and when those are full the
-// pacer waits for answers: the node's backpressure, node-bound.
-type growth struct {
-	from     time.Time     // the window's start
-	answers  int64         // the target's answers then
-	handed   int64         // txs handed to it then
-	conns    int           // its connections then
-	before   int           // its connections when the window before began
-	added    int           // connections opened in the window
-	rate     float64       // answers a second over the window before
-	hold     time.Duration // the last hold's length (0: none since a try raised the rate)
-	heldTill time.Time     // no growth before this
-	held     int           // connections when growth was last stopped (0: never)
-	heldRate float64       // the rate the node answered at then
-}
-
-const (
-	growFree    = 4 // connections a target may always have
-	growWindow  = 25 * time.Millisecond
-	growGain    = 1.05
-	growKeptUp  = 0.95
-	growHold    = time.Second
-	growHoldMax = 30 * time.Second
-)
-
-// mayGrow says whether t may open one more connection now, having n; yes
-// counts it as opened.
-func (t *pipeTarget) mayGrow(now time.Time, n int) bool {
-	t.judge(now, n)
-	g := &t.grow
-	most := max(growFree, g.conns) // a window may double them
-	if g.held > 0 {
-		most = max(2, g.conns/4)
-	}
-	if n >= growFree && (now.Before(g.heldTill) || g.added >= most) {
-		return false
-	}
-	g.added++
-	return true
-}
-
-// judge ends the window if it is over, having n connections now: it holds
-// growth if the connections the window before opened did not raise the
-// answered rate while the node fell behind.
-func (t *pipeTarget) judge(now time.Time, n int) {
-	g := &t.grow
-	if g.from.IsZero() {
-		g.from, g.answers, g.handed, g.conns = now, t.answers.Load(), t.handed, n
-	}
-	// A connection's first answers come a request's time after it opens:
-	// a window shorter than that cannot see what it did.
-	if el := now.Sub(g.from); el >= max(growWindow, 2*time.Duration(t.each.Load())) {
-		a := t.answers.Load()
-		rate := float64(a-g.answers) / el.Seconds()
-		behind := float64(a-g.answers) < growKeptUp*float64(t.handed-g.handed)
-		// The connections a window opens answer in the next: judged there.
-		switch tried := g.conns > g.before; {
-		case tried && g.conns >= growFree && behind && rate < g.rate*growGain:
-			g.hold = min(growHoldMax, max(growHold, 2*g.hold))
-			g.heldTill, g.held, g.heldRate = now.Add(g.hold), n, rate
-		case tried && rate >= g.rate*growGain:
-			g.hold = 0 // a try that raised the rate
-		}
-		g.from, g.answers, g.handed, g.before, g.conns, g.added, g.rate = now, a, t.handed, g.conns, n, 0, rate
-	}
-}
-
-// heldNotes says, for each target whose connections stopped growing,
-// where and at what rate.
-func (p *pipeline) heldNotes() string {
-	var notes []string
-	for _, t := range p.targets {
-		if g := t.grow; g.held > 0 {
-			notes = append(notes, fmt.Sprintf("%s: connections held at %d, more did not raise the rate it answered at (%.0f tx/s)", t.addr, g.held, g.heldRate))
-		}
-	}
-	return strings.Join(notes, "; ")
 }
 
 // A pipeConn is one connection and the requests it carries unanswered.
