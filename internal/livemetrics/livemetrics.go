@@ -168,6 +168,10 @@ func Recent(s load.Summary, elapsed time.Duration, n int) (sent, committed float
 // Serve serves /metrics on l (the exporter's figures and chainperf's own
 // process and Go runtime) and chainperf's own pprof profiles under
 // /debug/pprof/ (bench/soak.sh reads its heap there) until ctx ends.
+// While a load phase runs, chainperf profiles its own CPU to say what its
+// parts took (internal/selfcost), and Go runs one CPU profile at a time:
+// /debug/pprof/profile then answers that profiling is in use
+// (CHAINPERF_CPUPROFILE profiles the whole run instead).
 func (e *Exporter) Serve(ctx context.Context, l net.Listener) error {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())

@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -17,7 +18,7 @@ import (
 // node takes to answer a request if longer) that follows one in which
 // connections were added (they answer in it), where the node answered less
 // than growKeptUp of what it was sent and its answered rate rose less than
-// growGain over the window before, stops growth for a hold (growHold,
+// growGain over the window before (or less than chance explains), stops growth for a hold (growHold,
 // doubling at each failed try to growHoldMax, back to growHold once a
 // try raises the rate). A window may double the connections, and after
 // the first hold add a quarter at most (2 at least). Meanwhile requests
@@ -74,14 +75,21 @@ func (t *pipeTarget) judge(now time.Time, n int) {
 	// a window shorter than that cannot see what it did.
 	if el := now.Sub(g.from); el >= max(growWindow, 2*time.Duration(t.each.Load())) {
 		a := t.answers.Load()
-		rate := float64(a-g.answers) / el.Seconds()
-		behind := float64(a-g.answers) < growKeptUp*float64(t.handed-g.handed)
+		answered := float64(a - g.answers)
+		rate := answered / el.Seconds()
+		behind := answered < growKeptUp*float64(t.handed-g.handed)
+		// Risen: by growGain, and by more than a window's count varies by
+		// chance (two standard deviations of a Poisson count): a window
+		// holds a few dozen answers at a thousand a second, and a 5 % rise
+		// in one is noise.
+		expected := g.rate * el.Seconds()
+		rose := answered >= expected*growGain+2*math.Sqrt(expected)
 		// The connections a window opens answer in the next: judged there.
 		switch tried := g.conns > g.before; {
-		case tried && g.conns >= growFree && behind && rate < g.rate*growGain:
+		case tried && g.conns >= growFree && behind && !rose:
 			g.hold = min(growHoldMax, max(growHold, 2*g.hold))
 			g.heldTill, g.held, g.heldRate = now.Add(g.hold), n, rate
-		case tried && rate >= g.rate*growGain:
+		case tried && rose:
 			g.hold = 0 // a try that raised the rate
 		}
 		g.from, g.answers, g.handed, g.before, g.conns, g.added, g.rate = now, a, t.handed, g.conns, n, 0, rate
