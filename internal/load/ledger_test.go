@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -236,5 +237,54 @@ func TestReasonKeys(t *testing.T) {
 		if got := reasonKey(in); got != want {
 			t.Errorf("reasonKey(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestLatencyCurve: the percentile curve goes as far into the tail as the
+// count resolves (1,000 txs: to 99.9 %), rises, and ends at the max.
+func TestLatencyCurve(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	for i := range 1000 {
+		ms := 100 + i // 100 .. 1099 ms
+		l.Begin(hashOf(i), 0)
+		l.Sent(hashOf(i), 0, start, Accepted, "")
+		l.Committed(hashOf(i), 5, TxResult{}, start.Add(time.Duration(ms)*time.Millisecond))
+	}
+	c := l.Summary().LatencyCurve
+	if len(c) != 8 { // 0, 68.4, 90, 96.8, 99, 99.68, 99.9, then 100
+		t.Fatalf("curve %v: want 8 points", c)
+	}
+	if c[2].Percent != 90 || math.Abs(c[2].MS-1000) > 2 {
+		t.Errorf("p90 %v: want ~1000 ms", c[2])
+	}
+	if last := c[len(c)-1]; last.Percent != 100 || math.Abs(last.MS-1099) > 2 {
+		t.Errorf("last %v: want the max, 1099 ms", last)
+	}
+	for i := 1; i < len(c); i++ {
+		if c[i].MS < c[i-1].MS || c[i].Percent <= c[i-1].Percent {
+			t.Errorf("curve goes back at %d: %v", i, c)
+		}
+	}
+	if NewLedger(start, true).Summary().LatencyCurve != nil {
+		t.Error("an empty ledger has a curve")
+	}
+}
+
+// TestCommittedMean: 2 s blocks of 200 txs in 1 s buckets (0, 200, 0,
+// 200, ...) read as 100 tx/s over 5 s, each end over the seconds it has.
+func TestCommittedMean(t *testing.T) {
+	secs := make([]Second, 10)
+	for i := 1; i < len(secs); i += 2 {
+		secs[i].Committed = 200
+	}
+	m := CommittedMean(secs, 5)
+	for i := 2; i < 8; i++ {
+		if m[i] < 80 || m[i] > 120 {
+			t.Errorf("second %d: %.0f tx/s over 5 s; want 80-120", i, m[i])
+		}
+	}
+	if m[0] != 200.0/3 || m[9] != 400.0/3 {
+		t.Errorf("ends %.1f, %.1f: want 66.7 (3 s) and 133.3 (3 s)", m[0], m[9])
 	}
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"math"
 	"sort"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -24,7 +25,11 @@ type Summary struct {
 	// LatencyHist is the commit latency distribution in buckets of a
 	// 1-2-5 series of upper bounds.
 	LatencyHist []Bucket `json:"latency_hist,omitempty"`
-	InFlight    int64    `json:"in_flight"` // txs with no final fate yet (0 after Close)
+	// LatencyCurve is the commit latency at percentiles spaced evenly on a
+	// log scale of 1/(1-p) (0, 68.4, 90, 96.8, 99, ... % and the max): the
+	// HDR percentile plot, whose tail the buckets' bars hide.
+	LatencyCurve []Quantile `json:"latency_curve,omitempty"`
+	InFlight     int64      `json:"in_flight"` // txs with no final fate yet (0 after Close)
 }
 
 // Percentiles of a latency distribution, in milliseconds.
@@ -56,6 +61,37 @@ func percentiles(h *hdrhistogram.Histogram) Percentiles {
 type Bucket struct {
 	UpToMS float64 `json:"le_ms"`
 	Count  int64   `json:"count"`
+}
+
+// A Quantile is the latency (ms) at or below which Percent of the txs
+// fell.
+type Quantile struct {
+	Percent float64 `json:"p"`
+	MS      float64 `json:"ms"`
+}
+
+// curveSteps is how many percentiles a decade of 1/(1-p) gets: 0, 68.4,
+// 90, 96.8, 99, 99.68, 99.9, ... %.
+const curveSteps = 2
+
+// curve reads h at percentiles evenly spaced on a log scale of 1/(1-p),
+// as far as its count resolves (one tx in 1/(1-p)), then its max.
+func curve(h *hdrhistogram.Histogram) []Quantile {
+	n := h.TotalCount()
+	if n == 0 {
+		return nil
+	}
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	var out []Quantile
+	for i := 0; ; i++ {
+		tail := math.Pow(10, -float64(i)/curveSteps) // 1 - p
+		if tail*float64(n) < 1 {
+			break
+		}
+		p := 100 * (1 - tail)
+		out = append(out, Quantile{Percent: p, MS: ms(h.ValueAtQuantile(p))})
+	}
+	return append(out, Quantile{Percent: 100, MS: ms(h.Max())})
 }
 
 // buckets folds an HDR histogram (µs) into 1-2-5 buckets (ms), from the
@@ -103,6 +139,7 @@ func (l *Ledger) Summary() Summary {
 		Latency:       percentiles(l.latency),
 		WindowLatency: percentiles(l.winLat),
 		LatencyHist:   buckets(l.latency),
+		LatencyCurve:  curve(l.latency),
 		Inclusion:     percentiles(l.incl),
 		PerSecond:     append([]Second(nil), l.perSec...),
 	}
@@ -143,4 +180,20 @@ func (s Summary) TopReasons() []string {
 	}
 	sort.Slice(keys, func(i, j int) bool { return s.Reasons[keys[i]] > s.Reasons[keys[j]] })
 	return keys
+}
+
+// CommittedMean is each second's committed txs averaged over the width
+// seconds centred on it (fewer at the ends): committed tx/s in 1 s buckets
+// swings with the blocks that land in each, so charts draw this.
+func CommittedMean(secs []Second, width int) []float64 {
+	out := make([]float64, len(secs))
+	for i := range secs {
+		lo, hi := max(0, i-width/2), min(len(secs), i-width/2+width)
+		var n int64
+		for _, s := range secs[lo:hi] {
+			n += s.Committed
+		}
+		out[i] = float64(n) / float64(hi-lo)
+	}
+	return out
 }

@@ -76,9 +76,27 @@ func newPlot(x, y string) *plot.Plot {
 	return p
 }
 
+// A chart is drawn at the page's full width (the page scales it to fit),
+// its legend beside the data, never over it.
+const chartW, chartH = 11 * vg.Inch, 3.4 * vg.Inch
+
 func render(title string, p *plot.Plot) Chart {
-	c := vgsvg.NewWith(vgsvg.UseWH(7*vg.Inch, 3*vg.Inch))
-	p.Draw(draw.New(c))
+	c := vgsvg.NewWith(vgsvg.UseWH(chartW, chartH))
+	dc := draw.New(c)
+	dc.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: chartW, Y: 0}, {X: chartW, Y: chartH}, {X: 0, Y: chartH}})
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	if r := leg.Rectangle(dc); r.Max.X > r.Min.X {
+		const gap = 6 * vg.Millimeter / 2
+		w := r.Max.X - r.Min.X
+		data := draw.Crop(dc, 0, -(w + 2*gap), 0, 0)
+		side := draw.Crop(dc, data.Max.X-dc.Min.X+gap, 0, 0, 0)
+		p.Draw(data)
+		leg.Top, leg.Left, leg.XOffs, leg.YOffs = true, true, 0, -gap
+		leg.Draw(side)
+	} else {
+		p.Draw(dc)
+	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return Chart{Title: title, SVG: fmt.Sprintf("<p>chart failed: %v</p>", err)}
@@ -90,6 +108,29 @@ func render(title string, p *plot.Plot) Chart {
 	return Chart{Title: title, SVG: svg}
 }
 
+// palette is ten colours told apart at a glance (matplotlib's tab10, as
+// the dashboard's); lines past the tenth get hues a golden ratio apart
+// around the wheel, so no two lines of a chart share a colour.
+var palette = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 255}, {0xd6, 0x27, 0x28, 255}, {0x2c, 0xa0, 0x2c, 255}, {0xff, 0x7f, 0x0e, 255},
+	{0x94, 0x67, 0xbd, 255}, {0x8c, 0x56, 0x4b, 255}, {0xe3, 0x77, 0xc2, 255}, {0x17, 0xbe, 0xcf, 255},
+	{0x7f, 0x7f, 0x7f, 255}, {0xbc, 0xbd, 0x22, 255},
+}
+
+// colorOf is the colour of a chart's line i.
+func colorOf(i int) color.RGBA {
+	if i < len(palette) {
+		return palette[i]
+	}
+	h := math.Mod(float64(i)*0.6180339887, 1) * 6 // HSV, s 0.8, v 0.75
+	v, c := 0.75, 0.75*0.8
+	x := c * (1 - math.Abs(math.Mod(h, 2)-1))
+	rgb := [6][3]float64{{c, x, 0}, {x, c, 0}, {0, c, x}, {0, x, c}, {x, 0, c}, {c, 0, x}}[int(h)%6]
+	m := v - c
+	u := func(f float64) uint8 { return uint8(math.Round(255 * (f + m))) }
+	return color.RGBA{u(rgb[0]), u(rgb[1]), u(rgb[2]), 255}
+}
+
 func line(p *plot.Plot, name string, i int, pts plotter.XYs) {
 	if len(pts) == 0 {
 		return
@@ -98,7 +139,7 @@ func line(p *plot.Plot, name string, i int, pts plotter.XYs) {
 	if err != nil {
 		return
 	}
-	l.Color = plotutil.Color(i)
+	l.Color = colorOf(i)
 	l.Width = vg.Points(1.2)
 	p.Add(l)
 	if name != "" {
@@ -114,7 +155,7 @@ func scatter(p *plot.Plot, name string, i int, pts plotter.XYs) {
 	if err != nil {
 		return
 	}
-	s.Color = plotutil.Color(i)
+	s.Color = colorOf(i)
 	s.Radius = vg.Points(1.8)
 	p.Add(s)
 	if name != "" {
@@ -144,60 +185,104 @@ func PhaseCharts(ph *results.Phase, faults []results.Fault, series []observe.Sam
 	var out []Chart
 
 	tp := withBands(newPlot("seconds since load start", "tx/s"))
-	var sent, committed plotter.XYs
+	var sent, committed, perBlock plotter.XYs
+	mean := load.CommittedMean(ph.Ledger.PerSecond, 5)
 	for i, s := range ph.Ledger.PerSecond {
 		x := float64(i) + 0.5
 		sent = append(sent, plotter.XY{X: x, Y: float64(s.Sent)})
-		committed = append(committed, plotter.XY{X: x, Y: float64(s.Committed)})
+		committed = append(committed, plotter.XY{X: x, Y: mean[i]})
+	}
+	for _, b := range observe.BlockRates(ph.Blocks) {
+		perBlock = append(perBlock, plotter.XY{X: b.Seen.Sub(origin).Seconds(), Y: b.TPS})
 	}
 	line(tp, "sent (by send time)", 0, sent)
-	line(tp, "committed (by time seen)", 1, committed)
+	line(tp, "committed, 5 s mean (by time seen)", 1, committed)
+	scatter(tp, "committed per block (txs / interval)", 2, perBlock)
 	out = append(out, render("Sent vs committed tx/s", tp))
 
 	lat := withBands(newPlot("seconds since load start (block seen)", "latency ms"))
-	var mean, mx plotter.XYs
+	var bmean, mx plotter.XYs
 	for _, b := range ph.Blocks {
 		if b.Ours == 0 {
 			continue
 		}
 		x := b.Seen.Sub(origin).Seconds()
-		mean = append(mean, plotter.XY{X: x, Y: b.LatencyMean})
+		bmean = append(bmean, plotter.XY{X: x, Y: b.LatencyMean})
 		mx = append(mx, plotter.XY{X: x, Y: b.LatencyMax})
 	}
-	scatter(lat, "block mean", 0, mean)
+	scatter(lat, "block mean", 0, bmean)
 	scatter(lat, "block max", 1, mx)
-	if len(mean) > 0 {
-		x0, x1 := mean[0].X, mean[len(mean)-1].X
+	if len(bmean) > 0 {
+		x0, x1 := bmean[0].X, bmean[len(bmean)-1].X
 		hline(lat, fmt.Sprintf("p50 %.0f ms", ph.Ledger.Latency.P50), 2, ph.Ledger.Latency.P50, x0, x1)
 		hline(lat, fmt.Sprintf("p99 %.0f ms", ph.Ledger.Latency.P99), 3, ph.Ledger.Latency.P99, x0, x1)
 	}
 	out = append(out, render("Commit latency per block", lat))
 
-	if c, ok := latencyHistogram(ph.Ledger.LatencyHist); ok {
+	if c, ok := latencyCurve(ph); ok {
 		out = append(out, c)
 	}
 	out = append(out, blockCharts(ph, origin, withBands)...)
 	return append(out, nodeCharts(series, origin, withBands)...)
 }
 
-// latencyHistogram is the commit latency's histogram (none without
-// buckets).
-func latencyHistogram(h []load.Bucket) (Chart, bool) {
-	if len(h) == 0 {
+// LatencyCurve is the commit latency by percentile on log scales, the
+// HDR plot: x is 1/(1-p) (each decade one more nine: 90, 99, 99.9 %), so
+// the tail a histogram's bars hide spreads across the chart. Runs stored
+// before the curve draw their stored percentiles.
+func LatencyCurve(ph *results.Phase) []load.Quantile {
+	if c := ph.Ledger.LatencyCurve; len(c) > 0 {
+		return c
+	}
+	l := ph.Ledger.Latency
+	if l.Count == 0 {
+		return nil
+	}
+	return []load.Quantile{{Percent: 50, MS: l.P50}, {Percent: 90, MS: l.P90}, {Percent: 99, MS: l.P99}, {Percent: 99.9, MS: l.P999}, {Percent: 100, MS: l.Max}}
+}
+
+// Nines places percentile p on the curve's x axis: -log10(1-p), the max
+// (100 %) half a decade past the last nine shown.
+func Nines(p, last float64) float64 {
+	if p >= 100 {
+		return last + 0.5
+	}
+	return -math.Log10(1 - p/100)
+}
+
+// latencyCurve draws LatencyCurve (none without latencies).
+func latencyCurve(ph *results.Phase) (Chart, bool) {
+	q := LatencyCurve(ph)
+	if len(q) < 2 {
 		return Chart{}, false
 	}
-	hp := newPlot("latency up to (ms)", "txs")
-	vals := make(plotter.Values, len(h))
-	names := make([]string, len(h))
-	for i, b := range h {
-		vals[i], names[i] = float64(b.Count), fmt.Sprintf("%g", b.UpToMS)
+	p := newPlot("percentile of the phase's committed txs", "latency ms (log)")
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	last := Nines(q[len(q)-2].Percent, 0)
+	var pts plotter.XYs
+	for _, x := range q {
+		pts = append(pts, plotter.XY{X: Nines(x.Percent, last), Y: math.Max(x.MS, 0.01)})
 	}
-	if bars, err := plotter.NewBarChart(vals, vg.Points(18)); err == nil {
-		bars.Color = plotutil.Color(0)
-		hp.Add(bars)
-		hp.NominalX(names...)
+	line(p, "commit latency", 0, pts)
+	scatter(p, "", 0, pts)
+	p.X.Tick.Marker = ninesTicks{last}
+	return render("Commit latency by percentile (HDR, log scales)", p), true
+}
+
+// ninesTicks label the curve's x axis 0 %, 90 %, 99 %, ... and max.
+type ninesTicks struct{ last float64 }
+
+func (n ninesTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := []plot.Tick{{Value: 0, Label: "0%"}}
+	for d := 1; float64(d) <= n.last+1e-9; d++ {
+		ts = append(ts, plot.Tick{Value: float64(d), Label: NinesLabel(d)})
 	}
-	return render("Commit latency histogram", hp), true
+	return append(ts, plot.Tick{Value: n.last + 0.5, Label: "max"})
+}
+
+// NinesLabel is the percentile with d nines: 90%, 99%, 99.9%, ...
+func NinesLabel(d int) string {
+	return fmt.Sprintf("%.*f%%", max(0, d-2), 100*(1-math.Pow(10, -float64(d))))
 }
 
 // blockCharts are the phase's charts by height (interval, txs, size,

@@ -42,6 +42,7 @@ table { border-collapse: collapse; margin: 0.5em 0 1em; }
 td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
 .PASS { color: #0a0; } .FAIL, .FAILED, .INTERRUPTED { color: #c00; }
 figure { margin: 1em 0; } figcaption { font-weight: bold; }
+figure svg { width: 100%; height: auto; }
 .band { background: rgba(255,140,0,0.2); padding: 0 4px; }
 code { background: #f4f4f4; }
 </style></head><body>

@@ -32,7 +32,7 @@ func TestWriteRendersEveryChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(html)
-	for _, title := range []string{"Sent vs committed tx/s", "Commit latency per block", "Commit latency histogram", "Block interval",
+	for _, title := range []string{"Sent vs committed tx/s", "Commit latency per block", "Commit latency by percentile (HDR, log scales)", "Block interval",
 		"Txs per block", "Block size", "Rounds per height", "Blocks per minute", "Txs per minute", "Mempool size", "Peers per node", "RSS per node", "CPU per node", "Machine load"} {
 		if !strings.Contains(doc, "<figcaption>"+title+"</figcaption><svg") {
 			t.Errorf("chart %q missing", title)
