@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -233,9 +234,50 @@ func figuresOf(sides ...[]Values) []Figure {
 		if oi != oj {
 			return oi < oj
 		}
-		return out[i].Name < out[j].Name
+		return naturalLess(out[i].Name, out[j].Name)
 	})
 	return out
+}
+
+// naturalLess orders names as a reader does, numbers by value: a QA
+// grid's "[qa c=1 r=200]" before "[qa c=1 r=1600]" (by string, 1600 came
+// first).
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		na, ra := leadingNumber(a)
+		nb, rb := leadingNumber(b)
+		switch {
+		case na != "" && nb != "":
+			x, _ := strconv.ParseFloat(na, 64)
+			y, _ := strconv.ParseFloat(nb, 64)
+			if x != y {
+				return x < y
+			}
+			if na != nb {
+				return na < nb
+			}
+			a, b = ra, rb
+		case a[0] != b[0]:
+			return a[0] < b[0]
+		default:
+			a, b = a[1:], b[1:]
+		}
+	}
+	return len(a) < len(b)
+}
+
+// leadingNumber splits the digits (and one decimal point) s starts with
+// from the rest.
+func leadingNumber(s string) (num, rest string) {
+	i, dot := 0, false
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' && !dot && i > 0) {
+		dot = dot || s[i] == '.'
+		i++
+	}
+	if i > 0 && s[i-1] == '.' { // a full stop after a number, not a decimal
+		i--
+	}
+	return s[:i], s[i:]
 }
 
 // Named checks that every figure named in per is one of the comparison's.

@@ -3,6 +3,8 @@ package compare
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -340,5 +342,17 @@ func TestKindFigures(t *testing.T) {
 		if f := DescribeIn([]Values{v}, name); !f.Gate || !f.Higher {
 			t.Errorf("%s: %+v; want gated, higher better", name, f)
 		}
+	}
+}
+
+// TestGridOrder: a QA grid's figures come in grid order, numbers by value.
+func TestGridOrder(t *testing.T) {
+	names := []string{"committed tx/s [qa c=2 r=200]", "committed tx/s [qa c=1 r=1600]", "committed tx/s [qa c=1 r=200]",
+		"committed tx/s [qa c=1 r=400]", "committed tx/s [qa c=10 r=200]", "latency p99 [qa c=1 r=1600]", "committed tx/s [qa c=1 r=1600.5]"}
+	sort.Slice(names, func(i, j int) bool { return naturalLess(names[i], names[j]) })
+	want := []string{"committed tx/s [qa c=1 r=200]", "committed tx/s [qa c=1 r=400]", "committed tx/s [qa c=1 r=1600]",
+		"committed tx/s [qa c=1 r=1600.5]", "committed tx/s [qa c=2 r=200]", "committed tx/s [qa c=10 r=200]", "latency p99 [qa c=1 r=1600]"}
+	if !slices.Equal(names, want) {
+		t.Errorf("order:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
 	}
 }

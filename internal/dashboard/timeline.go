@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/finding"
+	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/store"
@@ -32,13 +33,23 @@ type line struct {
 	Points bool   `json:"points,omitempty"` // dots, not a line
 }
 
-// A chart is drawn by the page: X is seconds since the epoch.
+// A chart is drawn by the page: X is seconds since the epoch, unless it
+// names its own axis (XName), labelled at XTicks when it has them.
 type chart struct {
-	ID    string  `json:"id"`
-	Title string  `json:"title"`
-	Unit  string  `json:"unit"`
-	X     []num   `json:"x"`
-	Lines []*line `json:"lines"`
+	ID     string  `json:"id"`
+	Title  string  `json:"title"`
+	Unit   string  `json:"unit"`
+	XName  string  `json:"xname,omitempty"`
+	XTicks []tick  `json:"xticks,omitempty"`
+	LogY   bool    `json:"logy,omitempty"`
+	X      []num   `json:"x"`
+	Lines  []*line `json:"lines"`
+}
+
+// A tick labels a value of a chart's own x axis.
+type tick struct {
+	At    float64 `json:"at"`
+	Label string  `json:"label"`
 }
 
 // A span is a stretch of the run: a phase or a fault (To 0: still on).
@@ -58,6 +69,7 @@ type mark struct {
 type timeline struct {
 	Status string   `json:"status"`
 	Phases []span   `json:"phases"`
+	Pauses []span   `json:"pauses"` // between phases: no load, not a stall
 	Faults []span   `json:"faults"`
 	Marks  []mark   `json:"marks"`
 	Charts []*chart `json:"charts"`
@@ -111,11 +123,20 @@ func timelineOf(run *results.Run, series []observe.Sample, events []store.Event)
 			t.Marks = append(t.Marks, mark{unix(e.At), e.Kind + ": " + e.Detail})
 		}
 	}
+	for i := 1; i < len(t.Phases); i++ {
+		if from, to := t.Phases[i-1].To, t.Phases[i].From; from > 0 && to > from {
+			t.Pauses = append(t.Pauses, span{Label: "pause", From: from, To: to})
+		}
+	}
 	if finished {
 		t.Charts = append(t.Charts, throughput(run.Phases), latencyPerSecond(run.Phases))
+		if m := run.Main(); m != nil {
+			t.Charts = append(t.Charts, latencyCurve(m))
+		}
 	} else {
 		t.Charts = append(t.Charts, committedFromBlocks(blocks))
 	}
+	t.Charts = append(t.Charts, blockRates(blocks))
 	t.Charts = append(t.Charts, blockCharts(blocks)...)
 	t.Charts = append(t.Charts, nodeCharts(series)...)
 	out := t.Charts[:0]
@@ -172,11 +193,15 @@ func perSecond(id, title, unit string, phases []*results.Phase, names []string, 
 }
 
 func throughput(phases []*results.Phase) *chart {
+	means := map[*results.Phase][]float64{}
+	for _, p := range phases {
+		means[p] = load.CommittedMean(p.Ledger.PerSecond, 5)
+	}
 	return perSecond("throughput", "Offered, sent and committed tx/s", "tx/s", phases,
-		[]string{"offered (phase mean)", "sent", "committed", "failed in a block"},
+		[]string{"offered (phase mean)", "sent", "committed, 5 s mean", "failed in a block"},
 		func(p *results.Phase, i int) []float64 {
 			s := p.Ledger.PerSecond[i]
-			return []float64{p.Figures.OfferedTPS, float64(s.Sent), float64(s.Committed), float64(s.Failed)}
+			return []float64{p.Figures.OfferedTPS, float64(s.Sent), means[p][i], float64(s.Failed)}
 		})
 }
 
@@ -198,7 +223,7 @@ func latencyPerSecond(phases []*results.Phase) *chart {
 // committedFromBlocks is a live run's committed tx/s: its txs in the
 // blocks seen each second (the ledger's seconds are written at the end).
 func committedFromBlocks(blocks []observe.Block) *chart {
-	c := &chart{ID: "throughput", Title: "Committed tx/s so far (the run's txs in blocks, by second seen)", Unit: "tx/s"}
+	c := &chart{ID: "throughput", Title: "Committed tx/s so far (the run's txs in blocks by second seen, 5 s mean)", Unit: "tx/s"}
 	if len(blocks) == 0 {
 		return c
 	}
@@ -212,9 +237,47 @@ func committedFromBlocks(blocks []observe.Block) *chart {
 		per[s] += b.Ours
 		last = max(last, s)
 	}
-	for s := int64(0); s <= last; s++ {
+	secs := make([]load.Second, last+1)
+	for s := range secs {
+		secs[s].Committed = int64(per[int64(s)])
+	}
+	for s, v := range load.CommittedMean(secs, 5) {
 		c.X = append(c.X, num(unix(first)+float64(s)+0.5))
-		l.Values = append(l.Values, num(per[s]))
+		l.Values = append(l.Values, num(v))
+	}
+	return c
+}
+
+// blockRates is committed tx/s block by block: the run's txs each block
+// committed over the interval since the block before, at the time seen.
+func blockRates(blocks []observe.Block) *chart {
+	c := &chart{ID: "block-rate", Title: "Committed tx/s per block (the run's txs / block interval)", Unit: "tx/s",
+		Lines: []*line{{Label: "per block", Points: true}}}
+	for _, r := range observe.BlockRates(blocks) {
+		c.X = append(c.X, num(unix(r.Seen)))
+		c.Lines[0].Values = append(c.Lines[0].Values, num(r.TPS))
+	}
+	return c
+}
+
+// latencyCurve is the main phase's commit latency by percentile on log
+// scales (the HDR plot), over the report's axis of nines.
+func latencyCurve(p *results.Phase) *chart {
+	q := p.LatencyCurve()
+	c := &chart{ID: "latency-curve", Title: "Commit latency by percentile, " + p.Name + " (HDR, log scales)", Unit: "ms",
+		XName: "percentile", LogY: true, Lines: []*line{{Label: "commit latency"}}}
+	if len(q) < 2 {
+		return c
+	}
+	last := load.Nines(q[len(q)-2].Percent, 0)
+	c.XTicks = append(c.XTicks, tick{0, "0%"})
+	for d := 1; float64(d) <= last+1e-9; d++ {
+		c.XTicks = append(c.XTicks, tick{float64(d), load.NinesLabel(d)})
+	}
+	c.XTicks = append(c.XTicks, tick{last + 0.5, "max"})
+	for _, x := range q {
+		c.X = append(c.X, num(load.Nines(x.Percent, last)))
+		c.Lines[0].Values = append(c.Lines[0].Values, num(max(x.MS, 0.01)))
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -92,6 +93,21 @@ func curve(h *hdrhistogram.Histogram) []Quantile {
 		out = append(out, Quantile{Percent: p, MS: ms(h.ValueAtQuantile(p))})
 	}
 	return append(out, Quantile{Percent: 100, MS: ms(h.Max())})
+}
+
+// Nines places percentile p on a latency curve's x axis, -log10(1-p):
+// each decade one more nine (1 is 90 %, 2 is 99 %); the max (100 %) half a
+// decade past last, the last nine shown.
+func Nines(p, last float64) float64 {
+	if p >= 100 {
+		return last + 0.5
+	}
+	return -math.Log10(1 - p/100)
+}
+
+// NinesLabel is the percentile with d nines: 90%, 99%, 99.9%, ...
+func NinesLabel(d int) string {
+	return fmt.Sprintf("%.*f%%", max(0, d-2), 100*(1-math.Pow(10, -float64(d))))
 }
 
 // buckets folds an HDR histogram (µs) into 1-2-5 buckets (ms), from the

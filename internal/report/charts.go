@@ -226,42 +226,20 @@ func PhaseCharts(ph *results.Phase, faults []results.Fault, series []observe.Sam
 	return append(out, nodeCharts(series, origin, withBands)...)
 }
 
-// LatencyCurve is the commit latency by percentile on log scales, the
-// HDR plot: x is 1/(1-p) (each decade one more nine: 90, 99, 99.9 %), so
-// the tail a histogram's bars hide spreads across the chart. Runs stored
-// before the curve draw their stored percentiles.
-func LatencyCurve(ph *results.Phase) []load.Quantile {
-	if c := ph.Ledger.LatencyCurve; len(c) > 0 {
-		return c
-	}
-	l := ph.Ledger.Latency
-	if l.Count == 0 {
-		return nil
-	}
-	return []load.Quantile{{Percent: 50, MS: l.P50}, {Percent: 90, MS: l.P90}, {Percent: 99, MS: l.P99}, {Percent: 99.9, MS: l.P999}, {Percent: 100, MS: l.Max}}
-}
-
-// Nines places percentile p on the curve's x axis: -log10(1-p), the max
-// (100 %) half a decade past the last nine shown.
-func Nines(p, last float64) float64 {
-	if p >= 100 {
-		return last + 0.5
-	}
-	return -math.Log10(1 - p/100)
-}
-
-// latencyCurve draws LatencyCurve (none without latencies).
+// latencyCurve draws the phase's commit latency by percentile on log
+// scales, the HDR plot: x is 1/(1-p) (each decade one more nine: 90, 99,
+// 99.9 %), so the tail a histogram's bars hide spreads across the chart.
 func latencyCurve(ph *results.Phase) (Chart, bool) {
-	q := LatencyCurve(ph)
+	q := ph.LatencyCurve()
 	if len(q) < 2 {
 		return Chart{}, false
 	}
 	p := newPlot("percentile of the phase's committed txs", "latency ms (log)")
 	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	last := Nines(q[len(q)-2].Percent, 0)
+	last := load.Nines(q[len(q)-2].Percent, 0)
 	var pts plotter.XYs
 	for _, x := range q {
-		pts = append(pts, plotter.XY{X: Nines(x.Percent, last), Y: math.Max(x.MS, 0.01)})
+		pts = append(pts, plotter.XY{X: load.Nines(x.Percent, last), Y: math.Max(x.MS, 0.01)})
 	}
 	line(p, "commit latency", 0, pts)
 	scatter(p, "", 0, pts)
@@ -275,14 +253,9 @@ type ninesTicks struct{ last float64 }
 func (n ninesTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := []plot.Tick{{Value: 0, Label: "0%"}}
 	for d := 1; float64(d) <= n.last+1e-9; d++ {
-		ts = append(ts, plot.Tick{Value: float64(d), Label: NinesLabel(d)})
+		ts = append(ts, plot.Tick{Value: float64(d), Label: load.NinesLabel(d)})
 	}
 	return append(ts, plot.Tick{Value: n.last + 0.5, Label: "max"})
-}
-
-// NinesLabel is the percentile with d nines: 90%, 99%, 99.9%, ...
-func NinesLabel(d int) string {
-	return fmt.Sprintf("%.*f%%", max(0, d-2), 100*(1-math.Pow(10, -float64(d))))
 }
 
 // blockCharts are the phase's charts by height (interval, txs, size,

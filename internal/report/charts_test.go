@@ -57,7 +57,7 @@ func TestNinesAxis(t *testing.T) {
 	}
 	old := &results.Phase{Start: time.Unix(0, 0)}
 	old.Ledger.Latency = load.Percentiles{Count: 10, P50: 1, P90: 2, P99: 3, P999: 4, Max: 5}
-	if c := LatencyCurve(old); len(c) != 5 || c[4].Percent != 100 || c[4].MS != 5 {
+	if c := old.LatencyCurve(); len(c) != 5 || c[4].Percent != 100 || c[4].MS != 5 {
 		t.Errorf("stored percentiles as a curve: %v", c)
 	}
 	if _, ok := latencyCurve(old); !ok {

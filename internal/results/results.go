@@ -242,3 +242,17 @@ func (r *Outcome) Main() *Phase {
 	}
 	return r.Phases[len(r.Phases)-1]
 }
+
+// LatencyCurve is the phase's commit latency by percentile (the HDR plot's
+// points); a run stored before the ledger kept the curve gives its stored
+// percentiles.
+func (p *Phase) LatencyCurve() []load.Quantile {
+	if c := p.Ledger.LatencyCurve; len(c) > 0 {
+		return c
+	}
+	l := p.Ledger.Latency
+	if l.Count == 0 {
+		return nil
+	}
+	return []load.Quantile{{Percent: 50, MS: l.P50}, {Percent: 90, MS: l.P90}, {Percent: 99, MS: l.P99}, {Percent: 99.9, MS: l.P999}, {Percent: 100, MS: l.Max}}
+}
