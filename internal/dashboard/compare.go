@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/chainperf/chainperf/internal/compare"
+	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -100,7 +102,12 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 				s.failErr(w, r, err)
 				return
 			}
-			data["Result"], data["Rows"], data["Summary"], data["Data"] = res, rows, res.Summary(), js.String()
+			over, err := s.overlay(r.Context(), res)
+			if err != nil {
+				s.failErr(w, r, err)
+				return
+			}
+			data["Result"], data["Rows"], data["Summary"], data["Data"], data["Overlay"] = res, rows, res.Summary(), js.String(), over
 		}
 	}
 	recent, err := s.index.rows(r.Context())
@@ -143,4 +150,49 @@ func (s *Server) compareData(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write([]byte(buf.String()))
+}
+
+// overlaid is how many runs of a side the compare page overlays.
+const overlaid = 10
+
+// A runSeries is one run's main phase second by second, from its start.
+type runSeries struct {
+	Run       string `json:"run"`
+	Side      string `json:"side"`
+	Phase     string `json:"phase"`
+	Committed []num  `json:"committed"` // 5 s mean
+	P99       []num  `json:"p99"`       // of the txs seen committed each second
+}
+
+// overlay is the sides' runs' main phases, to draw over one another (the
+// first overlaid runs of each side), as JSON.
+func (s *Server) overlay(ctx context.Context, res *compare.Result) (string, error) {
+	out := []runSeries{}
+	for _, side := range []struct {
+		name string
+		ids  []string
+	}{{"baseline", res.Baseline}, {"candidate", res.Candidate}} {
+		for _, id := range side.ids[:min(len(side.ids), overlaid)] {
+			run, err := s.st.Run(ctx, id)
+			if err != nil {
+				return "", err
+			}
+			p := run.Main()
+			if p == nil {
+				continue
+			}
+			rs := runSeries{Run: id, Side: side.name, Phase: p.Name}
+			for i, c := range load.CommittedMean(p.Ledger.PerSecond, 5) {
+				rs.Committed = append(rs.Committed, num(c))
+				p99 := p.Ledger.PerSecond[i].LatencyP99
+				if p99 == 0 {
+					p99 = math.NaN() // nothing committed that second
+				}
+				rs.P99 = append(rs.P99, num(p99))
+			}
+			out = append(out, rs)
+		}
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
 }

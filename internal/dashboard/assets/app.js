@@ -5,6 +5,8 @@
   'use strict';
   const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
   const dpr = window.devicePixelRatio || 1;
+  // Every chart drawn, by id: what the page's browser tests read.
+  const plots = window.chainperfPlots = {};
 
   function getJSON(url) {
     return fetch(url, { headers: { Accept: 'application/json' } }).then(function (r) {
@@ -38,6 +40,14 @@
           ctx.rect(b.left, b.top, b.width, b.height);
           ctx.clip();
           ctx.font = (11 * dpr) + 'px sans-serif';
+          // A pause between phases has no load: shaded grey, so it does
+          // not read as a stall.
+          ctx.fillStyle = 'rgba(128,128,128,0.22)';
+          (tl.pauses || []).forEach(function (p) {
+            const x0 = u.valToPos(p.from, 'x', true), x1 = u.valToPos(p.to, 'x', true);
+            ctx.fillRect(x0, b.top, Math.max(dpr, x1 - x0), b.height);
+            ctx.fillText('pause', x0 + 3 * dpr, b.top + b.height - 4 * dpr);
+          });
           ctx.fillStyle = 'rgba(255,140,0,0.18)';
           (tl.faults || []).forEach(function (f) {
             const x0 = u.valToPos(f.from, 'x', true);
@@ -65,38 +75,73 @@
 
   function seriesOpts(lines) {
     return [{}].concat(lines.map(function (l, i) {
-      const color = l.color || palette[i % palette.length];
+      const color = l.color || colorOf(i);
       const s = { label: l.label, stroke: color, width: 1.5 };
       if (l.points) {
         s.paths = function () { return null; };
         s.points = { show: true, size: l.size || 5, fill: color, stroke: color };
       } else {
-        s.points = { show: false };
+        // A line with few points shows them: one run is a dot, not nothing.
+        s.points = { show: l.dots ? true : false, size: 6, fill: color, stroke: color };
       }
+      if (l.dash) s.dash = [6 * dpr, 4 * dpr];
+      if (l.span) s.spanGaps = true;
       return s;
     }));
   }
 
+  // colorOf is line i's colour: the palette, then hues a golden ratio
+  // apart (as the report's), so no two lines of a chart share one.
+  function colorOf(i) {
+    if (i < palette.length) return palette[i];
+    return 'hsl(' + Math.round((i * 0.6180339887 % 1) * 360) + ',70%,40%)';
+  }
+
   function width(el) { return Math.max(320, (el.clientWidth || 900) - 10); }
 
-  // chart draws one chart spec ({id, title, unit, x, lines}) into parent.
-  function chart(parent, spec, plugins, time) {
+  // timeRange is a time axis's span: the data's, a little wider; one
+  // instant (a trend of one run) gets the day around it, where uPlot 1.6
+  // spans 86,400,000 seconds (a day in its milliseconds) past it.
+  function timeRange(u, min, max) {
+    if (min == null || max == null) return [min, max];
+    const xs = u.data[0];
+    if (xs.length === 1 || max - min < 1) return [xs[0] - 43200, xs[0] + 43200];
+    const pad = (max - min) * 0.02;
+    return [min - pad, max + pad];
+  }
+
+  // chart draws one chart spec into parent: {id, title, unit, x, lines},
+  // over time unless it names its own axis (xname, with xticks, xrange),
+  // logy for a log scale. The legend goes under the plot, not over it.
+  function chart(parent, spec, plugins) {
     const box = document.createElement('div');
     box.className = 'chart';
     box.dataset.chart = spec.id;
     parent.appendChild(box);
+    const x = spec.xname ? { time: false } : { time: true, range: timeRange };
+    if (spec.xrange) x.range = function () { return spec.xrange.slice(); };
+    const xaxis = spec.xname ? { label: spec.xname } : {};
+    if (spec.xticks) {
+      const at = spec.xticks.map(function (t) { return t.at; });
+      xaxis.splits = function () { return at; };
+      xaxis.values = function (u, splits) {
+        return splits.map(function (v) { const k = at.indexOf(v); return k < 0 ? '' : spec.xticks[k].label; });
+      };
+    }
     const opts = {
       title: spec.title,
       width: width(parent),
-      height: 240,
-      scales: { x: { time: time !== false } },
+      height: 260,
+      scales: { x: x, y: spec.logy ? { distr: 3 } : {} },
       series: seriesOpts(spec.lines),
-      axes: [spec.xname ? { label: spec.xname } : {}, { label: spec.unit, size: 60 }],
+      axes: [xaxis, { label: spec.unit, size: 60 }],
       cursor: { drag: { x: true, y: false } },
       plugins: plugins || []
     };
     const data = [spec.x].concat(spec.lines.map(function (l) { return l.values; }));
-    return new uPlot(opts, data, box);
+    const u = new uPlot(opts, data, box);
+    plots[spec.id] = u;
+    return u;
   }
 
   function ready() { document.body.dataset.ready = String(Number(document.body.dataset.ready || 0) + 1); }
@@ -105,7 +150,7 @@
   function runPage(root) {
     const id = root.dataset.run, live = root.dataset.live === 'true';
     const box = document.getElementById('charts');
-    let plots = {};
+    const plots = {};
     function draw(tl) {
       const seen = {};
       tl.charts.forEach(function (c) {
@@ -116,16 +161,16 @@
           old.setData(data);
         } else {
           if (old) { old.destroy(); old.root.parentNode.remove(); }
-          plots[c.id] = chart(box, c, [timelinePlugin(tl)]);
+          plots[c.id] = chart(box, c, c.xname ? [] : [timelinePlugin(tl)]);
         }
       });
       (tl.finding_charts || []).forEach(function (c, i) {
         // Over heights, not time: redrawn whole when the run's findings change.
         const id = 'finding-' + i;
         seen[id] = true;
-        const spec = { id: id, title: c.title, unit: c.unit, xname: c.x_name, x: c.x, lines: c.lines };
+        const spec = { id: id, title: c.title, unit: c.unit, xname: c.x_name || 'x', x: c.x, lines: c.lines };
         if (plots[id]) { plots[id].destroy(); plots[id].root.parentNode.remove(); }
-        plots[id] = chart(box, spec, [], false);
+        plots[id] = chart(box, spec, []);
       });
       Object.keys(plots).forEach(function (k) {
         if (!seen[k]) { plots[k].destroy(); plots[k].root.parentNode.remove(); delete plots[k]; }
@@ -149,31 +194,68 @@
     }
   }
 
-  // The compare page: each figure's samples, side by side.
+  // The compare page: each figure's samples, the two sides side by side
+  // (baseline at 1, candidate at 2, repeats spread across), each side's
+  // centre a dashed bar; then the runs' time series over one another.
   function comparePage(box) {
     fromPage(box).then(function (res) {
       res.figures.forEach(function (row, i) {
-        const n = Math.max(row.baseline.length, row.candidate.length);
-        const x = [], b = [], c = [], bm = [], cm = [];
-        for (let k = 0; k < n; k++) {
-          x.push(k + 1);
-          b.push(k < row.baseline.length ? row.baseline[k] : null);
-          c.push(k < row.candidate.length ? row.candidate[k] : null);
-          bm.push(row.baseline.length ? row.baseline_mean : null);
-          cm.push(row.candidate.length ? row.candidate_mean : null);
+        const pts = [];
+        function side(vals, at, s) {
+          vals.forEach(function (v, k) {
+            const spread = vals.length > 1 ? (k / (vals.length - 1) - 0.5) * 0.4 : 0;
+            pts.push({ x: at + spread, s: s, y: v });
+          });
         }
+        side(row.baseline, 1, 0);
+        side(row.candidate, 2, 1);
+        if (row.baseline.length) pts.push({ x: 0.7, s: 2, y: row.baseline_mean }, { x: 1.3, s: 2, y: row.baseline_mean });
+        if (row.candidate.length) pts.push({ x: 1.7, s: 3, y: row.candidate_mean }, { x: 2.3, s: 3, y: row.candidate_mean });
+        pts.sort(function (a, b) { return a.x - b.x || a.s - b.s; });
+        const cols = [0, 1, 2, 3].map(function (s) { return pts.map(function (p) { return p.s === s ? p.y : null; }); });
         chart(box, {
-          id: 'figure-' + i, title: row.figure + ': ' + row.verdict, unit: row.unit || '', x: x,
+          id: 'figure-' + i, title: row.figure + ': ' + row.verdict, unit: row.unit || '',
+          xname: 'side', xrange: [0.5, 2.5],
+          xticks: [{ at: 1, label: 'baseline (' + row.baseline.length + ')' }, { at: 2, label: 'candidate (' + row.candidate.length + ')' }],
+          x: pts.map(function (p) { return p.x; }),
           lines: [
-            { label: 'baseline', values: b, points: true, size: 8, color: palette[0] },
-            { label: 'candidate', values: c, points: true, size: 8, color: palette[1] },
-            { label: 'baseline centre', values: bm, color: palette[0] },
-            { label: 'candidate centre', values: cm, color: palette[1] }
+            { label: 'baseline', values: cols[0], points: true, size: 8, color: palette[0] },
+            { label: 'candidate', values: cols[1], points: true, size: 8, color: palette[1] },
+            { label: 'baseline centre', values: cols[2], color: palette[0], dash: true, span: true },
+            { label: 'candidate centre', values: cols[3], color: palette[1], dash: true, span: true }
           ]
-        }, [], false);
+        });
       });
+      const over = document.getElementById('overlay');
+      if (over) overlayCharts(over, JSON.parse(over.dataset.json || '[]'));
       ready();
     }).catch(function (e) { problem(box, e); ready(); });
+  }
+
+  // overlayCharts draws the runs' main phases over one another, by the
+  // second since each one's start: baseline runs in blues, candidate in
+  // reds.
+  function overlayCharts(box, runs) {
+    if (!runs.length) return;
+    const n = Math.max.apply(null, runs.map(function (r) { return (r.committed || []).length; }));
+    const x = [];
+    for (let k = 0; k < n; k++) x.push(k + 0.5);
+    const shade = { baseline: 0, candidate: 0 };
+    const colors = runs.map(function (r) {
+      const k = shade[r.side]++;
+      const light = 30 + 12 * (k % 4);
+      return r.side === 'baseline' ? 'hsl(210,70%,' + light + '%)' : 'hsl(0,70%,' + light + '%)';
+    });
+    [['committed', 'Committed tx/s, 5 s mean', 'tx/s'], ['p99', 'Commit latency p99 of the txs seen each second', 'ms']].forEach(function (c) {
+      chart(box, {
+        id: 'overlay-' + c[0], title: c[1], unit: c[2], xname: 'seconds since the phase started', x: x,
+        lines: runs.map(function (r, i) {
+          const v = (r[c[0]] || []).slice();
+          while (v.length < n) v.push(null);
+          return { label: r.side + ' ' + r.run, values: v, color: colors[i] };
+        })
+      });
+    });
   }
 
   // The trends page: the figure over time, regressions in red, the
@@ -193,7 +275,7 @@
         chart(box, {
           id: 'trend', title: t.figure + ' by run start', unit: t.unit, x: x,
           lines: [
-            { label: t.figure, values: v },
+            { label: t.figure, values: v, dots: true },
             { label: 'regressed', values: reg, points: true, size: 10, color: '#d62728' },
             { label: 'new level', values: lvl, points: true, size: 14, color: '#ff7f0e' }
           ]
