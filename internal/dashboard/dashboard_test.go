@@ -315,16 +315,16 @@ func TestRunDataHasTheRunsNumbers(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"throughput", "latency", "block-latency", "block-interval", "block-txs", "mempool", "cpu", "rss"} {
+	for _, want := range []string{"throughput", "latency", "latency-curve", "block-rate", "block-latency", "block-interval", "block-txs", "mempool", "cpu", "rss"} {
 		if _, ok := ids[want]; !ok {
 			t.Errorf("no %s chart (have %v)", want, ids)
 		}
 	}
 	tp := tl.Charts[ids["throughput"]]
 	committed := tp.Lines[2]
-	for i, s := range r.Phases[0].Ledger.PerSecond {
-		if v := committed.Values[i]; v == nil || *v != float64(s.Committed) {
-			t.Fatalf("second %d: committed %v, stored %d", i, v, s.Committed)
+	for i, want := range load.CommittedMean(r.Phases[0].Ledger.PerSecond, 5) {
+		if v := committed.Values[i]; v == nil || *v != want {
+			t.Fatalf("second %d: committed %v, stored seconds' 5 s mean %v", i, v, want)
 		}
 	}
 	if len(tl.Faults) != 1 || tl.Faults[0].Label != "kill validator1" {
