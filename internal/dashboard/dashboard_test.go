@@ -315,7 +315,7 @@ func TestRunDataHasTheRunsNumbers(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"throughput", "latency", "latency-curve", "block-rate", "block-latency", "block-interval", "block-txs", "mempool", "cpu", "rss"} {
+	for _, want := range []string{"throughput", "latency", "block-rate", "block-latency", "block-interval", "block-txs", "mempool", "cpu", "rss"} {
 		if _, ok := ids[want]; !ok {
 			t.Errorf("no %s chart (have %v)", want, ids)
 		}
