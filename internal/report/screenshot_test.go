@@ -10,7 +10,8 @@ import (
 
 // TestHTMLRendersInChromium renders report.html in headless Chromium and
 // looks at the screenshot: a page of the expected size whose charts drew
-// (many colours, and the perturbation band's orange over white). CI
+// (many colours, and the perturbation band's orange over white) across
+// the page's width. CI
 // installs Debian's chromium; without it the test is skipped.
 func TestHTMLRendersInChromium(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
@@ -43,11 +44,14 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		t.Fatalf("screenshot %v; want 1200x6000", b)
 	}
 	colours := map[[3]uint32]bool{}
-	band := 0
+	band, right := 0, 0
 	for y := b.Min.Y; y < b.Max.Y; y += 2 {
 		for x := b.Min.X; x < b.Max.X; x += 2 {
 			r, g, bl, _ := img.At(x, y).RGBA()
 			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+			if r>>8 < 200 || g>>8 < 200 || bl>>8 < 200 {
+				right = max(right, x)
+			}
 			// NRGBA(255,140,0,50) over white is about (255,235,204).
 			if r>>8 == 255 && g>>8 >= 225 && g>>8 <= 245 && bl>>8 >= 190 && bl>>8 <= 215 {
 				band++
@@ -57,6 +61,11 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	t.Logf("%d colours, %d band pixels", len(colours), band)
 	if len(colours) < 50 {
 		t.Errorf("%d colours in the screenshot: the charts did not draw", len(colours))
+	}
+	// The page is 1100 px wide at most: a chart at its full width draws
+	// (its legend) past x = 1000 of 1200; at half the page it ended near 720.
+	if right < 1000 {
+		t.Errorf("nothing drawn right of x = %d: the charts do not use the page's width", right)
 	}
 	if band < 1000 {
 		t.Errorf("%d band-orange pixels: the perturbation bands did not draw", band)
