@@ -163,6 +163,11 @@ func TestDashboardOnRealRuns(t *testing.T) {
 		t.Errorf("runs list: p99 %q, stored %q", got, want)
 	}
 	look("/runs/"+first.ID, "run", 9)
+	if shots != "" { // the README's picture: the run page's first charts
+		if err := b.ScreenshotAt("#charts", filepath.Join(shots, "run-charts.png")); err != nil {
+			t.Error(err)
+		}
+	}
 	if got := text("#status"); !strings.HasPrefix(got, "complete") {
 		t.Errorf("run page status %q", got)
 	}

@@ -137,3 +137,19 @@ func (b *Browser) Screenshot(path string) error {
 	}
 	return os.WriteFile(path, png, 0o644)
 }
+
+// ScreenshotAt saves the window's view (1280x900) with the element the
+// CSS selector matches scrolled to its top: a picture of one part of a
+// long page.
+func (b *Browser) ScreenshotAt(sel, path string) error {
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](fmt.Sprintf(`document.querySelector(%q).scrollIntoView()`, sel))); err != nil {
+		return err
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, png, 0o644)
+}

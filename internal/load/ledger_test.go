@@ -255,6 +255,9 @@ func TestLatencyCurve(t *testing.T) {
 	if len(c) != 8 { // 0, 68.4, 90, 96.8, 99, 99.68, 99.9, then 100
 		t.Fatalf("curve %v: want 8 points", c)
 	}
+	if c[0].Percent != 0 || math.Abs(c[0].MS-100) > 1 {
+		t.Errorf("p0 %v: want the least, 100 ms", c[0])
+	}
 	if c[2].Percent != 90 || math.Abs(c[2].MS-1000) > 2 {
 		t.Errorf("p90 %v: want ~1000 ms", c[2])
 	}

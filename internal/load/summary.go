@@ -90,7 +90,11 @@ func curve(h *hdrhistogram.Histogram) []Quantile {
 			break
 		}
 		p := 100 * (1 - tail)
-		out = append(out, Quantile{Percent: p, MS: ms(h.ValueAtQuantile(p))})
+		v := h.ValueAtQuantile(p)
+		if i == 0 {
+			v = h.Min() // the histogram reads 0 at the 0th percentile
+		}
+		out = append(out, Quantile{Percent: p, MS: ms(v)})
 	}
 	return append(out, Quantile{Percent: 100, MS: ms(h.Max())})
 }
