@@ -27,10 +27,33 @@ type NodeBinary struct {
 // overrides are then checked against that version's own keys). It
 // returns the scenario with testnet.binary set to the built file; a
 // scenario that names neither comes back as it was, with a nil NodeBinary.
+//
+// The binaries of a mixed network's versions and of its upgrades are
+// made too (versions.go); the run's node line then says what ran where.
 func ResolveNode(ctx context.Context, s *scenario.Scenario, phase func(string)) (*scenario.Scenario, *NodeBinary, error) {
 	if phase == nil {
 		phase = func(string) {}
 	}
+	spec, bin, err := resolveMain(ctx, s, phase)
+	if err != nil {
+		return s, nil, err
+	}
+	spec, lines, err := resolveLifecycle(ctx, spec, phase)
+	if err != nil {
+		return s, nil, err
+	}
+	if len(lines) > 0 {
+		if bin == nil {
+			bin = &NodeBinary{Describe: scenario.EmbeddedBinary + " (CometBFT v0.38.19 + kvstore)", Labels: map[string]string{}}
+		}
+		bin.Describe += "; " + strings.Join(lines, "; ")
+	}
+	return spec, bin, nil
+}
+
+// resolveMain makes the binary every node runs unless a version or an
+// upgrade says otherwise.
+func resolveMain(ctx context.Context, s *scenario.Scenario, phase func(string)) (*scenario.Scenario, *NodeBinary, error) {
 	t := s.Testnet
 	switch {
 	case t.Chain == "cosmos" || t.Chain == "evm":

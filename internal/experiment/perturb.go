@@ -22,26 +22,46 @@ func perturb(ctx context.Context, net *live.Net, start time.Time, ps []scenario.
 		mu    sync.Mutex
 		first error
 	)
+	// launch does faults one after the other from at: each lasts d, and
+	// the next begins gap after the one before is done (its nodes back at
+	// the tip: a rolling upgrade takes one node at a time).
+	launch := func(kind string, faults []*fault, at, d, gap time.Duration) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			next := start.Add(at)
+			for _, f := range faults {
+				if !clk.SleepUntil(pctx, next) {
+					return
+				}
+				if err := f.do(context.WithoutCancel(pctx), pctx, net, d, rec, clk); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("perturbation %s %s: %w", kind, f.names, err)
+					}
+					mu.Unlock()
+					return
+				}
+				next = clk.Now().Add(gap)
+			}
+		}()
+	}
 	for _, p := range ps {
+		if isUpgrade(p) {
+			steps, err := upgradeSteps(net, p)
+			if err != nil {
+				first = err
+				continue
+			}
+			launch(p.Kind, steps, p.At.D(), p.Duration.D(), p.Gap.D())
+			continue
+		}
 		f, err := faultOf(net, p)
 		if err != nil {
 			first = err
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if !clk.SleepUntil(pctx, start.Add(p.At.D())) {
-				return
-			}
-			if err := f.do(context.WithoutCancel(pctx), pctx, net, p.Duration.D(), rec, clk); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = fmt.Errorf("perturbation %s %s: %w", p.Kind, f.names, err)
-				}
-				mu.Unlock()
-			}
-		}()
+		launch(p.Kind, []*fault{f}, p.At.D(), p.Duration.D(), 0)
 	}
 	return func() error {
 		cancel()
@@ -142,6 +162,40 @@ func (f *fault) do(bg, ctx context.Context, net *live.Net, d time.Duration, rec 
 	}
 	rec.caughtUp(i, clk.Now().Sub(back))
 	return nil
+}
+
+// upgradeSteps are a rolling upgrade's faults, one a node in order: stop
+// the node, and after the upgrade's duration start it on the same home
+// with the binary the upgrade names (a patch release reads the home the
+// one before wrote). The nodes are those named, else every validator
+// then every full node.
+func upgradeSteps(net *live.Net, p scenario.Perturbation) ([]*fault, error) {
+	t, pv := net.Testnet, net.Provider
+	if !testnet.Can(pv, testnet.FaultUpgrade) {
+		return nil, fmt.Errorf("the %q provider cannot swap a node's binary (an upgrade)", pv.Name())
+	}
+	nodes := p.Nodes
+	if len(nodes) == 0 {
+		for _, n := range append(t.ByRole(testnet.RoleValidator), t.ByRole(testnet.RoleFull)...) {
+			nodes = append(nodes, n.Name)
+		}
+	}
+	var out []*fault
+	for _, name := range nodes {
+		n := t.Node(name)
+		if n == nil {
+			return nil, fmt.Errorf("upgrade: no node %q", name)
+		}
+		out = append(out, &fault{
+			names: name, nodes: []*testnet.Node{n}, stopsNodes: true,
+			began: "upgrade", begin: func(ctx context.Context) error { return pv.Stop(ctx, n) },
+			ended: "start " + p.To, end: func(ctx context.Context) error {
+				n.Run(p.To, p.ToExec)
+				return pv.Start(ctx, n)
+			},
+		})
+	}
+	return out, nil
 }
 
 // formatSeconds is d as "4.2s".

@@ -237,7 +237,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	t := net.Testnet
 	r.Scale = t.Scale
 	for _, n := range t.Nodes {
-		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: scenario.Redact(net.Endpoint(n).RPC)})
+		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: scenario.Redact(net.Endpoint(n).RPC), Version: t.VersionOf(n)})
 	}
 	if v, ok := net.Provider.(interface{ Version() string }); ok {
 		r.Versions.Node = "external network: " + v.Version()
@@ -250,6 +250,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	} else if err := net.WaitHeight(ctx, 2, 60*time.Second); err != nil {
 		return err
 	}
+	readVersions(ctx, net, r, false)
 	var pools mempools
 	stopWatch := watchNodes(ctx, net, s.Observe, rec, pools.tap)
 	defer stopWatch()
@@ -299,6 +300,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		}
 	}
 	finishKinds(s, r)
+	readVersions(ctx, net, r, true)
 	explain(ctx, o, r, net, events, rec)
 	if c, ok := adapter.(chain.Checker); ok && len(r.Crashed) == 0 {
 		o.Phase("chain check")

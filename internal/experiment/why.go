@@ -95,11 +95,28 @@ func windowProfiles(s *scenario.Scenario, net *live.Net, plan phasePlan) []scena
 	if secs < 1 {
 		return nil
 	}
+	// A node a perturbation stops is not profiled over the window: its
+	// profile would cover part of it, and a node stops only once the
+	// request in flight ends (its pprof server waits for it), so a stop
+	// became a kill after the provider's stop timeout.
+	stopped := map[string]bool{}
+	for _, p := range s.Perturbations {
+		switch testnet.Fault(p.Kind) {
+		case testnet.FaultKill, testnet.FaultRestart:
+			for _, n := range p.Nodes {
+				stopped[n] = true
+			}
+		case testnet.FaultUpgrade:
+			for _, n := range s.UpgradeNodes(p) {
+				stopped[n] = true
+			}
+		}
+	}
 	var out []scenario.Profile
 	for _, k := range s.Observe.WindowProfiles {
 		for _, n := range net.Testnet.Standing() {
-			if net.Endpoint(n).Pprof == "" {
-				continue // an existing network's node that names no pprof listener
+			if net.Endpoint(n).Pprof == "" || stopped[n.Name] {
+				continue // an existing network's node that names no pprof listener, or one a fault stops
 			}
 			if n.Role == testnet.RoleValidator || n.Role == testnet.RoleFull {
 				out = append(out, scenario.Profile{Node: n.Name, Kind: k, At: scenario.Duration(plan.warmup), Seconds: secs})

@@ -77,6 +77,7 @@ code { background: #f4f4f4; }
 <li>chainperf {{.Run.Versions.Chainperf}} {{.Run.Versions.Commit}} ({{.Run.Versions.Go}})</li>
 <li>node: {{.Run.Versions.Node}}</li>
 <li>testnet: {{range .Run.Nodes}}{{.Name}} ({{.Role}}) {{end}}</li>
+{{range .Run.NodeVersions}}<li>nodes by version: {{.}}</li>{{end}}
 {{if .Run.Scale}}<li>scale profile: {{range .Run.Scale}}<code>{{.}}</code> {{end}}</li>{{end}}{{if .Run.Config}}<li>CometBFT config overrides: {{range $k, $v := .Run.Config}}<code>{{$k}} = {{$v}}</code> {{end}}</li>{{if index .Run.Config "rpc.unsafe"}}<li class="FAIL">rpc.unsafe is on: the nodes' RPC took unsafe commands during this run</li>{{end}}{{end}}
 {{with .Run.WAN}}<li>emulated WAN: {{.Table}} delays, {{.Backend}} backend, jitter {{printf "%.0f" (mulf .Jitter)}} %, loss {{.Loss}} %, zones {{range $n, $z := .Zones}}{{$n}}={{$z}} {{end}}</li>{{end}}
 {{range $k, $v := .Run.Labels}}<li>label <code>{{$k}}={{$v}}</code></li>{{end}}</ul>

@@ -205,6 +205,9 @@ func Markdown(w io.Writer, r *results.Run) {
 		fmt.Fprintf(w, " %s (%s)", n.Name, n.Role)
 	}
 	fmt.Fprintln(w)
+	for _, v := range r.NodeVersions() {
+		fmt.Fprintf(w, "- nodes by version: %s\n", Printable(v))
+	}
 	if len(r.Scale) > 0 {
 		fmt.Fprintf(w, "- scale profile: %s (peers, node settings: see testnet.scale_profile)\n", strings.Join(r.Scale, ", "))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -35,6 +36,9 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 			fmt.Fprintf(out, "  unresolved: %s\n", u)
 		}
 		fmt.Fprintf(out, "  chain:      %d blocks, %.2f s interval, %.0f txs/block, max round %d\n", f.Blocks, f.BlockInterval, f.TxsPerBlock, f.MaxRound)
+		for _, v := range r.NodeVersions() {
+			fmt.Fprintf(out, "  versions:   %s\n", printable.Clean(v))
+		}
 		if p.Harness != nil {
 			fmt.Fprintf(out, "  harness:    %s\n", p.Harness)
 		}

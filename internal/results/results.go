@@ -199,6 +199,13 @@ type Node struct {
 	Name string `json:"name"`
 	Role string `json:"role"`
 	RPC  string `json:"rpc"`
+	// Version is the binary chainperf started it on (a mixed network);
+	// Reported and ReportedEnd are the CometBFT version the node itself
+	// said (/status) once the chain ran and after the last phase: an
+	// upgrade shows as the two differing.
+	Version     string `json:"version,omitempty"`
+	Reported    string `json:"reported,omitempty"`
+	ReportedEnd string `json:"reported_end,omitempty"`
 }
 
 // Versions of what ran.

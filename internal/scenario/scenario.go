@@ -82,6 +82,9 @@ type Testnet struct {
 	// its built-in kvstore app.
 	Binary string   `toml:"binary"`
 	Args   []string `toml:"args"`
+	// Versions make a mixed-version network: each a binary run by a share
+	// of the nodes (or nodes by name); the others run Binary.
+	Versions []Version `toml:"versions"`
 	// NodeConfig is set once a released node is built: its version's
 	// default config.toml, which its nodes' configs are made from.
 	NodeConfig string `toml:"-"`
@@ -498,7 +501,8 @@ type Profile struct {
 // A Perturbation is a fault done to nodes `at` after the start of each
 // load phase, lasting `duration`: kill (SIGKILL, restarted after duration;
 // duration 0 leaves it dead), pause (SIGSTOP, SIGCONT after duration),
-// restart (SIGTERM, started again after duration).
+// restart (SIGTERM, started again after duration); upgrade (a rolling
+// upgrade: each node in turn stopped and started on another binary).
 type Perturbation struct {
 	Kind  string   `toml:"kind"`
 	Nodes []string `toml:"nodes"`
@@ -509,6 +513,13 @@ type Perturbation struct {
 	Scale    float64  `toml:"scale"`
 	At       Duration `toml:"at"`
 	Duration Duration `toml:"duration"`
+	// An upgrade (a rolling one) stops its nodes one at a time, for
+	// Duration each, and starts each on the same home with the binary To
+	// (resolved into ToExec); the next goes down Gap after the one before
+	// is back at the tip.
+	To     string   `toml:"to"`
+	Gap    Duration `toml:"gap"`
+	ToExec Exec     `toml:"-"`
 }
 
 // Report says where reports go.

@@ -1,12 +1,14 @@
 package scenario
 
 import (
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/scenario/scenariotest"
 )
@@ -222,5 +224,38 @@ func TestValueErrorsAllAtOnce(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("errors lack %q:\n%v", want, err)
 		}
+	}
+}
+
+// TestVersionOf: versions take nodes by name, the rest by weight in
+// shares of the validators and, apart, of the full nodes.
+func TestVersionOf(t *testing.T) {
+	s, err := Parse("f.toml", []byte(`[testnet]
+validators = 4
+full_nodes = 2
+[[testnet.versions]]
+binary = "embedded"
+weight = 2
+[[testnet.versions]]
+binary = "/bin/true"
+weight = 1
+[[testnet.versions]]
+binary = "/bin/false"
+nodes = ["validator3"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Testnet.VersionOf()
+	want := map[string]int{"validator0": 0, "validator1": 0, "validator2": 1, "validator3": 2, "full0": 0, "full1": 1}
+	if !maps.Equal(got, want) {
+		t.Errorf("versions %v; want %v", got, want)
+	}
+	up := Perturbation{Kind: "upgrade", Duration: Duration(2 * time.Second), Gap: Duration(time.Second)}
+	if n := s.UpgradeNodes(up); len(n) != 6 || n[4] != "full0" {
+		t.Errorf("an upgrade of every node takes %v", n)
+	}
+	if l := s.UpgradeLength(up); l.D() != 17*time.Second { // 6 x 2 s + 5 x 1 s
+		t.Errorf("upgrade length %s; want 17s", l.D())
 	}
 }

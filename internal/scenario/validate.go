@@ -30,7 +30,7 @@ var (
 	ProfileKinds = []string{"heap", "allocs", "cpu", "goroutine", "mutex", "block"}
 	// PerturbationKinds are every fault kind; which of them a testnet can
 	// do depends on its provider (testnet/providers checks that).
-	PerturbationKinds = []string{"kill", "restart", "pause", "disconnect", "partition", "latency"}
+	PerturbationKinds = []string{"kill", "restart", "pause", "disconnect", "partition", "latency", "upgrade"}
 )
 
 // ProviderExternal is the provider of a network that already runs.
@@ -82,6 +82,7 @@ func (s *Scenario) validate(l lines) []error {
 	s.validateCriteria(c)
 	s.validateObserve(c)
 	s.validatePerturbations(c)
+	s.validateLifecycle(c)
 	s.validateNumbers(c)
 	if s.Report.Dir == "" {
 		c.fail("report.dir", "cannot be empty")
@@ -374,7 +375,12 @@ func (s *Scenario) validatePerturbations(c *checker) {
 		if p.Kind != "latency" && p.Scale != 0 {
 			c.fail(path+".scale", "only a latency perturbation has a scale")
 		}
-		if len(p.Nodes) == 0 && p.Kind != "partition" && p.Kind != "latency" {
+		if p.Kind == "upgrade" {
+			s.validateUpgrade(c, path, p, Duration(total), phase)
+		} else if p.To != "" || p.Gap != 0 {
+			c.fail(path, "only an upgrade has to and gap")
+		}
+		if len(p.Nodes) == 0 && p.Kind != "partition" && p.Kind != "latency" && p.Kind != "upgrade" {
 			c.fail(path+".nodes", "name at least one node")
 		}
 		seen := map[string]bool{}
@@ -388,10 +394,10 @@ func (s *Scenario) validatePerturbations(c *checker) {
 		if p.At < 0 || p.Duration < 0 {
 			c.fail(path, "at and duration cannot be negative")
 		}
-		if p.Kind != "kill" && p.Kind != "" && p.Duration <= 0 {
+		if p.Kind != "kill" && p.Kind != "upgrade" && p.Kind != "" && p.Duration <= 0 {
 			c.fail(path+".duration", "a %s lasts some time: give a positive duration", p.Kind)
 		}
-		if total > 0 && p.At.D()+p.Duration.D() >= total {
+		if p.Kind != "upgrade" && total > 0 && p.At.D()+p.Duration.D() >= total {
 			c.fail(path+".at", "at %s + duration %s ends after the %s %s phase (perturbations happen in every phase)", p.At.D(), p.Duration.D(), total, phase)
 		}
 	}

@@ -100,10 +100,13 @@ const (
 	FaultDisconnect Fault = "disconnect"
 	FaultPartition  Fault = "partition"
 	FaultLatency    Fault = "latency"
+	// FaultUpgrade stops nodes one at a time and starts each on another
+	// binary: providers that run node binaries as processes here.
+	FaultUpgrade Fault = "upgrade"
 )
 
 // Faults lists every fault kind, in the order they are documented.
-var Faults = []Fault{FaultKill, FaultRestart, FaultPause, FaultDisconnect, FaultPartition, FaultLatency}
+var Faults = []Fault{FaultKill, FaultRestart, FaultPause, FaultDisconnect, FaultPartition, FaultLatency, FaultUpgrade}
 
 // Can reports whether provider p can do fault f.
 func Can(p Provider, f Fault) bool {
@@ -126,6 +129,10 @@ func Can(p Provider, f Fault) bool {
 	case FaultLatency:
 		_, ok := p.(LatencyShaper)
 		return ok
+	case FaultUpgrade:
+		_, ok := p.(ProcessLister) // its nodes are processes of this machine, each started from a binary
+		_, kills := p.(Killer)
+		return ok && kills
 	}
 	return false
 }

@@ -154,21 +154,31 @@ func (t *Testnet) WriteConfig(n *Node) error {
 
 func (t *Testnet) writeConfig(n *Node, cfg *config.Config) error {
 	path := filepath.Join(n.Home, "config", "config.toml")
-	if t.spec.NodeConfig == "" {
+	if t.configTemplate(n) == "" {
 		return writeFile(func() { config.WriteConfigFile(path, cfg) })
 	}
-	b, err := t.releaseConfig(cfg)
+	b, err := t.releaseConfig(n, cfg)
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
 }
 
+// configTemplate is the default config.toml of the release n runs, ""
+// when it runs the embedded node (whose config chainperf writes itself).
+func (t *Testnet) configTemplate(n *Node) string {
+	if n.Version != "" {
+		return n.Exec.Config
+	}
+	return t.spec.NodeConfig
+}
+
 // releaseConfig is a released node's config.toml: its version's default
 // config with the harness settings of cfg and the scenario's overrides,
 // each checked against that version's keys and types.
-func (t *Testnet) releaseConfig(cfg *config.Config) ([]byte, error) {
-	tmpl, err := cometcfg.ReadTemplate(t.spec.NodeConfig, t.Binary)
+func (t *Testnet) releaseConfig(n *Node, cfg *config.Config) ([]byte, error) {
+	bin, _ := t.Exec(n)
+	tmpl, err := cometcfg.ReadTemplate(t.configTemplate(n), bin)
 	if err != nil {
 		return nil, fmt.Errorf("the node's default config: %w", err)
 	}
@@ -253,7 +263,7 @@ func (t *Testnet) NodeConfig(n *Node) (*config.Config, error) {
 		cfg.P2P.ExternalAddress, cfg.P2P.Seeds, cfg.P2P.PersistentPeers = "", "", ""
 		cfg.RPC.Unsafe = true // dial_peers, dial_seeds
 	}
-	if t.spec.NodeConfig != "" {
+	if t.configTemplate(n) != "" {
 		return cfg, nil // the overrides are that version's keys, set by releaseConfig
 	}
 	for _, m := range []map[string]any{t.scaleConfig(), t.Config} {

@@ -64,6 +64,11 @@ type Node struct {
 	// reused PID); both are zero when it does not run.
 	PID   int    `json:"pid,omitempty"`
 	Start uint64 `json:"start,omitempty"`
+	// Version is the binary this node runs when it is not the testnet's
+	// (a mixed network, or after an upgrade), as the scenario names it;
+	// Exec is how that runs.
+	Version string        `json:"version,omitempty"`
+	Exec    scenario.Exec `json:"exec,omitempty"`
 
 	nodeKey ed25519.PrivKey
 	valKey  ed25519.PrivKey
@@ -148,7 +153,39 @@ func New(spec scenario.Testnet, id, dir, host string, basePort int) *Testnet {
 	t.add(RoleValidator, "validator", spec.Validators, host)
 	t.add(RoleFull, "full", spec.FullNodes, host)
 	t.Scale = spec.ScaleProfileParts()
+	for name, i := range spec.VersionOf() {
+		if n := t.Node(name); n != nil {
+			n.Run(spec.Versions[i].Binary, spec.Versions[i].Exec)
+		}
+	}
 	return t
+}
+
+// Run makes n run the binary version (as the scenario names it) from
+// its next start on, on the same home.
+func (n *Node) Run(version string, e scenario.Exec) {
+	n.Version, n.Exec = version, e
+}
+
+// Exec is the binary n runs and its arguments: its own version's, else
+// the testnet's; "" runs the embedded node.
+func (t *Testnet) Exec(n *Node) (binary string, args []string) {
+	if n.Version != "" {
+		return n.Exec.Path, n.Exec.Args
+	}
+	return t.Binary, t.Args
+}
+
+// VersionOf says what n runs, for the run record: its version, the
+// testnet's binary, or the embedded node.
+func (t *Testnet) VersionOf(n *Node) string {
+	switch {
+	case n.Version != "":
+		return n.Version
+	case t.spec.Binary != "":
+		return t.spec.Binary
+	}
+	return scenario.EmbeddedBinary
 }
 
 // AddRotating adds n rotating full nodes (rotate0, ...) after the others.

@@ -115,14 +115,14 @@ func (p *Provider) start(n *testnet.Node) error {
 	}
 	defer logf.Close() // the child keeps its own descriptor
 	var cmd *exec.Cmd
-	if p.net.Binary == "" {
+	if bin, argv := p.net.Exec(n); bin == "" {
 		cmd = exec.Command(p.exe, "node", "--home", n.Home)
 	} else {
-		args := make([]string, len(p.net.Args))
-		for i, a := range p.net.Args {
+		args := make([]string, len(argv))
+		for i, a := range argv {
 			args[i] = strings.ReplaceAll(a, "{home}", n.Home)
 		}
-		cmd = exec.Command(p.net.Binary, args...)
+		cmd = exec.Command(bin, args...)
 	}
 	if p.wrap != nil {
 		wrap := append(p.wrap(n), cmd.Args...)

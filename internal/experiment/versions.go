@@ -1,0 +1,123 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/build"
+	"github.com/chainperf/chainperf/internal/cometcfg"
+	"github.com/chainperf/chainperf/internal/nodehttp"
+	"github.com/chainperf/chainperf/internal/printable"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/live"
+)
+
+// resolveLifecycle makes the binaries of a mixed network's versions and
+// of its upgrades (each release built once, cached by version) and
+// returns the scenario with each one's Exec set, and a line for each
+// that says what it is and which nodes run it.
+func resolveLifecycle(ctx context.Context, s *scenario.Scenario, phase func(string)) (*scenario.Scenario, []string, error) {
+	if len(s.Testnet.Versions) == 0 && !slices.ContainsFunc(s.Perturbations, isUpgrade) {
+		return s, nil, nil
+	}
+	spec := *s
+	spec.Testnet.Versions = slices.Clone(s.Testnet.Versions)
+	spec.Perturbations = slices.Clone(s.Perturbations)
+	var lines []string
+	of := spec.Testnet.VersionOf()
+	for i := range spec.Testnet.Versions {
+		v := &spec.Testnet.Versions[i]
+		e, err := resolveExec(ctx, v.Binary, spec.Testnet, phase)
+		if err != nil {
+			return s, nil, fmt.Errorf("testnet.versions[%d].binary: %w", i, err)
+		}
+		v.Exec = e
+		var nodes []string
+		for name, j := range of {
+			if j == i {
+				nodes = append(nodes, name)
+			}
+		}
+		slices.Sort(nodes)
+		lines = append(lines, fmt.Sprintf("%s on %s", v.Binary, strings.Join(nodes, ",")))
+	}
+	for i := range spec.Perturbations {
+		p := &spec.Perturbations[i]
+		if !isUpgrade(*p) {
+			continue
+		}
+		e, err := resolveExec(ctx, p.To, spec.Testnet, phase)
+		if err != nil {
+			return s, nil, fmt.Errorf("perturbation[%d].to: %w", i, err)
+		}
+		p.ToExec = e
+		lines = append(lines, fmt.Sprintf("upgraded to %s at %s", p.To, p.At.D()))
+	}
+	return &spec, lines, nil
+}
+
+func isUpgrade(p scenario.Perturbation) bool { return p.Kind == string(testnet.FaultUpgrade) }
+
+// resolveExec is how a version's binary runs: the embedded node, a
+// release built from its Go module (its config overrides checked against
+// that release's keys), or a binary by path with the testnet's arguments.
+func resolveExec(ctx context.Context, binary string, t scenario.Testnet, phase func(string)) (scenario.Exec, error) {
+	switch {
+	case binary == scenario.EmbeddedBinary:
+		return scenario.Exec{}, nil
+	case strings.HasPrefix(binary, build.ModulePrefix):
+		phase("build " + strings.TrimPrefix(binary, build.ModulePrefix))
+		rel, err := build.Module(ctx, binary, build.CacheDir())
+		if err != nil {
+			return scenario.Exec{}, err
+		}
+		tmpl, err := cometcfg.ReadTemplate(rel.Config, "cometbft "+rel.Reports)
+		if err != nil {
+			return scenario.Exec{}, err
+		}
+		if err := testnet.CheckReleaseConfig(tmpl, t.Config); err != nil {
+			return scenario.Exec{}, err
+		}
+		return scenario.Exec{Path: rel.Path, Args: ReleaseArgs, Config: rel.Config}, nil
+	}
+	path, err := filepath.Abs(binary)
+	if err != nil {
+		return scenario.Exec{}, err
+	}
+	args := t.Args
+	if len(args) == 0 {
+		args = ReleaseArgs
+	}
+	return scenario.Exec{Path: path, Args: args}, nil
+}
+
+// readVersions records the CometBFT version each standing node says it
+// runs (/status), at the start or the end of the run; a node that does
+// not answer within 3 s is left blank. An external network's nodes are
+// read too: what they run is theirs to say.
+func readVersions(ctx context.Context, net *live.Net, r *results.Run, end bool) {
+	for i := range r.Nodes {
+		n := net.Testnet.Node(r.Nodes[i].Name)
+		if n == nil || n.Role == testnet.RoleRotating {
+			continue
+		}
+		c, cancel := context.WithTimeout(ctx, 3*time.Second)
+		st, err := nodehttp.ReadStatus(c, net.Endpoint(n).RPC)
+		cancel()
+		if err != nil {
+			continue
+		}
+		v := printable.Clean(st.Version)
+		if end {
+			r.Nodes[i].ReportedEnd = v
+		} else {
+			r.Nodes[i].Reported = v
+		}
+	}
+}

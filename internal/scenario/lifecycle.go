@@ -1,0 +1,217 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// EmbeddedBinary names the embedded node (CometBFT v0.38.19 + kvstore) in
+// a version list or an upgrade's `to`, where "" would read as unset.
+const EmbeddedBinary = "embedded"
+
+// A Version is a node binary some nodes of a mixed-version testnet run,
+// as the CometBFT QA's mixed networks: a share of the nodes on one
+// release, the rest on another.
+type Version struct {
+	// Binary is a node binary's path, "module:PKG@VERSION" (a release
+	// built from its Go module), or "embedded".
+	Binary string `toml:"binary"`
+	// Weight is this version's share of the validators, and apart of the
+	// full nodes (the QA's version weights); Nodes names them instead.
+	Weight int      `toml:"weight"`
+	Nodes  []string `toml:"nodes"`
+	// Resolved, once the binary is built: the file that runs ("" for the
+	// embedded node), its arguments and, for a release, its default
+	// config.toml.
+	Exec Exec `toml:"-"`
+}
+
+// Exec is how a resolved node binary runs.
+type Exec struct {
+	Path   string   `json:"path,omitempty"`   // "" for the embedded node
+	Args   []string `json:"args,omitempty"`   // "{home}" replaced
+	Config string   `json:"config,omitempty"` // a release's default config.toml, "" for the embedded node's
+}
+
+// VersionOf assigns the testnet's nodes to its versions: by name where a
+// version names nodes, else by weight, validators and full nodes each in
+// shares (largest remainder, earlier versions first). A node of no
+// version is missing from the map.
+func (t Testnet) VersionOf() map[string]int {
+	out := map[string]int{}
+	weighted := map[int]int{}
+	total := 0
+	for i, v := range t.Versions {
+		for _, n := range v.Nodes {
+			out[n] = i
+		}
+		if len(v.Nodes) == 0 && v.Weight > 0 {
+			weighted[i] = v.Weight
+			total += v.Weight
+		}
+	}
+	if total == 0 {
+		return out
+	}
+	for _, role := range []struct {
+		prefix string
+		count  int
+	}{{"validator", t.Validators}, {"full", t.FullNodes}} {
+		var free []string
+		for i := range role.count {
+			if name := fmt.Sprintf("%s%d", role.prefix, i); !hasKey(out, name) {
+				free = append(free, name)
+			}
+		}
+		at := 0
+		for _, i := range shares(weighted, total, len(free)) {
+			out[free[at]] = i
+			at++
+		}
+	}
+	return out
+}
+
+func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
+
+// shares splits n places among the weighted versions (version index ->
+// weight) by largest remainder and lists each place's version, in
+// version order.
+func shares(weights map[int]int, total, n int) []int {
+	idx := slices.Sorted(func(yield func(int) bool) {
+		for i := range weights {
+			if !yield(i) {
+				return
+			}
+		}
+	})
+	count := map[int]int{}
+	given := 0
+	type rem struct{ i, r int }
+	var rems []rem
+	for _, i := range idx {
+		count[i] = n * weights[i] / total
+		given += count[i]
+		rems = append(rems, rem{i, n * weights[i] % total})
+	}
+	slices.SortStableFunc(rems, func(a, b rem) int { return b.r - a.r })
+	for k := 0; given < n; k++ {
+		count[rems[k%len(rems)].i]++
+		given++
+	}
+	var out []int
+	for _, i := range idx {
+		for range count[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// UpgradeNodes are the nodes a rolling upgrade takes, in order: those it
+// names, or every validator then every full node.
+func (s *Scenario) UpgradeNodes(p Perturbation) []string {
+	if len(p.Nodes) > 0 {
+		return p.Nodes
+	}
+	var out []string
+	for i := range s.Testnet.Validators {
+		out = append(out, fmt.Sprintf("validator%d", i))
+	}
+	for i := range s.Testnet.FullNodes {
+		out = append(out, fmt.Sprintf("full%d", i))
+	}
+	return out
+}
+
+// UpgradeLength is how long a rolling upgrade lasts at the least: each
+// node down for its duration, the gap between one node back at the tip
+// and the next going down (catching up takes longer).
+func (s *Scenario) UpgradeLength(p Perturbation) Duration {
+	n := len(s.UpgradeNodes(p))
+	if n == 0 {
+		return 0
+	}
+	return Duration(int64(n)*int64(p.Duration) + int64(n-1)*int64(p.Gap))
+}
+
+// lifecycleProviders can swap a node's binary: they run the node binary
+// as a process of this machine.
+var lifecycleProviders = []string{"process", "netns"}
+
+// validateLifecycle checks the mixed versions and the upgrades: node
+// binaries a provider can swap, on kvstore (an application chain swaps
+// its app, not its node: not yet), each node in one version.
+func (s *Scenario) validateLifecycle(c *checker) {
+	t := s.Testnet
+	upgrades := 0
+	for _, p := range s.Perturbations {
+		if p.Kind == "upgrade" {
+			upgrades++
+		}
+	}
+	if len(t.Versions) == 0 && upgrades == 0 {
+		return
+	}
+	what := "testnet.versions"
+	if len(t.Versions) == 0 {
+		what = "an upgrade"
+	}
+	if !slices.Contains(lifecycleProviders, t.Provider) {
+		c.fail("testnet.provider", "%s swaps node binaries, which the %q provider cannot: use %s", what, t.Provider, strings.Join(lifecycleProviders, " or "))
+	}
+	if t.Chain != "" && t.Chain != "kvstore" {
+		c.fail("testnet.chain", "%s runs CometBFT node binaries with kvstore; a %s chain's application binary is not swapped yet", what, t.Chain)
+	}
+	if t.Build.Dir != "" && len(t.Versions) > 0 {
+		c.fail("testnet.versions", "give each version's binary, not testnet.build")
+	}
+	names := t.NodeNames()
+	seen := map[string]int{}
+	weights := 0
+	for i, v := range t.Versions {
+		path := fmt.Sprintf("testnet.versions[%d]", i)
+		if strings.TrimSpace(v.Binary) == "" {
+			c.fail(path+".binary", "name the binary: a path, \"module:github.com/cometbft/cometbft/cmd/cometbft@VERSION\" or %q", EmbeddedBinary)
+		}
+		if v.Weight < 0 {
+			c.fail(path+".weight", "%d: a share is 0 or more", v.Weight)
+		}
+		if v.Weight > 0 && len(v.Nodes) > 0 {
+			c.fail(path, "give a weight or nodes, not both")
+		}
+		weights += v.Weight
+		for _, n := range v.Nodes {
+			c.oneOf(path+".nodes", n, names)
+			if j, ok := seen[n]; ok {
+				c.fail(path+".nodes", "%q is already in testnet.versions[%d]", n, j)
+			}
+			seen[n] = i
+		}
+	}
+	if len(t.Versions) > 0 && len(t.Versions) < 2 {
+		c.fail("testnet.versions", "a mixed network has at least two versions (one version for every node is testnet.binary)")
+	}
+	if len(t.Versions) > 0 && weights == 0 && len(seen) == 0 {
+		c.fail("testnet.versions", "give each version a weight or its nodes")
+	}
+}
+
+// validateUpgrade checks one upgrade perturbation: what it upgrades to,
+// its nodes, and that it ends within the phase.
+func (s *Scenario) validateUpgrade(c *checker, path string, p Perturbation, total Duration, phase string) {
+	if strings.TrimSpace(p.To) == "" {
+		c.fail(path+".to", "name the binary the nodes upgrade to: a path, \"module:github.com/cometbft/cometbft/cmd/cometbft@VERSION\" or %q", EmbeddedBinary)
+	}
+	if p.Gap < 0 {
+		c.fail(path+".gap", "cannot be negative")
+	}
+	if p.Duration <= 0 {
+		c.fail(path+".duration", "how long each node is down for its upgrade: a positive duration")
+	}
+	if end := p.At + s.UpgradeLength(p); total > 0 && end >= total {
+		c.fail(path+".at", "the upgrade of %d nodes (each down %s, %s apart) ends at %s, after the %s %s phase",
+			len(s.UpgradeNodes(p)), p.Duration.D(), p.Gap.D(), end.D(), total.D(), phase)
+	}
+}
