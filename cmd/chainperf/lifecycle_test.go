@@ -102,3 +102,62 @@ max_unresolved = 0
 		t.Errorf("fates %v of %d sent: every tx must be committed across the upgrade", l.Fates, l.Sent)
 	}
 }
+
+// TestStateSyncJoin: a fresh full node joins a loaded chain by state
+// sync: it restores a snapshot the embedded kvstore took (at a multiple
+// of the interval, not from genesis), block-syncs from there to the tip,
+// and the rotations table says so.
+func TestStateSyncJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real nodes")
+	}
+	tmp := t.TempDir()
+	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
+	text := `name = "state-sync"
+[testnet]
+validators = 4
+full_nodes = 1
+snapshot_interval = 10
+[load]
+rate = 100
+duration = "40s"
+[experiment]
+kind = "rotate"
+rotations = 1
+rotate_sync = "state"
+catchup_timeout = "40s"
+[criteria]
+max_unresolved = 0
+`
+	scn := filepath.Join(tmp, "ss.toml")
+	os.WriteFile(scn, []byte(text), 0o644)
+	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	idx, err := st.Index(ctx)
+	if err != nil || len(idx) != 1 {
+		t.Fatalf("runs: %v %v", idx, err)
+	}
+	r, err := st.Run(ctx, idx[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rotations) != 1 {
+		t.Fatalf("rotations %+v", r.Rotations)
+	}
+	rot := r.Rotations[0]
+	if !rot.CaughtUp || rot.Sync != "state" || rot.Snapshot < 10 || rot.Snapshot%10 != 0 || rot.Height < rot.Tip {
+		t.Errorf("rotation %+v: want caught up by state sync from a snapshot at a multiple of 10", rot)
+	}
+	md, err := os.ReadFile(filepath.Join(r.ReportDir, "report.md"))
+	if err != nil || !strings.Contains(string(md), "caught up by state sync from the snapshot at height") {
+		t.Errorf("report.md does not say the join was by state sync (%v)", err)
+	}
+}

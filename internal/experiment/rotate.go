@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -34,17 +35,19 @@ func (rotation) describe(s *scenario.Scenario, model string) string {
 func (rotation) alongside(ctx context.Context, env *phaseEnv, plan phasePlan) func(*results.Run) {
 	done := make(chan []results.Rotation, 1)
 	go func() {
-		done <- rotate(ctx, env.net, env.start, plan.load.Length(), env.s.Experiment.CatchupTimeout.D(), env.rec)
+		done <- rotate(ctx, env.net, env.start, plan.load.Length(), env.s, env.rec)
 	}()
 	return func(r *results.Run) { r.Rotations = append(r.Rotations, <-done...) }
 }
 
 // rotate runs the n rotating nodes spread over the phase (at
 // length*i/(n+1) after start), each from nothing (genesis only); each
-// block-syncs to the tip the validators had when it started, and stops.
-// One that does not catch up within timeout is recorded as such and
-// stopped; the next still runs.
-func rotate(ctx context.Context, net *live.Net, start time.Time, length, timeout time.Duration, rec *recorder) []results.Rotation {
+// block-syncs (or state-syncs, then block-syncs) to the tip the
+// validators had when it started, and stops. One that does not catch up
+// within catchup_timeout is recorded as such and stopped; the next still
+// runs.
+func rotate(ctx context.Context, net *live.Net, start time.Time, length time.Duration, s *scenario.Scenario, rec *recorder) []results.Rotation {
+	timeout := s.Experiment.CatchupTimeout.D()
 	var out []results.Rotation
 	nodes := net.Testnet.ByRole(testnet.RoleRotating)
 	for i, n := range nodes {
@@ -52,14 +55,20 @@ func rotate(ctx context.Context, net *live.Net, start time.Time, length, timeout
 		if !sleepUntil(ctx, at) {
 			break
 		}
-		out = append(out, rotateOne(ctx, net, n, timeout, rec))
+		out = append(out, rotateOne(ctx, net, n, timeout, s, rec))
 	}
 	return out
 }
 
-func rotateOne(ctx context.Context, net *live.Net, n *testnet.Node, timeout time.Duration, rec *recorder) results.Rotation {
-	rot := results.Rotation{Node: n.Name, Started: time.Now().UTC(), Tip: tip(ctx, net)}
-	rec.event("rotation", fmt.Sprintf("start %s (tip %d)", n.Name, rot.Tip))
+func rotateOne(ctx context.Context, net *live.Net, n *testnet.Node, timeout time.Duration, s *scenario.Scenario, rec *recorder) results.Rotation {
+	rot := results.Rotation{Node: n.Name, Started: time.Now().UTC(), Tip: tip(ctx, net), Sync: s.Experiment.RotateSync}
+	if rot.Sync == "state" {
+		if err := trustRecent(ctx, net, n, rot.Tip, s.Testnet.SnapshotInterval); err != nil {
+			rot.Error = err.Error()
+			return rot
+		}
+	}
+	rec.event("rotation", fmt.Sprintf("start %s (tip %d, %s sync)", n.Name, rot.Tip, rot.Sync))
 	start := time.Now()
 	if err := net.Provider.Start(ctx, n); err != nil {
 		rot.Error = err.Error()
@@ -76,6 +85,42 @@ func rotateOne(ctx context.Context, net *live.Net, n *testnet.Node, timeout time
 	}
 	rot.CaughtUp = true
 	rot.CatchUp = time.Since(start).Seconds()
-	rot.BlocksPer = float64(rot.Height) / rot.CatchUp
+	from := int64(0)
+	if rot.Sync == "state" {
+		// The first block it holds is the one after the snapshot it restored.
+		c, cancel := context.WithTimeout(ctx, 3*time.Second)
+		st, err := nodehttp.ReadStatus(c, net.Endpoint(n).RPC)
+		cancel()
+		if err == nil && st.Earliest > 1 {
+			rot.Snapshot, from = st.Earliest-1, st.Earliest-1
+		}
+	}
+	rot.BlocksPer = float64(rot.Height-from) / rot.CatchUp
 	return rot
+}
+
+// trustRecent sets n to join by state sync: its light client asks two
+// validators and trusts the block two snapshot intervals below the tip
+// (a height the chain has and a snapshot lies above), by the hash a
+// validator gives for it.
+func trustRecent(ctx context.Context, net *live.Net, n *testnet.Node, tip, interval int64) error {
+	vals := net.Testnet.ByRole(testnet.RoleValidator)
+	if len(vals) < 2 {
+		return fmt.Errorf("state sync: the light client needs two validators' RPC, the testnet has %d", len(vals))
+	}
+	h := max(1, tip-2*interval)
+	c, cancel := context.WithTimeout(ctx, 5*time.Second)
+	hash, err := nodehttp.ReadBlockHash(c, net.Endpoint(vals[0]).RPC, h)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("state sync: the block to trust: %w", err)
+	}
+	n.Config = map[string]any{
+		"statesync.enable":       true,
+		"statesync.rpc_servers":  []any{vals[0].Endpoint().RPC, vals[1].Endpoint().RPC},
+		"statesync.trust_height": h,
+		"statesync.trust_hash":   hash,
+		"statesync.trust_period": "168h",
+	}
+	return net.Testnet.WriteConfig(n)
 }

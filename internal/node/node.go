@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/cometbft/cometbft/abci/example/kvstore"
 	"github.com/cometbft/cometbft/config"
 	cmtflags "github.com/cometbft/cometbft/libs/cli/flags"
 	cmtlog "github.com/cometbft/cometbft/libs/log"
@@ -41,8 +40,13 @@ func Run(ctx context.Context, home string, out io.Writer) error {
 		return fmt.Errorf("node key: %w", err)
 	}
 	// In memory, as `cometbft start --proxy_app=kvstore` runs it: after a
-	// restart CometBFT replays the stored blocks into the app.
-	app := kvstore.NewInMemoryApplication()
+	// restart CometBFT replays the stored blocks into the app. It restores
+	// a state-sync snapshot, and takes them when the snapshots file says.
+	snaps, err := readSnapshots(home)
+	if err != nil {
+		return err
+	}
+	app := newSnapshotApp(snaps)
 	n, err := cmtnode.NewNodeWithContext(ctx, cfg,
 		privval.LoadFilePV(cfg.PrivValidatorKeyFile(), cfg.PrivValidatorStateFile()),
 		nodeKey,

@@ -16,6 +16,7 @@ import (
 type Status struct {
 	Moniker, Network, Version string
 	Height                    int64 // latest block height
+	Earliest                  int64 // earliest block it holds (after a state sync: the snapshot's height + 1)
 	Time                      time.Time
 	CatchingUp                bool
 	Address                   string // the validator address
@@ -43,6 +44,7 @@ func ReadStatusWith(ctx context.Context, c *http.Client, rpc string) (Status, er
 			} `json:"node_info"`
 			SyncInfo struct {
 				Height     json.RawMessage `json:"latest_block_height"`
+				Earliest   json.RawMessage `json:"earliest_block_height"`
 				Time       time.Time       `json:"latest_block_time"`
 				CatchingUp bool            `json:"catching_up"`
 			} `json:"sync_info"`
@@ -64,7 +66,41 @@ func ReadStatusWith(ctx context.Context, c *http.Client, rpc string) (Status, er
 	if len(res.ValidatorInfo.Power) > 0 {
 		st.Power, _ = Int64(res.ValidatorInfo.Power)
 	}
+	if len(res.SyncInfo.Earliest) > 0 {
+		st.Earliest, _ = Int64(res.SyncInfo.Earliest)
+	}
 	return st, nil
+}
+
+// ReadBlockHash is the hash of the block at height (GET /commit: its
+// signed header's block ID), as hex: what a state-sync join trusts.
+func ReadBlockHash(ctx context.Context, rpc string, height int64) (string, error) {
+	data, err := Get(ctx, smallClient, fmt.Sprintf("%s/commit?height=%d", strings.TrimRight(rpc, "/"), height))
+	if err != nil {
+		return "", err
+	}
+	var r struct {
+		Result *struct {
+			SignedHeader struct {
+				Commit struct {
+					BlockID struct {
+						Hash string `json:"hash"`
+					} `json:"block_id"`
+				} `json:"commit"`
+			} `json:"signed_header"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil || r.Result == nil {
+		return "", fmt.Errorf("%s/commit: not a CometBFT commit answer", RedactString(rpc))
+	}
+	h := r.Result.SignedHeader.Commit.BlockID.Hash
+	if len(h) != 64 || strings.Trim(strings.ToUpper(h), "0123456789ABCDEF") != "" {
+		if len(h) > 80 {
+			h = h[:80] + "..."
+		}
+		return "", fmt.Errorf("%s/commit?height=%d: block hash %q is not 32 bytes of hex", RedactString(rpc), height, h)
+	}
+	return strings.ToUpper(h), nil
 }
 
 // ErrBadNumber is a height or count a node gave that is not one.

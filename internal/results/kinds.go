@@ -136,11 +136,17 @@ func RotationsFinding(rots []Rotation) finding.Finding {
 	t := finding.Table{Columns: []string{"node", "started", "tip at start", "height reached", "catch-up s", "blocks/s", "result"}}
 	for _, r := range rots {
 		res := "caught up"
+		if r.Sync == "state" {
+			res = "caught up by state sync"
+			if r.Snapshot > 0 {
+				res = fmt.Sprintf("caught up by state sync from the snapshot at height %d", r.Snapshot)
+			}
+		}
 		if !r.CaughtUp {
 			res = "FAILED: " + r.Error
 		}
 		t.Rows = append(t.Rows, []string{r.Node, r.Started.Format("15:04:05"), fmt.Sprint(r.Tip), fmt.Sprint(r.Height),
-			fmt.Sprintf("%.1f", r.CatchUp), fmt.Sprintf("%.0f", r.BlocksPer), res})
+			fmt.Sprintf("%.1f", r.CatchUp), fmt.Sprintf("%.3g", r.BlocksPer), res})
 	}
 	sum := RotationSummary(rots)
 	return finding.Finding{Source: SourceRotations, Title: "Rotating nodes", Note: sum + ".", Tables: []finding.Table{t},
@@ -159,7 +165,7 @@ func RotationSummary(rots []Rotation) string {
 	}
 	s := fmt.Sprintf("%d of %d rotating nodes caught up", ok, len(rots))
 	if ok > 0 {
-		s += fmt.Sprintf(", mean catch-up %.1f s at %.0f blocks/s", catch/float64(ok), rate/float64(ok))
+		s += fmt.Sprintf(", mean catch-up %.1f s at %.3g blocks/s", catch/float64(ok), rate/float64(ok))
 	}
 	return s
 }

@@ -15,4 +15,8 @@ type Rotation struct {
 	BlocksPer float64 `json:"blocks_per_s"`
 	CaughtUp  bool    `json:"caught_up"`
 	Error     string  `json:"error,omitempty"`
+	// Sync is how it joined: "" or "block" from genesis, "state" from
+	// the snapshot at Snapshot (then block sync from there).
+	Sync     string `json:"sync,omitempty"`
+	Snapshot int64  `json:"snapshot_height,omitempty"`
 }

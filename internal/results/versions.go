@@ -16,8 +16,8 @@ func (r *Run) NodeVersions() []string {
 	var order []key
 	groups := map[key][]string{}
 	for _, n := range r.Nodes {
-		if n.Version == "" && n.Reported == "" {
-			continue
+		if (n.Version == "" && n.Reported == "") || n.Role == "rotating" {
+			continue // a rotating node comes and goes: the rotations table says it
 		}
 		said := n.Reported
 		if n.ReportedEnd != "" && n.ReportedEnd != n.Reported {

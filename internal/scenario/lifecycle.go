@@ -215,3 +215,32 @@ func (s *Scenario) validateUpgrade(c *checker, path string, p Perturbation, tota
 			len(s.UpgradeNodes(p)), p.Duration.D(), p.Gap.D(), end.D(), total.D(), phase)
 	}
 }
+
+// SyncKinds are how a rotating node joins the chain.
+var SyncKinds = []string{"block", "state"}
+
+// validateStateSync checks what a state-sync join needs: snapshots, the
+// embedded node that takes them, and two validators for the light client.
+func (s *Scenario) validateStateSync(c *checker) {
+	t, e := s.Testnet, s.Experiment
+	c.oneOf("experiment.rotate_sync", e.RotateSync, SyncKinds)
+	if t.SnapshotInterval < 0 || t.SnapshotInterval > 1_000_000 {
+		c.fail("testnet.snapshot_interval", "%d: heights between snapshots, 0 (none) to 1000000", t.SnapshotInterval)
+	}
+	embedded := t.Binary == "" && t.Build.Dir == "" && len(t.Versions) == 0 && (t.Chain == "" || t.Chain == "kvstore")
+	if t.SnapshotInterval > 0 && !embedded {
+		c.fail("testnet.snapshot_interval", "snapshots are the embedded node's (its kvstore takes them); a binary, a build, versions or a %q chain keep their own", t.Chain)
+	}
+	if e.RotateSync != "state" {
+		return
+	}
+	if !slices.Contains(s.Experiment.Kind, KindRotate) {
+		c.fail("experiment.rotate_sync", "how rotating nodes join: experiment.kind has no \"rotate\"")
+	}
+	if t.SnapshotInterval <= 0 {
+		c.fail("experiment.rotate_sync", "a state-sync join restores a snapshot: set testnet.snapshot_interval (heights between snapshots, e.g. 10)")
+	}
+	if t.Validators < 2 {
+		c.fail("experiment.rotate_sync", "the joining node's light client asks two RPC servers: at least 2 validators")
+	}
+}

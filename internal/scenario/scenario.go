@@ -75,6 +75,9 @@ type Testnet struct {
 	ScaleProfile string `toml:"scale_profile"`
 	ChainID      string `toml:"chain_id"`
 	BasePort     int    `toml:"base_port"`
+	// SnapshotInterval: heights between the embedded kvstore's state-sync
+	// snapshots (0: none).
+	SnapshotInterval int64 `toml:"snapshot_interval"`
 	// Binary is "" for the embedded node, else the path of a CometBFT
 	// compatible node binary started with Args ("{home}" is replaced).
 	// "module:PACKAGE@VERSION" names a released node built from its Go
@@ -388,7 +391,9 @@ type Experiment struct {
 	// the tip (at most catchup_timeout) and stops, while [load] runs.
 	Rotations      int      `toml:"rotations"`
 	CatchupTimeout Duration `toml:"catchup_timeout"`
-	QA             QA       `toml:"qa"`
+	// RotateSync: "block" (from genesis) or "state" (from a snapshot).
+	RotateSync string `toml:"rotate_sync"`
+	QA         QA     `toml:"qa"`
 }
 
 // QA is the CometBFT QA method: every c in Connections x r in Rates for

@@ -83,6 +83,7 @@ func (s *Scenario) validate(l lines) []error {
 	s.validateObserve(c)
 	s.validatePerturbations(c)
 	s.validateLifecycle(c)
+	s.validateStateSync(c)
 	s.validateNumbers(c)
 	if s.Report.Dir == "" {
 		c.fail("report.dir", "cannot be empty")

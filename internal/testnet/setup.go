@@ -138,6 +138,11 @@ func (t *Testnet) writeHome(n *Node, g *types.GenesisDoc) error {
 	if err := node.WriteProfiling(n.Home, t.Profiling); err != nil {
 		return err
 	}
+	if n.Role != RoleRotating {
+		if err := node.WriteSnapshots(n.Home, node.Snapshots{Interval: t.spec.SnapshotInterval}); err != nil {
+			return err
+		}
+	}
 	return t.writeConfig(n, cfg)
 }
 
@@ -266,7 +271,7 @@ func (t *Testnet) NodeConfig(n *Node) (*config.Config, error) {
 	if t.configTemplate(n) != "" {
 		return cfg, nil // the overrides are that version's keys, set by releaseConfig
 	}
-	for _, m := range []map[string]any{t.scaleConfig(), t.Config} {
+	for _, m := range []map[string]any{t.scaleConfig(), t.Config, n.Config} {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if err := cometcfg.Set(cfg, k, m[k]); err != nil {
 				return nil, err

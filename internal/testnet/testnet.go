@@ -69,6 +69,9 @@ type Node struct {
 	// Exec is how that runs.
 	Version string        `json:"version,omitempty"`
 	Exec    scenario.Exec `json:"exec,omitempty"`
+	// Config holds this node's own config.toml overrides, over the
+	// testnet's (a state-sync join's trust height and hash).
+	Config map[string]any `json:"config,omitempty"`
 
 	nodeKey ed25519.PrivKey
 	valKey  ed25519.PrivKey

@@ -183,5 +183,10 @@ var Bads = []Bad{
 	{"upgrade past the phase", "[load]\nduration = \"30s\"\n[experiment]\nkind = \"steady\"\n[[perturbation]]\nkind = \"upgrade\"\nto = \"embedded\"\nat = \"5s\"\nduration = \"3s\"\ngap = \"5s\"\n", "the upgrade of 5 nodes (each down 3s, 5s apart) ends at 40s, after the 30s"},
 	{"upgrade on external", "[testnet]\nprovider = \"external\"\n[[testnet.node]]\nname = \"a\"\nrpc = \"http://127.0.0.1:1\"\n[[perturbation]]\nkind = \"upgrade\"\nto = \"embedded\"\nnodes = [\"a\"]\nat = \"5s\"\nduration = \"2s\"\n", `an upgrade swaps node binaries, which the "external" provider cannot`},
 	{"gap on a kill", "[[perturbation]]\nkind = \"kill\"\nnodes = [\"validator0\"]\nat = \"5s\"\ngap = \"2s\"\n", "only an upgrade has to and gap"},
+	{"state sync without snapshots", "[experiment]\nkind = \"rotate\"\nrotate_sync = \"state\"\n", "a state-sync join restores a snapshot: set testnet.snapshot_interval"},
+	{"state sync without rotate", "[testnet]\nsnapshot_interval = 10\n[experiment]\nkind = \"steady\"\nrotate_sync = \"state\"\n", `experiment.kind has no "rotate"`},
+	{"state sync on one validator", "[testnet]\nvalidators = 1\nsnapshot_interval = 10\n[experiment]\nkind = \"rotate\"\nrotate_sync = \"state\"\n", "at least 2 validators"},
+	{"sync unknown", "[experiment]\nrotate_sync = \"warp\"\n", "experiment.rotate_sync"},
+	{"snapshots on a release", "[testnet]\nbinary = \"/bin/true\"\nsnapshot_interval = 10\n", "snapshots are the embedded node's"},
 	{"replay file on kvstore", "[workload]\nreplay_file = \"/etc/hostname\"\n", `workload.replay_file: for kind "replay" only`},
 }
