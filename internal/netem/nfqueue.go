@@ -9,10 +9,12 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/selfcost"
 	nfqueue "github.com/florianl/go-nfqueue/v2"
 	"github.com/mdlayher/netlink"
 )
@@ -92,7 +94,12 @@ func StartNFQueue(ctx context.Context, nw Hosts, n int, plan *Plan) (_ *Daemon, 
 			}
 			return Link{}
 		}
-		if err := Serve(dctx, nf, linkOf, func() float64 { return d.plan.Load().Bandwidth }); err != nil {
+		// The daemon's goroutines (and its timers', below) count as
+		// netem in the harness's own cost.
+		selfcost.Do(dctx, selfcost.Netem, func(lctx context.Context) {
+			err = Serve(lctx, nf, linkOf, func() float64 { return d.plan.Load().Bandwidth })
+		})
+		if err != nil {
 			return nil, fmt.Errorf("nfqueue in %s: %w", ns, err)
 		}
 	}
@@ -153,7 +160,10 @@ func Serve(ctx context.Context, nf *nfqueue.Nfqueue, linkOf func(src, dst netip.
 			verdict(nf, id, nfqueue.NfAccept)
 			return 0
 		}
-		time.AfterFunc(delay, func() { verdict(nf, id, nfqueue.NfAccept) })
+		time.AfterFunc(delay, func() {
+			pprof.SetGoroutineLabels(ctx) // a timer's goroutine starts without the daemon's labels
+			verdict(nf, id, nfqueue.NfAccept)
+		})
 		return 0
 	}
 	return nf.RegisterWithErrorFunc(ctx, hook, func(error) int { return 0 })

@@ -27,6 +27,7 @@ const (
 	Follower  = "follower"  // reading blocks and their results, matching txs
 	Observer  = "observer"  // scraping the nodes' metrics, sampling their processes
 	Store     = "store"     // writing to the results database
+	Netem     = "netem"     // the emulated WAN's delay daemon: every packet between emulated hosts
 	Other     = "other"     // the rest: the Go runtime's collector, the live view, set-up
 )
 
