@@ -144,7 +144,19 @@ func describePlan(s *scenario.Scenario) string {
 	if s.Testnet.Provider == scenario.ProviderExternal {
 		nodes = fmt.Sprintf("%d nodes of an external network", len(s.Testnet.Nodes))
 	}
-	return nodes + ", " + describeLoad(s)
+	out := nodes + ", " + describeLoad(s)
+	if v := len(s.Testnet.Versions); v > 0 {
+		out += fmt.Sprintf("; %d versions of the node", v)
+	}
+	for _, p := range s.Perturbations {
+		if p.Kind == "upgrade" {
+			out += fmt.Sprintf("; a rolling upgrade of %d nodes to %s from %s", len(s.UpgradeNodes(p)), p.To, p.At.D())
+		}
+	}
+	if s.Experiment.RotateSync == "state" {
+		out += fmt.Sprintf("; rotating nodes join by state sync (snapshots every %d heights)", s.Testnet.SnapshotInterval)
+	}
+	return out
 }
 
 // onBinary runs the scenario's testnet on another node binary, or for a
