@@ -17,8 +17,8 @@ func TestTableCoversScenarioProviders(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ provider, can string }{
-		{"process", "kill,restart,pause"},
-		{"netns", "kill,restart,pause,disconnect,partition,latency"},
+		{"process", "kill,restart,pause,upgrade"},
+		{"netns", "kill,restart,pause,disconnect,partition,latency,upgrade"},
 		{"kubernetes", "kill,restart,pause,disconnect,partition,latency"},
 		{"external", ""},
 	} {
