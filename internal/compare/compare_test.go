@@ -356,3 +356,28 @@ func TestGridOrder(t *testing.T) {
 		t.Errorf("order:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestVersionFigures: a mixed network's nodes give each version's mean
+// CPU and peak RSS; a run on one version gives none.
+func TestVersionFigures(t *testing.T) {
+	r := &results.Run{}
+	r.Nodes = []results.Node{{Name: "v0", Reported: "0.38.19"}, {Name: "v1", Reported: "0.38.19", ReportedEnd: "0.38.26"}, {Name: "v2", Reported: "0.38.26"}}
+	v := Values{Figures: map[string][]Sample{}}
+	v.set("cpu v0", 0.2)
+	v.set("cpu v1", 0.4)
+	v.set("cpu v2", 0.6)
+	v.set("rss v1", 100)
+	v.set("rss v2", 80)
+	versionFigures(v, r)
+	for name, want := range map[string]float64{"cpu [0.38.19]": 0.2, "cpu [0.38.26]": 0.5, "rss [0.38.26]": 100} {
+		if got, ok := v.first(name); !ok || math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s = %v (%v); want %v", name, got, ok, want)
+		}
+	}
+	one := Values{Figures: map[string][]Sample{}}
+	r.Nodes = r.Nodes[:1]
+	versionFigures(one, r)
+	if len(one.Figures) != 0 {
+		t.Errorf("one version: %v", one.Figures)
+	}
+}

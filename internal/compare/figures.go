@@ -170,6 +170,7 @@ func FromRun(r *results.Run, series []observe.Sample) Values {
 		}
 	}
 	nodeFigures(v, series)
+	versionFigures(v, r)
 	v.Profiles, v.Roles = r.Profiles, map[string]string{}
 	for _, n := range r.Nodes {
 		v.Roles[n.Name] = n.Role
@@ -251,6 +252,45 @@ func nodeFigures(v Values, series []observe.Sample) {
 		// is then not known.
 		if d := sp.last.At.Sub(sp.first.At).Seconds(); sp.n > 1 && d > 0 && sp.last.Value >= sp.first.Value {
 			v.set("cpu "+node, (sp.last.Value-sp.first.Value)/d)
+		}
+	}
+}
+
+// versionFigures are, in a run whose nodes ran more than one version,
+// each version's mean CPU and peak RSS over its nodes ("cpu [0.38.26]"),
+// by the version each node said last: a mixed network's releases side by
+// side, and the same release across runs.
+func versionFigures(v Values, r *results.Run) {
+	by := map[string][]string{}
+	for _, n := range r.Nodes {
+		said := n.ReportedEnd
+		if said == "" {
+			said = n.Reported
+		}
+		if said != "" && n.Role != "rotating" {
+			by[said] = append(by[said], n.Name)
+		}
+	}
+	if len(by) < 2 {
+		return
+	}
+	for ver, nodes := range by {
+		var cpu, rss float64
+		var cpus int
+		for _, n := range nodes {
+			if x, ok := v.first("cpu " + n); ok {
+				cpu += x
+				cpus++
+			}
+			if x, ok := v.first("rss " + n); ok {
+				rss = max(rss, x)
+			}
+		}
+		if cpus > 0 {
+			v.set("cpu ["+ver+"]", cpu/float64(cpus))
+		}
+		if rss > 0 {
+			v.set("rss ["+ver+"]", rss)
 		}
 	}
 }
