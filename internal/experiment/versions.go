@@ -113,7 +113,11 @@ func readVersions(ctx context.Context, net *live.Net, r *results.Run, end bool) 
 		if err != nil {
 			continue
 		}
-		v := printable.Clean(st.Version)
+		v := st.Version
+		if r := []rune(v); len(r) > 64 { // a node's answer: a version, not a page
+			v = string(r[:64]) + "..."
+		}
+		v = printable.Clean(v)
 		if end {
 			r.Nodes[i].ReportedEnd = v
 		} else {

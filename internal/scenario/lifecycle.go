@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -79,13 +80,7 @@ func hasKey(m map[string]int, k string) bool { _, ok := m[k]; return ok }
 // weight) by largest remainder and lists each place's version, in
 // version order.
 func shares(weights map[int]int, total, n int) []int {
-	idx := slices.Sorted(func(yield func(int) bool) {
-		for i := range weights {
-			if !yield(i) {
-				return
-			}
-		}
-	})
+	idx := slices.Sorted(maps.Keys(weights))
 	count := map[int]int{}
 	given := 0
 	type rem struct{ i, r int }
