@@ -74,18 +74,16 @@ func Redact(s string) string {
 	if s == "" {
 		return s
 	}
-	s = userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
-		if ownSyntax(m) {
-			return m
+	// Taking out one user:password@ can make another (in "A:@/@" the
+	// first leaves "A:/@"): again until nothing changes. Each pass takes
+	// out an @ at least, so there are at most as many as there are @s.
+	for range strings.Count(s, "@") + 1 {
+		t := userinfo(s)
+		if t == s {
+			break
 		}
-		return userinfoRE.ReplaceAllString(m, "$1")
-	})
-	s = bareRE.ReplaceAllStringFunc(s, func(m string) string {
-		if ownSyntax(strings.TrimLeft(m, " \t\n/\"'=(<,")) {
-			return m
-		}
-		return bareRE.ReplaceAllString(m, "$1")
-	})
+		s = t
+	}
 	s = jsonRE.ReplaceAllString(s, `${1}${2}"`+Mask+`"`)
 	s = paramRE.ReplaceAllString(s, "${1}${2}"+Mask)
 	mu.RLock()
@@ -100,6 +98,22 @@ func Redact(s string) string {
 		}
 	}
 	return s
+}
+
+// userinfo takes out the user:password@ parts of s, one pass.
+func userinfo(s string) string {
+	s = userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
+		if ownSyntax(m) {
+			return m
+		}
+		return userinfoRE.ReplaceAllString(m, "$1")
+	})
+	return bareRE.ReplaceAllStringFunc(s, func(m string) string {
+		if ownSyntax(strings.TrimLeft(m, " \t\n/\"'=(<,")) {
+			return m
+		}
+		return bareRE.ReplaceAllString(m, "$1")
+	})
 }
 
 func jsonString(s string) string {
