@@ -26,7 +26,7 @@ func TestThirdPartyChains(t *testing.T) {
 	for _, name := range []string{"wasmd-sdk050", "wasmd-sdk053", "wasmd-sdk054"} {
 		t.Run(name, func(t *testing.T) {
 			text := example(t, name)
-			code, out, r := cosmosRun(t, text)
+			code, out, r := runScenario(t, text)
 			if code != 0 || !strings.Contains(out, "PASS") {
 				t.Fatalf("%s: exit %d\n%s", name, code, out)
 			}
@@ -48,7 +48,7 @@ func TestThirdPartyChains(t *testing.T) {
 			send := regexp.MustCompile(`(?s)\[\[workload\.mix\]\].*?\n\[load\]`).ReplaceAllString(text, "[load]")
 			send = strings.Replace(send, `kind = "cosmos-mix"`, `kind = "cosmos-send"`, 1)
 			send = strings.Replace(send, "msgs_per_tx = 1\n", "", 1)
-			code, out, r = cosmosRun(t, send)
+			code, out, r = runScenario(t, send)
 			if code != 0 {
 				t.Fatalf("%s cosmos-send: exit %d\n%s", name, code, out)
 			}

@@ -15,10 +15,10 @@ import (
 // cosmosRun runs a scenario on chainperf's Cosmos SDK test chain (built
 // from chains/cosmos the first time) and returns its exit code, output and
 // summary.
-func cosmosRun(t *testing.T, scenarioText string) (int, string, results.Run) {
+func runScenario(t *testing.T, scenarioText string) (int, string, results.Run) {
 	t.Helper()
 	tmp := t.TempDir()
-	scn := filepath.Join(tmp, "cosmos.toml")
+	scn := filepath.Join(tmp, "scenario.toml")
 	if err := os.WriteFile(scn, []byte(scenarioText), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestCosmosSendConservesBalances(t *testing.T) {
 			mode := map[string]string{"cosmos-send": "pregenerate", "cosmos-multisend": "live"}[kind]
 			// The multisend's gas limit comes from a simulation on the chain.
 			gas := map[string]int{"cosmos-send": 150000, "cosmos-multisend": 0}[kind]
-			code, out, r := cosmosRun(t, fmt.Sprintf(`name = "conserve"
+			code, out, r := runScenario(t, fmt.Sprintf(`name = "conserve"
 [testnet]
 validators = 2
 full_nodes = 1
@@ -154,7 +154,7 @@ func TestCosmosBadInput(t *testing.T) {
 		{"fee below the minimum gas price", "gas_price = 0.01", "fee = 1", "", "CheckTx code 13: insufficient fee", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, out, r := cosmosRun(t, fmt.Sprintf(badCosmos, tc.chain, tc.workload, tc.experiment))
+			_, out, r := runScenario(t, fmt.Sprintf(badCosmos, tc.chain, tc.workload, tc.experiment))
 			if r.Status != results.StatusComplete || len(r.Phases) == 0 || cosmosOf(r) == nil || cosmosOf(r).Balances == nil {
 				t.Fatalf("status %s: %s\n%s", r.Status, r.Error, out)
 			}
@@ -238,7 +238,7 @@ max_rejected_share = 0.001
 load_delivered = false
 `
 	t.Run("mix", func(t *testing.T) {
-		code, out, r := cosmosRun(t, `name = "mix"
+		code, out, r := runScenario(t, `name = "mix"
 `+chain+`[workload]
 kind = "cosmos-mix"
 msgs_per_tx = 2
@@ -291,7 +291,7 @@ duration = "8s"
 		}
 	})
 	t.Run("unordered", func(t *testing.T) {
-		code, out, r := cosmosRun(t, `name = "unordered"
+		code, out, r := runScenario(t, `name = "unordered"
 `+chain+`[workload]
 kind = "cosmos-send"
 mode = "live"
@@ -314,7 +314,7 @@ duration = "6s"
 	t.Run("expired", func(t *testing.T) {
 		// Signed before the phase with a 1 s timeout: those sent later
 		// are refused as expired.
-		code, out, r := cosmosRun(t, `name = "expired"
+		code, out, r := runScenario(t, `name = "expired"
 `+chain+`[workload]
 kind = "cosmos-send"
 mode = "pregenerate"

@@ -82,18 +82,18 @@ func docsShow(t *testing.T) (commands, tomls []shown) {
 		var block []string
 		for i := 0; i < len(lines); i++ {
 			l := lines[i]
-			at := name + ":" + itoa(i+1)
+			at := name + ":" + strconv.Itoa(i+1)
 			if strings.HasPrefix(strings.TrimSpace(l), "```") {
 				if !fence {
 					fence, lang, start, block = true, strings.TrimPrefix(strings.TrimSpace(l), "```"), i+2, nil
 				} else {
 					switch lang {
 					case "toml":
-						tomls = append(tomls, shown{at: name + ":" + itoa(start), text: strings.Join(block, "\n")})
+						tomls = append(tomls, shown{at: name + ":" + strconv.Itoa(start), text: strings.Join(block, "\n")})
 					case "toml alternatives": // one scenario each, between blank lines
 						from := start
 						for _, alt := range strings.Split(strings.Join(block, "\n"), "\n\n") {
-							tomls = append(tomls, shown{at: name + ":" + itoa(from), text: alt})
+							tomls = append(tomls, shown{at: name + ":" + strconv.Itoa(from), text: alt})
 							from += strings.Count(alt, "\n") + 2
 						}
 					}
@@ -124,8 +124,6 @@ func docsShow(t *testing.T) (commands, tomls []shown) {
 	}
 	return commands, tomls
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // TestDocsShowWhatRuns: every chainperf command the README and the docs
 // show names a command, flags it has and arguments it takes; every

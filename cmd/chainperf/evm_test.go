@@ -24,7 +24,7 @@ func TestEVMTransfer(t *testing.T) {
 		t.Skip("builds and starts a Cosmos EVM chain")
 	}
 	run := func(via, extra string, repeats int) (int, string, results.Run, map[load.Fate]int64) {
-		code, out, r := cosmosRun(t, fmt.Sprintf(`name = "evm"
+		code, out, r := runScenario(t, fmt.Sprintf(`name = "evm"
 [testnet]
 validators = 2
 full_nodes = 1
@@ -103,7 +103,7 @@ func TestEVMERC20(t *testing.T) {
 		t.Skip("builds and starts a Cosmos EVM chain")
 	}
 	run := func(tokens int, workload string) (int, string, results.Run, map[load.Fate]int64) {
-		code, out, r := cosmosRun(t, fmt.Sprintf(`name = "erc20"
+		code, out, r := runScenario(t, fmt.Sprintf(`name = "erc20"
 [testnet]
 validators = 2
 full_nodes = 1
@@ -239,7 +239,7 @@ func TestEVMBadInput(t *testing.T) {
 		}
 	})
 	t.Run("fee cap below the base fee", func(t *testing.T) {
-		_, out, r := cosmosRun(t, fmt.Sprintf(badEVM, "max_fee = 1\ntip = 0"))
+		_, out, r := runScenario(t, fmt.Sprintf(badEVM, "max_fee = 1\ntip = 0"))
 		l := r.Phases[0].Ledger
 		if l.Fates[load.FateRejected] == 0 || l.Fates[load.FateRejected] != l.Sent || l.Reasons["CheckTx code 13: fee cap below the base fee"] != l.Sent ||
 			evmOf(r).Balances == nil || !evmOf(r).Balances.OK() {

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/chainperf/chainperf/internal/store"
 )
 
 // patch is the CometBFT patch release the lifecycle tests run beside and
@@ -24,9 +21,7 @@ func TestMixedVersionsAndARollingUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds CometBFT v0.38.26 and starts real nodes")
 	}
-	tmp := t.TempDir()
-	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
-	text := `name = "lifecycle"
+	code, out, r := runScenario(t, `name = "lifecycle"
 [testnet]
 validators = 4
 full_nodes = 1
@@ -34,7 +29,7 @@ full_nodes = 1
 binary = "embedded"
 nodes = ["validator0", "validator1", "full0"]
 [[testnet.versions]]
-binary = "` + patch + `"
+binary = "`+patch+`"
 nodes = ["validator2", "validator3"]
 [load]
 rate = 100
@@ -44,17 +39,14 @@ kind = "steady"
 warmup = "2s"
 [[perturbation]]
 kind = "upgrade"
-to = "` + patch + `"
+to = "`+patch+`"
 nodes = ["validator0", "validator1"]
 at = "5s"
 duration = "2s"
 gap = "2s"
 [criteria]
 max_unresolved = 0
-`
-	scn := filepath.Join(tmp, "lifecycle.toml")
-	os.WriteFile(scn, []byte(text), 0o644)
-	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+`)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
@@ -63,20 +55,6 @@ max_unresolved = 0
 		if !strings.Contains(out, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, out)
 		}
-	}
-	ctx := context.Background()
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	idx, err := st.Index(ctx)
-	if err != nil || len(idx) != 1 {
-		t.Fatalf("runs: %v %v", idx, err)
-	}
-	r, err := st.Run(ctx, idx[0].ID)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if !strings.Contains(r.Versions.Node, "upgraded to "+patch) {
 		t.Errorf("node line %q does not say the upgrade", r.Versions.Node)
@@ -111,9 +89,7 @@ func TestStateSyncJoin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real nodes")
 	}
-	tmp := t.TempDir()
-	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
-	text := `name = "state-sync"
+	code, out, r := runScenario(t, `name = "state-sync"
 [testnet]
 validators = 4
 full_nodes = 1
@@ -128,26 +104,9 @@ rotate_sync = "state"
 catchup_timeout = "40s"
 [criteria]
 max_unresolved = 0
-`
-	scn := filepath.Join(tmp, "ss.toml")
-	os.WriteFile(scn, []byte(text), 0o644)
-	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
+`)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
-	}
-	ctx := context.Background()
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	idx, err := st.Index(ctx)
-	if err != nil || len(idx) != 1 {
-		t.Fatalf("runs: %v %v", idx, err)
-	}
-	r, err := st.Run(ctx, idx[0].ID)
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(r.Rotations) != 1 {
 		t.Fatalf("rotations %+v", r.Rotations)

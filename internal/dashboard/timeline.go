@@ -270,11 +270,9 @@ func latencyCurve(p *results.Phase) *chart {
 		return c
 	}
 	last := load.Nines(q[len(q)-2].Percent, 0)
-	c.XTicks = append(c.XTicks, tick{0, "0%"})
-	for d := 1; float64(d) <= last+1e-9; d++ {
-		c.XTicks = append(c.XTicks, tick{float64(d), load.NinesLabel(d)})
+	for _, t := range load.NinesTicks(last) {
+		c.XTicks = append(c.XTicks, tick{t.At, t.Label})
 	}
-	c.XTicks = append(c.XTicks, tick{last + 0.5, "max"})
 	for _, x := range q {
 		c.X = append(c.X, num(load.Nines(x.Percent, last)))
 		c.Lines[0].Values = append(c.Lines[0].Values, num(max(x.MS, 0.01)))

@@ -72,18 +72,9 @@ func resolveMain(ctx context.Context, s *scenario.Scenario, phase func(string)) 
 			Labels:   map[string]string{"commit": bin.Commit},
 		}, nil
 	case strings.HasPrefix(t.Binary, build.ModulePrefix):
-		phase("build " + strings.TrimPrefix(t.Binary, build.ModulePrefix))
-		rel, err := build.Module(ctx, t.Binary, build.CacheDir())
+		rel, err := buildRelease(ctx, t.Binary, t.Config, phase)
 		if err != nil {
 			return s, nil, fmt.Errorf("testnet.binary: %w", err)
-		}
-		name := "cometbft " + rel.Reports
-		tmpl, err := cometcfg.ReadTemplate(rel.Config, name)
-		if err != nil {
-			return s, nil, err
-		}
-		if err := testnet.CheckReleaseConfig(tmpl, t.Config); err != nil {
-			return s, nil, err
 		}
 		spec := *s
 		spec.Testnet.Binary, spec.Testnet.NodeConfig = rel.Path, rel.Config
@@ -91,11 +82,30 @@ func resolveMain(ctx context.Context, s *scenario.Scenario, phase func(string)) 
 			spec.Testnet.Args = ReleaseArgs
 		}
 		return &spec, &NodeBinary{
-			Describe: fmt.Sprintf("%s (module %s@%s) + kvstore", name, rel.Package, rel.Version),
+			Describe: fmt.Sprintf("cometbft %s (module %s@%s) + kvstore", rel.Reports, rel.Package, rel.Version),
 			Labels:   map[string]string{"release": rel.Version},
 		}, nil
 	}
 	return s, nil, nil
+}
+
+// buildRelease builds a released node from its Go module (cached by
+// version) and checks the scenario's config overrides against that
+// version's own keys.
+func buildRelease(ctx context.Context, binary string, overrides map[string]any, phase func(string)) (*build.Release, error) {
+	phase("build " + strings.TrimPrefix(binary, build.ModulePrefix))
+	rel, err := build.Module(ctx, binary, build.CacheDir())
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := cometcfg.ReadTemplate(rel.Config, "cometbft "+rel.Reports)
+	if err != nil {
+		return nil, err
+	}
+	if err := testnet.CheckReleaseConfig(tmpl, overrides); err != nil {
+		return nil, err
+	}
+	return rel, nil
 }
 
 // ReleaseArgs start a released node on its home; its config names the

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/build"
-	"github.com/chainperf/chainperf/internal/cometcfg"
 	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/results"
@@ -72,16 +71,8 @@ func resolveExec(ctx context.Context, binary string, t scenario.Testnet, phase f
 	case binary == scenario.EmbeddedBinary:
 		return scenario.Exec{}, nil
 	case strings.HasPrefix(binary, build.ModulePrefix):
-		phase("build " + strings.TrimPrefix(binary, build.ModulePrefix))
-		rel, err := build.Module(ctx, binary, build.CacheDir())
+		rel, err := buildRelease(ctx, binary, t.Config, phase)
 		if err != nil {
-			return scenario.Exec{}, err
-		}
-		tmpl, err := cometcfg.ReadTemplate(rel.Config, "cometbft "+rel.Reports)
-		if err != nil {
-			return scenario.Exec{}, err
-		}
-		if err := testnet.CheckReleaseConfig(tmpl, t.Config); err != nil {
 			return scenario.Exec{}, err
 		}
 		return scenario.Exec{Path: rel.Path, Args: ReleaseArgs, Config: rel.Config}, nil

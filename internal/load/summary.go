@@ -114,6 +114,22 @@ func NinesLabel(d int) string {
 	return fmt.Sprintf("%.*f%%", max(0, d-2), 100*(1-math.Pow(10, -float64(d))))
 }
 
+// A Tick labels a place on a latency curve's x axis.
+type Tick struct {
+	At    float64
+	Label string
+}
+
+// NinesTicks label a latency curve's x axis up to last (Nines): 0%, each
+// whole nine (90%, 99%, ...), then the max.
+func NinesTicks(last float64) []Tick {
+	ts := []Tick{{0, "0%"}}
+	for d := 1; float64(d) <= last+1e-9; d++ {
+		ts = append(ts, Tick{float64(d), NinesLabel(d)})
+	}
+	return append(ts, Tick{last + 0.5, "max"})
+}
+
 // buckets folds an HDR histogram (µs) into 1-2-5 buckets (ms), from the
 // first to the last that holds a value.
 func buckets(h *hdrhistogram.Histogram) []Bucket {

@@ -251,11 +251,11 @@ func latencyCurve(ph *results.Phase) (Chart, bool) {
 type ninesTicks struct{ last float64 }
 
 func (n ninesTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := []plot.Tick{{Value: 0, Label: "0%"}}
-	for d := 1; float64(d) <= n.last+1e-9; d++ {
-		ts = append(ts, plot.Tick{Value: float64(d), Label: load.NinesLabel(d)})
+	var out []plot.Tick
+	for _, t := range load.NinesTicks(n.last) {
+		out = append(out, plot.Tick{Value: t.At, Label: t.Label})
 	}
-	return append(ts, plot.Tick{Value: n.last + 0.5, Label: "max"})
+	return out
 }
 
 // blockCharts are the phase's charts by height (interval, txs, size,
