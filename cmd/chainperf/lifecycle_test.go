@@ -5,6 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chainperf/chainperf/internal/chain"
+	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
 )
 
 // patch is the CometBFT patch release the lifecycle tests run beside and
@@ -50,7 +55,7 @@ max_unresolved = 0
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
-	for _, want := range []string{"versions:   embedded: validator0, validator1 (said 0.38.19, then 0.38.26)",
+	for _, want := range []string{"versions:   embedded -> " + patch + ": validator0, validator1 (said 0.38.19, then 0.38.26)",
 		"versions:   embedded: full0 (said 0.38.19)", "versions:   " + patch + ": validator2, validator3 (said 0.38.26)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, out)
@@ -118,5 +123,70 @@ max_unresolved = 0
 	md, err := os.ReadFile(filepath.Join(r.ReportDir, "report.md"))
 	if err != nil || !strings.Contains(string(md), "caught up by state sync from the snapshot at height") {
 		t.Errorf("report.md does not say the join was by state sync (%v)", err)
+	}
+}
+
+// TestCoordinatedUpgradeOfAnSDKChain runs the shipped example: wasmd
+// v0.61.14 halts at height 30 under load (the SDK's halt-height), and
+// every node starts on wasmd rebuilt with SDK v0.53.8. The chain makes no
+// block past the height until the new binary runs, then goes on; the
+// txs the stopped mempools held are named; every balance still matches
+// the committed txs. Then the same record with one committed tx taken
+// out of the ledger must fail the conservation law.
+func TestCoordinatedUpgradeOfAnSDKChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds wasmd twice (cached) and runs a Cosmos SDK chain")
+	}
+	code, out, r := runScenario(t, example(t, "sdk-upgrade"))
+	if code != 0 || !strings.Contains(out, "PASS") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var halt *results.Fault
+	for i, f := range r.Faults {
+		if f.What == "halt at 30" {
+			halt = &r.Faults[i]
+		}
+	}
+	if halt == nil || halt.Nodes != "all" || halt.End.IsZero() || halt.CatchUp < 0 {
+		t.Fatalf("faults %+v: want one halt at 30 of all nodes, ended and caught up\n%s", r.Faults, out)
+	}
+	main := r.Main()
+	top := int64(0)
+	for _, b := range main.Blocks {
+		top = max(top, b.Height)
+		if b.Height > 30 && b.Seen.Before(halt.End) {
+			t.Errorf("block %d seen at %v, before the new binary started at %v: the chain did not halt at 30", b.Height, b.Seen, halt.End)
+		}
+	}
+	if top < 35 {
+		t.Errorf("the chain reached height %d: it did not go on after the upgrade", top)
+	}
+	const after = "module:github.com/CosmWasm/wasmd/cmd/wasmd@v0.61.14 +github.com/cosmos/cosmos-sdk@v0.53.8"
+	for _, n := range r.Nodes {
+		if n.Version != "module:github.com/CosmWasm/wasmd/cmd/wasmd@v0.61.14" || n.VersionEnd != after {
+			t.Errorf("node %s ran %q then %q; want the release, then %q", n.Name, n.Version, n.VersionEnd, after)
+		}
+	}
+	l := main.Ledger
+	if !l.Balanced() || l.Fates[load.FateCommitted] < l.Sent*9/10 {
+		t.Errorf("fates %v of %d sent", l.Fates, l.Sent)
+	}
+	if u := main.Unresolved; l.Fates[load.FateUnresolved] > 0 && (u == nil || u.Unexplained != 0 || u.Stopped == 0) {
+		t.Errorf("unresolved %+v: the txs the stopped mempools held should be named", u)
+	}
+	if rec := chain.CosmosOf(&r); rec == nil || rec.Balances == nil || !rec.Balances.OK() || rec.Balances.Checked != 500 {
+		t.Errorf("balance check %+v", rec)
+	}
+
+	// One committed tx lost from the record: the law breaks and the run fails.
+	main.Ledger.Fates[load.FateCommitted]--
+	results.Evaluate(&r, scenario.Criteria{MaxUnresolved: -1, MaxUnresolvedShare: 1, MaxRejectedShare: 1})
+	for _, c := range r.Checks {
+		if c.Name == "phases with the conservation law broken" && (c.Pass || c.Value != 1) {
+			t.Errorf("a tx lost across the upgrade: check %+v should fail", c)
+		}
+	}
+	if r.Passed {
+		t.Error("a tx lost across the upgrade: the run still passes")
 	}
 }

@@ -149,7 +149,10 @@ func describePlan(s *scenario.Scenario) string {
 		out += fmt.Sprintf("; %d versions of the node", v)
 	}
 	for _, p := range s.Perturbations {
-		if p.Kind == "upgrade" {
+		switch {
+		case p.Coordinated():
+			out += fmt.Sprintf("; every node halts at height %d and starts on %s", p.Height, p.To)
+		case p.Kind == "upgrade":
 			out += fmt.Sprintf("; a rolling upgrade of %d nodes to %s from %s", len(s.UpgradeNodes(p)), p.To, p.At.D())
 		}
 	}

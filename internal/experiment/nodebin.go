@@ -132,6 +132,11 @@ func resolveApp(ctx context.Context, s *scenario.Scenario, phase func(string)) (
 	if err != nil {
 		return s, nil, fmt.Errorf("%s: %w", ref.Key, err)
 	}
+	label := *ref.Binary
+	if app.Dir != "" {
+		label = app.Dir + "@" + app.Ref
+	}
+	spec.Testnet.AppLabel = withReplaced(label, app.Replace)
 	*ref.Binary, *ref.Build, *ref.Replace = bin.Path, scenario.AppBuild{}, nil
 	labels := map[string]string{}
 	if bin.Commit != "" {

@@ -47,6 +47,15 @@ func perturb(ctx context.Context, net *live.Net, start time.Time, ps []scenario.
 		}()
 	}
 	for _, p := range ps {
+		if p.Coordinated() {
+			f, err := coordinatedUpgrade(net, p)
+			if err != nil {
+				first = err
+				continue
+			}
+			launch(p.Kind, []*fault{f}, 0, p.Duration.D(), 0)
+			continue
+		}
 		if isUpgrade(p) {
 			steps, err := upgradeSteps(net, p)
 			if err != nil {
@@ -78,6 +87,12 @@ type fault struct {
 	began, ended string
 	begin, end   func(context.Context) error // end nil: nothing undoes it
 	stopsNodes   bool                        // the nodes must catch up after it
+	restarts     bool                        // it ends the nodes' processes (their mempools go with them)
+	// wait, when set, holds the fault's beginning until the chain is
+	// ready for it (a coordinated upgrade: every node halted); backAt is
+	// the height its nodes are back at, at the least.
+	wait   func(context.Context) error
+	backAt int64
 }
 
 // faultOf finds in net's provider the capability that does p. A
@@ -98,11 +113,13 @@ func faultOf(net *live.Net, p scenario.Perturbation) (*fault, error) {
 	switch testnet.Fault(p.Kind) {
 	case testnet.FaultKill:
 		k := pv.(testnet.Killer)
+		f.restarts = true
 		f.began, f.begin = "kill", func(ctx context.Context) error { return k.Kill(ctx, f.nodes...) }
 		if p.Duration > 0 {
 			f.ended, f.end = "start", restart
 		}
 	case testnet.FaultRestart:
+		f.restarts = true
 		f.began, f.begin = "stop", func(ctx context.Context) error { return pv.Stop(ctx, f.nodes...) }
 		f.ended, f.end = "start", restart
 	case testnet.FaultPause:
@@ -142,7 +159,15 @@ func faultOf(net *live.Net, p scenario.Perturbation) (*fault, error) {
 // the end, it waits (while the phase lasts) for the nodes to be at the
 // chain's tip again and records how long that took.
 func (f *fault) do(bg, ctx context.Context, net *live.Net, d time.Duration, rec *recorder, clk clock) error {
+	if f.wait != nil {
+		if err := f.wait(ctx); err != nil {
+			return err
+		}
+	}
 	i := rec.began(f.began, f.names, f.stopsNodes)
+	if f.restarts {
+		rec.restarted(f.nodes)
+	}
 	if err := f.begin(bg); err != nil || f.end == nil {
 		return err
 	}
@@ -154,7 +179,7 @@ func (f *fault) do(bg, ctx context.Context, net *live.Net, d time.Duration, rec 
 	if !f.stopsNodes || ctx.Err() != nil {
 		return nil
 	}
-	back, top := clk.Now(), tip(ctx, net)
+	back, top := clk.Now(), max(tip(ctx, net), f.backAt)
 	for _, n := range f.nodes {
 		if _, err := waitCaughtUp(ctx, net, n, top, back.Add(2*time.Minute), clk); err != nil {
 			return nil // not caught up while the phase lasted: the fault table says so
@@ -187,10 +212,10 @@ func upgradeSteps(net *live.Net, p scenario.Perturbation) ([]*fault, error) {
 			return nil, fmt.Errorf("upgrade: no node %q", name)
 		}
 		out = append(out, &fault{
-			names: name, nodes: []*testnet.Node{n}, stopsNodes: true,
+			names: name, nodes: []*testnet.Node{n}, stopsNodes: true, restarts: true,
 			began: "upgrade", begin: func(ctx context.Context) error { return pv.Stop(ctx, n) },
 			ended: "start " + p.To, end: func(ctx context.Context) error {
-				n.Run(p.To, p.ToExec)
+				n.Run(upgradeLabel(p), p.ToExec)
 				return pv.Start(ctx, n)
 			},
 		})

@@ -3,12 +3,14 @@ package experiment
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/selfcost"
 	"github.com/chainperf/chainperf/internal/store"
+	"github.com/chainperf/chainperf/internal/testnet"
 )
 
 // A recorder keeps what happens to a run as it happens: events (shown as
@@ -27,6 +29,43 @@ type recorder struct {
 	faults   []results.Fault
 	errs     int
 	firstErr error
+	restarts []restart
+}
+
+// A restart is a moment the harness stopped nodes' processes (a kill, a
+// restart, an upgrade): their mempools went with them.
+type restart struct {
+	at    time.Time
+	nodes []string
+}
+
+// restarted records that nodes' processes were stopped at this moment.
+func (rc *recorder) restarted(nodes []*testnet.Node) {
+	r := restart{at: time.Now()}
+	for _, n := range nodes {
+		r.nodes = append(r.nodes, n.Name)
+	}
+	rc.mu.Lock()
+	rc.restarts = append(rc.restarts, r)
+	rc.mu.Unlock()
+}
+
+// stoppedAll lists the moments every one of nodes was stopped at once:
+// the txs their mempools held then were lost.
+func (rc *recorder) stoppedAll(nodes []string) []time.Time {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []time.Time
+	for _, r := range rc.restarts {
+		all := len(nodes) > 0
+		for _, n := range nodes {
+			all = all && slices.Contains(r.nodes, n)
+		}
+		if all {
+			out = append(out, r.at)
+		}
+	}
+	return out
 }
 
 func newRecorder(ctx context.Context, st *store.Store, runID string, log *slog.Logger) *recorder {

@@ -385,7 +385,8 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 		p, err = Drive(ctx, do)
 	}
 	if refused, known := ph.pools.refused(ph.targetNodes()); p != nil && known {
-		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused, p.InMempool)
+		lost := results.LostToStops(p.Ledger, p.Start, ph.rec.stoppedAll(ph.targetNodes()))
+		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused, p.InMempool, lost)
 	}
 	perr := endPerturb()
 	if endCompanion != nil {

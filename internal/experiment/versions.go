@@ -3,8 +3,10 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,14 +53,73 @@ func resolveLifecycle(ctx context.Context, s *scenario.Scenario, phase func(stri
 		if !isUpgrade(*p) {
 			continue
 		}
-		e, err := resolveExec(ctx, p.To, spec.Testnet, phase)
+		var e scenario.Exec
+		var err error
+		if _, app := spec.Testnet.Application(); app {
+			e, err = resolveAppExec(ctx, *p, spec.Testnet, phase)
+		} else {
+			e, err = resolveExec(ctx, p.To, spec.Testnet, phase)
+		}
 		if err != nil {
 			return s, nil, fmt.Errorf("perturbation[%d].to: %w", i, err)
 		}
 		p.ToExec = e
-		lines = append(lines, fmt.Sprintf("upgraded to %s at %s", p.To, p.At.D()))
+		if p.Coordinated() {
+			haltAt(&spec.Testnet, p.Height)
+			lines = append(lines, fmt.Sprintf("upgraded to %s at height %d", upgradeLabel(*p), p.Height))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("upgraded to %s at %s", upgradeLabel(*p), p.At.D()))
 	}
 	return &spec, lines, nil
+}
+
+// resolveAppExec is how an application chain's upgrade binary runs: built
+// from its Go module (with the upgrade's replacements, cached) or a path,
+// started with the chain's start arguments.
+func resolveAppExec(ctx context.Context, p scenario.Perturbation, t scenario.Testnet, phase func(string)) (scenario.Exec, error) {
+	args := t.Cosmos.StartArgs
+	if t.Chain == "evm" {
+		args = t.EVM.StartArgs
+	}
+	args = slices.Clone(args)
+	if !strings.HasPrefix(p.To, build.ModulePrefix) {
+		path, err := filepath.Abs(p.To)
+		return scenario.Exec{Path: path, Args: args}, err
+	}
+	phase("build " + strings.TrimPrefix(p.To, build.ModulePrefix))
+	logf := func(format string, a ...any) { phase(fmt.Sprintf(format, a...)) }
+	bin, err := build.BuildApp(ctx, build.App{Module: p.To, Replace: p.Replace}, build.CacheDir(), logf)
+	if err != nil {
+		return scenario.Exec{}, err
+	}
+	return scenario.Exec{Path: bin.Path, Args: args}, nil
+}
+
+// haltAt makes every node of an application chain halt at height: the
+// SDK server's --halt-height, on a copy of the start arguments (the
+// upgrade's binary starts without it).
+func haltAt(t *scenario.Testnet, height int64) {
+	flag := []string{"--halt-height", strconv.FormatInt(height, 10)}
+	if t.Chain == "evm" {
+		t.EVM.StartArgs = append(slices.Clone(t.EVM.StartArgs), flag...)
+		return
+	}
+	t.Cosmos.StartArgs = append(slices.Clone(t.Cosmos.StartArgs), flag...)
+}
+
+// upgradeLabel names what an upgrade's nodes run after it, for the run
+// record: its binary, and the dependencies its build replaced (the same
+// module before and after is told apart by them).
+func upgradeLabel(p scenario.Perturbation) string { return withReplaced(p.To, p.Replace) }
+
+// withReplaced is a binary's name and the dependencies its build
+// replaced: "module:...wasmd@v0.61.14 +github.com/cosmos/cosmos-sdk@v0.53.8".
+func withReplaced(binary string, replace map[string]string) string {
+	for _, mod := range slices.Sorted(maps.Keys(replace)) {
+		binary += " +" + mod + "@" + replace[mod]
+	}
+	return binary
 }
 
 func isUpgrade(p scenario.Perturbation) bool { return p.Kind == string(testnet.FaultUpgrade) }
@@ -111,6 +172,9 @@ func readVersions(ctx context.Context, net *live.Net, r *results.Run, end bool) 
 		v = printable.Clean(v)
 		if end {
 			r.Nodes[i].ReportedEnd = v
+			if after := net.Testnet.VersionOf(n); after != r.Nodes[i].Version {
+				r.Nodes[i].VersionEnd = after
+			}
 		} else {
 			r.Nodes[i].Reported = v
 		}

@@ -127,6 +127,9 @@ type Second struct {
 	SendError int64 `json:"send_error"`
 	Committed int64 `json:"committed"`        // in a block with result code 0
 	Failed    int64 `json:"failed,omitempty"` // in a block with a result code != 0
+	// Unresolved: txs due in this second that ended unresolved (counted
+	// when the drain ends), so that what happened meanwhile can explain them.
+	Unresolved int64 `json:"unresolved,omitempty"`
 	// Latency percentiles (ms) of the txs seen committed in this second:
 	// the per-second samples compare's test takes (0 when none).
 	LatencyP50 float64 `json:"latency_p50_ms,omitempty"`
@@ -435,6 +438,7 @@ func (l *Ledger) Close() {
 			l.fates[FateSendError]++
 		default:
 			l.fates[FateUnresolved]++
+			l.second(p.intended).Unresolved++
 		}
 		l.drop(h)
 	}

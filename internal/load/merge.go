@@ -167,6 +167,7 @@ func MergeLedgers(states []LedgerState) (*Ledger, error) {
 			into.SendError += sec.SendError
 			into.Committed += sec.Committed
 			into.Failed += sec.Failed
+			into.Unresolved += sec.Unresolved
 		}
 		for at, hs := range s.SecondLatency {
 			h, err := hs.histogram()

@@ -206,6 +206,9 @@ type Node struct {
 	Version     string `json:"version,omitempty"`
 	Reported    string `json:"reported,omitempty"`
 	ReportedEnd string `json:"reported_end,omitempty"`
+	// VersionEnd is the binary it ran after the last phase, when an
+	// upgrade swapped it.
+	VersionEnd string `json:"version_end,omitempty"`
 }
 
 // Versions of what ran.

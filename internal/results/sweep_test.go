@@ -51,26 +51,49 @@ func TestSaturation(t *testing.T) {
 // what the drops cannot cover is unexplained.
 func TestExplainUnresolved(t *testing.T) {
 	s := load.Summary{Fates: map[load.Fate]int64{load.FateUnresolved: 50}, Reasons: map[string]int64{"mempool is full": 100}}
-	u := ExplainUnresolved(s, 130, 0)
+	u := ExplainUnresolved(s, 130, 0, 0)
 	if u.Dropped != 30 || u.Explained != 30 || u.Unexplained != 20 {
 		t.Errorf("%+v; want 30 dropped, 30 explained, 20 unexplained", u)
 	}
-	if u := ExplainUnresolved(s, 500, 0); u.Explained != 50 || u.Unexplained != 0 {
+	if u := ExplainUnresolved(s, 500, 0, 0); u.Explained != 50 || u.Unexplained != 0 {
 		t.Errorf("%+v; want all 50 explained", u)
 	}
-	if u := ExplainUnresolved(s, 80, 0); u.Dropped != 0 || u.Unexplained != 50 || !strings.Contains(u.String(), "50 unexplained") {
+	if u := ExplainUnresolved(s, 80, 0, 0); u.Dropped != 0 || u.Unexplained != 50 || !strings.Contains(u.String(), "50 unexplained") {
 		t.Errorf("%+v (%s); want none explained", u, u)
 	}
 	// Txs a node's mempool still held when the drain ended come first:
 	// 20 of the 50, the drops explain 30 of the other 30, none left.
-	if u := ExplainUnresolved(s, 130, 20); u.InMempool != 20 || u.Explained != 30 || u.Unexplained != 0 ||
+	if u := ExplainUnresolved(s, 130, 20, 0); u.InMempool != 20 || u.Explained != 30 || u.Unexplained != 0 ||
 		!strings.Contains(u.String(), "20 still in a node's mempool when the drain ended") {
 		t.Errorf("%+v (%s); want 20 in a mempool, 30 dropped, none unexplained", u, u)
 	}
 	// More held than unresolved (the node lists txs of other senders'
 	// too): at most the unresolved.
-	if u := ExplainUnresolved(s, 0, 80); u.InMempool != 50 || u.Unexplained != 0 {
+	if u := ExplainUnresolved(s, 0, 80, 0); u.InMempool != 50 || u.Unexplained != 0 {
 		t.Errorf("%+v; want the 50 in a mempool", u)
+	}
+}
+
+// Unresolved txs due before every target node was stopped (its mempool
+// gone with it) are named as such, by the second they were due in, and
+// before the drops; those due after the last stop are not.
+func TestLostToStops(t *testing.T) {
+	start := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s := load.Summary{Fates: map[load.Fate]int64{load.FateUnresolved: 12}, PerSecond: []load.Second{
+		{Unresolved: 1}, {}, {Unresolved: 5}, {Unresolved: 4}, {Unresolved: 2}}}
+	stop := start.Add(3500 * time.Millisecond) // in second 3
+	if n := LostToStops(s, start, []time.Time{start.Add(time.Second), stop}); n != 10 {
+		t.Errorf("lost to stops %d; want 10 (seconds 0-3)", n)
+	}
+	if n := LostToStops(s, start, nil); n != 0 {
+		t.Errorf("no stop: %d lost; want 0", n)
+	}
+	if n := LostToStops(s, start, []time.Time{start.Add(-time.Second)}); n != 0 {
+		t.Errorf("a stop before the phase: %d lost; want 0", n)
+	}
+	u := ExplainUnresolved(s, 0, 0, 10)
+	if u.Stopped != 10 || u.Unexplained != 2 || !strings.Contains(u.String(), "10 due before every node the load goes to was stopped") {
+		t.Errorf("%+v (%s); want 10 lost to the stop, 2 unexplained", u, u)
 	}
 }
 

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
 )
@@ -19,6 +20,10 @@ type Unresolved struct {
 	// InMempool: unresolved txs a node's mempool still held when the
 	// drain ended (the chain had not taken them yet: not lost).
 	InMempool int64 `json:"in_mempool,omitempty"`
+	// Stopped: unresolved txs due before a fault stopped every node the
+	// load goes to (a coordinated upgrade): a mempool is not kept across
+	// a restart, so what the nodes held then was lost with it.
+	Stopped int64 `json:"stopped,omitempty"`
 	// MempoolRefused: the increase of the target nodes'
 	// cometbft_mempool_rejected_txs over the phase.
 	MempoolRefused int64 `json:"mempool_refused"`
@@ -34,12 +39,14 @@ type Unresolved struct {
 
 // ExplainUnresolved attributes a phase's unresolved txs to the nodes'
 // mempools still holding them when the drain ended (inMempool), then to
+// the restarts of every target node (stopped, from LostToStops), then to
 // silent mempool drops, given how many txs the target nodes' mempools
 // refused.
-func ExplainUnresolved(s load.Summary, refused float64, inMempool int64) *Unresolved {
+func ExplainUnresolved(s load.Summary, refused float64, inMempool, stopped int64) *Unresolved {
 	u := &Unresolved{Unresolved: s.Fates[load.FateUnresolved], MempoolRefused: int64(refused), FullAnswers: s.Reasons["mempool is full"]}
 	u.InMempool = min(inMempool, u.Unresolved)
-	rest := u.Unresolved - u.InMempool
+	u.Stopped = min(stopped, u.Unresolved-u.InMempool)
+	rest := u.Unresolved - u.InMempool - u.Stopped
 	u.Dropped = max(0, u.MempoolRefused-u.FullAnswers)
 	u.Explained = min(u.Dropped, rest)
 	u.Unexplained = rest - u.Explained
@@ -54,6 +61,33 @@ func (u *Unresolved) String() string {
 	if u.InMempool > 0 {
 		held = fmt.Sprintf("%d still in a node's mempool when the drain ended (not lost: the chain had not taken them yet; a longer drain_timeout waits for them), ", u.InMempool)
 	}
+	if u.Stopped > 0 {
+		held += fmt.Sprintf("%d due before every node the load goes to was stopped (a mempool is not kept across a restart: lost with it), ", u.Stopped)
+	}
 	return fmt.Sprintf("%d unresolved: %s%d explained by silent mempool drops (the target nodes' mempools refused %d txs, %d of them answered \"mempool is full\"; CometBFT drops a tx after its CheckTx said OK when the mempool filled meanwhile), %d unexplained",
 		u.Unresolved, held, u.Explained, u.MempoolRefused, u.FullAnswers, u.Unexplained)
+}
+
+// LostToStops counts the unresolved txs of a phase that started at start
+// due before the last of stops (moments every node the load goes to was
+// stopped), by the second they were due in: a tx due in the second of a
+// stop counts, as it may have reached a mempool just before it.
+func LostToStops(s load.Summary, start time.Time, stops []time.Time) int64 {
+	var last time.Time
+	for _, t := range stops {
+		if t.After(last) {
+			last = t
+		}
+	}
+	if last.IsZero() || last.Before(start) {
+		return 0
+	}
+	var n int64
+	upTo := int(last.Sub(start) / time.Second)
+	for i, sec := range s.PerSecond {
+		if i <= upTo {
+			n += sec.Unresolved
+		}
+	}
+	return n
 }

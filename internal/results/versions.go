@@ -23,13 +23,18 @@ func (r *Run) NodeVersions() []string {
 		if n.ReportedEnd != "" && n.ReportedEnd != n.Reported {
 			said = fmt.Sprintf("%s, then %s", n.Reported, n.ReportedEnd)
 		}
-		k := key{n.Version, said}
+		version := n.Version
+		if n.VersionEnd != "" && n.VersionEnd != n.Version {
+			version += " -> " + n.VersionEnd
+		}
+		k := key{version, said}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], n.Name)
 	}
-	if len(order) < 2 && !slices.ContainsFunc(order, func(k key) bool { return strings.Contains(k.said, ", then ") }) {
+	changed := func(k key) bool { return strings.Contains(k.said, ", then ") || strings.Contains(k.version, " -> ") }
+	if len(order) < 2 && !slices.ContainsFunc(order, changed) {
 		return nil
 	}
 	var out []string

@@ -19,6 +19,12 @@ func TestNodeVersions(t *testing.T) {
 	if got := r.NodeVersions(); !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+	// An upgrade that swapped the binary says so even when the node said
+	// one version before and after (a patch of the application).
+	app := &Run{Setup: Setup{Nodes: []Node{{Name: "validator0", Version: "module:w@v1", VersionEnd: "module:w@v1 +sdk@v2", Reported: "0.38.21", ReportedEnd: "0.38.21"}}}}
+	if got, want := app.NodeVersions(), []string{"module:w@v1 -> module:w@v1 +sdk@v2: validator0 (said 0.38.21)"}; !slices.Equal(got, want) {
+		t.Errorf("upgraded binary: got %q\nwant %q", got, want)
+	}
 	same := &Run{Setup: Setup{Nodes: []Node{{Name: "validator0", Version: "embedded", Reported: "0.38.19"}, {Name: "validator1", Version: "embedded", Reported: "0.38.19", ReportedEnd: "0.38.19"}}}}
 	if got := same.NodeVersions(); got != nil {
 		t.Errorf("one version: got %q", got)

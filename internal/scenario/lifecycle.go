@@ -5,6 +5,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"golang.org/x/mod/module"
+
+	"github.com/chainperf/chainperf/internal/build"
 )
 
 // EmbeddedBinary names the embedded node (CometBFT v0.38.19 + kvstore) in
@@ -156,8 +160,8 @@ func (s *Scenario) validateLifecycle(c *checker) {
 	if !slices.Contains(lifecycleProviders, t.Provider) {
 		c.fail("testnet.provider", "%s swaps node binaries, which the %q provider cannot: use %s", what, t.Provider, strings.Join(lifecycleProviders, " or "))
 	}
-	if t.Chain != "" && t.Chain != "kvstore" {
-		c.fail("testnet.chain", "%s runs CometBFT node binaries with kvstore; a %s chain's application binary is not swapped yet", what, t.Chain)
+	if _, app := t.Application(); app && len(t.Versions) > 0 {
+		c.fail("testnet.versions", "a mixed network runs CometBFT node binaries with kvstore; a %s chain's nodes all run testnet.%s's binary (an upgrade swaps it)", t.Chain, t.Chain)
 	}
 	if t.Build.Dir != "" && len(t.Versions) > 0 {
 		c.fail("testnet.versions", "give each version's binary, not testnet.build")
@@ -194,22 +198,74 @@ func (s *Scenario) validateLifecycle(c *checker) {
 }
 
 // validateUpgrade checks one upgrade perturbation: what it upgrades to,
-// its nodes, and that it ends within the phase.
+// its nodes, and that it ends within the phase; a coordinated one, that
+// the chain can halt at a height and that one phase reaches it.
 func (s *Scenario) validateUpgrade(c *checker, path string, p Perturbation, total Duration, phase string) {
+	t := s.Testnet
+	_, app := t.Application()
 	if strings.TrimSpace(p.To) == "" {
-		c.fail(path+".to", "name the binary the nodes upgrade to: a path, \"module:github.com/cometbft/cometbft/cmd/cometbft@VERSION\" or %q", EmbeddedBinary)
+		if app {
+			c.fail(path+".to", "name the application binary the nodes upgrade to: a path or \"module:PKG@VERSION\"")
+		} else {
+			c.fail(path+".to", "name the binary the nodes upgrade to: a path, \"module:github.com/cometbft/cometbft/cmd/cometbft@VERSION\" or %q", EmbeddedBinary)
+		}
+	}
+	if app && p.To == EmbeddedBinary {
+		c.fail(path+".to", "%q is the kvstore node; a %s chain upgrades to an application binary", EmbeddedBinary, t.Chain)
 	}
 	if p.Gap < 0 {
 		c.fail(path+".gap", "cannot be negative")
 	}
-	if p.Duration <= 0 {
-		c.fail(path+".duration", "how long each node is down for its upgrade: a positive duration")
+	if len(p.Replace) > 0 && !app {
+		c.fail(path+".replace", "replaces dependencies of an application's build: a %q chain's nodes are CometBFT releases (name the release in to)", t.Chain)
 	}
-	if end := p.At + s.UpgradeLength(p); total > 0 && end >= total {
-		c.fail(path+".at", "the upgrade of %d nodes (each down %s, %s apart) ends at %s, after the %s %s phase",
-			len(s.UpgradeNodes(p)), p.Duration.D(), p.Gap.D(), end.D(), total.D(), phase)
+	if app && len(p.Replace) > 0 && !strings.HasPrefix(p.To, build.ModulePrefix) {
+		c.fail(path+".replace", "replaces a dependency of a build: give to = \"module:PKG@VERSION\"")
+	}
+	for _, mod := range slices.Sorted(maps.Keys(p.Replace)) {
+		if err := module.CheckPath(mod); err != nil || p.Replace[mod] == "" {
+			c.fail(path+".replace", "%q = %q: a Go module path and a version, commit, branch or local directory", mod, p.Replace[mod])
+		}
+	}
+	if p.Height < 0 {
+		c.fail(path+".height", "%d: a coordinated upgrade's height is positive (leave it out for a rolling upgrade)", p.Height)
+	}
+	if !p.Coordinated() {
+		if p.Duration <= 0 {
+			c.fail(path+".duration", "how long each node is down for its upgrade: a positive duration")
+		}
+		if end := p.At + s.UpgradeLength(p); total > 0 && end >= total {
+			c.fail(path+".at", "the upgrade of %d nodes (each down %s, %s apart) ends at %s, after the %s %s phase",
+				len(s.UpgradeNodes(p)), p.Duration.D(), p.Gap.D(), end.D(), total.D(), phase)
+		}
+		return
+	}
+	if !app {
+		c.fail(path+".height", "a coordinated upgrade halts every node at a height, which a %q chain's nodes cannot (CometBFT's kvstore has no halt height): leave height out for a rolling upgrade, or use a cosmos or evm chain", t.Chain)
+	}
+	if p.Height < MinUpgradeHeight {
+		c.fail(path+".height", "%d: the chain passes its first heights while it is set up; halt at %d or later", p.Height, MinUpgradeHeight)
+	}
+	if len(p.Nodes) > 0 || p.At != 0 || p.Gap != 0 {
+		c.fail(path, "a coordinated upgrade takes every node at its height: leave out nodes, at and gap")
+	}
+	if e := s.Experiment; len(e.Kind) != 1 || !e.Kind.Has(KindSteady) || e.Repeats > 1 {
+		c.fail("experiment.kind", "a coordinated upgrade halts the chain once: one steady phase (no other kinds, no repeats)")
+	}
+	n := 0
+	for _, q := range s.Perturbations {
+		if q.Coordinated() {
+			n++
+		}
+	}
+	if n > 1 {
+		c.fail(path, "one coordinated upgrade a run (the chain halts at one height)")
 	}
 }
+
+// MinUpgradeHeight is the lowest height a coordinated upgrade may halt
+// at: a testnet's setup and the first blocks come before it.
+const MinUpgradeHeight = 10
 
 // SyncKinds are how a rotating node joins the chain.
 var SyncKinds = []string{"block", "state"}

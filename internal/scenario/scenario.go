@@ -88,6 +88,9 @@ type Testnet struct {
 	// Versions make a mixed-version network: each a binary run by a share
 	// of the nodes (or nodes by name); the others run Binary.
 	Versions []Version `toml:"versions"`
+	// AppLabel is set once an application chain's binary is built: the
+	// release or ref it was built from, for the run record.
+	AppLabel string `toml:"-"`
 	// NodeConfig is set once a released node is built: its version's
 	// default config.toml, which its nodes' configs are made from.
 	NodeConfig string `toml:"-"`
@@ -507,7 +510,9 @@ type Profile struct {
 // load phase, lasting `duration`: kill (SIGKILL, restarted after duration;
 // duration 0 leaves it dead), pause (SIGSTOP, SIGCONT after duration),
 // restart (SIGTERM, started again after duration); upgrade (a rolling
-// upgrade: each node in turn stopped and started on another binary).
+// upgrade: each node in turn stopped and started on another binary; or,
+// with a height, a coordinated one: every node halts there and starts on
+// the other binary).
 type Perturbation struct {
 	Kind  string   `toml:"kind"`
 	Nodes []string `toml:"nodes"`
@@ -525,7 +530,16 @@ type Perturbation struct {
 	To     string   `toml:"to"`
 	Gap    Duration `toml:"gap"`
 	ToExec Exec     `toml:"-"`
+	// Height makes an upgrade coordinated: every node of an application
+	// chain halts at this height (the SDK's halt-height), is stopped and,
+	// Duration later, started on To, all together. Replace swaps
+	// dependencies of To's build as testnet.cosmos.replace does.
+	Height  int64             `toml:"height"`
+	Replace map[string]string `toml:"replace"`
 }
+
+// Coordinated says p is an upgrade every node makes at one height.
+func (p Perturbation) Coordinated() bool { return p.Kind == "upgrade" && p.Height > 0 }
 
 // Report says where reports go.
 type Report struct {

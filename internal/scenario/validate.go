@@ -378,8 +378,8 @@ func (s *Scenario) validatePerturbations(c *checker) {
 		}
 		if p.Kind == "upgrade" {
 			s.validateUpgrade(c, path, p, Duration(total), phase)
-		} else if p.To != "" || p.Gap != 0 {
-			c.fail(path, "only an upgrade has to and gap")
+		} else if p.To != "" || p.Gap != 0 || p.Height != 0 || len(p.Replace) > 0 {
+			c.fail(path, "only an upgrade has to, gap, height and replace")
 		}
 		if len(p.Nodes) == 0 && p.Kind != "partition" && p.Kind != "latency" && p.Kind != "upgrade" {
 			c.fail(path+".nodes", "name at least one node")

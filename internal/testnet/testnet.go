@@ -185,6 +185,13 @@ func (t *Testnet) VersionOf(n *Node) string {
 	switch {
 	case n.Version != "":
 		return n.Version
+	case t.spec.AppLabel != "":
+		return t.spec.AppLabel
+	case t.spec.Chain == "cosmos" || t.spec.Chain == "evm":
+		if ref, _ := t.spec.Application(); *ref.Binary != "" {
+			return *ref.Binary
+		}
+		return map[string]string{"cosmos": "chainperf-sdkd", "evm": "chainperf-evmd"}[t.spec.Chain]
 	case t.spec.Binary != "":
 		return t.spec.Binary
 	}
