@@ -120,6 +120,12 @@ max_unresolved = 0
 	if !rot.CaughtUp || rot.Sync != "state" || rot.Snapshot < 10 || rot.Snapshot%10 != 0 || rot.Height < rot.Tip {
 		t.Errorf("rotation %+v: want caught up by state sync from a snapshot at a multiple of 10", rot)
 	}
+	// What the join took: chunks and blocks received, its servers' CPU.
+	if rot.ChunkBytes <= 0 || rot.BlockBytes <= 0 || rot.Received < rot.ChunkBytes+rot.BlockBytes || rot.ServeCPU <= 0 || rot.ServeCPUBefore <= 0 {
+		t.Errorf("rotation %+v: want the bytes it received (chunks, blocks) and the serving nodes' CPU", rot)
+	}
+	t.Logf("join: %d bytes (%d in chunks, %d in blocks), serving CPU %.2f -> %.2f cores, p99 %.0f -> %.0f ms",
+		rot.Received, rot.ChunkBytes, rot.BlockBytes, rot.ServeCPUBefore, rot.ServeCPU, rot.P99Before, rot.P99Joining)
 	md, err := os.ReadFile(filepath.Join(r.ReportDir, "report.md"))
 	if err != nil || !strings.Contains(string(md), "caught up by state sync from the snapshot at height") {
 		t.Errorf("report.md does not say the join was by state sync (%v)", err)

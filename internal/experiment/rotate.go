@@ -1,11 +1,14 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/nodehttp"
+	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -24,7 +27,9 @@ func (rotation) phases(s *scenario.Scenario) []phasePlan {
 
 func (rotation) rotating(s *scenario.Scenario) int { return s.Experiment.Rotations }
 
-func (rotation) finish(*scenario.Scenario, *results.Run, []*results.Phase) {}
+func (rotation) finish(_ *scenario.Scenario, r *results.Run, phases []*results.Phase) {
+	results.JoinLatency(r.Rotations, phases)
+}
 
 func (rotation) describe(s *scenario.Scenario, model string) string {
 	return fmt.Sprintf("%d rotating nodes during %s", s.Experiment.Rotations, model)
@@ -52,15 +57,59 @@ func rotate(ctx context.Context, net *live.Net, start time.Time, length time.Dur
 	nodes := net.Testnet.ByRole(testnet.RoleRotating)
 	for i, n := range nodes {
 		at := start.Add(length * time.Duration(i+1) / time.Duration(len(nodes)+1))
+		if !sleepUntil(ctx, at.Add(-serveBaseline)) {
+			break
+		}
+		before := servingCPU(net)
 		if !sleepUntil(ctx, at) {
 			break
 		}
-		out = append(out, rotateOne(ctx, net, n, timeout, s, rec))
+		out = append(out, rotateOne(ctx, net, n, timeout, s, rec, before))
 	}
 	return out
 }
 
-func rotateOne(ctx context.Context, net *live.Net, n *testnet.Node, timeout time.Duration, s *scenario.Scenario, rec *recorder) results.Rotation {
+// serveBaseline is how long before a join the serving nodes' CPU is read.
+const serveBaseline = 5 * time.Second
+
+// A cpuReading is the CPU seconds the standing nodes' processes had used
+// at a moment; ok is false when one of them is not a process here.
+type cpuReading struct {
+	at  time.Time
+	cpu float64
+	ok  bool
+}
+
+func servingCPU(net *live.Net) cpuReading {
+	r := cpuReading{at: time.Now(), ok: true}
+	for _, n := range net.Testnet.Standing() {
+		if n.Role == testnet.RoleRotating {
+			continue
+		}
+		pid := net.PID(n)
+		if pid <= 0 {
+			return cpuReading{}
+		}
+		c, _, err := observe.ProcessStat(pid)
+		if err != nil {
+			return cpuReading{}
+		}
+		r.cpu += c
+	}
+	return r
+}
+
+// cores is the CPU cores used from a to b, 0 when either is unknown or
+// they are less than a second apart.
+func cores(a, b cpuReading) float64 {
+	d := b.at.Sub(a.at).Seconds()
+	if !a.ok || !b.ok || d < 1 || b.cpu < a.cpu {
+		return 0
+	}
+	return (b.cpu - a.cpu) / d
+}
+
+func rotateOne(ctx context.Context, net *live.Net, n *testnet.Node, timeout time.Duration, s *scenario.Scenario, rec *recorder, before cpuReading) results.Rotation {
 	rot := results.Rotation{Node: n.Name, Started: time.Now().UTC(), Tip: tip(ctx, net), Sync: s.Experiment.RotateSync}
 	if rot.Sync == "state" {
 		if err := trustRecent(ctx, net, n, rot.Tip, s.Testnet.SnapshotInterval); err != nil {
@@ -69,7 +118,7 @@ func rotateOne(ctx context.Context, net *live.Net, n *testnet.Node, timeout time
 		}
 	}
 	rec.event("rotation", fmt.Sprintf("start %s (tip %d, %s sync)", n.Name, rot.Tip, rot.Sync))
-	start := time.Now()
+	start, joining := time.Now(), servingCPU(net)
 	if err := net.Provider.Start(ctx, n); err != nil {
 		rot.Error = err.Error()
 		return rot
@@ -85,6 +134,8 @@ func rotateOne(ctx context.Context, net *live.Net, n *testnet.Node, timeout time
 	}
 	rot.CaughtUp = true
 	rot.CatchUp = time.Since(start).Seconds()
+	rot.ServeCPUBefore, rot.ServeCPU = cores(before, joining), cores(joining, servingCPU(net))
+	rot.Received, rot.ChunkBytes, rot.BlockBytes = joinBytes(ctx, net.Endpoint(n).Metrics)
 	from := int64(0)
 	if rot.Sync == "state" {
 		// The first block it holds is the one after the snapshot it restored.
@@ -123,4 +174,35 @@ func trustRecent(ctx context.Context, net *live.Net, n *testnet.Node, tip, inter
 		"statesync.trust_period": "168h",
 	}
 	return net.Testnet.WriteConfig(n)
+}
+
+// joinBytes reads a joined node's p2p receive counters (it is fresh, so
+// they are its join): all bytes received, those in state-sync chunks and
+// those in blocks. -1 each when its metrics page cannot be read.
+func joinBytes(ctx context.Context, metrics string) (all, chunks, blocks int64) {
+	if metrics == "" {
+		return -1, -1, -1
+	}
+	c, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	page, err := nodehttp.Get(c, nodehttp.Client(nodehttp.Query), metrics)
+	if err != nil {
+		return -1, -1, -1
+	}
+	const family = "cometbft_p2p_message_receive_bytes_total"
+	samples, err := observe.ParseMetrics(bytes.NewReader(page), "", map[string]bool{family: true}, time.Now())
+	if err != nil {
+		return -1, -1, -1
+	}
+	for _, sm := range samples {
+		v := int64(sm.Value)
+		all += v
+		switch {
+		case strings.Contains(sm.Series, `message_type="statesync_ChunkResponse"`):
+			chunks += v
+		case strings.Contains(sm.Series, `message_type="blocksync_BlockResponse"`):
+			blocks += v
+		}
+	}
+	return all, chunks, blocks
 }

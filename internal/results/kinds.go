@@ -109,7 +109,8 @@ func (sw *Sweep) Finding() finding.Finding {
 
 // FaultsFinding is what the chain did while each perturbation held.
 func FaultsFinding(faults []Fault) finding.Finding {
-	t := finding.Table{Columns: []string{"fault", "nodes", "lasted", "blocks while it held", "longest gap s", "first block after its end", "nodes at the tip again"}}
+	t := finding.Table{Columns: []string{"fault", "nodes", "lasted", "blocks while it held", "longest gap s", "first block after its end", "nodes at the tip again",
+		"committed tx/s before, lowest", "load back after its end", "p99 ms before, peak", "send errors"}}
 	for _, f := range faults {
 		lasted, rec := "to the end", "-"
 		if !f.End.IsZero() {
@@ -126,14 +127,28 @@ func FaultsFinding(faults []Fault) finding.Finding {
 		case f.CatchUp < 0 && !f.End.IsZero():
 			catch = "not seen"
 		}
-		t.Rows = append(t.Rows, []string{f.What, f.Nodes, lasted, fmt.Sprint(f.Blocks), fmt.Sprintf("%.1f", f.LongestGap), rec, catch})
+		rate, back, p99 := "-", "-", "-"
+		if f.RateBefore > 0 {
+			rate = fmt.Sprintf("%.0f, %.0f", f.RateBefore, f.RateLow)
+			back = "not while the load lasted"
+			if f.RateBack >= 0 {
+				back = fmt.Sprintf("%.0f s", f.RateBack)
+			}
+			p99 = fmt.Sprintf("%.0f, %.0f", f.P99Before, f.P99Peak)
+		}
+		t.Rows = append(t.Rows, []string{f.What, f.Nodes, lasted, fmt.Sprint(f.Blocks), fmt.Sprintf("%.1f", f.LongestGap), rec, catch,
+			rate, back, p99, fmt.Sprint(f.SendErrors)})
 	}
-	return finding.Finding{Source: SourceFaults, Title: "Faults", Note: "What the chain did while each perturbation held, by when chainperf saw each block.", Tables: []finding.Table{t}}
+	note := fmt.Sprintf("What the chain did while each perturbation held, by when chainperf saw each block, and what the load saw: "+
+		"its committed tx/s over the 10 s before and its lowest 5 s mean, when after the end 5 s first committed %.0f %% of the rate before, "+
+		"the highest per-second p99 latency before and since, and the sends that failed until a second after the end.", 100*BackShare)
+	return finding.Finding{Source: SourceFaults, Title: "Faults", Note: note, Tables: []finding.Table{t}}
 }
 
 // RotationsFinding is how the rotating nodes fared, one row a node.
 func RotationsFinding(rots []Rotation) finding.Finding {
-	t := finding.Table{Columns: []string{"node", "started", "tip at start", "height reached", "catch-up s", "blocks/s", "result"}}
+	t := finding.Table{Columns: []string{"node", "started", "tip at start", "height reached", "catch-up s", "blocks/s", "result",
+		"received MB (chunks, blocks)", "serving nodes' CPU cores before, while", "p99 ms before, while"}}
 	for _, r := range rots {
 		res := "caught up"
 		if r.Sync == "state" {
@@ -145,11 +160,24 @@ func RotationsFinding(rots []Rotation) finding.Finding {
 		if !r.CaughtUp {
 			res = "FAILED: " + r.Error
 		}
+		recv, cpu, p99 := "-", "-", "-"
+		if r.Received > 0 {
+			recv = fmt.Sprintf("%.2f (%.2f, %.2f)", float64(r.Received)/1e6, float64(r.ChunkBytes)/1e6, float64(r.BlockBytes)/1e6)
+		}
+		if r.ServeCPU > 0 {
+			cpu = fmt.Sprintf("%.2f, %.2f", r.ServeCPUBefore, r.ServeCPU)
+		}
+		if r.P99Joining > 0 {
+			p99 = fmt.Sprintf("%.0f, %.0f", r.P99Before, r.P99Joining)
+		}
 		t.Rows = append(t.Rows, []string{r.Node, r.Started.Format("15:04:05"), fmt.Sprint(r.Tip), fmt.Sprint(r.Height),
-			fmt.Sprintf("%.1f", r.CatchUp), fmt.Sprintf("%.3g", r.BlocksPer), res})
+			fmt.Sprintf("%.1f", r.CatchUp), fmt.Sprintf("%.3g", r.BlocksPer), res, recv, cpu, p99})
 	}
 	sum := RotationSummary(rots)
-	return finding.Finding{Source: SourceRotations, Title: "Rotating nodes", Note: sum + ".", Tables: []finding.Table{t},
+	note := sum + ". What each join took: the bytes it received (its p2p counters once caught up; in snapshot chunks and in blocks), " +
+		"the CPU of the standing nodes' processes over the 5 s before it and while it joined, and the load's highest per-second p99 latency " +
+		"over the 10 s before and while it joined."
+	return finding.Finding{Source: SourceRotations, Title: "Rotating nodes", Note: note, Tables: []finding.Table{t},
 		Summary: []finding.Line{{Label: "rotate", Text: sum}}}
 }
 
