@@ -110,17 +110,25 @@ func faultOf(net *live.Net, p scenario.Perturbation) (*fault, error) {
 		return nil, fmt.Errorf("the %q provider cannot do a %s", pv.Name(), p.Kind)
 	}
 	restart := func(ctx context.Context) error { return pv.Start(ctx, f.nodes...) }
+	// What a restart finds: the faults table says which kind it was.
+	home := ""
+	if _, asks := pv.(testnet.HomeKeeper); asks {
+		home = " (pod made again, empty home)"
+		if testnet.KeepsHome(pv) {
+			home = " (pod made again, home kept on its volume)"
+		}
+	}
 	switch testnet.Fault(p.Kind) {
 	case testnet.FaultKill:
 		k := pv.(testnet.Killer)
 		f.restarts = true
-		f.began, f.begin = "kill", func(ctx context.Context) error { return k.Kill(ctx, f.nodes...) }
+		f.began, f.begin = "kill"+home, func(ctx context.Context) error { return k.Kill(ctx, f.nodes...) }
 		if p.Duration > 0 {
 			f.ended, f.end = "start", restart
 		}
 	case testnet.FaultRestart:
 		f.restarts = true
-		f.began, f.begin = "stop", func(ctx context.Context) error { return pv.Stop(ctx, f.nodes...) }
+		f.began, f.begin = "stop"+home, func(ctx context.Context) error { return pv.Stop(ctx, f.nodes...) }
 		f.ended, f.end = "start", restart
 	case testnet.FaultPause:
 		pz := pv.(testnet.Pauser)

@@ -151,6 +151,10 @@ type Kubernetes struct {
 	Generator Resources `toml:"generator"` // generator pods (load.generators > 1)
 	// Ready is how long a pod may take to be scheduled and run.
 	Ready Duration `toml:"ready_timeout"`
+	// StorageClass, if set, makes each node's home a PersistentVolumeClaim
+	// of that class, StorageSize each: a restarted pod keeps its data.
+	StorageClass string `toml:"storage_class"`
+	StorageSize  string `toml:"storage_size"`
 }
 
 // Resources are a pod's CPU and memory requests and limits, in

@@ -266,6 +266,12 @@ func (s *Scenario) validateKubernetes(c *checker) {
 	if k.Ready < Duration(5*time.Second) || k.Ready > Duration(time.Hour) {
 		c.fail("testnet.kubernetes.ready_timeout", "%s: from 5s to 1h", k.Ready.D())
 	}
+	if k.StorageClass != "" && !dnsSubdomainRE.MatchString(k.StorageClass) {
+		c.fail("testnet.kubernetes.storage_class", "%q is not a storage class name (lower-case letters, digits, '-' and '.')", k.StorageClass)
+	}
+	if q, err := resource.ParseQuantity(k.StorageSize); k.StorageClass != "" && (err != nil || q.Sign() <= 0) {
+		c.fail("testnet.kubernetes.storage_size", "%q: a positive Kubernetes quantity (e.g. \"1Gi\")", k.StorageSize)
+	}
 	for _, r := range []struct {
 		role string
 		res  Resources
@@ -282,7 +288,8 @@ func (s *Scenario) validateKubernetes(c *checker) {
 }
 
 var (
-	dnsLabelRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	dnsLabelRE     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+	dnsSubdomainRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 	labelKeyRE = regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`)
 )
 

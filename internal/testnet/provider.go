@@ -37,6 +37,20 @@ type Killer interface {
 	Kill(ctx context.Context, nodes ...*Node) error
 }
 
+// A HomeKeeper says whether a node it starts again (after a kill or a
+// stop) finds its home as it was: a process on its directory does; a pod
+// does only with a persistent volume. Providers that are not HomeKeepers
+// keep it.
+type HomeKeeper interface {
+	KeepsHome() bool
+}
+
+// KeepsHome says whether p's nodes keep their homes across a restart.
+func KeepsHome(p Provider) bool {
+	hk, ok := p.(HomeKeeper)
+	return !ok || hk.KeepsHome()
+}
+
 // A Pauser freezes nodes (they keep their state but neither compute nor
 // answer) and lets them go on.
 type Pauser interface {

@@ -181,6 +181,9 @@ var Bads = []Bad{
 	{"version without binary", "[[testnet.versions]]\nweight = 1\n[[testnet.versions]]\nbinary = \"/bin/true\"\nweight = 1\n", "testnet.versions[0].binary: name the binary"},
 	{"upgrade without to", "[[perturbation]]\nkind = \"upgrade\"\nat = \"5s\"\nduration = \"2s\"\n", "perturbation[0].to: name the binary the nodes upgrade to"},
 	{"upgrade past the phase", "[load]\nduration = \"30s\"\n[experiment]\nkind = \"steady\"\n[[perturbation]]\nkind = \"upgrade\"\nto = \"embedded\"\nat = \"5s\"\nduration = \"3s\"\ngap = \"5s\"\n", "the upgrade of 5 nodes (each down 3s, 5s apart) ends at 40s, after the 30s"},
+	// A node's home on a volume: a class name and a size Kubernetes takes.
+	{"storage class name", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nstorage_class = \"Fast SSD\"\n", `testnet.kubernetes.storage_class: "Fast SSD" is not a storage class name`},
+	{"storage size", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nstorage_class = \"standard\"\nstorage_size = \"lots\"\n", `testnet.kubernetes.storage_size: "lots": a positive Kubernetes quantity`},
 	// A coordinated upgrade halts an application chain at a height, once.
 	{"halt on kvstore", "[[perturbation]]\nkind = \"upgrade\"\nto = \"embedded\"\nheight = 40\nduration = \"2s\"\n", "which a \"kvstore\" chain's nodes cannot (CometBFT's kvstore has no halt height)"},
 	{"halt too low", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\n[[perturbation]]\nkind = \"upgrade\"\nto = \"/bin/true\"\nheight = 3\n", "perturbation[0].height: 3: the chain passes its first heights while it is set up; halt at 10 or later"},

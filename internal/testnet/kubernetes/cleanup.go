@@ -39,7 +39,8 @@ func remove(ctx context.Context, cs kubernetes.Interface, c testnet.Cluster, id 
 		cs.BatchV1().Jobs(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero, PropagationPolicy: &bgp}, sel),
 		cs.CoreV1().Pods(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &zero}, sel),
 		cs.CoreV1().ConfigMaps(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel),
-		cs.CoreV1().Secrets(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
+		cs.CoreV1().Secrets(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel),
+		cs.CoreV1().PersistentVolumeClaims(c.Namespace).DeleteCollection(ctx, metav1.DeleteOptions{}, sel))
 }
 
 // Leftovers deletes the namespaces this machine's registry made (by label)

@@ -29,6 +29,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -143,6 +144,13 @@ func Preflight(spec scenario.Testnet, _ testnet.ProviderOptions) error {
 		}
 	} else if _, err := cs.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		return fmt.Errorf("the Kubernetes cluster at %s does not answer (%v): is it up, and may this kubeconfig list pods in namespace %s (kube/rbac/role.yaml)?", cfg.Host, err, k.Namespace)
+	}
+	if k.StorageClass != "" {
+		// A Role in one namespace may not read classes: then the claims'
+		// binding says it.
+		if _, err := cs.StorageV1().StorageClasses().Get(ctx, k.StorageClass, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			return fmt.Errorf("testnet.kubernetes.storage_class %q: the cluster at %s has no such storage class (`kubectl get storageclass` lists those it has)", k.StorageClass, cfg.Host)
+		}
 	}
 	if k.Registry == "" && ctrSocket(k) == "" {
 		return errors.New("no way to get the node image to the cluster: set testnet.kubernetes.registry (a registry its nodes pull from) or testnet.kubernetes.containerd (a one-machine cluster's containerd socket, or $" + CtrEnv + ")")
@@ -262,9 +270,46 @@ func (p *Provider) Open(ctx context.Context) (err error) {
 		if err := p.writeFiles(ctx, n); err != nil {
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
+		if err := p.claimHome(ctx, n); err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
 	}
 	return nil
 }
+
+// claimHome makes n's home a PersistentVolumeClaim when the scenario
+// names a storage class: its pod, made again after a kill or a restart,
+// mounts the same volume (the node's data and signing state kept).
+func (p *Provider) claimHome(ctx context.Context, n *testnet.Node) error {
+	if p.spec.StorageClass == "" {
+		return nil
+	}
+	size, err := resource.ParseQuantity(p.spec.StorageSize)
+	if err != nil {
+		return fmt.Errorf("testnet.kubernetes.storage_size: %w", err)
+	}
+	class := p.spec.StorageClass
+	pvc := &corev1.PersistentVolumeClaim{
+		ObjectMeta: p.meta(n, homeClaim),
+		Spec: corev1.PersistentVolumeClaimSpec{
+			StorageClassName: &class,
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
+		},
+	}
+	if _, err := p.cs.CoreV1().PersistentVolumeClaims(p.ns).Create(ctx, pvc, p.create()); err != nil {
+		return fmt.Errorf("create the claim %s for its home: %w", pvc.Name, err)
+	}
+	return nil
+}
+
+// homeClaim ends the name of a node's home claim (validator0-home).
+const homeClaim = "-home"
+
+// KeepsHome says whether a node this provider starts again finds its
+// home as it was: with a storage class, its claim; without, its pod's
+// emptyDir is new.
+func (p *Provider) KeepsHome() bool { return p.spec.StorageClass != "" }
 
 func (p *Provider) deliverImage(ctx context.Context) error {
 	repo := image.LocalRepo

@@ -84,6 +84,9 @@ func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
 			},
 		},
 	}
+	if p.KeepsHome() {
+		pod.Spec.Volumes[2].VolumeSource = corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: podName(n) + homeClaim}}
+	}
 	if z := p.zones[n.Name]; z != "" && p.spec.ZoneLabel != "" {
 		pod.Spec.NodeSelector = map[string]string{p.spec.ZoneLabel: z}
 	}
