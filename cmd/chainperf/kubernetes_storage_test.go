@@ -35,7 +35,7 @@ func TestKubernetesHomeKeptOnItsVolume(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cs.StorageV1().StorageClasses().Delete(ctx, class, metav1.DeleteOptions{}) })
 	dirs := map[string]string{} // volume name -> host dir
-	for i := range 5 { // 4 validators and a full node
+	for i := range 5 {          // 4 validators and a full node
 		name := fmt.Sprintf("%s-%d", class, i)
 		dirs[name] = t.TempDir()
 		pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PersistentVolumeSpec{
