@@ -33,7 +33,10 @@ func generateCmd() *cobra.Command {
 				return fmt.Errorf("%s: %w", specFile, err)
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-			res, err := experiment.RunGenerator(cmd.Context(), spec, log)
+			// A line a second while it runs, for the coordinator's live view.
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			live := func(g experiment.GeneratorLive) { _ = enc.Encode(g) }
+			res, err := experiment.RunGenerator(cmd.Context(), spec, log, live)
 			if err != nil {
 				return err
 			}

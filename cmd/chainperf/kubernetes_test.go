@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -330,6 +331,13 @@ duration = "4s"
 	out, code := cli(t, reg, "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "reports"))
 	if code != 0 || !strings.Contains(out, "1200 sent = 1200 committed") {
 		t.Errorf("a run with only the Role: exit %d\n%s", code, out)
+	}
+	// The generator pods' counts while they ran, streamed from their logs.
+	live := regexp.MustCompile(`load \d+s of 12s.*sent (\d+) committed (\d+) \(last 5 s, from 2 generator pods\)`).FindAllStringSubmatch(out, -1)
+	if len(live) == 0 || live[len(live)-1][1] == "0" || live[len(live)-1][2] == "0" {
+		t.Errorf("no live counts from the generator pods while they ran: %q\n%s", live, out)
+	} else {
+		t.Logf("live while the generator pods ran: %s", live[len(live)-1][0])
 	}
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil || len(pods.Items) != 0 {

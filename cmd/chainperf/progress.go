@@ -80,10 +80,20 @@ func statusLines(p experiment.Progress) []string {
 		mempool = fmt.Sprintf("%.0f", p.MempoolMax)
 	}
 	waiting := s.Accepted - s.Fates[load.FateCommitted] - s.Fates[load.FateCommittedFailed]
+	if p.Generators > 1 && p.Live {
+		return []string{
+			fmt.Sprintf("%-10s %s %.0fs of %.0fs, %s left", name, p.Phase, p.Elapsed.Seconds(), p.Length.Seconds(), left),
+			fmt.Sprintf("tx/s       target %.0f   sent %.0f   committed %.0f   (last 5 s, from %d generator pods)", p.Target, sent, committed, p.Generators),
+			fmt.Sprintf("chain      height %d   block interval %.2f s   mempool max %s txs", p.Height, p.Interval.Seconds(), mempool),
+			fmt.Sprintf("latency    p50 %.0f ms   p99 %.0f ms   (the highest generator's)", s.Latency.P50, s.Latency.P99),
+			fmt.Sprintf("txs        sent %d   committed %d   rejected %d   send errors %d   waiting %d",
+				s.Sent, s.Fates[load.FateCommitted], s.Rejected, s.SendErrors, waiting),
+		}
+	}
 	if p.Generators > 1 {
 		return []string{
 			fmt.Sprintf("%-10s %s %.0fs of %.0fs, %s left", name, p.Phase, p.Elapsed.Seconds(), p.Length.Seconds(), left),
-			fmt.Sprintf("tx/s       target %.0f, sent by %d generator pods (their counts merge when they end)", p.Target, p.Generators),
+			fmt.Sprintf("tx/s       target %.0f, sent by %d generator pods (none has said its counts yet)", p.Target, p.Generators),
 			fmt.Sprintf("chain      height %d   block interval %.2f s   mempool max %s txs", p.Height, p.Interval.Seconds(), mempool),
 		}
 	}

@@ -117,7 +117,7 @@ would make (pods, ConfigMaps, Secrets, the generators' Job) and keeps none.`,
 // the load is spread) and says what was checked.
 func dryRunGenerators(ctx context.Context, out io.Writer, net *live.Net, generators int) error {
 	if sp, ok := net.Provider.(testnet.LoadSpreader); ok && generators > 1 {
-		if _, err := sp.RunGenerators(ctx, make([][]byte, generators)); err != nil {
+		if _, err := sp.RunGenerators(ctx, make([][]byte, generators), nil); err != nil {
 			return err
 		}
 	}

@@ -77,9 +77,12 @@ type Progress struct {
 	MempoolMax float64
 	Run        string
 	Scenario   string
-	// Generators > 1: the load comes from that many generators, whose
-	// counts are known only when they end (Ledger is empty till then).
+	// Generators > 1: the load comes from that many generators; Live
+	// says Ledger holds what they have said so far (their counts summed,
+	// latency and lag the highest of theirs), else it is empty until they
+	// end.
 	Generators int
+	Live       bool
 }
 
 // Drive runs one load phase: the generator sends on schedule while the

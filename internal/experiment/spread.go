@@ -55,14 +55,20 @@ type GeneratorResult struct {
 	Blocks []observe.Block  `json:"blocks"`
 }
 
-// RunGenerator runs one generator's part of a phase.
-func RunGenerator(ctx context.Context, spec GeneratorSpec, log *slog.Logger) (*GeneratorResult, error) {
+// RunGenerator runs one generator's part of a phase; live (nil: none)
+// gets its counts each second while it runs.
+func RunGenerator(ctx context.Context, spec GeneratorSpec, log *slog.Logger, live func(GeneratorLive)) (*GeneratorResult, error) {
 	if spec.Of < 1 || spec.Index < 0 || spec.Index >= spec.Of {
 		return nil, fmt.Errorf("generator %d of %d", spec.Index, spec.Of)
 	}
 	res := &GeneratorResult{Index: spec.Index}
 	done := false
+	var progress func(Progress)
+	if live != nil {
+		progress = func(p Progress) { live(liveOf(spec.Index, p.Ledger)) }
+	}
 	p, err := Drive(ctx, DriveOptions{
+		Progress: progress,
 		RunID: fmt.Sprintf("%s.g%d", spec.RunID, spec.Index), Targets: spec.Targets, Follow: spec.Follow,
 		Load: spec.Load, Workload: spec.Workload, Warmup: spec.Warmup, Cooldown: spec.Cooldown, Drain: spec.Drain, Log: log,
 		Spread: &Spread{Index: spec.Index, Of: spec.Of, Start: spec.Start, Done: func(st load.LedgerState, r load.Report) {
@@ -81,8 +87,9 @@ func RunGenerator(ctx context.Context, spec GeneratorSpec, log *slog.Logger) (*G
 
 // A SpreadRunner runs one generator per spec (JSON of a GeneratorSpec)
 // and returns each one's answer (JSON of a GeneratorResult), in order;
-// a generator that died is an error that names it.
-type SpreadRunner func(ctx context.Context, specs [][]byte) ([][]byte, error)
+// a generator that died is an error that names it. The lines generators
+// print while they run (GeneratorLive) go to live as they come.
+type SpreadRunner func(ctx context.Context, specs [][]byte, live func([]byte)) ([][]byte, error)
 
 // SpreadLead is how long before the common start the generators are
 // made: time for their pods to be scheduled and to start.
@@ -128,6 +135,7 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 	// the live view. Its ledger tracks no tx: the generators' do, and
 	// their counts of their txs in each block are added in at the end.
 	own := load.NewLedger(start, false)
+	merge := newLiveMerge(n)
 	feed := &blockFeed{Ledger: own, start: start}
 	follower := observe.NewFollower(o.Follow, from+1, feed, nil, o.Log)
 	follower.OnProblem = o.OnProblem
@@ -148,11 +156,13 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 			} else if el > model.Length() {
 				phase = "drain"
 			}
-			o.Progress(Progress{Phase: phase, Elapsed: el, Length: model.Length(), Target: model.Rate(el),
-				Height: follower.Next() - 1, Interval: feed.interval(), MempoolMax: -1, Generators: n})
+			p := Progress{Phase: phase, Elapsed: el, Length: model.Length(), Target: model.Rate(el),
+				Height: follower.Next() - 1, Interval: feed.interval(), MempoolMax: -1, Generators: n}
+			p.Ledger, p.Live = merge.summary()
+			o.Progress(p)
 		})
 	}()
-	outs, runErr := run(ctx, specs)
+	outs, runErr := run(ctx, specs, merge.add)
 	stop := func() []observe.Block {
 		stopFollow()
 		wg.Wait()

@@ -84,10 +84,12 @@ type LatencyShaper interface {
 
 // A LoadSpreader runs load generators beside the nodes (generator pods):
 // one per spec, each `chainperf generate` reading its spec, and returns
-// each one's last line of output, in order. A generator that dies or
-// cannot start is an error that names it and says why.
+// each one's last line of output, in order. While they run, every other
+// line a generator prints goes to live (nil: none), as it comes. A
+// generator that dies or cannot start is an error that names it and says
+// why.
 type LoadSpreader interface {
-	RunGenerators(ctx context.Context, specs [][]byte) ([][]byte, error)
+	RunGenerators(ctx context.Context, specs [][]byte, live func(line []byte)) ([][]byte, error)
 }
 
 // A ProcessLister knows the OS process of each node, for the /proc sampler.

@@ -1,12 +1,15 @@
 package kubernetes
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -26,7 +29,7 @@ var _ testnet.LoadSpreader = (*Provider)(nil)
 // timeout, is an error that names it. The Job and its pods are deleted
 // before it returns. In a dry run the API server checks the ConfigMap and
 // the Job, and there are no answers.
-func (p *Provider) RunGenerators(ctx context.Context, specs [][]byte) ([][]byte, error) {
+func (p *Provider) RunGenerators(ctx context.Context, specs [][]byte, live func([]byte)) ([][]byte, error) {
 	p.mu.Lock()
 	p.jobs++
 	name := fmt.Sprintf("generators-%d", p.jobs)
@@ -86,13 +89,17 @@ func (p *Provider) RunGenerators(ctx context.Context, specs [][]byte) ([][]byte,
 		_ = p.cs.BatchV1().Jobs(p.ns).Delete(bg, name, metav1.DeleteOptions{GracePeriodSeconds: new(int64), PropagationPolicy: &fg})
 	}()
 	p.log.Info("generator pods made", "job", p.ns+"/"+name, "pods", n)
-	return p.waitGenerators(ctx, name, len(specs))
+	return p.waitGenerators(ctx, name, len(specs), live)
 }
 
 // waitGenerators waits until each of the job's n pods has ended and reads
 // the last line each one printed.
-func (p *Provider) waitGenerators(ctx context.Context, job string, n int) ([][]byte, error) {
+func (p *Provider) waitGenerators(ctx context.Context, job string, n int, live func([]byte)) ([][]byte, error) {
 	sel := metav1.ListOptions{LabelSelector: "batch.kubernetes.io/job-name=" + job}
+	sctx, stopStreams := context.WithCancel(ctx)
+	var streams sync.WaitGroup
+	defer func() { stopStreams(); streams.Wait() }()
+	streaming := map[string]bool{}
 	made := time.Now()
 	ready := p.spec.Ready.D()
 	if ready <= 0 {
@@ -112,6 +119,11 @@ func (p *Provider) waitGenerators(ctx context.Context, job string, n int) ([][]b
 				continue
 			}
 			byIndex[idx] = pod
+			if live != nil && pod.Status.Phase == corev1.PodRunning && !streaming[pod.Name] {
+				streaming[pod.Name] = true
+				streams.Add(1)
+				go func(name string) { defer streams.Done(); p.streamLog(sctx, name, live) }(pod.Name)
+			}
 			switch {
 			case pod.Status.Phase == corev1.PodFailed:
 				errs = append(errs, fmt.Errorf("generator pod %d (%s/%s) died: %s", idx, p.ns, pod.Name, p.podProblem(ctx, pod)))
@@ -158,6 +170,28 @@ func (p *Provider) waitGenerators(ctx context.Context, job string, n int) ([][]b
 		}
 	}
 }
+
+// streamLog follows a generator pod's log while it runs and hands each
+// line but its result to live. A pod's lines are its input: longer than
+// maxLiveLine they are skipped; a broken stream ends it (the final answer
+// is read apart).
+func (p *Provider) streamLog(ctx context.Context, pod string, live func([]byte)) {
+	rc, err := p.cs.CoreV1().Pods(p.ns).GetLogs(pod, &corev1.PodLogOptions{Container: "generator", Follow: true}).Stream(ctx)
+	if err != nil {
+		return
+	}
+	defer rc.Close()
+	sc := bufio.NewScanner(rc)
+	sc.Buffer(make([]byte, 0, 4096), maxLiveLine)
+	for sc.Scan() {
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+			live(slices.Clone(line))
+		}
+	}
+}
+
+// maxLiveLine bounds a generator's live line (a few seconds of counts).
+const maxLiveLine = 64 << 10
 
 // lastLine is the last non-empty line a pod printed.
 func (p *Provider) lastLine(ctx context.Context, pod *corev1.Pod) ([]byte, error) {

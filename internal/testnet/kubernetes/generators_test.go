@@ -63,7 +63,7 @@ func TestGeneratorPodsReported(t *testing.T) {
 		{"no result", []*corev1.Pod{genPod(0, corev1.PodSucceeded, 0), genPod(1, corev1.PodSucceeded, 0)}, "generator pod 0: ns/generators-1-0 printed no result; its log ends: fake logs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := fakeProvider(tc.pods...).waitGenerators(ctx, "generators-1", 2)
+			_, err := fakeProvider(tc.pods...).waitGenerators(ctx, "generators-1", 2, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v; want %q", err, tc.want)
 			}
@@ -74,13 +74,13 @@ func TestGeneratorPodsReported(t *testing.T) {
 	_, _ = gone.cs.BatchV1().Jobs("ns").Create(ctx, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "generators-1", Namespace: "ns"},
 		Status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
 			Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"}}}}, metav1.CreateOptions{})
-	if _, err := gone.waitGenerators(ctx, "generators-1", 2); err == nil || !strings.Contains(err.Error(), "generator job ns/generators-1 failed: BackoffLimitExceeded") {
+	if _, err := gone.waitGenerators(ctx, "generators-1", 2, nil); err == nil || !strings.Contains(err.Error(), "generator job ns/generators-1 failed: BackoffLimitExceeded") {
 		t.Errorf("a pod gone, its job failed: %v", err)
 	}
 	// Still running: it waits (here until the context ends).
 	short, stop := context.WithTimeout(ctx, time.Second)
 	defer stop()
-	if _, err := fakeProvider(genPod(0, corev1.PodRunning, 0), genPod(1, corev1.PodSucceeded, 0)).waitGenerators(short, "generators-1", 2); err != context.DeadlineExceeded {
+	if _, err := fakeProvider(genPod(0, corev1.PodRunning, 0), genPod(1, corev1.PodSucceeded, 0)).waitGenerators(short, "generators-1", 2, nil); err != context.DeadlineExceeded {
 		t.Errorf("a generator still running: %v; want it waited for", err)
 	}
 }
