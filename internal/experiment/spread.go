@@ -69,7 +69,7 @@ func RunGenerator(ctx context.Context, spec GeneratorSpec, log *slog.Logger, liv
 	}
 	p, err := Drive(ctx, DriveOptions{
 		Progress: progress,
-		RunID: fmt.Sprintf("%s.g%d", spec.RunID, spec.Index), Targets: spec.Targets, Follow: spec.Follow,
+		RunID:    fmt.Sprintf("%s.g%d", spec.RunID, spec.Index), Targets: spec.Targets, Follow: spec.Follow,
 		Load: spec.Load, Workload: spec.Workload, Warmup: spec.Warmup, Cooldown: spec.Cooldown, Drain: spec.Drain, Log: log,
 		Spread: &Spread{Index: spec.Index, Of: spec.Of, Start: spec.Start, Done: func(st load.LedgerState, r load.Report) {
 			res.Ledger, res.Report, done = st, r, true
