@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -342,6 +343,38 @@ duration = "4s"
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil || len(pods.Items) != 0 {
 		t.Errorf("left in %s: %d pods (%v)", ns, len(pods.Items), err)
+	}
+	// A Role without the pods' logs and without deleting ConfigMaps: the
+	// preflight names both before anything is made.
+	role, err := cs.RbacV1().Roles(ns).Get(ctx, "chainperf", metav1.GetOptions{})
+	must(t, err)
+	for i, r := range role.Rules {
+		if slices.Contains(r.Resources, "pods/log") {
+			role.Rules[i].Verbs = []string{"list"}
+		}
+		if slices.Contains(r.Resources, "configmaps") {
+			role.Rules[i].Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(s string) bool { return s == "configmaps" })
+			role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}})
+		}
+	}
+	_, err = cs.RbacV1().Roles(ns).Update(ctx, role, metav1.UpdateOptions{})
+	must(t, err)
+	out, code = cli(t, reg, "testnet", "up", "-f", scn)
+	if code == 0 || !strings.Contains(out, "this kubeconfig may not get pods/log, delete configmaps, deletecollection configmaps") ||
+		!strings.Contains(out, "kube/rbac/role.yaml in namespace "+ns) {
+		t.Errorf("a Role short of two rights: exit %d\n%s", code, out)
+	}
+	// A namespace that enforces the baseline pod security level refuses
+	// the nodes' pods (NET_ADMIN): said before anything is made.
+	nsObj, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	must(t, err)
+	nsObj.Labels["pod-security.kubernetes.io/enforce"] = "baseline"
+	_, err = cs.CoreV1().Namespaces().Update(ctx, nsObj, metav1.UpdateOptions{})
+	must(t, err)
+	os.WriteFile(scn, []byte(fmt.Sprintf("[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nnamespace = %q\n", ns)), 0o644)
+	out, code = cli(t, reg, "testnet", "up", "-f", scn)
+	if code == 0 || !strings.Contains(out, `enforces the "baseline" pod security level`) {
+		t.Errorf("a baseline namespace: exit %d\n%s", code, out)
 	}
 	// A namespace of its own is beyond the Role.
 	os.WriteFile(scn, []byte(fmt.Sprintf("[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nkubeconfig = %q\n", kubeconfig)), 0o644)

@@ -123,7 +123,9 @@ func Config(k scenario.Kubernetes) (*rest.Config, error) {
 }
 
 // Preflight says, before anything is made, what stops the provider: no
-// kubeconfig, a cluster that does not answer, no way to deliver the image.
+// kubeconfig, a cluster that does not answer, rights the kubeconfig lacks
+// (each named), a namespace whose pod security refuses the nodes' pods, a
+// storage class the cluster has not, no way to deliver the image.
 func Preflight(spec scenario.Testnet, _ testnet.ProviderOptions) error {
 	k := spec.Kubernetes
 	cfg, err := Config(k)
@@ -144,6 +146,20 @@ func Preflight(spec scenario.Testnet, _ testnet.ProviderOptions) error {
 		}
 	} else if _, err := cs.CoreV1().Pods(k.Namespace).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 		return fmt.Errorf("the Kubernetes cluster at %s does not answer (%v): is it up, and may this kubeconfig list pods in namespace %s (kube/rbac/role.yaml)?", cfg.Host, err, k.Namespace)
+	}
+	missing, err := missingRights(ctx, cs, k)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		role := "kube/rbac/clusterrole.yaml (a namespace per testnet)"
+		if k.Namespace != "" {
+			role = "kube/rbac/role.yaml in namespace " + k.Namespace
+		}
+		return fmt.Errorf("this kubeconfig may not %s on the cluster at %s: %s grants what chainperf needs", strings.Join(missing, ", "), cfg.Host, role)
+	}
+	if why := podSecurity(ctx, cs, k.Namespace); why != "" {
+		return errors.New(why)
 	}
 	if k.StorageClass != "" {
 		// A Role in one namespace may not read classes: then the claims'
