@@ -236,6 +236,9 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	}()
 	t := net.Testnet
 	r.Scale = t.Scale
+	if net.Provider.Name() == "process" || net.Provider.Name() == "netns" {
+		r.NodeNice = t.NodeNice
+	}
 	for _, n := range t.Nodes {
 		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: scenario.Redact(net.Endpoint(n).RPC), Version: t.VersionOf(n)})
 	}

@@ -40,7 +40,11 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 			fmt.Fprintf(out, "  versions:   %s\n", printable.Clean(v))
 		}
 		if p.Harness != nil {
-			fmt.Fprintf(out, "  harness:    %s\n", p.Harness)
+			nice := ""
+			if r.NodeNice > 0 {
+				nice = fmt.Sprintf("; the nodes ran at nice %d, below it", r.NodeNice)
+			}
+			fmt.Fprintf(out, "  harness:    %s%s\n", p.Harness, nice)
 		}
 	}
 	// Which criteria were judged: each failed one with its value, then

@@ -154,6 +154,8 @@ type Setup struct {
 	// (testnet.scale_profile), which change its peers and node settings.
 	Scale []string `json:"scale_profile,omitempty"`
 	WAN   *WAN     `json:"wan,omitempty"`
+	// NodeNice: the nodes ran this much below the harness's priority.
+	NodeNice int `json:"node_nice,omitempty"`
 }
 
 // Outcome is what the load phases measured and the verdict on it.

@@ -73,8 +73,11 @@ type Testnet struct {
 	// ScaleProfile: "auto", "on", "off" or comma-separated ScaleParts:
 	// what chainperf changes for many nodes on few cores.
 	ScaleProfile string `toml:"scale_profile"`
-	ChainID      string `toml:"chain_id"`
-	BasePort     int    `toml:"base_port"`
+	// NodeNice is the nice the process and netns providers start nodes
+	// at, below the harness's own.
+	NodeNice int    `toml:"node_nice"`
+	ChainID  string `toml:"chain_id"`
+	BasePort int    `toml:"base_port"`
 	// SnapshotInterval: heights between the embedded kvstore's state-sync
 	// snapshots (0: none).
 	SnapshotInterval int64 `toml:"snapshot_interval"`

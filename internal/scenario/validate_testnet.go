@@ -55,6 +55,7 @@ func (s *Scenario) validateTestnet(c *checker) {
 		}
 	}
 	validateSizes(c, t)
+	s.validateNodeNice(c)
 	if t.ChainID == "" || len(t.ChainID) > 50 {
 		c.fail("testnet.chain_id", "%q: must be 1 to 50 characters", t.ChainID)
 	}
@@ -235,6 +236,14 @@ func (s *Scenario) validateWAN(c *checker) {
 // validateKubernetes checks [testnet.kubernetes]: zones as placement by a
 // node label or as emulated delays in the pods, resource quantities
 // Kubernetes accepts, an image source.
+// validateNodeNice checks the nodes' nice: a value Linux has, at or
+// below the harness's priority.
+func (s *Scenario) validateNodeNice(c *checker) {
+	if n := s.Testnet.NodeNice; n < 0 || n > 19 {
+		c.fail("testnet.node_nice", "%d: from 0 (the harness's priority) to 19 (the lowest)", n)
+	}
+}
+
 func (s *Scenario) validateKubernetes(c *checker) {
 	t := &s.Testnet
 	k := &t.Kubernetes

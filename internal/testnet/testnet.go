@@ -115,6 +115,9 @@ type Testnet struct {
 	Profiling node.Profiling `json:"profiling,omitempty"`
 	// Scale lists the parts of the scale profile in force (scale.go).
 	Scale []string `json:"scale,omitempty"`
+	// NodeNice is how much lower than the harness's the nodes' priority
+	// is (process and netns: they start under `nice -n NodeNice`).
+	NodeNice int `json:"node_nice,omitempty"`
 	// DialPeers is set by a provider that learns the nodes' addresses only
 	// once they run (kubernetes: pod IPs): configs name no peers and allow
 	// the unsafe RPC, through which the provider dials each node's peers
@@ -156,6 +159,7 @@ func New(spec scenario.Testnet, id, dir, host string, basePort int) *Testnet {
 	t.add(RoleValidator, "validator", spec.Validators, host)
 	t.add(RoleFull, "full", spec.FullNodes, host)
 	t.Scale = spec.ScaleProfileParts()
+	t.NodeNice = spec.NodeNice
 	for name, i := range spec.VersionOf() {
 		if n := t.Node(name); n != nil {
 			n.Run(spec.Versions[i].Binary, spec.Versions[i].Exec)

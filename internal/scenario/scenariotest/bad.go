@@ -181,6 +181,7 @@ var Bads = []Bad{
 	{"version without binary", "[[testnet.versions]]\nweight = 1\n[[testnet.versions]]\nbinary = \"/bin/true\"\nweight = 1\n", "testnet.versions[0].binary: name the binary"},
 	{"upgrade without to", "[[perturbation]]\nkind = \"upgrade\"\nat = \"5s\"\nduration = \"2s\"\n", "perturbation[0].to: name the binary the nodes upgrade to"},
 	{"upgrade past the phase", "[load]\nduration = \"30s\"\n[experiment]\nkind = \"steady\"\n[[perturbation]]\nkind = \"upgrade\"\nto = \"embedded\"\nat = \"5s\"\nduration = \"3s\"\ngap = \"5s\"\n", "the upgrade of 5 nodes (each down 3s, 5s apart) ends at 40s, after the 30s"},
+	{"node nice", "[testnet]\nnode_nice = 25\n", "f.toml:2: testnet.node_nice: 25: from 0 (the harness's priority) to 19 (the lowest)"},
 	// A node's home on a volume: a class name and a size Kubernetes takes.
 	{"storage class name", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nstorage_class = \"Fast SSD\"\n", `testnet.kubernetes.storage_class: "Fast SSD" is not a storage class name`},
 	{"storage size", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nstorage_class = \"standard\"\nstorage_size = \"lots\"\n", `testnet.kubernetes.storage_size: "lots": a positive Kubernetes quantity`},

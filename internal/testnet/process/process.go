@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -129,6 +130,15 @@ func (p *Provider) start(n *testnet.Node) error {
 		cmd = exec.Command(wrap[0], wrap[1:]...)
 		if cmd.Err != nil {
 			return cmd.Err
+		}
+	}
+	if p.net.NodeNice > 0 {
+		// nice execs the rest: the node is this process, every thread of
+		// it at the lower priority.
+		niced := append([]string{"nice", "-n", strconv.Itoa(p.net.NodeNice)}, cmd.Args...)
+		cmd = exec.Command(niced[0], niced[1:]...)
+		if cmd.Err != nil {
+			return fmt.Errorf("testnet.node_nice: %w (nice, from coreutils, starts the nodes)", cmd.Err)
 		}
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
