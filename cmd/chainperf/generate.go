@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -35,7 +36,8 @@ func generateCmd() *cobra.Command {
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 			// A line a second while it runs, for the coordinator's live view.
 			enc := json.NewEncoder(cmd.OutOrStdout())
-			live := func(g experiment.GeneratorLive) { _ = enc.Encode(g) }
+			var mu sync.Mutex // the last "load" second and the first "drain" one may come at once
+			live := func(g experiment.GeneratorLive) { mu.Lock(); _ = enc.Encode(g); mu.Unlock() }
 			res, err := experiment.RunGenerator(cmd.Context(), spec, log, live)
 			if err != nil {
 				return err

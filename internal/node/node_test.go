@@ -12,6 +12,7 @@ import (
 	"github.com/chainperf/chainperf/internal/node"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
+	"github.com/chainperf/chainperf/internal/testnet/providertest"
 )
 
 // A home the testnet wrote reads back with its addresses and the
@@ -59,7 +60,8 @@ func TestRunUntilCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("CHAINPERF_REGISTRY", t.TempDir())
-	base, err := testnet.AllocatePorts("127.0.0.1", 0, 4)
+	base, err := providertest.TestBlock(4) // apart from the command tests' ports
+
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package providertest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +31,7 @@ func Testnet(t *testing.T, spec scenario.Testnet) *testnet.Testnet {
 	t.Setenv("CHAINPERF_REGISTRY", t.TempDir())
 	dir := t.TempDir()
 	probe := testnet.New(spec, "tn-000000", dir, "127.0.0.1", 0)
-	base, err := testnet.AllocatePorts("127.0.0.1", 0, probe.PortCount())
+	base, err := TestBlock(probe.PortCount())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,4 +58,22 @@ func NoProcessUnder(t *testing.T, dir string) {
 			t.Errorf("%s still runs: %s", filepath.Dir(p), bytes.ReplaceAll(data, []byte{0}, []byte{' '}))
 		}
 	}
+}
+
+// ProviderTestPorts is where these tests' testnets take their ports: apart
+// from chainperf's automatic blocks (testnet.FirstAutoPort up), which the
+// command's tests, running beside these in another process with another
+// registry, take. A port is free when probed and bound by its node only
+// later: two processes probing one range at once could both take it.
+const ProviderTestPorts = 41000
+
+// TestBlock is the first block of count free ports from ProviderTestPorts,
+// for a test that starts nodes on 127.0.0.1.
+func TestBlock(count int) (int, error) {
+	for b := ProviderTestPorts; b+count <= 60000; b += count {
+		if base, err := testnet.AllocatePorts("127.0.0.1", b, count); err == nil {
+			return base, nil
+		}
+	}
+	return 0, fmt.Errorf("no block of %d free ports from %d", count, ProviderTestPorts)
 }
