@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"encoding/json"
-	"maps"
 	"slices"
 	"sync"
 
@@ -96,17 +95,11 @@ func (m *liveMerge) summary() (s load.Summary, ok bool) {
 		s.Lag.P99 = max(s.Lag.P99, g.Lag.P99)
 	}
 	for _, secs := range m.at {
-		for _, i := range slices.Sorted(maps.Keys(secs)) {
+		for i, sec := range secs {
 			for len(s.PerSecond) <= i {
 				s.PerSecond = append(s.PerSecond, load.Second{})
 			}
-			sec, add := &s.PerSecond[i], secs[i]
-			sec.Sent += add.Sent
-			sec.Accepted += add.Accepted
-			sec.Rejected += add.Rejected
-			sec.SendError += add.SendError
-			sec.Committed += add.Committed
-			sec.Failed += add.Failed
+			s.PerSecond[i].Add(sec)
 		}
 	}
 	return s, true

@@ -136,6 +136,18 @@ type Second struct {
 	LatencyP99 float64 `json:"latency_p99_ms,omitempty"`
 }
 
+// Add adds o's counts to s (not its latency percentiles: those of parts
+// do not add up).
+func (s *Second) Add(o Second) {
+	s.Sent += o.Sent
+	s.Accepted += o.Accepted
+	s.Rejected += o.Rejected
+	s.SendError += o.SendError
+	s.Committed += o.Committed
+	s.Failed += o.Failed
+	s.Unresolved += o.Unresolved
+}
+
 // NewLedger returns a ledger whose time zero is start.
 func NewLedger(start time.Time, track bool) *Ledger {
 	return &Ledger{

@@ -160,14 +160,7 @@ func MergeLedgers(states []LedgerState) (*Ledger, error) {
 			}
 		}
 		for at, sec := range s.PerSecond {
-			into := l.second(time.Duration(at) * time.Second)
-			into.Sent += sec.Sent
-			into.Accepted += sec.Accepted
-			into.Rejected += sec.Rejected
-			into.SendError += sec.SendError
-			into.Committed += sec.Committed
-			into.Failed += sec.Failed
-			into.Unresolved += sec.Unresolved
+			l.second(time.Duration(at) * time.Second).Add(sec)
 		}
 		for at, hs := range s.SecondLatency {
 			h, err := hs.histogram()
