@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -221,6 +223,101 @@ max_unresolved = 0
 	}
 }
 
+// TestKubernetesThroughTheAPIServer: a harness that reaches only the API
+// server (its group's packets to the local cluster's pod network are
+// rejected). With reach = "pods" it fails at the first node it calls;
+// with reach = "api" the same run passes: the nodes' RPC, metrics, pprof
+// and fault agents through port-forwards, the load from generator pods,
+// a validator killed (its pod made again) and one paused (by its agent).
+func TestKubernetesThroughTheAPIServer(t *testing.T) {
+	cs := kubetest.Cluster(t)
+	before := chainperfNamespaces(t, cs)
+	// The local cluster's pods are on 10.244.77.0/24 (kube/localcluster).
+	const gid, pods = "4242", "10.244.77.0/24"
+	rule := []string{"OUTPUT", "-m", "owner", "--gid-owner", gid, "-d", pods, "-j", "REJECT"}
+	if out, err := exec.Command("iptables", append([]string{"-I"}, rule...)...).CombinedOutput(); err != nil {
+		t.Fatalf("block the pod network: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("iptables", append([]string{"-D"}, rule...)...).Run() })
+	outside := func(args ...string) (string, int) {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+t.TempDir())
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 0, Gid: 4242, Groups: []uint32{}}}
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(out), ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), 0
+	}
+	tmp := t.TempDir()
+	scenarioText := func(reach string) string {
+		return fmt.Sprintf(`name = "api-%s"
+[testnet]
+provider = "kubernetes"
+validators = 4
+full_nodes = 1
+[testnet.kubernetes]
+reach = %q
+[load]
+rate = 100
+duration = "14s"
+generators = 2
+[experiment]
+kind = "steady"
+warmup = "1s"
+[criteria]
+max_unresolved = 0
+[[perturbation]]
+kind = "kill"
+nodes = ["validator3"]
+at = "2s"
+duration = "4s"
+[[perturbation]]
+kind = "pause"
+nodes = ["validator2"]
+at = "9s"
+duration = "2s"
+`, reach, reach)
+	}
+	scn := filepath.Join(tmp, "api.toml")
+	os.WriteFile(scn, []byte(scenarioText("pods")), 0o644)
+	out, code := outside("run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "blocked"))
+	if code == 0 || !strings.Contains(out, "10.244.77.") {
+		t.Fatalf("reach = \"pods\" with the pod network blocked: exit %d, want a failure naming a pod IP\n%s", code, out)
+	}
+	t.Logf("reach = \"pods\", blocked: %s", lastLine(out))
+	os.WriteFile(scn, []byte(scenarioText("api")), 0o644)
+	reports := filepath.Join(tmp, "reports")
+	out, code = outside("run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", reports)
+	if code != 0 || !strings.Contains(out, "1400 sent = 1400 committed") {
+		t.Fatalf("reach = \"api\": exit %d\n%s", code, out)
+	}
+	r := readSummary(t, reports)
+	for _, n := range r.Nodes {
+		if !strings.HasPrefix(n.RPC, "http://127.0.0.1:") {
+			t.Errorf("%s reached at %s, not through a local port-forward", n.Name, n.RPC)
+		}
+	}
+	// Metrics and profiles came through the forwards too.
+	if !strings.Contains(out, "internals:  p2p sent") || !strings.Contains(out, "cpu:        validators' top function") {
+		t.Errorf("no metrics or profiles from the nodes through the API server:\n%s", out)
+	}
+	// A fault that fails fails the run; both are in its record.
+	var whats []string
+	for _, f := range r.Faults {
+		whats = append(whats, f.What+" "+f.Nodes)
+	}
+	if len(whats) != 2 || !strings.HasPrefix(whats[0], "kill") || !strings.HasPrefix(whats[1], "pause") {
+		t.Errorf("faults %q, want the kill and the pause", whats)
+	}
+	if now := chainperfNamespaces(t, cs); len(now) != len(before) {
+		t.Errorf("namespaces after the runs: %v; before: %v", now, before)
+	}
+}
+
 // TestKubernetesDryRun200: the 200-validator example (3 regions, 8 full
 // nodes, 8 generator pods) is accepted object for object by the cluster's
 // API server and nothing is kept; a pod the server refuses (a memory
@@ -427,4 +524,10 @@ max_unresolved = 0
 			}
 		})
 	}
+}
+
+// lastLine is out's last line that is not empty.
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
 }

@@ -29,11 +29,15 @@ func NewRunID() string {
 
 // DriveOptions say what load goes where and who watches it.
 type DriveOptions struct {
-	RunID    string
-	Targets  []string // RPC URLs that receive txs
-	Follow   []string // RPC URLs to read blocks from, in order of preference; nil: no block follower
-	Load     scenario.Load
-	Workload scenario.Workload
+	RunID   string
+	Targets []string // RPC URLs that receive txs
+	Follow  []string // RPC URLs to read blocks from, in order of preference; nil: no block follower
+	// InNetwork are Targets and Follow as generators beside the nodes
+	// reach them (a pod reaches a node at its pod IP; a harness outside
+	// the cluster through the API server); nil: the same URLs.
+	InNetwork func(url string) string
+	Load      scenario.Load
+	Workload  scenario.Workload
 	// Made, if set, is the workload to send (one that keeps state from
 	// phase to phase, as a Cosmos workload's sequences); else Workload's
 	// section is built into a fresh one.

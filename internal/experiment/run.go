@@ -337,6 +337,17 @@ func (ph *phaseRunner) targetNodes() []string {
 	return out
 }
 
+// inNetwork is the URL, as the harness reaches a node's RPC, as the
+// nodes' own network reaches it (unchanged when no node has it).
+func (ph *phaseRunner) inNetwork(url string) string {
+	for _, n := range ph.net.Testnet.Nodes {
+		if ph.net.Endpoint(n).RPC == url {
+			return n.Endpoint().RPC
+		}
+	}
+	return url
+}
+
 // run runs one phase: load (with the perturbations, profiles and the
 // kind's companion beside it), drain, and the nodes that crashed.
 func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
@@ -370,7 +381,7 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 		OnBlock: onBlock,
 		RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: ph.targets, Follow: ph.follow, Load: plan.load, Workload: ph.s.Workload,
 		Warmup: plan.warmup, Cooldown: plan.cooldown, Drain: ph.s.Experiment.DrainTimeout.D(),
-		Progress: progress, Log: o.Log, Made: ph.made, OnProblem: ph.rec.event,
+		Progress: progress, Log: o.Log, Made: ph.made, OnProblem: ph.rec.event, InNetwork: ph.inNetwork,
 	}
 	if c, ok := ph.made.(chain.Committer); ok {
 		do.OnCommit = c.Committed

@@ -124,10 +124,14 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 		return nil, err
 	}
 	start := time.Now().Add(SpreadLead)
+	targets, follow := o.Targets, o.Follow
+	if o.InNetwork != nil {
+		targets, follow = mapURLs(targets, o.InNetwork), mapURLs(follow, o.InNetwork)
+	}
 	specs := make([][]byte, n)
 	for i := range specs {
 		specs[i], _ = json.Marshal(GeneratorSpec{
-			RunID: o.RunID, Index: i, Of: n, Start: start, Targets: o.Targets, Follow: o.Follow,
+			RunID: o.RunID, Index: i, Of: n, Start: start, Targets: targets, Follow: follow,
 			Load: o.Load, Workload: o.Workload, Warmup: o.Warmup, Cooldown: o.Cooldown, Drain: o.Drain,
 		})
 	}
@@ -245,4 +249,12 @@ func addOurs(b *observe.Block, gens []observe.Block) {
 	if b.Ours > 0 {
 		b.LatencyMean = sum / float64(b.Ours)
 	}
+}
+
+func mapURLs(urls []string, f func(string) string) []string {
+	out := make([]string, len(urls))
+	for i, u := range urls {
+		out[i] = f(u)
+	}
+	return out
 }

@@ -158,7 +158,20 @@ type Kubernetes struct {
 	// of that class, StorageSize each: a restarted pod keeps its data.
 	StorageClass string `toml:"storage_class"`
 	StorageSize  string `toml:"storage_size"`
+	// Reach is how the harness reaches the nodes' RPC, metrics, pprof and
+	// fault agents: ReachPods or ReachAPI.
+	Reach string `toml:"reach"`
 }
+
+// How the harness reaches a cluster's pods.
+const (
+	// ReachPods: at their pod IPs, which route from where chainperf runs
+	// (on the cluster's machine, or in a pod).
+	ReachPods = "pods"
+	// ReachAPI: through the API server's port-forward, from a machine
+	// outside the cluster that reaches only the API server.
+	ReachAPI = "api"
+)
 
 // Resources are a pod's CPU and memory requests and limits, in
 // Kubernetes quantities ("500m", "1", "512Mi"); "" is none.

@@ -272,6 +272,7 @@ func (s *Scenario) validateKubernetes(c *checker) {
 	if k.Registry != "" && k.Containerd != "" {
 		c.fail("testnet.kubernetes.containerd", "give either a registry to push the image to or a containerd to import it into, not both")
 	}
+	c.oneOf("testnet.kubernetes.reach", k.Reach, []string{ReachPods, ReachAPI})
 	if k.Ready < Duration(5*time.Second) || k.Ready > Duration(time.Hour) {
 		c.fail("testnet.kubernetes.ready_timeout", "%s: from 5s to 1h", k.Ready.D())
 	}

@@ -184,6 +184,7 @@ var Bads = []Bad{
 	{"node nice", "[testnet]\nnode_nice = 25\n", "f.toml:2: testnet.node_nice: 25: from 0 (the harness's priority) to 19 (the lowest)"},
 	// A node's home on a volume: a class name and a size Kubernetes takes.
 	{"storage class name", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nstorage_class = \"Fast SSD\"\n", `testnet.kubernetes.storage_class: "Fast SSD" is not a storage class name`},
+	{"reach", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nreach = \"nodeport\"\n", `testnet.kubernetes.reach: "nodeport"`},
 	{"storage size", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nstorage_class = \"standard\"\nstorage_size = \"lots\"\n", `testnet.kubernetes.storage_size: "lots": a positive Kubernetes quantity`},
 	// A coordinated upgrade halts an application chain at a height, once.
 	{"halt on kvstore", "[[perturbation]]\nkind = \"upgrade\"\nto = \"embedded\"\nheight = 40\nduration = \"2s\"\n", "which a \"kvstore\" chain's nodes cannot (CometBFT's kvstore has no halt height)"},

@@ -18,6 +18,9 @@ import (
 func agentPort(*testnet.Node) int { return AgentPort }
 
 func (p *Provider) agent(n *testnet.Node) agent.Client {
+	if p.fwd != nil {
+		return agent.Client{Base: "http://" + p.fwd.addr(podName(n), agentPort(n))}
+	}
 	return agent.Client{Base: "http://" + net.JoinHostPort(n.Host, strconv.Itoa(agentPort(n)))}
 }
 

@@ -98,6 +98,10 @@ type Provider struct {
 	jobs    int             // generator jobs made
 	plan    *netem.Plan     // the delays in force
 	checked int             // objects the API server accepted in a dry run
+
+	// fwd carries the harness's connections through the API server
+	// (reach = "api"); nil when pod IPs route from here.
+	fwd *forwarder
 }
 
 // nodeFiles are the names of a node's ConfigMap and Secret and the path
@@ -218,6 +222,15 @@ func New(t *testnet.Testnet, spec scenario.Testnet, table *latency.Table, o test
 		n.Host = "0.0.0.0"
 	}
 	t.DialPeers = true
+	if spec.Kubernetes.Reach == scenario.ReachAPI {
+		p.fwd = newForwarder(cfg, cs, p.ns, log)
+		for _, n := range t.Nodes {
+			if err := p.fwd.listen(podName(n), n.Ports.RPC, n.Ports.Metrics, n.Ports.Pprof, agentPort(n)); err != nil {
+				p.fwd.close()
+				return nil, err
+			}
+		}
+	}
 	return p, nil
 }
 
@@ -390,6 +403,9 @@ func (p *Provider) Start(ctx context.Context, nodes ...*testnet.Node) error {
 		if running {
 			return fmt.Errorf("start %s: already running", n.Name)
 		}
+		if p.fwd != nil {
+			p.fwd.forget(podName(n)) // a pod made again is another pod
+		}
 		if err := p.createPod(ctx, n); err != nil {
 			return fmt.Errorf("start %s: %w", n.Name, err)
 		}
@@ -413,6 +429,12 @@ func (p *Provider) Start(ctx context.Context, nodes ...*testnet.Node) error {
 	}
 	for _, n := range nodes {
 		if err := p.dialPeers(ctx, n); err != nil {
+			var op *net.OpError
+			if p.fwd == nil && errors.As(err, &op) && op.Op == "dial" {
+				// The first call from here to a pod: say what to do if
+				// pod IPs do not route here.
+				err = fmt.Errorf("%w (where pod IPs do not route from this machine, set testnet.kubernetes.reach = %q: through the API server)", err, scenario.ReachAPI)
+			}
 			return fmt.Errorf("start %s: %w", n.Name, err)
 		}
 	}
@@ -490,12 +512,12 @@ func (p *Provider) dialPeers(ctx context.Context, n *testnet.Node) error {
 		return nil
 	}
 	if len(peers) > 0 {
-		if err := unsafeRPC(ctx, n, "dial_peers", url.Values{"peers": {quoteList(peers)}, "persistent": {"true"}}); err != nil {
+		if err := p.unsafeRPC(ctx, n, "dial_peers", url.Values{"peers": {quoteList(peers)}, "persistent": {"true"}}); err != nil {
 			return err
 		}
 	}
 	if len(seeds) > 0 {
-		if err := unsafeRPC(ctx, n, "dial_seeds", url.Values{"seeds": {quoteList(seeds)}}); err != nil {
+		if err := p.unsafeRPC(ctx, n, "dial_seeds", url.Values{"seeds": {quoteList(seeds)}}); err != nil {
 			return err
 		}
 	}
@@ -504,10 +526,10 @@ func (p *Provider) dialPeers(ctx context.Context, n *testnet.Node) error {
 
 // unsafeRPC calls one of the node's unsafe RPC methods (the CometBFT
 // client has no call for them) and returns its error, if any.
-func unsafeRPC(ctx context.Context, n *testnet.Node, method string, q url.Values) error {
+func (p *Provider) unsafeRPC(ctx context.Context, n *testnet.Node, method string, q url.Values) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.Endpoint().RPC+"/"+method+"?"+q.Encode(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Endpoint(n).RPC+"/"+method+"?"+q.Encode(), nil)
 	if err != nil {
 		return err
 	}
@@ -542,9 +564,21 @@ func quoteList(xs []string) string {
 // clashes with none of a node's, whatever the chain.
 const AgentPort = 1023
 
-// Endpoint is where the harness reaches n: its pod's IP (the harness runs
-// where pod IPs route: on the cluster's machine or in a pod).
-func (p *Provider) Endpoint(n *testnet.Node) testnet.Endpoint { return n.Endpoint() }
+// Endpoint is where the harness reaches n: its pod's IP where pod IPs
+// route from here (on the cluster's machine or in a pod), else (reach =
+// "api") local addresses forwarded through the API server. Peers reach
+// it at its pod IP either way.
+func (p *Provider) Endpoint(n *testnet.Node) testnet.Endpoint {
+	e := n.Endpoint()
+	if p.fwd == nil {
+		return e
+	}
+	pod := podName(n)
+	e.RPC = "http://" + p.fwd.addr(pod, n.Ports.RPC)
+	e.Metrics = "http://" + p.fwd.addr(pod, n.Ports.Metrics) + "/metrics"
+	e.Pprof = "http://" + p.fwd.addr(pod, n.Ports.Pprof) + "/debug/pprof"
+	return e
+}
 
 // Exited reports a node the harness started whose pod ended or vanished
 // by itself.
@@ -580,5 +614,8 @@ func (p *Provider) Close(ctx context.Context) error {
 	p.mu.Lock()
 	p.running = map[string]bool{}
 	p.mu.Unlock()
+	if p.fwd != nil {
+		p.fwd.close()
+	}
 	return remove(ctx, p.cs, *p.net.Cluster, p.net.ID)
 }

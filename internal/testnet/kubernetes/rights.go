@@ -24,6 +24,7 @@ type Right struct {
 var NamespaceRights = []Right{
 	{"", "pods", []string{"create", "get", "list", "delete", "deletecollection"}},
 	{"", "pods/log", []string{"get"}},
+	{"", "pods/portforward", []string{"create"}},
 	{"", "configmaps", []string{"create", "delete", "deletecollection"}},
 	{"", "secrets", []string{"create", "delete", "deletecollection"}},
 	{"", "persistentvolumeclaims", []string{"create", "delete", "deletecollection"}},
@@ -41,6 +42,9 @@ func missingRights(ctx context.Context, cs kubernetes.Interface, k scenario.Kube
 	rights := NamespaceRights
 	if k.StorageClass == "" {
 		rights = withoutResource(rights, "persistentvolumeclaims")
+	}
+	if k.Reach != scenario.ReachAPI {
+		rights = withoutResource(rights, "pods/portforward")
 	}
 	if k.Namespace == "" {
 		rights = append(append([]Right(nil), ClusterRights...), rights...)
