@@ -359,34 +359,7 @@ func TestKubernetesRBACRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kubernetes.DeleteNamespace(context.Background(), cs, ns) })
-	data, err := os.ReadFile("../../kube/rbac/role.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, doc := range strings.Split(string(data), "\n---\n") {
-		var head struct{ Kind string }
-		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
-			t.Fatal(err)
-		}
-		switch head.Kind {
-		case "ServiceAccount":
-			var o corev1.ServiceAccount
-			must(t, yaml.Unmarshal([]byte(doc), &o))
-			_, err = cs.CoreV1().ServiceAccounts(ns).Create(ctx, &o, metav1.CreateOptions{})
-		case "Role":
-			var o rbacv1.Role
-			must(t, yaml.Unmarshal([]byte(doc), &o))
-			_, err = cs.RbacV1().Roles(ns).Create(ctx, &o, metav1.CreateOptions{})
-		case "RoleBinding":
-			var o rbacv1.RoleBinding
-			must(t, yaml.Unmarshal([]byte(doc), &o))
-			o.Subjects[0].Namespace = ns
-			_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, &o, metav1.CreateOptions{})
-		default:
-			t.Fatalf("role.yaml: a %q", head.Kind)
-		}
-		must(t, err)
-	}
+	applyRole(t, cs, ns)
 	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "chainperf", &authv1.TokenRequest{}, metav1.CreateOptions{})
 	must(t, err)
 	admin, err := kubernetes.Config(scenario.Kubernetes{})
@@ -478,6 +451,41 @@ duration = "4s"
 	out, code = cli(t, reg, "testnet", "up", "-f", scn)
 	if code == 0 || !strings.Contains(out, "may this kubeconfig list namespaces (kube/rbac/clusterrole.yaml)") {
 		t.Errorf("its own namespace with only the Role: exit %d\n%s", code, out)
+	}
+}
+
+// applyRole makes kube/rbac/role.yaml's service account, Role and
+// RoleBinding in ns, as `kubectl apply -n ns -f` would.
+func applyRole(t *testing.T, cs k8s.Interface, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	data, err := os.ReadFile("../../kube/rbac/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var head struct{ Kind string }
+		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+			t.Fatal(err)
+		}
+		switch head.Kind {
+		case "ServiceAccount":
+			var o corev1.ServiceAccount
+			must(t, yaml.Unmarshal([]byte(doc), &o))
+			_, err = cs.CoreV1().ServiceAccounts(ns).Create(ctx, &o, metav1.CreateOptions{})
+		case "Role":
+			var o rbacv1.Role
+			must(t, yaml.Unmarshal([]byte(doc), &o))
+			_, err = cs.RbacV1().Roles(ns).Create(ctx, &o, metav1.CreateOptions{})
+		case "RoleBinding":
+			var o rbacv1.RoleBinding
+			must(t, yaml.Unmarshal([]byte(doc), &o))
+			o.Subjects[0].Namespace = ns
+			_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, &o, metav1.CreateOptions{})
+		default:
+			t.Fatalf("role.yaml: a %q", head.Kind)
+		}
+		must(t, err)
 	}
 }
 

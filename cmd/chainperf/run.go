@@ -18,6 +18,7 @@ import (
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/store"
+	"github.com/chainperf/chainperf/internal/testnet/kubernetes"
 )
 
 func runCmd() *cobra.Command {
@@ -71,6 +72,9 @@ input or an error.`,
 				return err
 			}
 			defer st.Close()
+			if s.Testnet.Provider == scenario.ProviderKubernetes && s.Testnet.Kubernetes.Harness == scenario.HarnessPod && !kubernetes.InHarnessPod() {
+				return runInPod(cmd, s, st, reportDir, exe)
+			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "scenario %s: %s\n", s.Name, describePlan(s))
 			live := newLiveView(out)

@@ -161,7 +161,17 @@ type Kubernetes struct {
 	// Reach is how the harness reaches the nodes' RPC, metrics, pprof and
 	// fault agents: ReachPods or ReachAPI.
 	Reach string `toml:"reach"`
+	// Harness is where chainperf's harness runs: HarnessHere (where
+	// `chainperf run` is) or HarnessPod (a Job's pod in Namespace, its
+	// results brought back into the caller's database).
+	Harness string `toml:"harness"`
 }
+
+// Where a Kubernetes run's harness runs.
+const (
+	HarnessHere = "here"
+	HarnessPod  = "pod"
+)
 
 // How the harness reaches a cluster's pods.
 const (

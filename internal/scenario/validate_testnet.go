@@ -273,6 +273,19 @@ func (s *Scenario) validateKubernetes(c *checker) {
 		c.fail("testnet.kubernetes.containerd", "give either a registry to push the image to or a containerd to import it into, not both")
 	}
 	c.oneOf("testnet.kubernetes.reach", k.Reach, []string{ReachPods, ReachAPI})
+	c.oneOf("testnet.kubernetes.harness", k.Harness, []string{HarnessHere, HarnessPod})
+	if k.Harness == HarnessPod {
+		// The pod runs as the service account of kube/rbac/role.yaml, and
+		// its image carries chainperf alone.
+		switch {
+		case k.Namespace == "":
+			c.fail("testnet.kubernetes.harness", "a harness pod runs in a namespace you give it (testnet.kubernetes.namespace), as the service account kube/rbac/role.yaml makes there")
+		case t.Chain != "kvstore" || t.Binary != "" || len(t.Versions) > 0:
+			c.fail("testnet.kubernetes.harness", "a harness pod runs chainperf's own node (chain = \"kvstore\", no binary or versions): a chain's binary is built where chainperf runs and is not in the pod")
+		case t.LatencyTable != "builtin":
+			c.fail("testnet.kubernetes.harness", "a harness pod cannot read latency_table %q (a file on this machine): use the built-in table", t.LatencyTable)
+		}
+	}
 	if k.Ready < Duration(5*time.Second) || k.Ready > Duration(time.Hour) {
 		c.fail("testnet.kubernetes.ready_timeout", "%s: from 5s to 1h", k.Ready.D())
 	}

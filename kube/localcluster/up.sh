@@ -5,7 +5,7 @@
 # containerd and runc, pods on a bridge of their own. No Docker engine, no
 # registry, no systemd. Recipe and the settings it needs: ../shared/KUBERNETES.md.
 #
-#   sudo kube/localcluster/up.sh            # prints: export KUBECONFIG=...
+#   sudo kube/localcluster/up.sh            # prints: export KUBECONFIG=... CHAINPERF_KUBE_CTR=... CHAINPERF_KUBE_POD_API=...
 #   sudo kube/localcluster/down.sh          # removes all of it
 #
 # Everything lives under $CHAINPERF_KUBE_DIR (default /var/lib/chainperf-kube);
@@ -148,8 +148,10 @@ start etcd etcd --name local --data-dir "$dir/etcd" \
   --initial-cluster local=http://127.0.0.1:2380
 wait_for etcd 30 curl -sf http://127.0.0.1:2379/health
 
+# It listens on the node IP too: a harness pod (harness = "pod") reaches it
+# there, since no kube-proxy routes the kubernetes Service's cluster IP.
 start kube-apiserver "$bin/kube-apiserver" --etcd-servers=http://127.0.0.1:2379 \
-  --bind-address=127.0.0.1 --secure-port=6443 --advertise-address="$node_ip" \
+  --bind-address=0.0.0.0 --secure-port=6443 --advertise-address="$node_ip" \
   --service-cluster-ip-range=10.0.0.0/24 --authorization-mode=Node,RBAC \
   --client-ca-file=pki/ca.crt --tls-cert-file=pki/apiserver.crt --tls-private-key-file=pki/apiserver.key \
   --service-account-issuer=https://kubernetes.default.svc --service-account-key-file=pki/sa.pub \
@@ -211,4 +213,4 @@ node_ready() { kc "/api/v1/nodes/$node" | tr -d ' \n' | grep -q '"type":"Ready",
 wait_for kubelet 90 node_ready
 wait_for kube-controller-manager 60 sh -c "curl -sf --cacert pki/ca.crt --cert pki/admin.crt --key pki/admin.key https://127.0.0.1:6443/api/v1/namespaces/default/serviceaccounts/default >/dev/null"
 echo "up.sh: cluster up in $dir (node $node, pods on $subnet.0/24)" >&2
-echo "export KUBECONFIG=$dir/kubeconfig CHAINPERF_KUBE_CTR=$dir/containerd/containerd.sock"
+echo "export KUBECONFIG=$dir/kubeconfig CHAINPERF_KUBE_CTR=$dir/containerd/containerd.sock CHAINPERF_KUBE_POD_API=$node_ip:6443"

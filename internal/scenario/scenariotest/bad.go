@@ -185,6 +185,8 @@ var Bads = []Bad{
 	// A node's home on a volume: a class name and a size Kubernetes takes.
 	{"storage class name", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nstorage_class = \"Fast SSD\"\n", `testnet.kubernetes.storage_class: "Fast SSD" is not a storage class name`},
 	{"reach", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nreach = \"nodeport\"\n", `testnet.kubernetes.reach: "nodeport"`},
+	{"harness pod without a namespace", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nharness = \"pod\"\n", `testnet.kubernetes.harness: a harness pod runs in a namespace you give it`},
+	{"harness pod of a chain", "[testnet]\nprovider = \"kubernetes\"\nchain = \"cosmos\"\n[testnet.kubernetes]\nharness = \"pod\"\nnamespace = \"team\"\n", `testnet.kubernetes.harness: a harness pod runs chainperf's own node`},
 	{"storage size", "[testnet]\nprovider = \"kubernetes\"\n[testnet.kubernetes]\nstorage_class = \"standard\"\nstorage_size = \"lots\"\n", `testnet.kubernetes.storage_size: "lots": a positive Kubernetes quantity`},
 	// A coordinated upgrade halts an application chain at a height, once.
 	{"halt on kvstore", "[[perturbation]]\nkind = \"upgrade\"\nto = \"embedded\"\nheight = 40\nduration = \"2s\"\n", "which a \"kvstore\" chain's nodes cannot (CometBFT's kvstore has no halt height)"},

@@ -11,14 +11,11 @@ package kubernetes
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,7 +35,6 @@ import (
 	"github.com/chainperf/chainperf/internal/kube/image"
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
-	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
@@ -171,7 +167,7 @@ func Preflight(spec scenario.Testnet, _ testnet.ProviderOptions) error {
 			return fmt.Errorf("testnet.kubernetes.storage_class %q: the cluster at %s has no such storage class (`kubectl get storageclass` lists those it has)", k.StorageClass, cfg.Host)
 		}
 	}
-	if k.Registry == "" && ctrSocket(k) == "" {
+	if k.Registry == "" && ctrSocket(k) == "" && os.Getenv(ImageEnv) == "" {
 		return errors.New("no way to get the node image to the cluster: set testnet.kubernetes.registry (a registry its nodes pull from) or testnet.kubernetes.containerd (a one-machine cluster's containerd socket, or $" + CtrEnv + ")")
 	}
 	return nil
@@ -306,29 +302,41 @@ func (p *Provider) Open(ctx context.Context) (err error) {
 }
 
 func (p *Provider) deliverImage(ctx context.Context) error {
-	repo := image.LocalRepo
-	if p.spec.Registry != "" {
-		repo = p.spec.Registry
-	}
 	start := time.Now()
-	im, err := image.Build(p.exe, repo, p.net.Binary)
+	ref, never, err := deliver(ctx, p.spec, p.exe, p.net.Binary, p.dryRun)
 	if err != nil {
 		return err
 	}
-	if sock := ctrSocket(p.spec); sock != "" {
-		p.pullNo = true
-		if !p.dryRun {
+	p.image, p.pullNo = ref, never
+	p.log.Info("node image ready", "image", ref, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// deliver builds the node image (chainperf's exe, and a chain's binary)
+// and pushes it to the registry or imports it into the one-machine
+// cluster's containerd (then pods never pull it: never). In a harness
+// pod (ImageEnv set) the caller delivered it: that image, none built.
+func deliver(ctx context.Context, k scenario.Kubernetes, exe, chain string, dryRun bool) (ref string, never bool, err error) {
+	if ref := os.Getenv(ImageEnv); ref != "" && chain == "" {
+		return ref, false, nil
+	}
+	repo := image.LocalRepo
+	if k.Registry != "" {
+		repo = k.Registry
+	}
+	im, err := image.Build(exe, repo, chain)
+	if err != nil {
+		return "", false, err
+	}
+	if sock := ctrSocket(k); sock != "" {
+		never = true
+		if !dryRun {
 			err = im.Import(ctx, sock)
 		}
-	} else if !p.dryRun {
+	} else if !dryRun {
 		err = im.Push(ctx)
 	}
-	if err != nil {
-		return err
-	}
-	p.image = im.Ref
-	p.log.Info("node image ready", "image", im.Ref, "took", time.Since(start).Round(time.Millisecond))
-	return nil
+	return im.Ref, never, err
 }
 
 // maxFiles is what a node's files may take in its ConfigMap: the API
@@ -502,61 +510,6 @@ func (p *Provider) RestoreLatency(ctx context.Context) error {
 	p.plan = p.base
 	p.mu.Unlock()
 	return p.pushDelays(ctx)
-}
-
-// dialPeers asks n to dial its persistent peers and seeds at their pods'
-// current addresses.
-func (p *Provider) dialPeers(ctx context.Context, n *testnet.Node) error {
-	peers, seeds := p.net.PeerAddresses(n)
-	if len(peers)+len(seeds) == 0 {
-		return nil
-	}
-	if len(peers) > 0 {
-		if err := p.unsafeRPC(ctx, n, "dial_peers", url.Values{"peers": {quoteList(peers)}, "persistent": {"true"}}); err != nil {
-			return err
-		}
-	}
-	if len(seeds) > 0 {
-		if err := p.unsafeRPC(ctx, n, "dial_seeds", url.Values{"seeds": {quoteList(seeds)}}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// unsafeRPC calls one of the node's unsafe RPC methods (the CometBFT
-// client has no call for them) and returns its error, if any.
-func (p *Provider) unsafeRPC(ctx context.Context, n *testnet.Node, method string, q url.Values) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.Endpoint(n).RPC+"/"+method+"?"+q.Encode(), nil)
-	if err != nil {
-		return err
-	}
-	resp, err := nodehttp.Client(nodehttp.Small).Do(req)
-	if err != nil {
-		return fmt.Errorf("%s: %w", method, err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Error *struct {
-			Message string `json:"message"`
-			Data    string `json:"data"`
-		} `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return fmt.Errorf("%s: %s answered %s: %w", method, n.Name, resp.Status, err)
-	}
-	if out.Error != nil {
-		return fmt.Errorf("%s: %s %s", method, out.Error.Message, out.Error.Data)
-	}
-	return nil
-}
-
-// quoteList is a JSON list of strings, as the RPC's URI form takes it.
-func quoteList(xs []string) string {
-	b, _ := json.Marshal(xs)
-	return string(b)
 }
 
 // AgentPort is where the fault agent listens in each node's pod: below

@@ -43,7 +43,7 @@ func missingRights(ctx context.Context, cs kubernetes.Interface, k scenario.Kube
 	if k.StorageClass == "" {
 		rights = withoutResource(rights, "persistentvolumeclaims")
 	}
-	if k.Reach != scenario.ReachAPI {
+	if k.Reach != scenario.ReachAPI && k.Harness != scenario.HarnessPod {
 		rights = withoutResource(rights, "pods/portforward")
 	}
 	if k.Namespace == "" {
