@@ -141,7 +141,8 @@ type Kubernetes struct {
 	// ("registry.example.com/team/chainperf"); pods pull it from there.
 	Registry string `toml:"registry"`
 	// Containerd, if set, is the containerd socket of a one-machine
-	// cluster on this host: the image is imported there and never pulled.
+	// cluster on this host (several, comma-separated, for each of its
+	// nodes): the image is imported there and never pulled.
 	// "" with no registry is $CHAINPERF_KUBE_CTR.
 	Containerd string `toml:"containerd"`
 	// ZoneLabel is the node label that names a zone: nodes of a zone

@@ -5,6 +5,7 @@
 # the bridge, iptables chains, sysctls and directories that were not there
 # before. Safe to run twice, and after a failed up.sh.
 set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 dir=${CHAINPERF_KUBE_DIR:-/var/lib/chainperf-kube}
 bridge=cpkube0
 [ "$(id -u)" = 0 ] || { echo "down.sh: needs root" >&2; exit 2; }
@@ -31,6 +32,12 @@ stop() { # stop NAME: SIGTERM, then SIGKILL after 10 s
   kill -KILL "$pid" 2>/dev/null
 }
 
+# Nodes addnode.sh added, each with its own kubelet and containerd.
+for d in "$dir"/node*/; do
+  [ -d "$d" ] || continue
+  d=${d%/}
+  bash "$here/rmnode.sh" "${d##*/node}" >/dev/null 2>&1
+done
 # kubelet first, so that it restarts nothing; then every container: the
 # shims of our containerd (found by its socket in their command lines) and
 # all below them.

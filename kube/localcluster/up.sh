@@ -138,7 +138,8 @@ cat > cni/net.d/10-chainperf.conflist <<EOF
 {"cniVersion": "0.4.0", "name": "chainperf", "plugins": [
   {"type": "bridge", "bridge": "$bridge", "isGateway": true, "ipMasq": false,
    "ipam": {"type": "host-local", "dataDir": "$dir/cni/ipam",
-            "ranges": [[{"subnet": "$subnet.0/24", "gateway": "$node_ip"}]]}},
+            "ranges": [[{"subnet": "$subnet.0/24", "gateway": "$node_ip"}]],
+            "routes": [{"dst": "10.244.0.0/16"}]}},
   {"type": "loopback"}]}
 EOF
 

@@ -328,9 +328,13 @@ func deliver(ctx context.Context, k scenario.Kubernetes, exe, chain string, dryR
 	if err != nil {
 		return "", false, err
 	}
-	if sock := ctrSocket(k); sock != "" {
+	if socks := ctrSocket(k); socks != "" {
+		// A one-machine cluster of several nodes: every node's containerd.
 		never = true
-		if !dryRun {
+		for _, sock := range strings.Split(socks, ",") {
+			if err != nil || dryRun {
+				break
+			}
 			err = im.Import(ctx, sock)
 		}
 	} else if !dryRun {

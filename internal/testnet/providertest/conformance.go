@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/netem"
+
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
 
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -26,6 +28,14 @@ type Subject struct {
 	// Gone, if set, checks after Close that nothing the provider made is
 	// left (processes, namespaces).
 	Gone func(t *testing.T)
+}
+
+// hasWAN: the provider emulates delays to scale (netns and kubernetes
+// without zone_label; on real links there is none, and scenario check
+// refuses a latency fault).
+func hasWAN(p testnet.Provider) bool {
+	w, ok := p.(interface{ WAN() *netem.WAN })
+	return !ok || w.WAN() != nil
 }
 
 func canTail(p testnet.Provider) bool {
@@ -150,7 +160,7 @@ func Conformance(t *testing.T, s Subject) {
 			c.rises(val[0])
 		}},
 		// The delays change and come back; the chain goes on.
-		{"latency", testnet.Can(p, testnet.FaultLatency), func(c *checker) {
+		{"latency", testnet.Can(p, testnet.FaultLatency) && hasWAN(p), func(c *checker) {
 			ls := p.(testnet.LatencyShaper)
 			c.must(ls.ScaleLatency(ctx, 2), "ScaleLatency")
 			c.rises(val[0])
