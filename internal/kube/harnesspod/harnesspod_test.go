@@ -51,7 +51,9 @@ func TestPackUnpack(t *testing.T) {
 		tw.Close()
 		return b.Bytes()
 	}
-	file := func(name string) *tar.Header { return &tar.Header{Name: name, Typeflag: tar.TypeReg, Size: 1, Mode: 0o644} }
+	file := func(name string) *tar.Header {
+		return &tar.Header{Name: name, Typeflag: tar.TypeReg, Size: 1, Mode: 0o644}
+	}
 	for _, c := range []struct {
 		name string
 		tar  []byte
