@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/httpstream"
@@ -151,11 +152,13 @@ func (f *forwarder) handle(c net.Conn, k podPort) {
 }
 
 // conn is the pod's upgraded connection to the API server, dialled when
-// there is none or the one there is has closed.
+// there is none or the one there is has closed. The dial is bounded
+// (dialTimeout) and made outside the lock: a slow API server holds up
+// only the connections to that pod.
 func (f *forwarder) conn(pod string) (httpstream.Connection, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.closed {
+		f.mu.Unlock()
 		return nil, errors.New("port-forward: closed")
 	}
 	if c, ok := f.conns[pod]; ok {
@@ -163,25 +166,68 @@ func (f *forwarder) conn(pod string) (httpstream.Connection, error) {
 		case <-c.CloseChan():
 			delete(f.conns, pod)
 		default:
+			f.mu.Unlock()
 			return c, nil
 		}
 	}
+	f.mu.Unlock()
+	c, err := f.dial(pod)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		c.Close()
+		return nil, errors.New("port-forward: closed")
+	}
+	if other, ok := f.conns[pod]; ok { // dialled meanwhile by another connection
+		c.Close()
+		return other, nil
+	}
+	f.conns[pod] = c
+	return c, nil
+}
+
+// dialTimeout bounds the upgrade of a connection to the API server.
+const dialTimeout = 15 * time.Second
+
+func (f *forwarder) dial(pod string) (httpstream.Connection, error) {
 	transport, upgrader, err := spdy.RoundTripperFor(f.cfg)
 	if err != nil {
 		return nil, err
 	}
 	u := f.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(f.ns).Name(pod).SubResource("portforward").URL()
 	d := spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, u)
-	c, proto, err := d.Dial(portforward.PortForwardProtocolV1Name)
-	if err != nil {
-		return nil, fmt.Errorf("port-forward to pod %s/%s through the API server: %w", f.ns, pod, err)
+	type dialed struct {
+		c     httpstream.Connection
+		proto string
+		err   error
 	}
-	if proto != portforward.PortForwardProtocolV1Name {
-		c.Close()
-		return nil, fmt.Errorf("port-forward to pod %s/%s: the API server speaks %q", f.ns, pod, proto)
+	ch := make(chan dialed, 1)
+	go func() {
+		c, proto, err := d.Dial(portforward.PortForwardProtocolV1Name)
+		ch <- dialed{c, proto, err}
+	}()
+	var r dialed
+	select {
+	case r = <-ch:
+	case <-time.After(dialTimeout):
+		go func() { // the dial may still end: close what it makes
+			if r := <-ch; r.c != nil {
+				r.c.Close()
+			}
+		}()
+		return nil, fmt.Errorf("port-forward to pod %s/%s through the API server: no answer in %s", f.ns, pod, dialTimeout)
 	}
-	f.conns[pod] = c
-	return c, nil
+	if r.err != nil {
+		return nil, fmt.Errorf("port-forward to pod %s/%s through the API server: %w", f.ns, pod, r.err)
+	}
+	if r.proto != portforward.PortForwardProtocolV1Name {
+		r.c.Close()
+		return nil, fmt.Errorf("port-forward to pod %s/%s: the API server speaks %q", f.ns, pod, r.proto)
+	}
+	return r.c, nil
 }
 
 // drop closes the pod's connection if it is still conn.

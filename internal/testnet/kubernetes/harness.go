@@ -137,6 +137,14 @@ func RunHarness(ctx context.Context, spec scenario.Testnet, h HarnessRun) (int, 
 		}
 		return code, nil
 	case <-streamed:
+		select {
+		case code := <-ready: // said just before the stream ended
+			if err := fetchResults(cfg, cs, ns, pod, h.Dir, log); err != nil {
+				return 0, err
+			}
+			return code, nil
+		default:
+		}
 		p, err := cs.CoreV1().Pods(ns).Get(bg, pod, metav1.GetOptions{})
 		if err != nil {
 			return 0, fmt.Errorf("harness pod %s/%s: its log ended and it cannot be read: %w", ns, pod, err)
