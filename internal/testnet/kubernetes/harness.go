@@ -49,6 +49,9 @@ const (
 	// harnessGrace is how long a deleted harness pod has to tear its
 	// testnet down (its run's teardown after SIGTERM).
 	harnessGrace = 120
+	// harnessTTL is how long after its pod ends a harness Job (and its
+	// ConfigMap) stays when nobody deleted it: its caller died.
+	harnessTTL = 300
 )
 
 // A HarnessRun is a run to make in a harness pod.
@@ -98,13 +101,11 @@ func RunHarness(ctx context.Context, spec scenario.Testnet, h HarnessRun) (int, 
 	name := "chainperf-harness-" + hex.EncodeToString(id)
 	labels := map[string]string{LabelManaged: "chainperf", LabelRegistry: testnet.RegistryKey(), LabelRole: "harness"}
 	bg := context.WithoutCancel(ctx)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
-		Data: map[string]string{"scenario.toml": string(h.Scenario)}}
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-		return 0, fmt.Errorf("create configmap %s: %w", name, err)
-	}
-	defer func() { _ = cs.CoreV1().ConfigMaps(ns).Delete(bg, name, metav1.DeleteOptions{}) }()
-	if _, err := cs.BatchV1().Jobs(ns).Create(ctx, harnessJob(name, ns, ref, pullNever, labels, h.Args), metav1.CreateOptions{}); err != nil {
+	// The Job first, then its ConfigMap owned by it (the pod waits for
+	// it): should this process die, the cluster deletes both
+	// harnessTTL after the pod's run ends.
+	job, err := cs.BatchV1().Jobs(ns).Create(ctx, harnessJob(name, ns, ref, pullNever, labels, h.Args), metav1.CreateOptions{})
+	if err != nil {
 		return 0, fmt.Errorf("create job %s: %w", name, err)
 	}
 	deleted := false
@@ -117,6 +118,13 @@ func RunHarness(ctx context.Context, spec scenario.Testnet, h HarnessRun) (int, 
 		_ = cs.BatchV1().Jobs(ns).Delete(bg, name, metav1.DeleteOptions{PropagationPolicy: &fg})
 	}
 	defer func() { deleteJob(); waitGone(cs, ns, name) }()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels,
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: name, UID: job.UID}}},
+		Data: map[string]string{"scenario.toml": string(h.Scenario)}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		return 0, fmt.Errorf("create configmap %s: %w", name, err)
+	}
+	defer func() { _ = cs.CoreV1().ConfigMaps(ns).Delete(bg, name, metav1.DeleteOptions{}) }()
 	fmt.Fprintf(h.Out, "harness pod: job %s/%s (image %s)\n", ns, name, ref)
 	pod, err := waitHarnessPod(ctx, cs, ns, name, k.Ready.D())
 	if err != nil {
@@ -163,7 +171,7 @@ func harnessJob(name, ns, ref string, pullNever bool, labels map[string]string, 
 	if pullNever {
 		pull = corev1.PullNever
 	}
-	zero, grace, yes := int32(0), int64(harnessGrace), true
+	zero, grace, ttl, yes := int32(0), int64(harnessGrace), int32(harnessTTL), true
 	env := []corev1.EnvVar{{Name: ImageEnv, Value: ref}}
 	if host, port, err := net.SplitHostPort(os.Getenv(PodAPIEnv)); err == nil {
 		env = append(env, corev1.EnvVar{Name: "KUBERNETES_SERVICE_HOST", Value: host}, corev1.EnvVar{Name: "KUBERNETES_SERVICE_PORT", Value: port})
@@ -172,7 +180,8 @@ func harnessJob(name, ns, ref string, pullNever bool, labels map[string]string, 
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
 		Spec: batchv1.JobSpec{
-			BackoffLimit: &zero,
+			BackoffLimit:            &zero,
+			TTLSecondsAfterFinished: &ttl,
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
