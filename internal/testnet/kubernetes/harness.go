@@ -130,39 +130,54 @@ func RunHarness(ctx context.Context, spec scenario.Testnet, h HarnessRun) (int, 
 	if err != nil {
 		return 0, err
 	}
+	// The pod's log, followed again from its last line should the
+	// stream break while the pod runs (a proxy's idle timeout).
 	ready := make(chan int, 1)
-	streamed := make(chan struct{})
-	sctx, stop := context.WithCancel(bg)
-	defer stop()
-	go func() {
-		defer close(streamed)
-		followHarness(sctx, cs, ns, pod, h.Out, ready)
-	}()
-	select {
-	case code := <-ready:
-		if err := fetchResults(cfg, cs, ns, pod, h.Dir, log); err != nil {
-			return 0, err
-		}
-		return code, nil
-	case <-streamed:
+	var last time.Time
+	for {
+		streamed := make(chan struct{})
+		sctx, stop := context.WithCancel(bg)
+		go func() {
+			defer close(streamed)
+			last = followHarness(sctx, cs, ns, pod, last, h.Out, ready)
+		}()
+		code, said := 0, false
 		select {
-		case code := <-ready: // said just before the stream ended
+		case code = <-ready:
+			said = true
+		case <-streamed:
+		case <-ctx.Done():
+			// Its output goes on while its run tears its testnet down.
+			fmt.Fprintf(h.Out, "harness pod: stopping %s/%s (its run tears its testnet down, up to %d s)\n", ns, pod, harnessGrace)
+			deleteJob()
+			waitGone(cs, ns, name)
+			stop()
+			<-streamed
+			return 0, ctx.Err()
+		}
+		stop()
+		<-streamed
+		if !said { // said just before its stream ended?
+			select {
+			case code = <-ready:
+				said = true
+			default:
+			}
+		}
+		if said {
 			if err := fetchResults(cfg, cs, ns, pod, h.Dir, log); err != nil {
 				return 0, err
 			}
 			return code, nil
-		default:
 		}
 		p, err := cs.CoreV1().Pods(ns).Get(bg, pod, metav1.GetOptions{})
 		if err != nil {
 			return 0, fmt.Errorf("harness pod %s/%s: its log ended and it cannot be read: %w", ns, pod, err)
 		}
-		return 0, fmt.Errorf("harness pod %s/%s ended before its results were ready: %s", ns, pod, problemOf(p))
-	case <-ctx.Done():
-		fmt.Fprintf(h.Out, "harness pod: stopping %s/%s (its run tears its testnet down, up to %d s)\n", ns, pod, harnessGrace)
-		deleteJob()
-		waitGone(cs, ns, name)
-		return 0, ctx.Err()
+		if p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+			return 0, fmt.Errorf("harness pod %s/%s ended before its results were ready: %s", ns, pod, problemOf(p))
+		}
+		time.Sleep(time.Second)
 	}
 }
 
@@ -241,27 +256,39 @@ func waitHarnessPod(ctx context.Context, cs kubernetes.Interface, ns, job string
 	return "", fmt.Errorf("harness pod of job %s/%s not running after %s (testnet.kubernetes.ready_timeout): %s", ns, job, timeout, why)
 }
 
-// followHarness copies the pod's output to out as it comes, and sends the
-// run's exit code to ready when the pod says its results are ready. The
-// pod's lines are its input: a line longer than 1 MiB ends the copy.
-func followHarness(ctx context.Context, cs kubernetes.Interface, ns, pod string, out io.Writer, ready chan<- int) {
-	rc, err := cs.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Container: "harness", Follow: true}).Stream(ctx)
+// followHarness copies the pod's output from after since to out as it
+// comes, sends the run's exit code to ready when the pod says its results
+// are ready, and returns the time of the last line it read. The pod's
+// lines are its input: a line longer than 1 MiB ends the copy.
+func followHarness(ctx context.Context, cs kubernetes.Interface, ns, pod string, since time.Time, out io.Writer, ready chan<- int) time.Time {
+	o := &corev1.PodLogOptions{Container: "harness", Follow: true, Timestamps: true}
+	if !since.IsZero() {
+		t := metav1.NewTime(since) // the API takes whole seconds: lines up to since are skipped below
+		o.SinceTime = &t
+	}
+	rc, err := cs.CoreV1().Pods(ns).GetLogs(pod, o).Stream(ctx)
 	if err != nil {
-		return
+		return since
 	}
 	defer rc.Close()
 	sc := bufio.NewScanner(rc)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
-		line := sc.Text()
+		stamp, line, _ := strings.Cut(sc.Text(), " ")
+		at, err := time.Parse(time.RFC3339Nano, stamp)
+		if err != nil || !at.After(since) {
+			continue
+		}
+		since = at
 		if rest, ok := strings.CutPrefix(line, harnesspod.Ready+" (exit "); ok {
 			if code, err := strconv.Atoi(strings.TrimSuffix(rest, ")")); err == nil {
 				ready <- code
-				return
+				return since
 			}
 		}
 		fmt.Fprintln(out, line)
 	}
+	return since
 }
 
 // fetchResults reads the pod's results through a port-forward into dir
