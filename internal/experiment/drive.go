@@ -32,9 +32,10 @@ type DriveOptions struct {
 	RunID   string
 	Targets []string // RPC URLs that receive txs
 	Follow  []string // RPC URLs to read blocks from, in order of preference; nil: no block follower
-	// InNetwork are Targets and Follow as generators beside the nodes
-	// reach them (a pod reaches a node at its pod IP; a harness outside
-	// the cluster through the API server); nil: the same URLs.
+	// InNetwork maps a URL of Targets or Follow to where generators
+	// beside the nodes reach it (a pod at the node's pod IP, while a
+	// harness outside the cluster goes through the API server); nil: the
+	// same URLs.
 	InNetwork func(url string) string
 	Load      scenario.Load
 	Workload  scenario.Workload
