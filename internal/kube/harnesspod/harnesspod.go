@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,9 +32,6 @@ const Port = 8900
 
 // Ready is the line the pod prints when its results can be fetched.
 const Ready = "chainperf-harness: results ready"
-
-// ExitHeader carries the run's exit code with the results.
-const ExitHeader = "X-Chainperf-Exit"
 
 // Serve runs `exe run args...` with its output as the pod's, then serves
 // dir as a tar at /results until /done is asked for or wait has passed,
@@ -73,20 +71,15 @@ func Serve(ctx context.Context, exe string, args []string, dir string, wait time
 		return 2
 	}
 	fetched := make(chan struct{})
+	var once sync.Once
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /results", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set(ExitHeader, strconv.Itoa(code))
 		if err := Pack(w, dir); err != nil {
+			// The tar ends without its footer: the caller's Unpack fails.
 			fmt.Fprintln(os.Stderr, "chainperf-harness: results:", err)
 		}
 	})
-	mux.HandleFunc("POST /done", func(w http.ResponseWriter, _ *http.Request) {
-		select {
-		case <-fetched:
-		default:
-			close(fetched)
-		}
-	})
+	mux.HandleFunc("POST /done", func(http.ResponseWriter, *http.Request) { once.Do(func() { close(fetched) }) })
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	fmt.Printf("%s (exit %d)\n", Ready, code)
