@@ -28,19 +28,7 @@ bin=$cache/bin
 mkdir -p "$nd"/{kubelet,containerd/root,containerd/state,cni/net.d,cni/ipam,pod-logs}
 trap 'echo "addnode.sh: failed; removing node $n" >&2; "$here/rmnode.sh" "$n" >&2 || true' ERR
 cd "$dir"
-start() {
-  local name=$1; shift
-  setsid "$@" > "log/$name.log" 2>&1 < /dev/null &
-  local pid=$!
-  echo "$pid $(awk '{print $22}' /proc/$pid/stat)" > "run/$name.pid"
-}
-wait_for() {
-  local what=$1 secs=$2; shift 2
-  for _ in $(seq 1 $((secs * 4))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.25; done
-  echo "addnode.sh: $what not ready after ${secs}s; its log:" >&2
-  tail -20 "log/$what.log" >&2 || true
-  return 1
-}
+. "$here/lib.sh" # start, wait_for
 
 ip link add "$bridge" type bridge
 ip addr add "$node_ip/24" dev "$bridge"

@@ -12,25 +12,7 @@ bridge=cpkube0
 [ -e "$dir/up" ] || { echo "down.sh: no cluster in $dir" >&2; exit 0; }
 cd "$dir"
 
-# ours PIDFILE: the recorded PID if it still runs the process we started.
-ours() {
-  local pid start
-  read -r pid start 2>/dev/null < "$1" || return 1
-  [ -r "/proc/$pid/stat" ] && [ "$(awk '{print $22}' "/proc/$pid/stat" 2>/dev/null)" = "$start" ] && echo "$pid"
-}
-# descendants PID: every process below PID.
-descendants() {
-  local kids
-  kids=$(ps -o pid= --ppid "$1" 2>/dev/null)
-  for k in $kids; do echo "$k"; descendants "$k"; done
-}
-stop() { # stop NAME: SIGTERM, then SIGKILL after 10 s
-  local pid
-  pid=$(ours "run/$1.pid") || return 0
-  kill -TERM "$pid" 2>/dev/null
-  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.25; done
-  kill -KILL "$pid" 2>/dev/null
-}
+. "$here/lib.sh" # ours, descendants, stop
 
 # Nodes addnode.sh added, each with its own kubelet and containerd.
 for d in "$dir"/node*/; do

@@ -3,6 +3,7 @@
 # processes, its containerd (each by its recorded PID, only if still ours),
 # mounts, bridge, cgroups, Node object and directory. Safe to run twice.
 set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 dir=${CHAINPERF_KUBE_DIR:-/var/lib/chainperf-kube}
 n=${1:?usage: rmnode.sh N}
 [ "$(id -u)" = 0 ] || { echo "rmnode.sh: needs root" >&2; exit 2; }
@@ -11,23 +12,7 @@ node=chainperf-node-$n
 nd=$dir/node$n
 [ -d "$dir" ] || exit 0
 cd "$dir"
-ours() {
-  local pid start
-  read -r pid start 2>/dev/null < "$1" || return 1
-  [ -r "/proc/$pid/stat" ] && [ "$(awk '{print $22}' "/proc/$pid/stat" 2>/dev/null)" = "$start" ] && echo "$pid"
-}
-descendants() {
-  local kids
-  kids=$(ps -o pid= --ppid "$1" 2>/dev/null)
-  for k in $kids; do echo "$k"; descendants "$k"; done
-}
-stop() {
-  local pid
-  pid=$(ours "run/$1.pid") || return 0
-  kill -TERM "$pid" 2>/dev/null
-  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.25; done
-  kill -KILL "$pid" 2>/dev/null
-}
+. "$here/lib.sh" # ours, descendants, stop
 stop "kubelet-$n"
 sock="$nd/containerd/containerd.sock"
 for s in $(pgrep -f -- "containerd-shim.*-address $sock" || true); do

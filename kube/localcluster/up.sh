@@ -112,22 +112,7 @@ contexts:
 current-context: local
 EOF
 
-# start NAME CMD...: runs a component in the background, its PID and start
-# time recorded for down.sh (which ends only processes it finds still ours).
-start() {
-  local name=$1; shift
-  setsid "$@" > "log/$name.log" 2>&1 < /dev/null &
-  local pid=$!
-  echo "$pid $(awk '{print $22}' /proc/$pid/stat)" > "run/$name.pid"
-}
-# wait_for WHAT SECONDS CMD...: polls CMD until it succeeds.
-wait_for() {
-  local what=$1 secs=$2; shift 2
-  for _ in $(seq 1 $((secs * 4))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.25; done
-  echo "up.sh: $what not ready after ${secs}s; its log:" >&2
-  tail -20 "log/$what.log" >&2 || true
-  return 1
-}
+. "$here/lib.sh" # start, wait_for
 
 # The pod network: a bridge whose gateway is the node's IP (kubelet wants a
 # node IP on an interface, and refuses loopback).
