@@ -30,11 +30,7 @@ import (
 func TestKubernetesHarnessInAPod(t *testing.T) {
 	cs := kubetest.Cluster(t)
 	ctx := context.Background()
-	ns := "chainperf-harness-" + fmt.Sprint(time.Now().UnixNano()%100000)
-	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
-		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "privileged"}}}, metav1.CreateOptions{})
-	must(t, err)
-	t.Cleanup(func() { _ = kubernetes.DeleteNamespace(context.Background(), cs, ns) })
+	ns := privilegedNamespace(t, cs, "chainperf-harness-"+fmt.Sprint(time.Now().UnixNano()%100000))
 	tmp := t.TempDir()
 	scn := filepath.Join(tmp, "pod.toml")
 	os.WriteFile(scn, []byte(fmt.Sprintf(`name = "harness-pod"
@@ -127,6 +123,17 @@ duration = "3s"
 		t.Errorf("Ctrl-C: %v\n%s", err, all)
 	}
 	leftIn(t, cs, ns)
+}
+
+// privilegedNamespace makes namespace ns, labelled to admit the nodes'
+// pods (NET_ADMIN), as a team would for chainperf; deleted at the end.
+func privilegedNamespace(t *testing.T, cs k8s.Interface, ns string) string {
+	t.Helper()
+	_, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
+		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "privileged"}}}, metav1.CreateOptions{})
+	must(t, err)
+	t.Cleanup(func() { _ = kubernetes.DeleteNamespace(context.Background(), cs, ns) })
+	return ns
 }
 
 // leftIn fails the test if chainperf left pods, Jobs or ConfigMaps of

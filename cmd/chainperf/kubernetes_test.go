@@ -352,13 +352,7 @@ func TestKubernetesRBACRole(t *testing.T) {
 	cs := kubetest.Cluster(t)
 	ctx := context.Background()
 	ns := "chainperf-rbac-" + strings.ToLower(strings.TrimPrefix(filepath.Base(t.TempDir()), "TestKubernetesRBACRole"))
-	ns = strings.Trim(ns[:min(len(ns), 40)], "-")
-	_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns,
-		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "privileged"}}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = kubernetes.DeleteNamespace(context.Background(), cs, ns) })
+	ns = privilegedNamespace(t, cs, strings.Trim(ns[:min(len(ns), 40)], "-"))
 	applyRole(t, cs, ns)
 	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "chainperf", &authv1.TokenRequest{}, metav1.CreateOptions{})
 	must(t, err)
