@@ -97,6 +97,38 @@ duration = "3s"
 	}
 	leftIn(t, cs, ns)
 
+	// A run that fails its criteria in the pod fails here, with exit 1,
+	// and is stored as failed.
+	failing := filepath.Join(tmp, "failing.toml")
+	os.WriteFile(failing, []byte(fmt.Sprintf(`name = "harness-pod-fails"
+[testnet]
+provider = "kubernetes"
+validators = 4
+full_nodes = 1
+[testnet.kubernetes]
+namespace = %q
+harness = "pod"
+[load]
+rate = 50
+duration = "4s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+[criteria]
+max_p99_latency = "1ms"
+`, ns)), 0o644)
+	out, code = cli(t, t.TempDir(), "run", failing, "--db", db, "--report-dir", reports)
+	if code != exitFail || !strings.Contains(out, "made in the harness pod") {
+		t.Errorf("a run failing its criteria in the pod: exit %d, want %d\n%s", code, exitFail, out)
+	}
+	st, err = store.Open(ctx, db)
+	must(t, err)
+	if list, err := st.List(ctx, store.Filter{Scenario: "harness-pod-fails"}); err != nil || len(list) != 1 || list[0].Passed == nil || *list[0].Passed {
+		t.Errorf("the failed run in the caller's database: %+v, %v", list, err)
+	}
+	st.Close()
+	leftIn(t, cs, ns)
+
 	// Ctrl-C while the pod's load runs: its run is stopped and its
 	// testnet torn down; nothing is stored.
 	cmd := exec.Command(binary, "run", scn, "--db", db, "--report-dir", reports)
