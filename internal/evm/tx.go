@@ -15,7 +15,6 @@ import (
 	"sync"
 
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
-	"github.com/decred/dcrd/dcrec/secp256k1/v4/ecdsa"
 	"golang.org/x/crypto/sha3"
 )
 
@@ -144,13 +143,6 @@ func (t *Tx) dynamicFields(b []byte) []byte {
 	b = rlpUint(b, t.Value)
 	b = rlpBytes(b, t.Data)
 	return append(b, 0xc0) // empty access list
-}
-
-// sign makes a recoverable signature of hash: recovery id, r and s, with
-// RFC 6979 nonces as go-ethereum's signer uses.
-func sign(k *secp256k1.PrivateKey, hash []byte) (v byte, r, s []byte) {
-	sig := ecdsa.SignCompact(k, hash, false) // [27+v][r][s]
-	return sig[0] - 27, sig[1:33], sig[33:65]
 }
 
 func trim(b []byte) []byte {
