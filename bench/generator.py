@@ -41,9 +41,12 @@ on the same sink.
 (C: about the most the sink takes from it, one request a tx), --repeats times each (with --before,
 the build before too), and says for each rate the delivered rate as a share of the most any run
 delivered and the cause it was flagged with. The target: at least 95 % at every rate, node-bound.
+With --sink-work W the sink spends W of CPU on each tx (`chainperf sink --work`: a node its CPU
+bounds, far below what the generator can send, so C is about one core / W); with --sink-delay D it
+answers each request D late (`--delay`, one write an answer).
 
 Usage: bench/generator.py [--duration 20] [--quick] [--only chainperf,loadtime] [--no-profile] [--before REF]
-       bench/generator.py --saturate 150000 [--repeats 5] [--duration 10] [--before REF]
+       bench/generator.py --saturate 150000 [--repeats 5] [--duration 10] [--before REF] [--sink-work 20us] [--sink-delay 2ms]
 """
 import argparse, json, os, re, shutil, signal, subprocess, sys, tempfile, time
 
@@ -208,8 +211,9 @@ def saturate(a, bin_, before):
     """Above capacity: chainperf at 1-3x a rate near the sink's most, repeated."""
     cpu = open("/proc/cpuinfo").read()
     model = re.search(r"model name\s*:\s*(.*)", cpu).group(1)
-    print(f"# {model}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M')}; generator on CPU 0, sink on CPU 1, {a.duration} s a run, {a.repeats} runs a rate")
-    sink = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SINK], stdout=subprocess.DEVNULL)
+    slowed = (["--work", a.sink_work] if a.sink_work else []) + (["--delay", a.sink_delay, "--flush-each"] if a.sink_delay else [])
+    print(f"# {model}, {os.cpu_count()} cores, {time.strftime('%Y-%m-%d %H:%M')}; generator on CPU 0, sink on CPU 1, {a.duration} s a run, {a.repeats} runs a rate; sink {' '.join(slowed) or 'plain'}")
+    sink = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SINK] + slowed, stdout=subprocess.DEVNULL)
     time.sleep(0.5)
     builds = [("chainperf", bin_)] + ([(f"chainperf {a.before}", before)] if before else [])
     rows = []
@@ -249,6 +253,8 @@ def main():
     ap.add_argument("--before", help="also run chainperf built from this git ref (rows 'chainperf REF')")
     ap.add_argument("--saturate", type=int, help="only the above-capacity rows: 1-3x this rate")
     ap.add_argument("--repeats", type=int, default=5, help="runs a rate with --saturate")
+    ap.add_argument("--sink-work", help="with --saturate: CPU each tx costs the sink (chainperf sink --work), e.g. 20us")
+    ap.add_argument("--sink-delay", help="with --saturate: the sink answers each request this late (chainperf sink --delay), e.g. 2ms")
     ap.add_argument("--no-profile", action="store_true", help="skip the CPU profile at 50,000 tx/s")
     a = ap.parse_args()
     work = tempfile.mkdtemp()

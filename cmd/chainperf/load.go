@@ -277,7 +277,7 @@ func writeJSON(path string, v any) error {
 
 func sinkCmd() *cobra.Command {
 	var addr, wsAddr string
-	var delay time.Duration
+	var delay, work time.Duration
 	var flushEach, remote bool
 	cmd := &cobra.Command{
 		Use:     "sink [--listen 127.0.0.1:26657]",
@@ -288,12 +288,17 @@ func sinkCmd() *cobra.Command {
 prints how many txs it took each second. Point 'chainperf load --no-follow'
 at it to see how fast the generator itself can go. --delay makes it answer
 each request that late (a slow endpoint: how many requests must be in
-flight to hold a rate against it). --ws-listen also answers broadcasts sent
+flight to hold a rate against it). --work makes each tx cost it that much
+CPU (a node its CPU bounds: about one core / --work tx/s, to see what the
+generator does above a target's capacity). --ws-listen also answers broadcasts sent
 over /websocket on a second address (tm-load-test, CometBFT's loadtime).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if delay < 0 || delay > time.Minute {
 				return fmt.Errorf("sink: --delay %s: must be from 0 to 1m", delay)
+			}
+			if work < 0 || work > time.Second {
+				return fmt.Errorf("sink: --work %s: must be from 0 to 1s", work)
 			}
 			// Loopback unless asked: a sink takes whatever anyone sends it.
 			l, warning, err := listen.Open("--listen", addr, remote)
@@ -305,7 +310,7 @@ over /websocket on a second address (tm-load-test, CometBFT's loadtime).`,
 				fmt.Fprintln(cmd.ErrOrStderr(), warning)
 			}
 			fmt.Fprintf(out, "sink listening on http://%s\n", l.Addr())
-			s := load.Sink{Delay: delay, FlushEach: flushEach}
+			s := load.Sink{Delay: delay, FlushEach: flushEach, Work: work}
 			if wsAddr != "" {
 				wl, warning, err := listen.Open("--ws-listen", wsAddr, remote)
 				if err != nil {
@@ -344,6 +349,7 @@ over /websocket on a second address (tm-load-test, CometBFT's loadtime).`,
 	cmd.Flags().StringVar(&addr, "listen", "127.0.0.1:26657", "address to listen on (this machine only unless --allow-remote)")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a --listen or --ws-listen address other machines can reach")
 	cmd.Flags().DurationVar(&delay, "delay", 0, "answer each broadcast request this late (a slow endpoint)")
+	cmd.Flags().DurationVar(&work, "work", 0, "CPU each tx costs the sink (a CPU-bound node)")
 	cmd.Flags().StringVar(&wsAddr, "ws-listen", "", "also answer broadcasts over /websocket on this address")
 	cmd.Flags().BoolVar(&flushEach, "flush-each", false, "write every answer at once, as CometBFT's HTTP server does (default: pipelined answers go out together)")
 	return cmd

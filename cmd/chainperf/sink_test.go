@@ -40,6 +40,10 @@ func TestSinkDelay(t *testing.T) {
 		if code == 0 || !strings.Contains(out, "must be from 0 to 1m") {
 			t.Errorf("sink --delay %s: exit %d, %q; want refused with the range", bad, code, out)
 		}
+		out, code = cli(t, reg, "sink", "--listen", "127.0.0.1:0", "--work", strings.Replace(bad, "m", "s", 1))
+		if code == 0 || !strings.Contains(out, "must be from 0 to 1s") {
+			t.Errorf("sink --work %s: exit %d, %q; want refused with the range", bad, code, out)
+		}
 	}
 	// Loopback unless asked, as serve and --metrics-addr.
 	for _, flag := range []string{"--listen", "--ws-listen"} {

@@ -203,7 +203,7 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 		return false
 	}
 	t := p.targets[(j.seq/uint64(g.cfg.Batch))%uint64(len(p.targets))]
-	pc, err := p.conn(ctx, t)
+	pc, err := p.conn(ctx, t, start.Add(j.due))
 	if ctx.Err() != nil {
 		return false
 	}
@@ -286,8 +286,9 @@ func (p *pipeline) fail(n int, now time.Time, why error) {
 // in the background) if t may grow, else the least loaded that is not
 // full; while none has room (or max_in_flight requests are out) it writes
 // what is queued and waits for an answer or a dial (counted in
-// waitedBehind).
-func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err error) {
+// waitedBehind). due is when the request was due: a pacer past it is
+// behind its schedule, which growth counts.
+func (p *pipeline) conn(ctx context.Context, t *pipeTarget, due time.Time) (pc *pipeConn, err error) {
 	g := p.g
 	for {
 		p.takeDialed()
@@ -320,7 +321,7 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget) (pc *pipeConn, err e
 		if pc != nil && !full {
 			return pc, nil
 		}
-		if !full && len(t.conns) < min(g.cfg.MaxInFlight, MaxConnsPerNode) && t.mayGrow(now, len(t.conns)) {
+		if !full && len(t.conns) < min(g.cfg.MaxInFlight, MaxConnsPerNode) && t.mayGrow(now, len(t.conns), now.Sub(due) > OnTime) {
 			return p.dial(t), nil
 		}
 		if least != nil && !full {

@@ -233,7 +233,7 @@ func TestGrowthOnlyWhileItRaisesTheRate(t *testing.T) {
 		tg.judge(now, conns)
 		got := 0
 		for range k {
-			if !tg.mayGrow(now, conns) {
+			if !tg.mayGrow(now, conns, false) {
 				break
 			}
 			conns++
@@ -241,7 +241,7 @@ func TestGrowthOnlyWhileItRaisesTheRate(t *testing.T) {
 		}
 		return got
 	}
-	tg.mayGrow(now, 0)
+	tg.mayGrow(now, 0, false)
 	conns = 1
 	if got := window(100, 100, 20); got != 4 {
 		t.Fatalf("the first window: %d of 20; want 4 (to growFree, then double the 1 there was)", got)

@@ -3,9 +3,11 @@ package load
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -27,8 +29,13 @@ type Sink struct {
 	// out together once none is left to read (fasthttp's way, fewer writes
 	// and reads).
 	FlushEach bool
+	// Work is CPU each tx costs the sink (SHA-256 rounds timed at start):
+	// a node whose CPU bounds it, taking about one core / Work tx/s.
+	Work time.Duration
 
+	rounds int // SHA-256 rounds that take Work
 	mu     sync.Mutex
+	sync.Mutex
 	perSec map[int64]int64 // txs received, by unix second
 
 	slept, sleeps atomic.Int64 // the delays as slept (ns) and how many
@@ -119,6 +126,7 @@ func (s *Sink) answer(out io.Writer, body []byte) {
 		b = append(b, rest[:j]...)
 		b = append(b, `,"result":{"code":0,"data":"","log":"","codespace":"","hash":""}}`...)
 		out.Write(b)
+		burn(s.rounds)
 		n++
 	}
 	if batch {
@@ -186,6 +194,9 @@ func (s *Sink) ServeWebsocket(ctx context.Context, l net.Listener) error {
 
 // Serve answers on l until ctx ends.
 func (s *Sink) Serve(ctx context.Context, l net.Listener) error {
+	if s.Work > 0 {
+		s.rounds = roundsFor(s.Work)
+	}
 	srv := &fasthttp.Server{Handler: s.Handle, Name: "chainperf-sink", ReduceMemoryUsage: s.FlushEach || s.Delay > 0}
 	go func() {
 		<-ctx.Done()
@@ -201,4 +212,28 @@ func ListenSink(addr string) (net.Listener, string, error) {
 		return nil, "", err
 	}
 	return l, "http://" + l.Addr().String(), nil
+}
+
+// roundsFor is how many SHA-256 rounds of burn take d here: the best of
+// five timings of 2,000 (the least disturbed).
+func roundsFor(d time.Duration) int {
+	const n = 2000
+	best := time.Duration(math.MaxInt64)
+	for range 5 {
+		t := time.Now()
+		burn(n)
+		best = min(best, time.Since(t))
+	}
+	return max(1, int(float64(n)*float64(d)/float64(max(best, 1))))
+}
+
+var burnSink atomic.Uint32
+
+// burn spends n SHA-256 rounds of CPU.
+func burn(n int) {
+	var h [32]byte
+	for range n {
+		h = sha256.Sum256(h[:])
+	}
+	burnSink.Add(uint32(h[0])) // so the loop is not optimised away
 }

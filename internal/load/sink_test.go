@@ -1,10 +1,12 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -74,5 +76,20 @@ func TestSinkWebsocket(t *testing.T) {
 	// Not a websocket: refused, and counted as nothing.
 	if _, resp, err := websocket.DefaultDialer.Dial("ws://"+l.Addr().String()+"/other", nil); err == nil || resp == nil || resp.StatusCode != 404 {
 		t.Errorf("dial /other: %v %v; want 404", err, resp)
+	}
+}
+
+// A sink with Work spends it on each tx: 40 txs at 2 ms each take 80 ms
+// (40 ms at least is asked: half for the calibration's error; a busy
+// machine only makes it slower).
+func TestSinkWork(t *testing.T) {
+	body := bytes.Repeat([]byte(`{"jsonrpc":"2.0","id":1,"method":"broadcast_tx_sync","params":{"tx":"AA=="}}`), 40)
+	s := &Sink{Work: 2 * time.Millisecond}
+	s.rounds = roundsFor(s.Work)
+	start := time.Now()
+	var out bytes.Buffer
+	s.answer(&out, body)
+	if took := time.Since(start); took < 40*time.Millisecond || s.Txs.Load() != 40 {
+		t.Errorf("40 txs at 2 ms of work answered in %v (%d counted); want 40 ms or more, 40", took, s.Txs.Load())
 	}
 }
