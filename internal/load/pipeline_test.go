@@ -278,6 +278,44 @@ func TestGrowthOnlyWhileItRaisesTheRate(t *testing.T) {
 	}
 }
 
+// A node that keeps up (answers all it is sent, the pacer on time) but
+// whose every connection answered slower in proportion to how many there
+// are after a try is crowded: its CPU is full, more connections only cost
+// it; held. One whose time an answer a connection stayed the same (slow
+// per request, as behind a delay) is not.
+func TestGrowthHeldWhenConnectionsCrowdTheNode(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		eachAfter  int64 // ns an answer a connection once they doubled
+		wantHolded bool
+	}{{"crowded", 2000, true}, {"slow per request", 1000, false}} {
+		var tg pipeTarget
+		now := time.Unix(0, 0)
+		conns := 8
+		tg.each.Store(1000)
+		tg.judge(now, conns)
+		// Windows keeping up at 8 connections, one in which 8 more are
+		// opened (all were stale), then the one in which they answer.
+		for i, opened := range []int{0, 8, 0, 0} {
+			now = now.Add(growWindow)
+			tg.handed += 1000
+			tg.answers.Add(1000)
+			if i == 3 {
+				tg.each.Store(c.eachAfter)
+			}
+			for range opened {
+				if tg.mayGrow(now, conns, false) {
+					conns++
+				}
+			}
+			tg.judge(now, conns)
+		}
+		if held := tg.grow.held > 0; held != c.wantHolded {
+			t.Errorf("%s: held %v (%+v); want %v", c.name, held, tg.grow, c.wantHolded)
+		}
+	}
+}
+
 // A node whose answers come one at a time whatever the connections (one
 // lock, 1 ms each: 1,000 tx/s at most) asked for 3,000 tx/s: chainperf
 // does not open connection after connection (they would not raise what
