@@ -27,7 +27,9 @@ would be the limit, not the generator. The sink writes answers to pipelined requ
 (`--flush-each`, the "flush-each" rows: more reads for the generator). A third answers every
 request 2 ms late (`chainperf sink --delay 2ms`, also one write an answer): the slow-endpoint rows
 show whether chainperf holds its rate against an endpoint that makes it keep ~100+ requests in
-flight on as many connections. Last, a CPU profile of chainperf at 50,000 tx/s
+flight on as many connections. A fourth spends 20 us of CPU on each tx (`--work 20us`, ~42,000
+tx/s at most): the "cpu-bound" rows at 1-3x that show whether chainperf holds the delivered rate
+at what the target takes above its capacity instead of collapsing. Last, a CPU profile of chainperf at 50,000 tx/s
 (CHAINPERF_CPUPROFILE) prints the send path's top functions.
 
 "chainperf bursts 1s" sends as loadtime does (`--send-every 1s`: each second's txs at its start),
@@ -57,6 +59,8 @@ URL = "http://" + SINK
 SLOW_SINK = "127.0.0.1:27701"
 SLOW_URL = "http://" + SLOW_SINK
 EACH_SINK = "127.0.0.1:27702"
+CPU_SINK = "127.0.0.1:27704"  # each tx costs it 20 us of CPU: ~42,000 tx/s at most
+CPU_URL = "http://" + CPU_SINK
 EACH_URL = "http://" + EACH_SINK
 WS_SINK = "127.0.0.1:27703"  # the main sink's /websocket
 
@@ -286,6 +290,7 @@ def bench(a, work):
     sink = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SINK, "--ws-listen", WS_SINK], stdout=subprocess.DEVNULL)
     slow = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", SLOW_SINK, "--delay", "2ms"], stdout=subprocess.DEVNULL)
     each = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", EACH_SINK, "--flush-each"], stdout=subprocess.DEVNULL)
+    cpubound = subprocess.Popen(["taskset", "-c", "1", bin_, "sink", "--listen", CPU_SINK, "--work", "20us"], stdout=subprocess.DEVNULL)
     time.sleep(0.5)
     try:
         plans = [
@@ -295,6 +300,9 @@ def bench(a, work):
             ("chainperf flush-each", each, EACH_URL, lambda r: run_chainperf(bin_, r, a.duration, url=EACH_URL), [20000, 50000, 150000]),
             ("chainperf batch=100", sink, URL, lambda r: run_chainperf(bin_, r, a.duration, batch=100), [100000, 300000, 500000, 700000]),
             ("chainperf slow 2ms", slow, SLOW_URL, lambda r: run_chainperf(bin_, r, a.duration, url=SLOW_URL), [20000, 50000]),
+            # above a target's capacity: the sink's CPU is the limit (~42,000 tx/s); the
+            # delivered rate should stay near it at 2x and 3x, node-bound
+            ("chainperf cpu-bound", cpubound, CPU_URL, lambda r: run_chainperf(bin_, r, a.duration, url=CPU_URL), [40000, 80000, 120000]),
             ("k6", sink, URL, lambda r: run_k6(k6, r, a.duration), [1000, 2000, 3000, 5000, 10000]),
             ("locust", sink, URL, lambda r: run_locust(locust, r, a.duration), [500, 1000, 2000, 3000, 5000]),
             ("loadtime", sink, URL, lambda r: run_loadtime(loadtime, r, a.duration), [1000, 5000, 10000, 20000, 50000, 100000]),
@@ -338,7 +346,7 @@ def bench(a, work):
             print("\n".join(top.splitlines()[3:]))
             os.unlink(prof)
     finally:
-        for s in (sink, slow, each):
+        for s in (sink, slow, each, cpubound):
             s.send_signal(signal.SIGTERM)
             s.wait()
 
