@@ -150,25 +150,16 @@ func QueryBalanceBig(ctx context.Context, c *http.Client, rpc, address, denom st
 		return nil, err
 	}
 	var coin []byte
-	var amount string
-	err = fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+	if err := fields(resp, func(num protowire.Number, _ uint64, b []byte) {
 		if num == 1 {
 			coin = b
 		}
-	})
-	if err == nil {
-		err = fields(coin, func(num protowire.Number, _ uint64, b []byte) {
-			if num == 2 {
-				amount = string(b)
-			}
-		})
+	}); err != nil {
+		return nil, err
 	}
-	if err != nil || amount == "" {
-		return new(big.Int), err
-	}
-	n, ok := new(big.Int).SetString(amount, 10)
-	if !ok || n.Sign() < 0 {
-		return nil, fmt.Errorf("balance of %s: amount %q", address, amount)
+	n, err := bigAmount(coin)
+	if err != nil {
+		return nil, fmt.Errorf("balance of %s: %w", address, err)
 	}
 	return n, nil
 }

@@ -140,8 +140,17 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 		}
 		held.Add(held, bal)
 	}
-	// Read the wallets on 8 connections at once: a 100,000-wallet run
-	// makes 200,000 queries or more.
+	// Every balance and nonce in two scans (a page of 5,000 a query);
+	// only token balances are read a wallet at a time, on 8 connections
+	// at once.
+	balances, err := cosmos.HolderBalances(ctx, w.http, rpc, w.cfg.Denom, height, 0)
+	if err != nil {
+		return nil, fmt.Errorf("balances: %w", err)
+	}
+	sequences, err := cosmos.AccountSequences(ctx, w.http, rpc, height)
+	if err != nil {
+		return nil, fmt.Errorf("nonces: %w", err)
+	}
 	const workers = 8
 	type part struct {
 		held, tokens      big.Int
@@ -158,12 +167,25 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 			defer wg.Done()
 			pt := &parts[p]
 			for i := p; i < len(w.wallets) && pt.err == nil && ctx.Err() == nil; i += workers {
-				bal, tb, nonce, err := w.readWallet(ctx, rpc, i, height)
+				wl := w.wallets[i]
+				addr, err := cosmos.Bech32(w.cfg.Prefix, wl.Address[:])
 				if err != nil {
 					pt.err = err
 					break
 				}
-				pt.held.Add(&pt.held, bal)
+				// A wallet without a balance holds none; one that never
+				// sent has no account (or sequence) yet: nonce 0.
+				if bal := balances[addr]; bal != nil {
+					pt.held.Add(&pt.held, bal)
+				}
+				nonce := sequences[addr]
+				var tb *big.Int
+				if w.erc20() {
+					if tb, err = TokenBalance(ctx, w.http, w.cfg.JSONRPC, w.cfg.Token, wl.Address, height); err != nil {
+						pt.err = fmt.Errorf("token balance of %s: %w", wl.Address, err)
+						break
+					}
+				}
 				pt.committed += committed[i]
 				pt.nonces += int64(nonce)
 				off := ""
@@ -179,7 +201,7 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 				if off != "" {
 					pt.mismatched++
 					if len(pt.examples) < 5 {
-						pt.examples = append(pt.examples, fmt.Sprintf("%s: %s", w.wallets[i].Address, off))
+						pt.examples = append(pt.examples, fmt.Sprintf("%s: %s", wl.Address, off))
 					}
 				}
 			}
@@ -221,25 +243,4 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 		b.Conserved = b.Conserved && tokens.Cmp(all) == 0
 	}
 	return b, nil
-}
-
-// readWallet reads wallet i's balance at height, its nonce and, when the
-// run sends token transfers, its token balance at height.
-func (w *Workload) readWallet(ctx context.Context, rpc string, i int, height int64) (bal, tokens *big.Int, nonce uint64, err error) {
-	wl := w.wallets[i]
-	addr, err := cosmos.Bech32(w.cfg.Prefix, wl.Address[:])
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	if bal, err = cosmos.QueryBalanceBig(ctx, w.http, rpc, addr, w.cfg.Denom, height); err != nil {
-		return nil, nil, 0, fmt.Errorf("balance of %s: %w", wl.Address, err)
-	}
-	// An account that never sent has no nonce on the chain yet: 0.
-	acc, _ := cosmos.QueryAccount(ctx, w.http, rpc, addr)
-	if w.erc20() {
-		if tokens, err = TokenBalance(ctx, w.http, w.cfg.JSONRPC, w.cfg.Token, wl.Address, height); err != nil {
-			return nil, nil, 0, fmt.Errorf("token balance of %s: %w", wl.Address, err)
-		}
-	}
-	return bal, tokens, acc.Sequence, nil
 }
