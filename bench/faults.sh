@@ -3,12 +3,13 @@
 # partition of 4 validators for 10 s (examples/partition.toml), a 90 s
 # disconnect of 1 of 4 validators (examples/disconnect.toml), both on the
 # netns provider (root), and a Cosmos run with 100,000 wallets
-# (examples/cosmos-100k-wallets.toml). Prints each run's summary and its
+# (examples/cosmos-100k-wallets.toml) and an EVM one
+# (examples/evm-100k-wallets.toml: set CHAINPERF_EVMD). Prints each run's summary and its
 # Faults table; every run is stored in a temp database.
-# Usage: sudo bench/faults.sh [partition|disconnect|wallets ...]   (default: all three)
+# Usage: sudo bench/faults.sh [partition|disconnect|wallets|evm-wallets ...]   (default: all four)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-which=("$@"); [ ${#which[@]} -eq 0 ] && which=(partition disconnect wallets)
+which=("$@"); [ ${#which[@]} -eq 0 ] && which=(partition disconnect wallets evm-wallets)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bin=$work/chainperf
@@ -19,6 +20,7 @@ for w in "${which[@]}"; do
     partition) scn=examples/partition.toml ;;
     disconnect) scn=examples/disconnect.toml ;;
     wallets) scn=examples/cosmos-100k-wallets.toml ;;
+    evm-wallets) scn=examples/evm-100k-wallets.toml ;;
     *) echo "unknown: $w" >&2; exit 2 ;;
   esac
   echo "== $scn"
