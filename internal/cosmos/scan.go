@@ -136,6 +136,11 @@ func scan(ctx context.Context, c *http.Client, rpc, path string, height int64, m
 			if total > uint64(most) {
 				return fmt.Errorf("%s %s: %d entries: %w (%d)", rpc, path, total, ErrTooMany, most)
 			}
+			if total == 0 && more(resp) {
+				// A node that does not count (count_total is optional)
+				// may hold millions: not scanned.
+				return fmt.Errorf("%s %s: a full first page and no total: %w (%d)", rpc, path, ErrTooMany, most)
+			}
 		}
 		var next []byte
 		var failed error
@@ -166,6 +171,19 @@ func scan(ctx context.Context, c *http.Client, rpc, path string, height int64, m
 		key = bytes.Clone(next)
 	}
 	return fmt.Errorf("%s %s: more than %d pages of %d", rpc, path, scanMaxPages, scanPage)
+}
+
+// more says whether a page's response has a next key.
+func more(resp []byte) bool {
+	next := false
+	_ = fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+		if num == 2 {
+			_ = fields(b, func(num protowire.Number, _ uint64, b []byte) {
+				next = next || num == 1 && len(b) > 0
+			})
+		}
+	})
+	return next
 }
 
 // bigAmount reads a Coin's amount however large.

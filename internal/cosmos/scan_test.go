@@ -18,8 +18,9 @@ import (
 // pagedNode answers abci_query for x/bank's DenomOwners and x/auth's
 // Accounts with entries made by entry, page by page as the request's
 // PageRequest asks (its key the next entry's index); next says what a
-// page's next key is (a hostile node's may never end).
-func pagedNode(t *testing.T, n int, entry func(path string, i int) []byte, next func(i int) string) string {
+// page's next key is (a hostile node's may never end); counts, whether it
+// gives the total when asked.
+func pagedNode(t *testing.T, n int, entry func(path string, i int) []byte, next func(i int) string, counts bool) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path, _ := strconv.Unquote(r.URL.Query().Get("path"))
 		req, _ := hex.DecodeString(strings.TrimPrefix(r.URL.Query().Get("data"), "0x"))
@@ -41,7 +42,7 @@ func pagedNode(t *testing.T, n int, entry func(path string, i int) []byte, next 
 			case 3:
 				limit = int(v)
 			case 4:
-				count = v == 1
+				count = v == 1 && counts
 			}
 		})
 		var resp []byte
@@ -68,7 +69,8 @@ func pagedNode(t *testing.T, n int, entry func(path string, i int) []byte, next 
 
 // A scan reads every page: 12,345 holders and accounts over three pages
 // each, the module account left out; more holders than asked for at most
-// end it at the first page; a node whose next key never moves, a
+// end it at the first page, as does a full first page without a total; a
+// node whose next key never moves, a
 // holder listed twice, an account of a type not read and an amount that
 // is not a number are refused with what was wrong.
 func TestScansReadEveryPage(t *testing.T) {
@@ -87,7 +89,7 @@ func TestScansReadEveryPage(t *testing.T) {
 		base := appendUint(appendString(nil, 1, addr(i)), 4, uint64(i%5))
 		return appendBytes(appendString(nil, 1, "/cosmos.auth.v1beta1.BaseAccount"), 2, base)
 	}
-	url := pagedNode(t, n, entry, strconv.Itoa)
+	url := pagedNode(t, n, entry, strconv.Itoa, true)
 	ctx := context.Background()
 	bal, err := HolderBalances(ctx, http.DefaultClient, url, "atest", 5, n)
 	if err != nil || len(bal) != n || bal[addr(12344)].String() != "1000000000000012344" {
@@ -96,6 +98,10 @@ func TestScansReadEveryPage(t *testing.T) {
 	// More holders than asked for at most: said at the first page.
 	if _, err := HolderBalances(ctx, http.DefaultClient, url, "atest", 5, n-1); !errors.Is(err, ErrTooMany) {
 		t.Errorf("%d holders, %d at most: %v; want ErrTooMany", n, n-1, err)
+	}
+	// A node that gives no total: not scanned when a most is asked for.
+	if _, err := HolderBalances(ctx, http.DefaultClient, pagedNode(t, n, entry, strconv.Itoa, false), "atest", 5, n); !errors.Is(err, ErrTooMany) {
+		t.Errorf("no total: %v; want ErrTooMany", err)
 	}
 	seq, err := AccountSequences(ctx, http.DefaultClient, url, 5)
 	if _, module := seq[addr(7)]; err != nil || len(seq) != n-1 || module || seq[addr(9)] != 4 {
@@ -118,7 +124,7 @@ func TestScansReadEveryPage(t *testing.T) {
 			return appendString(nil, 1, "/cosmos.vesting.v1beta1.ContinuousVestingAccount")
 		}, strconv.Itoa, "accounts", "not read"},
 	} {
-		url := pagedNode(t, n, c.entry, c.next)
+		url := pagedNode(t, n, c.entry, c.next, true)
 		var err error
 		if c.scan == "holders" {
 			_, err = HolderBalances(ctx, http.DefaultClient, url, "atest", 5, 0)

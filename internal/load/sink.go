@@ -29,11 +29,13 @@ type Sink struct {
 	// out together once none is left to read (fasthttp's way, fewer writes
 	// and reads).
 	FlushEach bool
-	// Work is CPU each tx costs the sink (SHA-256 rounds timed at start):
+	// Work is CPU each tx costs the sink (SHA-256 rounds timed at its first
+	// answer):
 	// a node whose CPU bounds it, taking about one core / Work tx/s.
 	Work time.Duration
 
-	rounds int // SHA-256 rounds that take Work
+	rounds int       // SHA-256 rounds that take Work
+	timed  sync.Once // rounds set, at the first answer
 	mu     sync.Mutex
 	sync.Mutex
 	perSec map[int64]int64 // txs received, by unix second
@@ -106,6 +108,11 @@ func (s *Sink) answer(out io.Writer, body []byte) {
 	if batch {
 		out.Write([]byte{'['})
 	}
+	s.timed.Do(func() {
+		if s.Work > 0 {
+			s.rounds = roundsFor(s.Work)
+		}
+	})
 	var buf [96]byte
 	n := 0
 	for rest := body; ; {
@@ -194,9 +201,6 @@ func (s *Sink) ServeWebsocket(ctx context.Context, l net.Listener) error {
 
 // Serve answers on l until ctx ends.
 func (s *Sink) Serve(ctx context.Context, l net.Listener) error {
-	if s.Work > 0 {
-		s.rounds = roundsFor(s.Work)
-	}
 	srv := &fasthttp.Server{Handler: s.Handle, Name: "chainperf-sink", ReduceMemoryUsage: s.FlushEach || s.Delay > 0}
 	go func() {
 		<-ctx.Done()

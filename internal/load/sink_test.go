@@ -85,7 +85,6 @@ func TestSinkWebsocket(t *testing.T) {
 func TestSinkWork(t *testing.T) {
 	body := bytes.Repeat([]byte(`{"jsonrpc":"2.0","id":1,"method":"broadcast_tx_sync","params":{"tx":"AA=="}}`), 40)
 	s := &Sink{Work: 2 * time.Millisecond}
-	s.rounds = roundsFor(s.Work)
 	start := time.Now()
 	var out bytes.Buffer
 	s.answer(&out, body)
