@@ -186,20 +186,16 @@ func coinIn(resp []byte) (uint64, error) {
 	return coinAmount(coin)
 }
 
-// coinAmount reads a Coin's amount.
+// coinAmount reads a Coin's amount, which must fit 64 bits.
 func coinAmount(coin []byte) (uint64, error) {
-	var amount string
-	if err := fields(coin, func(num protowire.Number, _ uint64, b []byte) {
-		if num == 2 {
-			amount = string(b)
-		}
-	}); err != nil {
+	v, err := bigAmount(coin)
+	if err != nil {
 		return 0, err
 	}
-	if amount == "" {
-		return 0, nil
+	if !v.IsUint64() {
+		return 0, fmt.Errorf("amount %s is past 2^64", v)
 	}
-	return strconv.ParseUint(amount, 10, 64)
+	return v.Uint64(), nil
 }
 
 // Simulate runs tx through the app's simulation (the ante handler without

@@ -122,37 +122,21 @@ func scan(ctx context.Context, c *http.Client, rpc, path string, height int64, m
 		if err != nil {
 			return err
 		}
-		if p == 0 && most > 0 {
-			var total uint64
-			_ = fields(resp, func(num protowire.Number, _ uint64, b []byte) {
-				if num == 2 {
-					_ = fields(b, func(num protowire.Number, v uint64, _ []byte) {
-						if num == 2 {
-							total = v
-						}
-					})
-				}
-			})
-			if total > uint64(most) {
-				return fmt.Errorf("%s %s: %d entries: %w (%d)", rpc, path, total, ErrTooMany, most)
-			}
-			if total == 0 && more(resp) {
-				// A node that does not count (count_total is optional)
-				// may hold millions: not scanned.
-				return fmt.Errorf("%s %s: a full first page and no total: %w (%d)", rpc, path, ErrTooMany, most)
-			}
-		}
 		var next []byte
+		var total uint64
 		var failed error
 		if err := fields(resp, func(num protowire.Number, _ uint64, b []byte) {
 			switch {
 			case failed != nil:
 			case num == 1:
 				failed = each(b)
-			case num == 2:
-				_ = fields(b, func(num protowire.Number, _ uint64, b []byte) {
-					if num == 1 {
+			case num == 2: // the PageResponse
+				_ = fields(b, func(num protowire.Number, v uint64, b []byte) {
+					switch num {
+					case 1:
 						next = b
+					case 2:
+						total = v
 					}
 				})
 			}
@@ -161,6 +145,16 @@ func scan(ctx context.Context, c *http.Client, rpc, path string, height int64, m
 		}
 		if failed != nil {
 			return fmt.Errorf("%s %s: %w", rpc, path, failed)
+		}
+		if p == 0 && most > 0 {
+			if total > uint64(most) {
+				return fmt.Errorf("%s %s: %d entries: %w (%d)", rpc, path, total, ErrTooMany, most)
+			}
+			if total == 0 && len(next) > 0 {
+				// A node that does not count (count_total is optional)
+				// may hold millions: not scanned.
+				return fmt.Errorf("%s %s: a full first page and no total: %w (%d)", rpc, path, ErrTooMany, most)
+			}
 		}
 		if len(next) == 0 {
 			return nil
@@ -171,19 +165,6 @@ func scan(ctx context.Context, c *http.Client, rpc, path string, height int64, m
 		key = bytes.Clone(next)
 	}
 	return fmt.Errorf("%s %s: more than %d pages of %d", rpc, path, scanMaxPages, scanPage)
-}
-
-// more says whether a page's response has a next key.
-func more(resp []byte) bool {
-	next := false
-	_ = fields(resp, func(num protowire.Number, _ uint64, b []byte) {
-		if num == 2 {
-			_ = fields(b, func(num protowire.Number, _ uint64, b []byte) {
-				next = next || num == 1 && len(b) > 0
-			})
-		}
-	})
-	return next
 }
 
 // bigAmount reads a Coin's amount however large.
