@@ -34,6 +34,11 @@ at what the target takes above its capacity instead of collapsing. Last, a CPU p
 
 "chainperf bursts 1s" sends as loadtime does (`--send-every 1s`: each second's txs at its start),
 so the two are compared on the same schedule; plain "chainperf" sends every tx at its own time.
+The "floor" rows (bench/floor) are what sending every tx at its own time costs at the least on the
+machine: one thread sleeping to each wake-up, one write of ready-made requests a wake-up, the
+answers read without blocking and counted, nothing parsed, hashed or recorded; "floor each tx"
+wakes for every tx, "floor 500us" at most every 500 us as chainperf's pacer does below 25,000 tx/s.
+A generator with a schedule that precise costs at least that much.
 
 --before REF adds rows of chainperf built from git REF (git archive, go build) at the low and
 middle rates, so a change to the generator is measured against the build before it in the same run
@@ -197,6 +202,17 @@ def run_locust(locust, rate, duration):
     return {"sent": sent, "achieved": sent / duration, "cpu": cpu, "rss": rss}
 
 
+def run_floor(bin_, rate, duration, quantum):
+    """bench/floor: the least a sender spends to send each tx at its time (no parsing, ledger or hashing)."""
+    text, cpu, rss = timed([bin_, "-url", SINK, "-rate", str(rate), "-duration", f"{duration}s", "-read", "poll",
+                            "-quantum", quantum])
+    m = re.search(r"(\d+) of (\d+) answered.*p99 lag ([0-9.]+) ms", text)
+    if not m:
+        raise RuntimeError("bench/floor: " + text[-500:])
+    return {"sent": int(m.group(2)), "achieved": int(m.group(2)) / duration, "cpu": cpu, "rss": rss,
+            "lag_p99_ms": float(m.group(3))}
+
+
 def run_loadtime(loadtime, rate, duration, conns=2):
     d = tempfile.mkdtemp()
     text, cpu, rss = timed([loadtime, "-c", str(conns), "-r", str(rate // conns), "-T", str(duration), "-s", "256",
@@ -253,7 +269,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--duration", type=int, default=20)
     ap.add_argument("--quick", action="store_true", help="fewer rates")
-    ap.add_argument("--only", help="run only generators whose name starts with one of these, comma-separated (chainperf, k6, locust, loadtime)")
+    ap.add_argument("--only", help="run only generators whose name starts with one of these, comma-separated (chainperf, floor, k6, locust, loadtime)")
     ap.add_argument("--before", help="also run chainperf built from this git ref (rows 'chainperf REF')")
     ap.add_argument("--saturate", type=int, help="only the above-capacity rows: 1-3x this rate")
     ap.add_argument("--repeats", type=int, default=5, help="runs a rate with --saturate")
@@ -271,6 +287,8 @@ def main():
 def bench(a, work):
     bin_ = os.path.join(work, "chainperf")
     sh(["go", "build", "-o", bin_, "./cmd/chainperf"], cwd=ROOT)
+    floor = os.path.join(work, "floor")
+    sh(["go", "build", "-o", floor, "./bench/floor"], cwd=ROOT)
     only = a.only.split(",") if a.only else None
     wanted = lambda name: not only or any(name.startswith(o) for o in only)
     before = None
@@ -303,6 +321,10 @@ def bench(a, work):
             # above a target's capacity: the sink's CPU is the limit (~42,000 tx/s); the
             # delivered rate should stay near it at 2x and 3x, node-bound
             ("chainperf cpu-bound", cpubound, CPU_URL, lambda r: run_chainperf(bin_, r, a.duration, url=CPU_URL), [40000, 80000, 120000]),
+            # the least each tx at its time can cost on this machine: one wake-up and one
+            # write a tx (quantum 0), or a wake-up every 500 us at least as chainperf's pacer
+            ("floor each tx", sink, URL, lambda r: run_floor(floor, r, a.duration, "0s"), [1000, 5000, 10000, 20000]),
+            ("floor 500us", sink, URL, lambda r: run_floor(floor, r, a.duration, "500us"), [1000, 5000, 10000, 20000, 50000]),
             ("k6", sink, URL, lambda r: run_k6(k6, r, a.duration), [1000, 2000, 3000, 5000, 10000]),
             ("locust", sink, URL, lambda r: run_locust(locust, r, a.duration), [500, 1000, 2000, 3000, 5000]),
             ("loadtime", sink, URL, lambda r: run_loadtime(loadtime, r, a.duration), [1000, 5000, 10000, 20000, 50000, 100000]),
