@@ -157,6 +157,9 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 		cfg.Token, cfg.TokenEach = token, each
 		e.record.Token = token.String()
 	}
+	if err := e.deployContracts(ctx, rpcs[0], &cfg); err != nil {
+		return nil, err
+	}
 	work, err := evm.NewWorkload(cfg, wallets)
 	if err != nil {
 		return nil, err
@@ -174,6 +177,31 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 	e.record.Workload = made.String()
 	r.SetFinding(e.record.Finding())
 	return made, nil
+}
+
+// deployContracts deploys the store and burn contracts when the mix
+// calls them, from the deployer after the token's set-up txs.
+func (e *EVM) deployContracts(ctx context.Context, rpc string, cfg *evm.WorkloadConfig) error {
+	has := func(kind string) bool {
+		return slices.ContainsFunc(cfg.Mix, func(m evm.MixEntry) bool { return m.Kind == kind })
+	}
+	if !has(evm.Store) && !has(evm.Burn) {
+		return nil
+	}
+	spec := e.s.Testnet.EVM
+	first := uint64(0)
+	if has(evm.ERC20) {
+		first = evm.TokenSetupTxs(len(e.wallets))
+	}
+	addrs, err := evm.DeployContracts(ctx, evm.Deploy{RPC: rpc, JSONRPC: cfg.JSONRPC, ChainID: spec.ChainID,
+		Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Deployer: e.deployer, Wait: 60 * time.Second},
+		first, evm.StoreCode(), evm.BurnCode())
+	if err != nil {
+		return err
+	}
+	cfg.Store, cfg.Burner = addrs[0], addrs[1]
+	e.log.Info("contracts deployed", "store", cfg.Store.String(), "burner", cfg.Burner.String())
+	return nil
 }
 
 // mixOfEVM is the workload's kinds of tx: an evm-mix's entries (an amount

@@ -25,6 +25,11 @@ type Deploy struct {
 // distributeChunk is how many wallets one distribute call funds.
 const distributeChunk = 200
 
+// TokenSetupTxs is how many txs DeployToken sends for n wallets (the
+// deployment, then a distribute call a chunk): the deployer's next nonce
+// after it.
+func TokenSetupTxs(n int) uint64 { return 1 + uint64((n+distributeChunk-1)/distributeChunk) }
+
 // DeployToken deploys contracts/Token.sol from the deployer with a supply
 // of Each per wallet, hands every wallet Each tokens (distribute calls of
 // 200 wallets) and waits for every receipt: the token's address, or why

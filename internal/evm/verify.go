@@ -1,9 +1,11 @@
 package evm
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,10 +42,41 @@ type Balances struct {
 	Conserved bool `json:"conserved"`
 	// Tokens: the wallets' token balances summed (ERC20 runs).
 	Tokens string `json:"tokens,omitempty"`
+	// Contracts: what the contract txs left on the chain, checked.
+	Contracts *Contracts `json:"contracts,omitempty"`
+}
+
+// Contracts is the check of the store, burn and deploy txs: each store's
+// slot holds its value and the store contract counted every store; each
+// deploy's address (its sender and nonce) holds the code; each burn used
+// the gas of its turns.
+type Contracts struct {
+	Stores     int64    `json:"stores"`      // store txs committed and not reverted
+	Counted    int64    `json:"counted"`     // the store contract's count of writes
+	StoresRead int64    `json:"stores_read"` // their slots read back with their value
+	Deploys    int64    `json:"deploys"`     // deploy txs committed and not reverted
+	Deployed   int64    `json:"deployed"`    // of those, addresses that hold the code
+	Burns      int64    `json:"burns"`       // burn txs committed and not reverted
+	BurnsShort int64    `json:"burns_short"` // of those, burns that used less gas than their turns cost
+	Examples   []string `json:"examples,omitempty"`
+}
+
+// OK says whether every contract tx left what it should.
+func (c *Contracts) OK() bool {
+	return c == nil || c.Counted == c.Stores && c.StoresRead == c.Stores && c.Deployed == c.Deploys && c.BurnsShort == 0
+}
+
+func (c *Contracts) String() string {
+	verdict := "as sent"
+	if !c.OK() {
+		verdict = "NOT as sent"
+	}
+	return fmt.Sprintf("contracts %s: %d stores (count %d, %d slots right), %d deploys (%d with the code), %d burns (%d short of gas)",
+		verdict, c.Stores, c.Counted, c.StoresRead, c.Deploys, c.Deployed, c.Burns, c.BurnsShort)
 }
 
 // OK says whether nothing was lost and every nonce is accounted for.
-func (b *Balances) OK() bool { return b.Conserved && b.Mismatched == 0 }
+func (b *Balances) OK() bool { return b.Conserved && b.Mismatched == 0 && b.Contracts.OK() }
 
 func (b *Balances) String() string {
 	verdict := "conserved"
@@ -54,8 +87,12 @@ func (b *Balances) String() string {
 	if b.Tokens != "" {
 		tokens = fmt.Sprintf("; wallets hold %s token units", b.Tokens)
 	}
-	return fmt.Sprintf("%s: %d wallets and the deployer held %s + fee collector %s of %s funded (%s)%s; nonces %d for %d committed txs (%d reverted), %d wallets mismatched",
-		verdict, b.Wallets, b.Held, b.FeeCollector, b.Funded, b.Denom, tokens, b.Nonces, b.Committed, b.Reverted, b.Mismatched)
+	contracts := ""
+	if b.Contracts != nil {
+		contracts = "; " + b.Contracts.String()
+	}
+	return fmt.Sprintf("%s: %d wallets and the deployer held %s + fee collector %s of %s funded (%s)%s; nonces %d for %d committed txs (%d reverted), %d wallets mismatched%s",
+		verdict, b.Wallets, b.Held, b.FeeCollector, b.Funded, b.Denom, tokens, b.Nonces, b.Committed, b.Reverted, b.Mismatched, contracts)
 }
 
 // Committed counts a tx of the run that a block holds: code 0 uses its
@@ -83,6 +120,13 @@ func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency
 		amount := new(big.Int).SetUint64(m.Amount)
 		w.tokens[p.from].Sub(&w.tokens[p.from], amount)
 		w.tokens[p.to].Add(&w.tokens[p.to], amount)
+	case m.Kind == Store, m.Kind == Create:
+		w.made = append(w.made, madeBy{p.kind, p.from, p.nonce})
+	case m.Kind == Burn:
+		w.burns++
+		if cost := 21000 + BurnTurnGas*m.Amount; uint64(max(r.Gas, 0)) < cost {
+			w.burnShort = append(w.burnShort, fmt.Sprintf("a burn of %d turns by %s (nonce %d) used %d gas, its turns cost %d", m.Amount, w.wallets[p.from].Address, p.nonce, r.Gas, cost))
+		}
 	}
 }
 
@@ -99,13 +143,63 @@ func (w *Workload) Stats(loadSecs float64) []cosmos.KindStats {
 }
 
 // erc20 says whether the mix sends token transfers.
-func (w *Workload) erc20() bool {
-	for _, m := range w.cfg.Mix {
-		if m.Kind == ERC20 {
-			return true
+func (w *Workload) erc20() bool { return w.has(ERC20) }
+
+// has says whether the mix sends txs of kind.
+func (w *Workload) has(kind string) bool {
+	return slices.ContainsFunc(w.cfg.Mix, func(m MixEntry) bool { return m.Kind == kind })
+}
+
+// checkContracts reads back, at height, what each store and deploy tx
+// in made left (a slot, a contract's code) and the store contract's count;
+// of burns, burnShort are those Committed found short of gas.
+func (w *Workload) checkContracts(ctx context.Context, height int64, made []madeBy, burns int64, burnShort []string) (*Contracts, error) {
+	c := &Contracts{Burns: burns, BurnsShort: int64(len(burnShort)), Examples: slices.Clone(burnShort[:min(len(burnShort), 5)])}
+	note := func(f string, a ...any) {
+		if len(c.Examples) < 5 {
+			c.Examples = append(c.Examples, fmt.Sprintf(f, a...))
 		}
 	}
-	return false
+	url := w.cfg.JSONRPC
+	for _, t := range made {
+		from := w.wallets[t.from].Address
+		switch w.cfg.Mix[t.kind].Kind {
+		case Store:
+			c.Stores++
+			v, err := StorageAt(ctx, url, w.cfg.Store, StoreKey(from, t.nonce), height)
+			if err != nil {
+				return nil, fmt.Errorf("store of %s (nonce %d): %w", from, t.nonce, err)
+			}
+			if v.IsUint64() && v.Uint64() == t.nonce+1 {
+				c.StoresRead++
+			} else {
+				note("the slot of %s's store with nonce %d holds %s, not %d", from, t.nonce, v, t.nonce+1)
+			}
+		case Create:
+			c.Deploys++
+			at := CreateAddress(from, t.nonce)
+			code, err := CodeAt(ctx, url, at, height)
+			if err != nil {
+				return nil, fmt.Errorf("code at %s: %w", at, err)
+			}
+			if bytes.Equal(code, storeCode) {
+				c.Deployed++
+			} else {
+				note("%s (deployed by %s with nonce %d) holds %d bytes of code, not the %d deployed", at, from, t.nonce, len(code), len(storeCode))
+			}
+		}
+	}
+	if w.has(Store) {
+		n, err := StorageAt(ctx, url, w.cfg.Store, [32]byte{}, height)
+		if err != nil {
+			return nil, fmt.Errorf("the store contract's count: %w", err)
+		}
+		if !n.IsInt64() {
+			return nil, fmt.Errorf("the store contract's count is %s", n)
+		}
+		c.Counted = n.Int64()
+	}
+	return c, nil
 }
 
 // Verify reads every wallet's balance and nonce and the fee collector's
@@ -120,6 +214,9 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 		moved[i].Set(&w.tokens[i])
 	}
 	reverted := w.reverted
+	made := slices.Clone(w.made)
+	burnShort := slices.Clone(w.burnShort)
+	burns := w.burns
 	w.mu.Unlock()
 	tip, err := cosmos.WaitHeight(ctx, w.http, rpc, need, wait)
 	if err != nil {
@@ -237,6 +334,11 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	total := new(big.Int).Mul(funded, big.NewInt(int64(len(w.wallets)+len(w.cfg.Extra))))
 	b.Funded, b.Held, b.FeeCollector = total.String(), held.String(), fees.String()
 	b.Conserved = new(big.Int).Add(held, fees).Cmp(total) == 0
+	if w.has(Store) || w.has(Create) || w.has(Burn) {
+		if b.Contracts, err = w.checkContracts(ctx, height, made, burns, burnShort); err != nil {
+			return nil, err
+		}
+	}
 	if w.erc20() && b.Mismatched == 0 {
 		// Every wallet got TokenEach; transfers between them move tokens.
 		all := new(big.Int).Mul(w.cfg.TokenEach, big.NewInt(int64(len(w.wallets))))

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -61,14 +62,14 @@ func fakeChain(t *testing.T, balances map[string]int64, nonces map[string]uint64
 	return srv.URL
 }
 
-// Verify reads every balance and nonce from the scans: funds held by the
-// wallets plus fees equal what was funded and every nonce matches the
-// txs committed (conserved); a wallet short of funds breaks conservation,
-// a nonce off by one is a mismatch, each said.
-func TestVerifyConservation(t *testing.T) {
-	wallets := Wallets("verify", 3)
-	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
-		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos"}, wallets)
+// commitOne makes a workload of cfg (chain 9, fee cap 10, tip 1, wallet
+// 0 to wallet 1, one node) over wallets and has its first tx sent and
+// committed with gas used.
+func commitOne(t *testing.T, cfg WorkloadConfig, wallets []Wallet, gas int64) *Workload {
+	t.Helper()
+	cfg.ChainID, cfg.Denom, cfg.MaxFee, cfg.Tip = 9, "atest", 10, 1
+	cfg.Senders, cfg.Receivers, cfg.Targets, cfg.RPCs, cfg.Prefix = fixed(0), fixed(1), 1, []string{"http://127.0.0.1:1"}, "cosmos"
+	w, err := NewWorkload(cfg, wallets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,17 @@ func TestVerifyConservation(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Sent(0, load.Accepted, "")
-	w.Committed(sha256.Sum256(tx), 8, load.TxResult{}, time.Second)
+	w.Committed(sha256.Sum256(tx), 8, load.TxResult{Gas: gas}, time.Second)
+	return w
+}
+
+// Verify reads every balance and nonce from the scans: funds held by the
+// wallets plus fees equal what was funded and every nonce matches the
+// txs committed (conserved); a wallet short of funds breaks conservation,
+// a nonce off by one is a mismatch, each said.
+func TestVerifyConservation(t *testing.T) {
+	wallets := Wallets("verify", 3)
+	w := commitOne(t, WorkloadConfig{Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}}}, wallets, 0)
 	addr := func(i int) string { a, _ := cosmos.Bech32("cosmos", wallets[i].Address[:]); return a }
 	fees := cosmos.ModuleAddress("cosmos", "fee_collector")
 	const funded, fee = 1000, 21
@@ -101,6 +112,89 @@ func TestVerifyConservation(t *testing.T) {
 		}
 		if b.Conserved != c.conserved || b.Mismatched != c.mismatched || b.OK() != c.wantOK || b.Height != 9 || b.Committed != 1 {
 			t.Errorf("%s: %+v; want conserved %v, %d mismatched, at height 9", c.name, b, c.conserved, c.mismatched)
+		}
+	}
+}
+
+// fakeJSONRPC answers eth_getStorageAt and eth_getCode from storage (by
+// contract and slot, hex) and code (by address).
+func fakeJSONRPC(t *testing.T, storage map[string]string, code map[string]string) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Method string   `json:"method"`
+			Params []string `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Params) < 2 {
+			t.Errorf("a request of %v (%v)", req, err)
+			return
+		}
+		out := "0x"
+		switch req.Method {
+		case "eth_getStorageAt":
+			out = "0x" + strings.Repeat("0", 63) + "0"
+			if v, ok := storage[strings.ToLower(req.Params[0])+"/"+req.Params[1]]; ok {
+				out = v
+			}
+		case "eth_getCode":
+			if v, ok := code[strings.ToLower(req.Params[0])]; ok {
+				out = v
+			}
+		default:
+			t.Errorf("%s asked", req.Method)
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":%q}`, out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// The contract txs' check reads back what each left: a store's slot and
+// the count, a deploy's code at its address, a burn's gas used. Each as
+// the chain should be passes; a slot wrong, a count short, no code, a
+// burn short of gas each fail, said.
+func TestVerifyContracts(t *testing.T) {
+	wallets := Wallets("verify-contracts", 2)
+	store, burner := Address{0xaa}, Address{0xbb}
+	from := wallets[0].Address
+	slot := StoreKey(from, 0)
+	word := func(v uint64) string { return fmt.Sprintf("0x%064x", v) }
+	storeAt := func(s [32]byte) string { return strings.ToLower(store.String()) + "/" + fmt.Sprintf("0x%x", s) }
+	created := strings.ToLower(CreateAddress(from, 0).String())
+	right := fmt.Sprintf("0x%x", StoreCode())
+	for _, c := range []struct {
+		name    string
+		kind    string
+		gas     int64 // the burn's gas used
+		storage map[string]string
+		code    map[string]string
+		ok      bool
+	}{
+		{"store as sent", Store, 0, map[string]string{storeAt(slot): word(1), storeAt([32]byte{}): word(1)}, nil, true},
+		{"store slot wrong", Store, 0, map[string]string{storeAt(slot): word(7), storeAt([32]byte{}): word(1)}, nil, false},
+		{"store not counted", Store, 0, map[string]string{storeAt(slot): word(1)}, nil, false},
+		{"deploy as sent", Create, 0, nil, map[string]string{created: right}, true},
+		{"deploy without code", Create, 0, nil, map[string]string{}, false},
+		{"burn as sent", Burn, 21000 + 10*BurnTurnGas, nil, nil, true},
+		{"burn short of gas", Burn, 21000, nil, nil, false},
+	} {
+		amount := uint64(0)
+		if c.kind == Burn {
+			amount = 10
+		}
+		w := commitOne(t, WorkloadConfig{Mix: []MixEntry{{Kind: c.kind, Weight: 1, Amount: amount}},
+			Store: store, Burner: burner, JSONRPC: fakeJSONRPC(t, c.storage, c.code)}, wallets, c.gas)
+		addr := func(i int) string { a, _ := cosmos.Bech32("cosmos", wallets[i].Address[:]); return a }
+		fees := cosmos.ModuleAddress("cosmos", "fee_collector")
+		balances := map[string]int64{addr(0): 990, addr(1): 1000, fees: 10}
+		b, err := w.Verify(context.Background(), fakeChain(t, balances, map[string]uint64{addr(0): 1}, fees), big.NewInt(1000), time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !b.Conserved || b.Mismatched != 0 || b.Contracts == nil {
+			t.Fatalf("%s: %+v: the funds and nonces are right here", c.name, b)
+		}
+		if b.OK() != c.ok || b.Contracts.OK() != c.ok || !c.ok && len(b.Contracts.Examples) == 0 && b.Contracts.Counted == b.Contracts.Stores {
+			t.Errorf("%s: %s (%+v); want ok %v with a reason when not", c.name, b.Contracts, b.Contracts, c.ok)
 		}
 	}
 }

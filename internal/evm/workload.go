@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +49,8 @@ type WorkloadConfig struct {
 	Token     Address
 	TokenEach *big.Int
 	JSONRPC   string
+	// Store and Burner are the deployed contracts store and burn txs call.
+	Store, Burner Address
 	// Extra are accounts funded like the wallets that send no load (the
 	// token's deployer): their balances count in the check.
 	Extra []Wallet
@@ -57,7 +60,13 @@ type WorkloadConfig struct {
 const (
 	Native = "native" // a value transfer of Amount wei
 	ERC20  = "erc20"  // transfer(receiver, Amount token units) to the token
+	Store  = "store"  // two storage writes: a slot of the sender's own and the count
+	Burn   = "burn"   // Amount turns of the burner's loop (BurnTurnGas each)
+	Create = "deploy" // a contract created (the store contract's code)
 )
+
+// Kinds are the kinds of tx a mix draws from.
+var Kinds = []string{Native, ERC20, Store, Burn, Create}
 
 // A MixEntry is one kind of tx, its weight and amount.
 type MixEntry struct {
@@ -82,6 +91,9 @@ type Workload struct {
 	committed []int64             // per wallet: its txs committed with code 0
 	tokens    []big.Int           // per wallet: tokens its successful transfers moved in (-out)
 	reverted  int64               // txs committed with code 0 and receipt status 0
+	made      []madeBy            // store and deploy txs committed and not reverted
+	burns     int64               // burn txs committed and not reverted
+	burnShort []string            // of those, burns that used less gas than their turns cost
 	height    int64               // the highest block that held one of the txs
 	kinds     []cosmos.KindCounts // by Mix entry
 	total     float64             // the mix's weights summed
@@ -103,8 +115,19 @@ type ref struct {
 	kind  int
 }
 
-// pair is a tx's sender, receiver and mix entry.
-type pair struct{ from, to, kind int32 }
+// pair is a tx's sender, receiver, mix entry and nonce.
+type pair struct {
+	from, to, kind int32
+	nonce          uint64
+}
+
+// madeBy is a store or deploy tx's mix entry, sender and nonce: what it
+// left on the chain follows from them.
+type madeBy struct {
+	kind  int32
+	from  int32
+	nonce uint64
+}
 
 var (
 	_ load.Workload = (*Workload)(nil)
@@ -126,11 +149,16 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 		w.state[i].gate = make(chan struct{}, 1)
 	}
 	for i, m := range cfg.Mix {
-		if m.Kind != Native && m.Kind != ERC20 || !(m.Weight > 0) {
+		if !slices.Contains(Kinds, m.Kind) || !(m.Weight > 0) {
 			return nil, fmt.Errorf("evm workload: kind %q weight %g", m.Kind, m.Weight)
 		}
-		if m.Kind == ERC20 && cfg.TokenEach == nil {
+		switch {
+		case m.Kind == ERC20 && cfg.TokenEach == nil:
 			return nil, fmt.Errorf("evm workload: ERC20 txs and no token")
+		case m.Kind == Store && cfg.Store == Address{}, m.Kind == Burn && cfg.Burner == Address{}:
+			return nil, fmt.Errorf("evm workload: %s txs and no contract for them", m.Kind)
+		case m.Kind == Burn && (m.Amount < 1 || m.Amount > MaxBurnTurns):
+			return nil, fmt.Errorf("evm workload: burn txs of %d turns: from 1 to %d", m.Amount, MaxBurnTurns)
 		}
 		w.total += m.Weight
 		w.kinds[i] = cosmos.NewKindCounts()
@@ -146,8 +174,15 @@ func (w *Workload) String() string {
 	var kinds []string
 	for _, m := range w.cfg.Mix {
 		k := fmt.Sprintf("native transfers of %d wei", m.Amount)
-		if m.Kind == ERC20 {
+		switch m.Kind {
+		case ERC20:
 			k = fmt.Sprintf("ERC20 transfers of %d token units (token %s)", m.Amount, w.cfg.Token)
+		case Store:
+			k = fmt.Sprintf("storage writes (contract %s)", w.cfg.Store)
+		case Burn:
+			k = fmt.Sprintf("gas burns of %d turns (%d gas, contract %s)", m.Amount, BurnTurnGas*m.Amount, w.cfg.Burner)
+		case Create:
+			k = fmt.Sprintf("contract deployments (%d bytes of code)", len(storeCode))
 		}
 		if len(w.cfg.Mix) > 1 {
 			k = fmt.Sprintf("%.0f%% %s", 100*m.Weight/w.total, k)
@@ -212,9 +247,19 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	m := w.cfg.Mix[k]
 	tx := Tx{Legacy: w.cfg.Legacy, ChainID: w.cfg.ChainID, Nonce: nonce, Tip: w.cfg.Tip, GasPrice: w.cfg.MaxFee,
 		Gas: TransferGas, To: w.wallets[to].Address, Value: m.Amount}
-	if m.Kind == ERC20 {
+	switch m.Kind {
+	case ERC20:
 		tx.Gas, tx.To, tx.Value = ERC20Gas, w.cfg.Token, 0
 		tx.Data = TransferCall(make([]byte, 0, 68), w.wallets[to].Address, m.Amount)
+	case Store:
+		tx.Gas, tx.To, tx.Value = StoreGas, w.cfg.Store, 0
+		tx.Data = StoreCall(make([]byte, 0, 64), w.wallets[from].Address, nonce)
+	case Burn:
+		tx.Gas, tx.To, tx.Value = BurnGas(m.Amount), w.cfg.Burner, 0
+		tx.Data = BurnCall(make([]byte, 0, 32), m.Amount)
+	case Create:
+		tx.Gas, tx.To, tx.Value, tx.Create = DeployGas, Address{}, 0, true
+		tx.Data = Creation(storeCode)
 	}
 	raw, _ := tx.Sign(w.wallets[from].Key)
 	w.signed.Add(1)
@@ -223,7 +268,7 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	h := load.Hash(sha256.Sum256(buf[start:]))
 	w.mu.Lock()
 	w.refs[seq] = ref{from: from, nonce: nonce, hash: h, kind: k}
-	w.hashes[h] = pair{int32(from), int32(to), int32(k)}
+	w.hashes[h] = pair{int32(from), int32(to), int32(k), nonce}
 	w.mu.Unlock()
 	return buf, nil
 }

@@ -194,6 +194,14 @@ func (s *Scenario) validateEVMMix(c *checker) {
 		if m.Outputs != 0 || m.Validator != nil {
 			c.fail(p+".msg", "outputs and validator are for cosmos-mix messages, not EVM txs")
 		}
+		switch {
+		case (m.Msg == "store" || m.Msg == "deploy") && m.Amount != 0:
+			c.fail(p+".amount", "%d: %s txs move no value: leave amount out", m.Amount, m.Msg)
+		case m.Msg == "burn" && m.Amount > maxBurnTurns:
+			c.fail(p+".amount", "%d: a burn's turns of its loop (40 gas each), at most %d", m.Amount, maxBurnTurns)
+		case m.Msg == "burn" && m.Amount == 0 && (w.Amount < 1 || w.Amount > maxBurnTurns):
+			c.fail(p+".amount", "a burn's turns of its loop (40 gas each), from 1 to %d (workload.amount is %d)", maxBurnTurns, w.Amount)
+		}
 	})
 }
 

@@ -158,7 +158,11 @@ func validateBinary(c *checker, t *Testnet) (release bool) {
 }
 
 // EVMMixMsgs are the kinds of tx an evm-mix draws from.
-var EVMMixMsgs = []string{"native", "erc20"}
+var EVMMixMsgs = []string{"native", "erc20", "store", "burn", "deploy"}
+
+// maxBurnTurns bounds a burn tx's turns (internal/evm's MaxBurnTurns: 40
+// gas a turn, 4,000,000 gas).
+const maxBurnTurns = 100_000
 
 // LoadtimeMinSize is the smallest tx CometBFT's loadtime payload fits in
 // (load.MinLoadtimeSize; a test keeps them equal).
