@@ -79,6 +79,7 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 				"json-rpc.enable":     "true",
 				"json-rpc.address":    q(net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))),
 				"json-rpc.ws-address": q(net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPCWS))),
+				"mempool.max-txs":     appMempoolTxs(spec.Mempool),
 			}
 		},
 		Settings: settingsOf(e.s),
@@ -105,6 +106,16 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	e.record = EVMRecord{Binary: e.binary, ChainID: spec.ChainID, Wallets: len(e.wallets),
 		GenesisBytes: size, GenesisSecs: time.Since(began).Seconds()}
 	return sdkchain.Distribute(t, genesis)
+}
+
+// appMempoolTxs is app.toml's mempool.max-txs for the testnet's mempool:
+// Cosmos EVM's application-side mempool is on from 0 up (its Cosmos txs'
+// cap; evmd's switch), off at -1 (the SDK's default).
+func appMempoolTxs(mempool string) string {
+	if mempool == "app" {
+		return "5000"
+	}
+	return "-1"
 }
 
 // Workload checks that every running node serves JSON-RPC for the chain

@@ -204,6 +204,9 @@ type EVM struct {
 	// SendVia is how txs reach the nodes: "cometbft" (broadcast_tx_sync,
 	// in the Cosmos envelope) or "json-rpc" (eth_sendRawTransaction).
 	SendVia string `toml:"send_via"`
+	// Mempool is "app" (Cosmos EVM's application-side mempool) or
+	// "cometbft" (CometBFT's alone), set by app.toml's mempool.max-txs.
+	Mempool string `toml:"mempool"`
 }
 
 // Funded says whether the wallets are funded by a given account at the

@@ -157,6 +157,7 @@ func (s *Scenario) validateEVM(c *checker) {
 		c.fail("testnet.evm.token_balance", "%d: must be from 0 to 1e12 whole tokens", e.TokenBalance)
 	}
 	c.oneOf("testnet.evm.send_via", e.SendVia, []string{"cometbft", "json-rpc"})
+	c.oneOf("testnet.evm.mempool", e.Mempool, EVMMempools)
 	if e.SendVia == "json-rpc" && s.Load.Method != "sync" {
 		c.fail("load.method", "%q: eth_sendRawTransaction answers after CheckTx, as broadcast_tx_sync does; with testnet.evm.send_via = \"json-rpc\" the method is \"sync\"", s.Load.Method)
 	}

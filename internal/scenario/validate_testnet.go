@@ -157,6 +157,9 @@ func validateBinary(c *checker, t *Testnet) (release bool) {
 	return release
 }
 
+// EVMMempools are the mempools an EVM testnet can order its txs with.
+var EVMMempools = []string{"app", "cometbft"}
+
 // EVMMixMsgs are the kinds of tx an evm-mix draws from.
 var EVMMixMsgs = []string{"native", "erc20", "store", "burn", "deploy"}
 

@@ -3,9 +3,10 @@
 // x/feemarket (github.com/cosmos/evm v0.6.3), wired by hand (those modules
 // have no depinject support). EVM txs go through Cosmos EVM's own ante
 // decorator; the only Cosmos txs are the validators' gentxs. No mint, no
-// distribution, no precompiles, no app-side mempool (CometBFT's mempool
-// orders txs): supply never changes and fees stay in the fee collector, so
-// a run's balances can be checked to the last unit.
+// distribution, no precompiles: supply never changes and fees stay in the
+// fee collector, so a run's balances can be checked to the last unit.
+// Cosmos EVM's application-side mempool when app.toml's mempool.max-txs is
+// 0 or more (mempool.go).
 package app
 
 import (
@@ -112,6 +113,7 @@ type App struct {
 	txConfig  client.TxConfig
 	clientCtx client.Context
 	listeners []func(common.Hash)
+	mempool   *appMempool // nil: CometBFT's mempool only
 
 	AccountKeeper   authkeeper.AccountKeeper
 	BankKeeper      bankkeeper.BaseKeeper
@@ -197,6 +199,7 @@ func New(logger log.Logger, db dbm.DB, traceStore io.Writer, loadLatest bool, ap
 	a.SetBeginBlocker(a.Modules.BeginBlock)
 	a.SetEndBlocker(a.Modules.EndBlock)
 	a.SetAnteHandler(a.anteHandler(cast.ToUint64(appOpts.Get(srvflags.EVMMaxTxGasWanted))))
+	a.setMempool(appOpts, logger)
 	if loadLatest {
 		if err := a.LoadLatestVersion(); err != nil {
 			return nil, err
@@ -256,11 +259,20 @@ func (a *App) onPendingTx(h common.Hash) {
 // RegisterPendingTxListener is how the JSON-RPC server hears of new txs.
 func (a *App) RegisterPendingTxListener(l func(common.Hash)) { a.listeners = append(a.listeners, l) }
 
-// GetMempool returns no app-side mempool: CometBFT's mempool holds the
-// txs. Cosmos EVM's server asserts the concrete type, hence a typed nil.
-func (a *App) GetMempool() sdkmempool.ExtMempool { return (*evmmempool.ExperimentalEVMMempool)(nil) }
+// GetMempool returns the application-side EVM mempool once it is made
+// (appMempool), else a typed nil: Cosmos EVM's server asserts the
+// concrete type.
+func (a *App) GetMempool() sdkmempool.ExtMempool {
+	if a.mempool != nil {
+		if m := a.mempool.get(); m != nil {
+			return m
+		}
+	}
+	return (*evmmempool.ExperimentalEVMMempool)(nil)
+}
 
-// SetClientCtx is given the node's client context when it starts.
+// SetClientCtx is given the node's client context when it starts, before
+// the node has a client (RegisterTxService gets one with it).
 func (a *App) SetClientCtx(c client.Context) { a.clientCtx = c }
 
 // TxConfig, AppCodec, LegacyAmino and InterfaceRegistry serve the CLI.
@@ -278,8 +290,10 @@ func ModuleAccounts() []string { return slices.Sorted(maps.Keys(moduleAccounts))
 // RegisterAPIRoutes registers nothing: chainperf turns the REST API off.
 func (a *App) RegisterAPIRoutes(*api.Server, config.APIConfig) {}
 
-// RegisterTxService serves the tx service over gRPC.
+// RegisterTxService serves the tx service over gRPC. Its client context
+// has the node's local client: the mempool broadcasts promoted txs with it.
 func (a *App) RegisterTxService(c client.Context) {
+	a.clientCtx = c
 	authtx.RegisterTxService(a.GRPCQueryRouter(), c, a.Simulate, a.registry)
 }
 
