@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/evm"
+	"github.com/chainperf/chainperf/internal/nodehttp"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// TestEVMMempoolQueuesAGap sends one account's txs out of order to a real
+// Cosmos EVM chain: nonce 1, then 0, then 2. With the application-side
+// mempool (testnet.evm.mempool = "app") the node answers nonce 1 with the
+// gap but queues it, promotes it when nonce 0 comes, takes nonce 2 and
+// commits all three. With CometBFT's mempool alone the gap is a refusal:
+// nonce 1 is gone, so nonce 2 is a gap too and only nonce 0 commits.
+func TestEVMMempoolQueuesAGap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Cosmos EVM chain")
+	}
+	for _, c := range []struct {
+		mempool string
+		take2   bool   // the node takes nonce 2
+		nonce   uint64 // the account's nonce once the blocks are in
+	}{
+		{"app", true, 3},
+		{"cometbft", false, 1},
+	} {
+		t.Run(c.mempool, func(t *testing.T) {
+			reg, tmp := t.TempDir(), t.TempDir()
+			dir := filepath.Join(tmp, "net")
+			file := filepath.Join(tmp, "evm.toml")
+			if err := os.WriteFile(file, []byte(fmt.Sprintf(`[testnet]
+validators = 1
+full_nodes = 0
+chain = "evm"
+[testnet.evm]
+wallets = 2
+mempool = %q
+[testnet.config]
+"consensus.timeout_commit" = "300ms"
+[workload]
+kind = "evm-transfer"
+`, c.mempool)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if out, code := cli(t, reg, "testnet", "up", "-f", file, "--detach", "--dir", dir); code != 0 {
+				t.Fatalf("testnet up: exit %d\n%s", code, out)
+			}
+			t.Cleanup(func() { cli(t, reg, "testnet", "down", "--dir", dir) })
+			st, err := testnet.ReadState(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rpc := st.Nodes[0].Endpoint().RPC
+			ctx, hc := context.Background(), nodehttp.Client(nodehttp.Query)
+			// Right after the start a CheckTx may read the account's balance
+			// as 0 (so on either mempool): a few blocks first.
+			if _, err := cosmos.WaitHeight(ctx, hc, rpc, 4, 30*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			w := evm.Wallets("chainperf", 2)
+			send := func(nonce uint64) (uint32, string) {
+				tx := evm.Tx{ChainID: 262144, Nonce: nonce, Tip: 1, GasPrice: 100_000_000_000, Gas: evm.TransferGas, To: w[1].Address, Value: 1}
+				raw, _ := tx.Sign(w[0].Key)
+				code, log, err := cosmos.BroadcastSync(ctx, hc, rpc, evm.Envelope(nil, w[0].Address, raw, tx.Gas, tx.Fee(), "atest"))
+				if err != nil {
+					t.Fatalf("nonce %d: %v", nonce, err)
+				}
+				return code, log
+			}
+			if code, log := send(1); code == 0 || !strings.Contains(log, "nonce is higher than account nonce") {
+				t.Fatalf("nonce 1 before 0: code %d %q, want the gap", code, log)
+			}
+			if code, log := send(0); code != 0 {
+				t.Fatalf("nonce 0: code %d %q", code, log)
+			}
+			time.Sleep(time.Second) // nonce 0 (and with it a promoted 1) checked
+			if code, log := send(2); (code == 0) != c.take2 {
+				t.Fatalf("nonce 2: code %d %q, want taken %v", code, log, c.take2)
+			}
+			addr, _ := cosmos.Bech32("cosmos", w[0].Address[:])
+			// The queued txs commit within a few blocks; a refused one never
+			// does (3 s: 10 blocks of 300 ms).
+			var got uint64
+			sent := time.Now()
+			for time.Since(sent) < 20*time.Second {
+				if a, err := cosmos.QueryAccount(ctx, hc, rpc, addr); err == nil {
+					if got = a.Sequence; got > c.nonce || got == c.nonce && time.Since(sent) > 3*time.Second {
+						break
+					}
+				}
+				time.Sleep(300 * time.Millisecond)
+			}
+			if got != c.nonce {
+				t.Fatalf("the account's nonce is %d after the blocks, want %d", got, c.nonce)
+			}
+		})
+	}
+}
