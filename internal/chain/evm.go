@@ -150,6 +150,7 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 	cfg := evm.WorkloadConfig{
 		ChainID: chainID, Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Legacy: spec.Legacy,
 		Mix: mixOfEVM(w), MixSeed: w.Seed,
+		PerAccount: w.InFlightPerAccount, AppMempool: spec.Mempool == "app",
 		Senders:   load.Uniform{N: len(wallets), Seed: w.Seed},
 		Receivers: load.Uniform{N: len(wallets), Seed: w.Seed ^ 0x9e3779b97f4a7c15},
 		Targets:   len(rpcs), RPCs: rpcs, Prefix: evmPrefix,

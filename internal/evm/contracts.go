@@ -64,9 +64,9 @@ func Creation(code []byte) []byte {
 }
 
 // BurnGas is the gas limit of a burn tx of turns: the intrinsic 21,000,
-// its calldata (one word, at most 16 a byte), every turn and the last
-// test, with 1,000 to spare.
-func BurnGas(turns uint64) uint64 { return 21000 + 32*16 + BurnTurnGas*turns + 1000 }
+// its calldata (two words, the turns and the tx's number, at most 16 a
+// byte), every turn and the last test, with 1,000 to spare.
+func BurnGas(turns uint64) uint64 { return 21000 + 64*16 + BurnTurnGas*turns + 1000 }
 
 // BurnCall is the calldata of a burn of turns.
 func BurnCall(buf []byte, turns uint64) []byte { return word(buf, turns) }

@@ -49,6 +49,11 @@ type WorkloadConfig struct {
 	Token     Address
 	TokenEach *big.Int
 	JSONRPC   string
+	// PerAccount is how many txs of one account are in flight at once (0
+	// is 1); AppMempool says the nodes queue a tx whose nonce leaves a gap
+	// (Cosmos EVM's application-side mempool) instead of refusing it.
+	PerAccount int
+	AppMempool bool
 	// Store and Burner are the deployed contracts store and burn txs call.
 	Store, Burner Address
 	// Extra are accounts funded like the wallets that send no load (the
@@ -75,10 +80,11 @@ type MixEntry struct {
 	Amount uint64
 }
 
-// A Workload makes EVM txs between the funded wallets, native or ERC20
-// transfers drawn from its mix, each signed when due with its sender's
-// next nonce (counted here, one tx in flight per sender), in the Cosmos
-// envelope CometBFT's broadcast_tx_sync takes.
+// A Workload makes EVM txs from the funded wallets, of the kinds drawn
+// from its mix, each signed when due with its sender's next nonce
+// (counted here; PerAccount txs in flight a sender, nonces assigned ahead
+// of the answers), in the Cosmos envelope CometBFT's broadcast_tx_sync
+// takes.
 type Workload struct {
 	cfg     WorkloadConfig
 	wallets []Wallet
@@ -102,7 +108,7 @@ type Workload struct {
 }
 
 type wstate struct {
-	gate  chan struct{} // held from Append to Sent: one tx in flight
+	gate  chan struct{} // a slot held from Append to Sent: PerAccount in flight
 	mu    sync.Mutex
 	next  uint64 // nonce of the wallet's next tx
 	stale bool   // the node may or may not hold the last tx: re-read
@@ -133,6 +139,7 @@ var (
 	_ load.Workload = (*Workload)(nil)
 	_ load.Observer = (*Workload)(nil)
 	_ load.Router   = (*Workload)(nil)
+	_ load.Queuer   = (*Workload)(nil)
 )
 
 // NewWorkload makes the workload over wallets, whose nonces start at 0
@@ -146,7 +153,7 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 		hashes: map[load.Hash]pair{}, committed: make([]int64, len(wallets)), tokens: make([]big.Int, len(wallets)),
 		kinds: make([]cosmos.KindCounts, len(cfg.Mix))}
 	for i := range w.state {
-		w.state[i].gate = make(chan struct{}, 1)
+		w.state[i].gate = make(chan struct{}, max(1, cfg.PerAccount))
 	}
 	for i, m := range cfg.Mix {
 		if !slices.Contains(Kinds, m.Kind) || !(m.Weight > 0) {
@@ -217,8 +224,8 @@ func (w *Workload) draw(seq uint64) int {
 // mempool in order.
 func (w *Workload) Route(seq uint64) int { return w.cfg.Senders.Pick(seq) % w.cfg.Targets }
 
-// Append signs tx seq: a transfer from a sender whose previous tx has
-// its answer (pickFree), with that sender's next nonce.
+// Append signs tx seq: from a sender with fewer than PerAccount txs
+// unanswered (pickFree), with that sender's next nonce.
 func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, error) {
 	from, err := w.pickFree(ctx, seq)
 	if err != nil {
@@ -245,6 +252,34 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	st.mu.Unlock()
 	k := w.draw(seq)
 	m := w.cfg.Mix[k]
+	start := len(buf)
+	// A tx of the same bytes as one still in flight (a nonce used again
+	// after a re-read, the same receiver drawn) would be one tx to the
+	// node and two sends to the ledger: the next receiver instead. The
+	// contract txs carry seq, so theirs never repeat.
+	for tries := 0; ; tries++ {
+		tx := w.tx(m, from, to, nonce, seq)
+		raw, _ := tx.Sign(w.wallets[from].Key)
+		w.signed.Add(1)
+		buf = Envelope(buf[:start], w.wallets[from].Address, raw, tx.Gas, tx.Fee(), w.cfg.Denom)
+		h := load.Hash(sha256.Sum256(buf[start:]))
+		w.mu.Lock()
+		if _, dup := w.hashes[h]; !dup || tries == len(w.wallets) {
+			w.refs[seq] = ref{from: from, nonce: nonce, hash: h, kind: k}
+			w.hashes[h] = pair{int32(from), int32(to), int32(k), nonce}
+			w.mu.Unlock()
+			break
+		}
+		w.mu.Unlock()
+		if to = (to + 1) % len(w.wallets); to == from {
+			to = (to + 1) % len(w.wallets)
+		}
+	}
+	return buf, nil
+}
+
+// tx is tx seq of kind m from wallet from to wallet to with nonce.
+func (w *Workload) tx(m MixEntry, from, to int, nonce, seq uint64) Tx {
 	tx := Tx{Legacy: w.cfg.Legacy, ChainID: w.cfg.ChainID, Nonce: nonce, Tip: w.cfg.Tip, GasPrice: w.cfg.MaxFee,
 		Gas: TransferGas, To: w.wallets[to].Address, Value: m.Amount}
 	switch m.Kind {
@@ -253,29 +288,20 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 		tx.Data = TransferCall(make([]byte, 0, 68), w.wallets[to].Address, m.Amount)
 	case Store:
 		tx.Gas, tx.To, tx.Value = StoreGas, w.cfg.Store, 0
-		tx.Data = StoreCall(make([]byte, 0, 64), w.wallets[from].Address, nonce)
+		tx.Data = word(StoreCall(make([]byte, 0, 96), w.wallets[from].Address, nonce), seq)
 	case Burn:
 		tx.Gas, tx.To, tx.Value = BurnGas(m.Amount), w.cfg.Burner, 0
-		tx.Data = BurnCall(make([]byte, 0, 32), m.Amount)
+		tx.Data = word(BurnCall(make([]byte, 0, 64), m.Amount), seq)
 	case Create:
 		tx.Gas, tx.To, tx.Value, tx.Create = DeployGas, Address{}, 0, true
-		tx.Data = Creation(storeCode)
+		tx.Data = word(Creation(storeCode), seq) // past the code it copies: never run
 	}
-	raw, _ := tx.Sign(w.wallets[from].Key)
-	w.signed.Add(1)
-	start := len(buf)
-	buf = Envelope(buf, w.wallets[from].Address, raw, tx.Gas, tx.Fee(), w.cfg.Denom)
-	h := load.Hash(sha256.Sum256(buf[start:]))
-	w.mu.Lock()
-	w.refs[seq] = ref{from: from, nonce: nonce, hash: h, kind: k}
-	w.hashes[h] = pair{int32(from), int32(to), int32(k), nonce}
-	w.mu.Unlock()
-	return buf, nil
+	return tx
 }
 
-// pickFree picks seq's sender and takes its gate: the picked wallet, or
-// when its previous tx still waits for an answer, another wallet that
-// goes to the same node (up to 16 tries; then it waits for the last one),
+// pickFree picks seq's sender and takes a slot of its gate: the picked
+// wallet, or when its PerAccount txs all wait for answers, another wallet
+// that goes to the same node (up to 16 tries; then it waits for the last one),
 // so that a busy wallet does not hold up the schedule and each wallet's
 // txs still reach one node.
 func (w *Workload) pickFree(ctx context.Context, seq uint64) (int, error) {
@@ -310,8 +336,9 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 	r, ok := w.refs[seq]
 	delete(w.refs, seq)
 	if ok {
-		w.kinds[r.kind].Sent(o == load.Accepted)
-		if o != load.Accepted {
+		held := o == load.Accepted || o == load.Queued
+		w.kinds[r.kind].Sent(held)
+		if !held {
 			delete(w.hashes, r.hash) // no block will hold it
 		}
 	}
@@ -320,7 +347,7 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 		return
 	}
 	st := &w.state[r.from]
-	if o != load.Accepted {
+	if o != load.Accepted && o != load.Queued {
 		st.mu.Lock()
 		switch {
 		case o == load.SendError:
@@ -334,6 +361,17 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 		st.mu.Unlock()
 	}
 	<-st.gate
+}
+
+// nonceGap is what Cosmos EVM's ante handler says of a tx whose nonce is
+// ahead of its account's.
+const nonceGap = "tx nonce is higher than account nonce"
+
+// Queued says whether a refusal left the tx queued in the node: a nonce
+// gap, on nodes whose application-side mempool queues it (and answers
+// the refusal all the same).
+func (w *Workload) Queued(why string) bool {
+	return w.cfg.AppMempool && strings.Contains(why, nonceGap)
 }
 
 // Repairs is how many refused txs' nonces were used again and how many

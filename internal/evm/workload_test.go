@@ -150,3 +150,65 @@ func TestWalletsAreDerived(t *testing.T) {
 		t.Fatal("wallets of one seed, or of two seeds, share an address")
 	}
 }
+
+// With PerAccount 3 a sender has three txs in flight at once, nonces
+// 0, 1, 2 assigned before any answer; a fourth goes from another wallet.
+// A nonce gap is Queued only where the nodes' mempool queues it, and a
+// queued tx's nonce is not used again.
+func TestNoncesAhead(t *testing.T) {
+	for _, app := range []bool{true, false} {
+		w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
+			Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos",
+			PerAccount: 3, AppMempool: app}, Wallets("ahead", 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		for seq := uint64(0); seq < 4; seq++ {
+			if _, err := w.Append(ctx, nil, seq); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.mu.Lock()
+		var got []string
+		for seq := uint64(0); seq < 4; seq++ {
+			got = append(got, fmt.Sprintf("%d:%d", w.refs[seq].from, w.refs[seq].nonce))
+		}
+		w.mu.Unlock()
+		if strings.Join(got, " ") != "0:0 0:1 0:2 1:0" {
+			t.Fatalf("sender:nonce %v; want three of wallet 0 ahead, then wallet 1", got)
+		}
+		why := "CheckTx code 1: tx nonce: 2, account accountNonce: 1: tx nonce is higher than account nonce"
+		if w.Queued(why) != app || w.Queued("CheckTx code 5: insufficient funds") {
+			t.Fatalf("app mempool %v: Queued(gap) = %v", app, w.Queued(why))
+		}
+		w.Sent(2, load.Queued, why)
+		if w.state[0].next != 3 || w.state[0].stale {
+			t.Fatalf("a queued tx's nonce was repaired: next %d, stale %v", w.state[0].next, w.state[0].stale)
+		}
+	}
+}
+
+// A tx that would be the same bytes as one still in flight (its sender's
+// nonce used again after a re-read, the same receiver drawn) goes to the
+// next receiver instead: the ledger must never see one tx as two sends.
+func TestNoSameBytesInFlight(t *testing.T) {
+	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
+		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos",
+		PerAccount: 2}, Wallets("same", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := w.Append(context.Background(), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.state[0].next = 0 // as a re-read that found the first tx not yet committed
+	b, err := w.Append(context.Background(), nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sha256.Sum256(a) == sha256.Sum256(b) || len(w.hashes) != 2 || w.hashes[sha256.Sum256(b)].to != 2 {
+		t.Fatalf("the second tx: %d hashes in flight, to %d; want another receiver (2)", len(w.hashes), w.hashes[sha256.Sum256(b)].to)
+	}
+}

@@ -52,6 +52,11 @@ const (
 	Accepted  Outcome = iota // the node took the tx into its mempool (or said it did)
 	Rejected                 // the node answered with an error or CheckTx code != 0
 	SendError                // no usable answer
+	// Queued: the node answered a refusal but holds the tx in a queue of
+	// its own (an EVM application-side mempool's nonce gap, Queuer), to
+	// be proposed once the gap fills; the ledger counts it accepted and
+	// follows it to its block.
+	Queued
 )
 
 // pending is a tx whose fate is not final yet.
@@ -86,6 +91,7 @@ type Ledger struct {
 	fates    map[Fate]int64
 	sent     int64
 	accepted int64
+	queued   int64 // of accepted, the ones answered Queued
 	rejected int64
 	failed   int64                     // sends that got no usable answer
 	reasons  map[string]int64          // rejection and send-error reasons
@@ -274,6 +280,10 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sent++
+	if o == Queued {
+		l.queued++
+		o = Accepted
+	}
 	record(l.lag, int64(lag/time.Microsecond))
 	sec := l.second(started.Sub(l.start))
 	sec.Sent++

@@ -63,6 +63,26 @@ func TestLedgerFates(t *testing.T) {
 	}
 }
 
+// A queued answer (the node refused the tx for a nonce gap but queued
+// it) counts as accepted and queued, and the tx is followed to its block:
+// committed when a block holds it, unresolved when none does.
+func TestLedgerQueued(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	for i := 0; i < 2; i++ {
+		l.Begin(hashOf(i), 0)
+		l.Sent(hashOf(i), 0, start, Queued, "tx nonce is higher than account nonce")
+	}
+	if !committed(l, hashOf(0), 3, 0, start.Add(time.Second)) {
+		t.Fatal("a queued tx's block was not its")
+	}
+	l.Close()
+	s := l.Summary()
+	if s.Accepted != 2 || s.Queued != 2 || s.Rejected != 0 || s.Fates[FateCommitted] != 1 || s.Fates[FateUnresolved] != 1 || !s.Balanced() {
+		t.Fatalf("summary %+v", s)
+	}
+}
+
 // TestLedgerInclusionLatency: the CometBFT QA latency of a tx in block H
 // is the time of block H+1 minus its send time.
 func TestLedgerInclusionLatency(t *testing.T) {

@@ -71,6 +71,9 @@ func (g *Generator) pipelined() bool {
 	if _, ok := w.(Observer); ok {
 		return false
 	}
+	if _, ok := w.(Queuer); ok {
+		return false
+	}
 	if _, ok := w.(Router); ok {
 		return false
 	}

@@ -150,6 +150,7 @@ func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, re
 		}
 	}
 	observer, _ := g.cfg.Workload.(Observer)
+	queuer, _ := g.cfg.Workload.(Queuer)
 	for i, h := range b.hashes {
 		if errMsg != "" {
 			g.ledger.Sent(h, b.intended[i], started, SendError, errMsg)
@@ -165,6 +166,9 @@ func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, re
 				o, why = b.replies[k].outcome()
 				break
 			}
+		}
+		if o == Rejected && queuer != nil && queuer.Queued(why) {
+			o = Queued
 		}
 		g.ledger.Sent(h, b.intended[i], started, o, why)
 		if observer != nil {

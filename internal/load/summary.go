@@ -10,8 +10,11 @@ import (
 
 // Summary is what a ledger knows at the moment it is asked.
 type Summary struct {
-	Sent       int64            `json:"sent"`
-	Accepted   int64            `json:"accepted"`    // sends the node accepted
+	Sent     int64 `json:"sent"`
+	Accepted int64 `json:"accepted"` // sends the node accepted
+	// Queued: of Accepted, sends the node answered with a refusal but
+	// queued (an EVM mempool's nonce gap), followed to their block.
+	Queued     int64            `json:"queued,omitempty"`
 	Rejected   int64            `json:"rejected"`    // sends the node refused
 	SendErrors int64            `json:"send_errors"` // sends with no usable answer
 	Fates      map[Fate]int64   `json:"fates"`
@@ -167,6 +170,7 @@ func (l *Ledger) Summary() Summary {
 	s := Summary{
 		Sent:          l.sent,
 		Accepted:      l.accepted,
+		Queued:        l.queued,
 		Rejected:      l.rejected,
 		SendErrors:    l.failed,
 		Fates:         map[Fate]int64{},

@@ -30,6 +30,13 @@ type Observer interface {
 	Sent(seq uint64, o Outcome, why string)
 }
 
+// A Queuer says which refusals leave the tx queued in the node rather
+// than dropped (an EVM application-side mempool answers a nonce gap with
+// an error and queues the tx): the generator reports those Queued.
+type Queuer interface {
+	Queued(why string) bool
+}
+
 // A Carrier carries its txs in requests of its own instead of CometBFT's
 // broadcast methods (an EVM chain's eth_sendRawTransaction), to targets of
 // its own listed in the order of the RPC nodes' (a Router's index picks

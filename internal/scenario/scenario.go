@@ -310,6 +310,9 @@ type Workload struct {
 	MsgsPerTx        int      `toml:"msgs_per_tx"`
 	Unordered        bool     `toml:"unordered"`
 	UnorderedTimeout Duration `toml:"unordered_timeout"`
+	// InFlightPerAccount: EVM workloads' txs of one account in flight at
+	// once, nonces assigned ahead.
+	InFlightPerAccount int `toml:"in_flight_per_account"`
 	// Mix, for kind "cosmos-mix": the message kinds a tx's messages are
 	// drawn from by weight.
 	Mix []MixEntry `toml:"mix"`

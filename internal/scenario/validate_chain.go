@@ -28,6 +28,9 @@ func (s *Scenario) validateWorkload(c *checker) {
 	case t.Chain == "evm":
 		c.fail("workload.kind", "%q sends kvstore txs, which a Cosmos EVM chain rejects: use evm-transfer or evm-erc20", w.Kind)
 	}
+	if !w.IsEVM() && w.InFlightPerAccount != 1 {
+		c.fail("workload.in_flight_per_account", "%d: for EVM workloads (the others send one tx of an account at a time, or unordered)", w.InFlightPerAccount)
+	}
 	if w.TxSize < 64 || w.TxSize > 1<<20 {
 		c.fail("workload.tx_size", "%d: must be from 64 to 1048576 bytes", w.TxSize)
 	} else if w.Kind == "loadtime" && w.TxSize < LoadtimeMinSize {
@@ -180,6 +183,9 @@ func (s *Scenario) validateEVMWorkload(c *checker) {
 	}
 	if s.Load.Batch > 1 {
 		c.fail("load.batch", "%d: EVM workloads send one tx per request, so that each account's txs reach its one node in order", s.Load.Batch)
+	}
+	if n := w.InFlightPerAccount; n < 1 || n > MaxInFlightPerAccount {
+		c.fail("workload.in_flight_per_account", "%d: from 1 (one tx of an account at a time) to %d", n, MaxInFlightPerAccount)
 	}
 	s.validateMix(c)
 }

@@ -160,6 +160,10 @@ func validateBinary(c *checker, t *Testnet) (release bool) {
 // EVMMempools are the mempools an EVM testnet can order its txs with.
 var EVMMempools = []string{"app", "cometbft"}
 
+// MaxInFlightPerAccount bounds an EVM account's txs in flight at once
+// (Cosmos EVM's legacy pool queues 64 a account by default).
+const MaxInFlightPerAccount = 64
+
 // EVMMixMsgs are the kinds of tx an evm-mix draws from.
 var EVMMixMsgs = []string{"native", "erc20", "store", "burn", "deploy"}
 

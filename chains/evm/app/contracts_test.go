@@ -62,7 +62,7 @@ func TestContractsRunAsAssembled(t *testing.T) {
 	}
 	// The tx's limit covers the most turns with its intrinsic gas and
 	// calldata (runtime.Call charges neither).
-	if limit := evm.BurnGas(evm.MaxBurnTurns); used(evm.MaxBurnTurns)+21000+32*16 > limit {
+	if limit := evm.BurnGas(evm.MaxBurnTurns); used(evm.MaxBurnTurns)+21000+64*16 > limit {
 		t.Errorf("BurnGas(%d) = %d is short", evm.MaxBurnTurns, limit)
 	}
 }

@@ -102,6 +102,8 @@ var Bads = []Bad{
 	{"evm store with an amount", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-mix\"\n[[workload.mix]]\nmsg = \"store\"\nweight = 1\namount = 5\n", "f.toml:8: workload.mix[0].amount: 5: store txs move no value"},
 	{"evm burn too long", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-mix\"\n[[workload.mix]]\nmsg = \"burn\"\nweight = 1\namount = 100001\n", "f.toml:8: workload.mix[0].amount: 100001: a burn's turns of its loop (40 gas each), at most 100000"},
 	{"evm mix with cosmos settings", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-mix\"\n[[workload.mix]]\nmsg = \"native\"\nweight = 1\noutputs = 3\n", "outputs and validator are for cosmos-mix messages"},
+	{"evm in flight per account", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\nin_flight_per_account = 65\n", "f.toml:5: workload.in_flight_per_account: 65: from 1"},
+	{"in flight per account not evm", "[workload]\nin_flight_per_account = 2\n", "f.toml:2: workload.in_flight_per_account: 2: for EVM workloads"},
 	{"evm batch", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\n[load]\nbatch = 10\n", "f.toml:6: load.batch: 10: EVM workloads send one tx per request"},
 	{"one wallet", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nwallets = 1\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.wallets: 1: must be from 2"},
 	{"bad denom", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\ndenom = \"1x\"\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.denom"},
