@@ -11,6 +11,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/evm"
+	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
@@ -103,5 +104,70 @@ kind = "evm-transfer"
 				t.Fatalf("the account's nonce is %d after the blocks, want %d", got, c.nonce)
 			}
 		})
+	}
+}
+
+// TestEVMNonceGaps runs accounts with 8 txs in flight each on a real EVM
+// chain, so that some reach their node out of order. The application-side
+// mempool queues those gaps: the run counts them queued, every tx
+// commits, and balances and nonces hold. CometBFT's mempool alone refuses
+// them: the same load gets gaps refused, and balances and nonces still
+// hold (what the chain refused used no nonce).
+func TestEVMNonceGaps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Cosmos EVM chain")
+	}
+	for _, c := range []struct{ mempool string }{{"app"}, {"cometbft"}} {
+		code, out, r := runScenario(t, fmt.Sprintf(`name = "gaps"
+[testnet]
+validators = 2
+full_nodes = 0
+chain = "evm"
+[testnet.evm]
+wallets = 10
+mempool = %q
+[workload]
+kind = "evm-transfer"
+in_flight_per_account = 8
+[load]
+rate = 200
+duration = "8s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+cooldown = "1s"
+drain_timeout = "20s"
+[criteria]
+max_unresolved = 1000
+max_rejected_share = 1
+load_delivered = false
+`, c.mempool))
+		var s load.Summary
+		for _, p := range r.Phases {
+			s.Queued += p.Ledger.Queued
+			s.Rejected += p.Ledger.Rejected
+			s.Sent += p.Ledger.Sent
+			if s.Fates == nil {
+				s.Fates = map[load.Fate]int64{}
+			}
+			for f, n := range p.Ledger.Fates {
+				s.Fates[f] += n
+			}
+		}
+		b := evmOf(r).Balances
+		if code != 0 || b == nil || !b.OK() || s.Sent < 1500 {
+			t.Fatalf("%s: exit %d, balances %v, %d sent\n%s", c.mempool, code, b, s.Sent, out)
+		}
+		switch c.mempool {
+		case "app":
+			if s.Queued == 0 || s.Rejected != 0 || s.Fates[load.FateCommitted] != s.Sent || !strings.Contains(out, "queued by the node's EVM mempool") {
+				t.Fatalf("app: %d queued, %d rejected, fates %v; want gaps queued and every tx committed\n%s", s.Queued, s.Rejected, s.Fates, out)
+			}
+		case "cometbft":
+			if s.Queued != 0 || !strings.Contains(out, "nonce too high (a gap)") {
+				t.Fatalf("cometbft: %d queued, fates %v; want gaps refused, none queued\n%s", s.Queued, s.Fates, out)
+			}
+		}
+		t.Logf("%s: %d sent, %d queued, %d rejected, fates %v", c.mempool, s.Sent, s.Queued, s.Rejected, s.Fates)
 	}
 }

@@ -69,6 +69,7 @@ type pending struct {
 	// noResult: seen in a block whose results could not be read, so its
 	// code is not known; it stays unresolved, with that reason.
 	noResult bool
+	queued   bool // answered Queued
 }
 
 // waits says whether the tx counts in Unresolved: accepted, and a block
@@ -92,15 +93,17 @@ type Ledger struct {
 	sent     int64
 	accepted int64
 	queued   int64 // of accepted, the ones answered Queued
-	rejected int64
-	failed   int64                     // sends that got no usable answer
-	reasons  map[string]int64          // rejection and send-error reasons
-	inBlock  map[int64][]time.Duration // intended times of txs per height, until the next block's time is known
-	lag      *hdrhistogram.Histogram   // send start - intended, µs
-	latency  *hdrhistogram.Histogram   // first seen in a block - intended, µs
-	incl     *hdrhistogram.Histogram   // CometBFT QA: time of block H+1 - intended, µs
-	perSec   []Second
-	closed   bool
+	// queuedLost: of the unresolved, the ones answered Queued.
+	queuedLost int64
+	rejected   int64
+	failed     int64                     // sends that got no usable answer
+	reasons    map[string]int64          // rejection and send-error reasons
+	inBlock    map[int64][]time.Duration // intended times of txs per height, until the next block's time is known
+	lag        *hdrhistogram.Histogram   // send start - intended, µs
+	latency    *hdrhistogram.Histogram   // first seen in a block - intended, µs
+	incl       *hdrhistogram.Histogram   // CometBFT QA: time of block H+1 - intended, µs
+	perSec     []Second
+	closed     bool
 	// waiting: accepted txs not seen in a block yet (Unresolved), kept as
 	// a count so the drain's question costs nothing.
 	waiting int64
@@ -280,7 +283,8 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.sent++
-	if o == Queued {
+	queued := o == Queued
+	if queued {
 		l.queued++
 		o = Accepted
 	}
@@ -314,7 +318,7 @@ func (l *Ledger) Sent(h Hash, intended time.Duration, started time.Time, o Outco
 		}
 		return
 	}
-	p.sent, p.outcome = true, o
+	p.sent, p.outcome, p.queued = true, o, queued
 	switch {
 	case p.height > 0: // a block already held it
 		l.drop(h)
@@ -461,6 +465,9 @@ func (l *Ledger) Close() {
 		default:
 			l.fates[FateUnresolved]++
 			l.second(p.intended).Unresolved++
+			if p.queued {
+				l.queuedLost++
+			}
 		}
 		l.drop(h)
 	}

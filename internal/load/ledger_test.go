@@ -78,7 +78,7 @@ func TestLedgerQueued(t *testing.T) {
 	}
 	l.Close()
 	s := l.Summary()
-	if s.Accepted != 2 || s.Queued != 2 || s.Rejected != 0 || s.Fates[FateCommitted] != 1 || s.Fates[FateUnresolved] != 1 || !s.Balanced() {
+	if s.Accepted != 2 || s.Queued != 2 || s.QueuedUnresolved != 1 || s.Rejected != 0 || s.Fates[FateCommitted] != 1 || s.Fates[FateUnresolved] != 1 || !s.Balanced() {
 		t.Fatalf("summary %+v", s)
 	}
 }

@@ -14,13 +14,15 @@ type Summary struct {
 	Accepted int64 `json:"accepted"` // sends the node accepted
 	// Queued: of Accepted, sends the node answered with a refusal but
 	// queued (an EVM mempool's nonce gap), followed to their block.
-	Queued     int64            `json:"queued,omitempty"`
-	Rejected   int64            `json:"rejected"`    // sends the node refused
-	SendErrors int64            `json:"send_errors"` // sends with no usable answer
-	Fates      map[Fate]int64   `json:"fates"`
-	Reasons    map[string]int64 `json:"reasons,omitempty"`
-	Lag        Percentiles      `json:"lag"`
-	Latency    Percentiles      `json:"latency"` // first seen in a block - intended send time
+	Queued int64 `json:"queued,omitempty"`
+	// QueuedUnresolved: of the unresolved, txs answered Queued.
+	QueuedUnresolved int64            `json:"queued_unresolved,omitempty"`
+	Rejected         int64            `json:"rejected"`    // sends the node refused
+	SendErrors       int64            `json:"send_errors"` // sends with no usable answer
+	Fates            map[Fate]int64   `json:"fates"`
+	Reasons          map[string]int64 `json:"reasons,omitempty"`
+	Lag              Percentiles      `json:"lag"`
+	Latency          Percentiles      `json:"latency"` // first seen in a block - intended send time
 	// WindowLatency is Latency over the txs seen committed in the measured
 	// window (SetWindow), where the rates are counted.
 	WindowLatency Percentiles `json:"window_latency"`
@@ -168,20 +170,21 @@ func (l *Ledger) Summary() Summary {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := Summary{
-		Sent:          l.sent,
-		Accepted:      l.accepted,
-		Queued:        l.queued,
-		Rejected:      l.rejected,
-		SendErrors:    l.failed,
-		Fates:         map[Fate]int64{},
-		Reasons:       map[string]int64{},
-		Lag:           percentiles(l.lag),
-		Latency:       percentiles(l.latency),
-		WindowLatency: percentiles(l.winLat),
-		LatencyHist:   buckets(l.latency),
-		LatencyCurve:  curve(l.latency),
-		Inclusion:     percentiles(l.incl),
-		PerSecond:     append([]Second(nil), l.perSec...),
+		Sent:             l.sent,
+		Accepted:         l.accepted,
+		Queued:           l.queued,
+		QueuedUnresolved: l.queuedLost,
+		Rejected:         l.rejected,
+		SendErrors:       l.failed,
+		Fates:            map[Fate]int64{},
+		Reasons:          map[string]int64{},
+		Lag:              percentiles(l.lag),
+		Latency:          percentiles(l.latency),
+		WindowLatency:    percentiles(l.winLat),
+		LatencyHist:      buckets(l.latency),
+		LatencyCurve:     curve(l.latency),
+		Inclusion:        percentiles(l.incl),
+		PerSecond:        append([]Second(nil), l.perSec...),
 	}
 	// The second being filled, as far as it goes.
 	if l.secAt >= 0 && l.secLat.TotalCount() > 0 && l.secAt < len(s.PerSecond) {

@@ -72,6 +72,14 @@ func TestExplainUnresolved(t *testing.T) {
 	if u := ExplainUnresolved(s, 0, 80, 0); u.InMempool != 50 || u.Unexplained != 0 {
 		t.Errorf("%+v; want the 50 in a mempool", u)
 	}
+	// Txs answered queued (an EVM mempool's nonce gap) that no block took
+	// are named as such before the drops.
+	q := s
+	q.QueuedUnresolved = 45
+	if u := ExplainUnresolved(q, 0, 0, 0); u.Queued != 45 || u.Unexplained != 5 ||
+		!strings.Contains(u.String(), "45 answered with a nonce gap and queued by the node's EVM mempool") {
+		t.Errorf("%+v (%s); want 45 queued, 5 unexplained", u, u)
+	}
 }
 
 // Unresolved txs due before every target node was stopped (its mempool

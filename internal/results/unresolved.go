@@ -24,6 +24,9 @@ type Unresolved struct {
 	// load goes to (a coordinated upgrade): a mempool is not kept across
 	// a restart, so what the nodes held then was lost with it.
 	Stopped int64 `json:"stopped,omitempty"`
+	// Queued: unresolved txs the node answered with a nonce gap and queued
+	// in its EVM mempool (load.Queued), that no block took.
+	Queued int64 `json:"queued,omitempty"`
 	// MempoolRefused: the increase of the target nodes'
 	// cometbft_mempool_rejected_txs over the phase.
 	MempoolRefused int64 `json:"mempool_refused"`
@@ -46,7 +49,8 @@ func ExplainUnresolved(s load.Summary, refused float64, inMempool, stopped int64
 	u := &Unresolved{Unresolved: s.Fates[load.FateUnresolved], MempoolRefused: int64(refused), FullAnswers: s.Reasons["mempool is full"]}
 	u.InMempool = min(inMempool, u.Unresolved)
 	u.Stopped = min(stopped, u.Unresolved-u.InMempool)
-	rest := u.Unresolved - u.InMempool - u.Stopped
+	u.Queued = min(s.QueuedUnresolved, u.Unresolved-u.InMempool-u.Stopped)
+	rest := u.Unresolved - u.InMempool - u.Stopped - u.Queued
 	u.Dropped = max(0, u.MempoolRefused-u.FullAnswers)
 	u.Explained = min(u.Dropped, rest)
 	u.Unexplained = rest - u.Explained
@@ -63,6 +67,9 @@ func (u *Unresolved) String() string {
 	}
 	if u.Stopped > 0 {
 		held += fmt.Sprintf("%d due before every node the load goes to was stopped (a mempool is not kept across a restart: lost with it), ", u.Stopped)
+	}
+	if u.Queued > 0 {
+		held += fmt.Sprintf("%d answered with a nonce gap and queued by the node's EVM mempool, and never in a block, ", u.Queued)
 	}
 	return fmt.Sprintf("%d unresolved: %s%d explained by silent mempool drops (the target nodes' mempools refused %d txs, %d of them answered \"mempool is full\"; CometBFT drops a tx after its CheckTx said OK when the mempool filled meanwhile), %d unexplained",
 		u.Unresolved, held, u.Explained, u.MempoolRefused, u.FullAnswers, u.Unexplained)
