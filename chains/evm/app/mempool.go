@@ -69,7 +69,6 @@ func (a *App) setMempool(appOpts servertypes.AppOptions, logger log.Logger) {
 		MinTip:           evmconfig.GetMinTip(appOpts, logger),
 		BroadCastTxFn:    p.queuePromoted,
 	}
-	go p.broadcastPromoted()
 	a.mempool = p
 	a.SetMempool(p)
 	a.SetCheckTxHandler(p.checkTx)
@@ -86,6 +85,7 @@ func (p *appMempool) get() *evmmempool.ExperimentalEVMMempool {
 		cfg := p.cfg // the constructor fills in defaults
 		p.m = evmmempool.NewExperimentalEVMMempool(p.a.CreateQueryContext, p.logger, p.a.EVMKeeper, p.a.FeeMarketKeeper,
 			p.a.txConfig, p.a.clientCtx, &cfg, p.maxTx)
+		go p.broadcastPromoted() // for the process's life, as the pool's own loops
 	}
 	return p.m
 }

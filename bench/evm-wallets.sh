@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The wallet-count experiment (Cosmos Labs': "we vary the number of test
+# wallets ... by increasing this number, we reduce the frequency of nonce
+# gaps seen in the mempool"): examples/evm-nonce-gaps.toml (4 validators,
+# 200 tx/s, 8 txs in flight per account) at each wallet count, with
+# Cosmos EVM's application-side mempool and with CometBFT's alone, one
+# run each. For each: txs answered with a nonce gap (queued by the app
+# mempool, refused by CometBFT's), refused, unresolved, committed tx/s and
+# latency.
+#   bench/evm-wallets.sh ["20 200 2000"] [duration]    (about 1 minute a run)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+counts=${1:-20 200 2000}
+duration=${2:-30s}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; $(date -u '+%Y-%m-%d %H:%M UTC')"
+go build -o "$work/chainperf" ./cmd/chainperf
+printf '%-9s %8s %6s %7s %7s %9s %10s %11s %8s %8s %s\n' mempool wallets sent gaps refused committed unresolved "tx/s" "p50 ms" "p99 ms" verdict
+for n in $counts; do
+  for mempool in app cometbft; do
+    sed -e "s/^wallets = .*/wallets = $n/" -e "s/^mempool = .*/mempool = \"$mempool\"/" \
+      -e "s/^duration = .*/duration = \"$duration\"/" examples/evm-nonce-gaps.toml >"$work/s.toml"
+    "$work/chainperf" run "$work/s.toml" --db "$work/runs.db" --report-dir "$work/reports" >"$work/run.log" 2>&1 || true
+    sum=$(ls -td "$work"/reports/*/ | head -1)summary.json
+    python3 - "$sum" "$mempool" "$n" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+p = s["phases"][-1]
+l, f = p["ledger"], p["figures"]
+gap = sum(v for k, v in l.get("reasons", {}).items() if "nonce too high" in k)
+fates = l["fates"]
+print(f'{sys.argv[2]:<9} {int(sys.argv[3]):>8} {l["sent"]:>6} {l.get("queued", 0) + gap:>7} {l["rejected"]:>7} '
+      f'{fates.get("committed", 0):>9} {fates.get("unresolved", 0):>10} {f["committed_tps"]:>11.1f} '
+      f'{f["latency_p50_ms"]:>8.0f} {f["latency_p99_ms"]:>8.0f} {"PASS" if s.get("passed") else "FAIL"}', flush=True)
+EOF
+  done
+done
