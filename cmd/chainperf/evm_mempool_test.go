@@ -124,7 +124,7 @@ validators = 2
 full_nodes = 0
 chain = "evm"
 [testnet.evm]
-wallets = 10
+wallets = 4
 mempool = %q
 [workload]
 kind = "evm-transfer"
@@ -139,6 +139,7 @@ cooldown = "1s"
 drain_timeout = "20s"
 [criteria]
 max_unresolved = 1000
+max_unresolved_share = 1
 max_rejected_share = 1
 load_delivered = false
 `, c.mempool))
