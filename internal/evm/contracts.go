@@ -100,12 +100,12 @@ func DeployContracts(ctx context.Context, d Deploy, first uint64, codes ...[]byt
 		tx := Tx{ChainID: d.ChainID, Nonce: first + uint64(i), Tip: d.Tip, GasPrice: d.MaxFee, Gas: 200_000, Create: true, Data: Creation(code)}
 		raw, hash := tx.Sign(d.Deployer.Key)
 		env := Envelope(nil, d.Deployer.Address, raw, tx.Gas, tx.Fee(), d.Denom)
-		code, log, err := cosmos.BroadcastSync(ctx, c, d.RPC, env)
+		rc, log, err := cosmos.BroadcastSync(ctx, c, d.RPC, env)
 		if err != nil {
 			return nil, fmt.Errorf("send contract %d's deployment: %w", i, err)
 		}
-		if code != 0 {
-			return nil, fmt.Errorf("the chain refused contract %d's deployment (code %d): %s", i, code, log)
+		if rc != 0 {
+			return nil, fmt.Errorf("the chain refused contract %d's deployment (code %d): %s", i, rc, log)
 		}
 		addrs = append(addrs, CreateAddress(d.Deployer.Address, tx.Nonce))
 		hashes = append(hashes, hash)
