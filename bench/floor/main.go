@@ -129,17 +129,28 @@ func main() {
 		*rate, *read, *quantum, answered, total, cpu.Seconds()/float64(total)*1000, float64(lags[len(lags)*99/100])/1e6)
 }
 
-// counter counts answers by their status lines, across reads.
+// counter counts answers by their status lines, across reads, without
+// allocating (the floor must not pay for its own bookkeeping).
 type counter struct {
 	n    int
-	tail []byte
+	tail [len(status) - 1]byte // the last bytes read
+	held int                   // how many of tail hold bytes
 }
 
-var status = []byte("HTTP/1.1 ")
+const status = "HTTP/1.1 "
 
 func (c *counter) add(b []byte) {
-	s := append(c.tail, b...)
-	c.n += bytes.Count(s, status)
-	keep := min(len(s), len(status)-1)
-	c.tail = append(c.tail[:0], s[len(s)-keep:]...)
+	// A line that starts in the last read: in tail + the head of b (too
+	// short to hold one whole).
+	var edge [2 * (len(status) - 1)]byte
+	e := append(append(edge[:0], c.tail[len(c.tail)-c.held:]...), b[:min(len(b), len(c.tail))]...)
+	c.n += bytes.Count(e, []byte(status)) + bytes.Count(b, []byte(status))
+	if len(b) >= len(c.tail) {
+		copy(c.tail[:], b[len(b)-len(c.tail):])
+		c.held = len(c.tail)
+		return
+	}
+	e = append(append(edge[:0], c.tail[len(c.tail)-c.held:]...), b...)
+	c.held = min(len(e), len(c.tail))
+	copy(c.tail[len(c.tail)-c.held:], e[len(e)-c.held:])
 }

@@ -6,10 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
+	"net/http"
 	"strings"
-
-	"github.com/chainperf/chainperf/internal/cosmos"
-	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
 // The contract workloads' contracts, assembled by hand (a few opcodes
@@ -93,39 +91,28 @@ func StoreCall(buf []byte, from Address, nonce uint64) []byte {
 // with nonces from first, and waits for every receipt: their addresses in
 // order, or why the chain would not have them.
 func DeployContracts(ctx context.Context, d Deploy, first uint64, codes ...[]byte) ([]Address, error) {
-	c := nodehttp.Client(nodehttp.Query)
+	var txs []Tx
 	var addrs []Address
-	var hashes [][]byte
 	for i, code := range codes {
-		tx := Tx{ChainID: d.ChainID, Nonce: first + uint64(i), Tip: d.Tip, GasPrice: d.MaxFee, Gas: 200_000, Create: true, Data: Creation(code)}
-		raw, hash := tx.Sign(d.Deployer.Key)
-		env := Envelope(nil, d.Deployer.Address, raw, tx.Gas, tx.Fee(), d.Denom)
-		rc, log, err := cosmos.BroadcastSync(ctx, c, d.RPC, env)
-		if err != nil {
-			return nil, fmt.Errorf("send contract %d's deployment: %w", i, err)
-		}
-		if rc != 0 {
-			return nil, fmt.Errorf("the chain refused contract %d's deployment (code %d): %s", i, rc, log)
-		}
-		addrs = append(addrs, CreateAddress(d.Deployer.Address, tx.Nonce))
-		hashes = append(hashes, hash)
+		txs = append(txs, Tx{ChainID: d.ChainID, Nonce: first + uint64(i), Tip: d.Tip, GasPrice: d.MaxFee, Gas: 200_000, Create: true, Data: Creation(code)})
+		addrs = append(addrs, CreateAddress(d.Deployer.Address, first+uint64(i)))
 	}
-	for i, h := range hashes {
-		r, err := WaitReceipt(ctx, c, d.JSONRPC, h, d.Wait)
-		if err != nil {
-			return nil, fmt.Errorf("contract %d's deployment: %w", i, err)
-		}
+	name := func(i int) string { return fmt.Sprintf("contract %d's deployment", i) }
+	rs, err := setUp(ctx, d, txs, name)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range rs {
 		if r.Status != "0x1" || !strings.EqualFold(r.ContractAddress, addrs[i].String()) {
-			return nil, fmt.Errorf("contract %d's deployment (0x%x): status %s, address %s (%s expected)", i, h, r.Status, r.ContractAddress, addrs[i])
+			return nil, fmt.Errorf("%s: status %s, address %s (%s expected)", name(i), r.Status, r.ContractAddress, addrs[i])
 		}
 	}
 	return addrs, nil
 }
 
 // StorageAt reads slot key of contract at height.
-func StorageAt(ctx context.Context, url string, contract Address, key [32]byte, height int64) (*big.Int, error) {
+func StorageAt(ctx context.Context, c *http.Client, url string, contract Address, key [32]byte, height int64) (*big.Int, error) {
 	var out string
-	c := nodehttp.Client(nodehttp.Query)
 	if err := Call(ctx, c, url, "eth_getStorageAt", []any{contract.String(), fmt.Sprintf("0x%x", key), fmt.Sprintf("0x%x", height)}, &out); err != nil {
 		return nil, err
 	}
@@ -137,9 +124,8 @@ func StorageAt(ctx context.Context, url string, contract Address, key [32]byte, 
 }
 
 // CodeAt reads the runtime code at addr at height.
-func CodeAt(ctx context.Context, url string, addr Address, height int64) ([]byte, error) {
+func CodeAt(ctx context.Context, c *http.Client, url string, addr Address, height int64) ([]byte, error) {
 	var out string
-	c := nodehttp.Client(nodehttp.Query)
 	if err := Call(ctx, c, url, "eth_getCode", []any{addr.String(), fmt.Sprintf("0x%x", height)}, &out); err != nil {
 		return nil, err
 	}

@@ -35,7 +35,6 @@ func TokenSetupTxs(n int) uint64 { return 1 + uint64((n+distributeChunk-1)/distr
 // 200 wallets) and waits for every receipt: the token's address, or why
 // the chain would not have it.
 func DeployToken(ctx context.Context, d Deploy) (Address, error) {
-	c := nodehttp.Client(nodehttp.Query)
 	supply := new(big.Int).Mul(d.Each, big.NewInt(int64(len(d.Wallets))))
 	data, err := DeployData(supply)
 	if err != nil {
@@ -51,34 +50,52 @@ func DeployToken(ctx context.Context, d Deploy) (Address, error) {
 		txs = append(txs, Tx{ChainID: d.ChainID, Nonce: uint64(len(txs)), Tip: d.Tip, GasPrice: d.MaxFee,
 			Gas: 200_000 + 35_000*uint64(len(to)), To: token, Data: DistributeCall(to, d.Each)})
 	}
+	name := func(i int) string {
+		if i == 0 {
+			return "the token's deployment"
+		}
+		return fmt.Sprintf("the token's funding of the wallets (tx %d)", i)
+	}
+	rs, err := setUp(ctx, d, txs, name)
+	if err != nil {
+		return Address{}, err
+	}
+	for i, r := range rs {
+		if r.Status != "0x1" {
+			return Address{}, fmt.Errorf("%s failed in its block (status %s): the chain cannot run contracts/Token.sol", name(i), r.Status)
+		}
+	}
+	if rs[0].ContractAddress != token.String() {
+		return Address{}, fmt.Errorf("the token was deployed at %s, not at %s as its deployer and nonce say", rs[0].ContractAddress, token)
+	}
+	return token, nil
+}
+
+// setUp signs and sends the deployer's txs in order, then waits for each
+// one's receipt (d.Wait at most): their receipts, or why the chain did not
+// take one. name(i) says what tx i is, for the errors.
+func setUp(ctx context.Context, d Deploy, txs []Tx, name func(int) string) ([]*Receipt, error) {
+	c := nodehttp.Client(nodehttp.Query)
 	var hashes [][]byte
 	for i := range txs {
 		raw, hash := txs[i].Sign(d.Deployer.Key)
 		env := Envelope(nil, d.Deployer.Address, raw, txs[i].Gas, txs[i].Fee(), d.Denom)
 		code, log, err := cosmos.BroadcastSync(ctx, c, d.RPC, env)
 		if err != nil {
-			return Address{}, fmt.Errorf("send the token's set-up tx %d: %w", i, err)
+			return nil, fmt.Errorf("send %s: %w", name(i), err)
 		}
 		if code != 0 {
-			what := "deployment"
-			if i > 0 {
-				what = "funding of the wallets"
-			}
-			return Address{}, fmt.Errorf("the chain refused the token's %s (code %d): %s", what, code, log)
+			return nil, fmt.Errorf("the chain refused %s (code %d): %s", name(i), code, log)
 		}
 		hashes = append(hashes, hash)
 	}
+	var rs []*Receipt
 	for i, h := range hashes {
 		r, err := WaitReceipt(ctx, c, d.JSONRPC, h, d.Wait)
 		if err != nil {
-			return Address{}, fmt.Errorf("the token's set-up tx %d: %w", i, err)
+			return nil, fmt.Errorf("%s (0x%x): %w", name(i), h, err)
 		}
-		if r.Status != "0x1" {
-			return Address{}, fmt.Errorf("the token's set-up tx %d (0x%x) failed in its block (status %s): the chain cannot run contracts/Token.sol", i, h, r.Status)
-		}
-		if i == 0 && r.ContractAddress != token.String() {
-			return Address{}, fmt.Errorf("the token was deployed at %s, not at %s as its deployer and nonce say", r.ContractAddress, token)
-		}
+		rs = append(rs, r)
 	}
-	return token, nil
+	return rs, nil
 }

@@ -125,7 +125,9 @@ func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency
 	case m.Kind == Burn:
 		w.burns++
 		if cost := 21000 + BurnTurnGas*m.Amount; uint64(max(r.Gas, 0)) < cost {
-			w.burnShort = append(w.burnShort, fmt.Sprintf("a burn of %d turns by %s (nonce %d) used %d gas, its turns cost %d", m.Amount, w.wallets[p.from].Address, p.nonce, r.Gas, cost))
+			if w.short++; len(w.shortSeen) < 5 {
+				w.shortSeen = append(w.shortSeen, fmt.Sprintf("a burn of %d turns by %s (nonce %d) used %d gas, its turns cost %d", m.Amount, w.wallets[p.from].Address, p.nonce, r.Gas, cost))
+			}
 		}
 	}
 }
@@ -150,11 +152,10 @@ func (w *Workload) has(kind string) bool {
 	return slices.ContainsFunc(w.cfg.Mix, func(m MixEntry) bool { return m.Kind == kind })
 }
 
-// checkContracts reads back, at height, what each store and deploy tx
-// in made left (a slot, a contract's code) and the store contract's count;
-// of burns, burnShort are those Committed found short of gas.
-func (w *Workload) checkContracts(ctx context.Context, height int64, made []madeBy, burns int64, burnShort []string) (*Contracts, error) {
-	c := &Contracts{Burns: burns, BurnsShort: int64(len(burnShort)), Examples: slices.Clone(burnShort[:min(len(burnShort), 5)])}
+// checkContracts reads back into c, at height, what each store and deploy
+// tx in made left (a slot, a contract's code) and the store contract's
+// count; c holds the burns Committed counted (and those short of gas).
+func (w *Workload) checkContracts(ctx context.Context, height int64, made []madeBy, c *Contracts) error {
 	note := func(f string, a ...any) {
 		if len(c.Examples) < 5 {
 			c.Examples = append(c.Examples, fmt.Sprintf(f, a...))
@@ -166,9 +167,9 @@ func (w *Workload) checkContracts(ctx context.Context, height int64, made []made
 		switch w.cfg.Mix[t.kind].Kind {
 		case Store:
 			c.Stores++
-			v, err := StorageAt(ctx, url, w.cfg.Store, StoreKey(from, t.nonce), height)
+			v, err := StorageAt(ctx, w.http, url, w.cfg.Store, StoreKey(from, t.nonce), height)
 			if err != nil {
-				return nil, fmt.Errorf("store of %s (nonce %d): %w", from, t.nonce, err)
+				return fmt.Errorf("store of %s (nonce %d): %w", from, t.nonce, err)
 			}
 			if v.IsUint64() && v.Uint64() == t.nonce+1 {
 				c.StoresRead++
@@ -178,9 +179,9 @@ func (w *Workload) checkContracts(ctx context.Context, height int64, made []made
 		case Create:
 			c.Deploys++
 			at := CreateAddress(from, t.nonce)
-			code, err := CodeAt(ctx, url, at, height)
+			code, err := CodeAt(ctx, w.http, url, at, height)
 			if err != nil {
-				return nil, fmt.Errorf("code at %s: %w", at, err)
+				return fmt.Errorf("code at %s: %w", at, err)
 			}
 			if bytes.Equal(code, storeCode) {
 				c.Deployed++
@@ -190,16 +191,16 @@ func (w *Workload) checkContracts(ctx context.Context, height int64, made []made
 		}
 	}
 	if w.has(Store) {
-		n, err := StorageAt(ctx, url, w.cfg.Store, [32]byte{}, height)
+		n, err := StorageAt(ctx, w.http, url, w.cfg.Store, [32]byte{}, height)
 		if err != nil {
-			return nil, fmt.Errorf("the store contract's count: %w", err)
+			return fmt.Errorf("the store contract's count: %w", err)
 		}
 		if !n.IsInt64() {
-			return nil, fmt.Errorf("the store contract's count is %s", n)
+			return fmt.Errorf("the store contract's count is %s", n)
 		}
 		c.Counted = n.Int64()
 	}
-	return c, nil
+	return nil
 }
 
 // Verify reads every wallet's balance and nonce and the fee collector's
@@ -215,8 +216,7 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	}
 	reverted := w.reverted
 	made := slices.Clone(w.made)
-	burnShort := slices.Clone(w.burnShort)
-	burns := w.burns
+	contracts := &Contracts{Burns: w.burns, BurnsShort: w.short, Examples: slices.Clone(w.shortSeen)}
 	w.mu.Unlock()
 	tip, err := cosmos.WaitHeight(ctx, w.http, rpc, need, wait)
 	if err != nil {
@@ -335,9 +335,10 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	b.Funded, b.Held, b.FeeCollector = total.String(), held.String(), fees.String()
 	b.Conserved = new(big.Int).Add(held, fees).Cmp(total) == 0
 	if w.has(Store) || w.has(Create) || w.has(Burn) {
-		if b.Contracts, err = w.checkContracts(ctx, height, made, burns, burnShort); err != nil {
+		if err := w.checkContracts(ctx, height, made, contracts); err != nil {
 			return nil, err
 		}
+		b.Contracts = contracts
 	}
 	if w.erc20() && b.Mismatched == 0 {
 		// Every wallet got TokenEach; transfers between them move tokens.

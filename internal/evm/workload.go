@@ -99,7 +99,8 @@ type Workload struct {
 	reverted  int64               // txs committed with code 0 and receipt status 0
 	made      []madeBy            // store and deploy txs committed and not reverted
 	burns     int64               // burn txs committed and not reverted
-	burnShort []string            // of those, burns that used less gas than their turns cost
+	short     int64               // of those, burns that used less gas than their turns cost
+	shortSeen []string            // the first 5 of them, said
 	height    int64               // the highest block that held one of the txs
 	kinds     []cosmos.KindCounts // by Mix entry
 	total     float64             // the mix's weights summed
