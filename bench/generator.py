@@ -275,6 +275,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=5, help="runs a rate with --saturate")
     ap.add_argument("--sink-work", help="with --saturate: CPU each tx costs the sink (chainperf sink --work), e.g. 20us")
     ap.add_argument("--sink-delay", help="with --saturate: the sink answers each request this late (chainperf sink --delay), e.g. 2ms")
+    ap.add_argument("--rates", help="run only these rates, comma-separated (e.g. 10000)")
     ap.add_argument("--no-profile", action="store_true", help="skip the CPU profile at 50,000 tx/s")
     a = ap.parse_args()
     work = tempfile.mkdtemp()
@@ -334,6 +335,9 @@ def bench(a, work):
         if a.quick:
             plans = [(n, sk, u, f, rates[:3]) for n, sk, u, f, rates in plans]
         plans = [p for p in plans if wanted(p[0])]
+        if a.rates:
+            keep = {int(r) for r in a.rates.split(",")}
+            plans = [(n, sk, u, f, [r for r in rates if r in keep]) for n, sk, u, f, rates in plans]
         best = {}
         print(f"{'generator':<20} {'target/s':>9} {'delivered/s':>11} {'ok':>3} {'edges':>7} {'cpu-s/1000':>10} {'sink cpu':>8} {'rss MiB':>8} {'lag p99 ms':>10} {'in flight':>9} {'conns':>5}")
         for name, sk, url, fn, rates in plans:

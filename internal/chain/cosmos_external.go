@@ -75,29 +75,37 @@ func (c *Cosmos) fundExternal(ctx context.Context, rpc string) (*external, error
 const MaxMnemonicBytes = 4096
 
 // readMnemonic reads the funder's mnemonic from its file or variable.
-// Errors name where it was to come from, never what it holds.
 func readMnemonic(cs scenario.Cosmos) (string, error) {
-	if cs.FunderMnemonicEnv != "" {
-		v := os.Getenv(cs.FunderMnemonicEnv)
+	return readSecret("testnet.cosmos.funder_mnemonic", cs.FunderMnemonicFile, cs.FunderMnemonicEnv, "mnemonic")
+}
+
+// readSecret reads a funder's secret (what: its mnemonic or key) from the
+// file or the variable env that setting+"_file" or setting+"_env" names.
+// Errors name where it was to come from, never what it holds; what is
+// read is remembered as a secret, so that no log shows it.
+func readSecret(setting, file, env, what string) (string, error) {
+	if env != "" {
+		v := os.Getenv(env)
 		if strings.TrimSpace(v) == "" {
-			return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_env: $%s is unset or empty: export the funder's mnemonic in it", cs.FunderMnemonicEnv)
+			return "", fmt.Errorf("%s_env: $%s is unset or empty: export the funder's %s in it", setting, env, what)
 		}
+		secret.Remember(strings.TrimSpace(v))
 		return v, nil
 	}
-	f, err := os.Open(cs.FunderMnemonicFile)
+	f, err := os.Open(file)
 	if err != nil {
-		return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_file: %w", err)
+		return "", fmt.Errorf("%s_file: %w", setting, err)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_file: %s is not a regular file", cs.FunderMnemonicFile)
+		return "", fmt.Errorf("%s_file: %s is not a regular file", setting, file)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxMnemonicBytes+1))
 	if err != nil {
-		return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_file: %w", err)
+		return "", fmt.Errorf("%s_file: %w", setting, err)
 	}
 	if len(data) > MaxMnemonicBytes {
-		return "", fmt.Errorf("testnet.cosmos.funder_mnemonic_file: %s is over %d bytes: a mnemonic is a line of words", cs.FunderMnemonicFile, MaxMnemonicBytes)
+		return "", fmt.Errorf("%s_file: %s is over %d bytes: a %s is one line", setting, file, MaxMnemonicBytes, what)
 	}
 	secret.Remember(strings.TrimSpace(string(data)))
 	return string(data), nil

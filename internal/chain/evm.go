@@ -35,6 +35,8 @@ type EVM struct {
 	rpc      string     // the CometBFT RPC of the node whose JSON-RPC the check reads
 	record   EVMRecord
 	work     *evm.Workload
+	ext      *evmExternal // on an external network
+	start    *big.Int     // the loaded wallets' and the deployer's wei at the start
 }
 
 var (
@@ -46,6 +48,9 @@ var (
 const evmPrefix = "cosmos"
 
 func newEVM(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Adapter, error) {
+	if s.Testnet.Provider == scenario.ProviderExternal {
+		return &EVM{s: s, log: log}, nil // no binary: it runs no node
+	}
 	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
 	bin, err := sdkchain.EVMD.Find(ctx, s.Testnet.EVM.Binary, logf)
 	if err != nil {
@@ -119,71 +124,91 @@ func appMempoolTxs(mempool string) string {
 }
 
 // Workload checks that every running node serves JSON-RPC for the chain
-// and makes the run's EVM workload over the funded wallets (deploying the
-// token first when the mix sends ERC20 txs): one for all phases, since
-// nonces carry over.
+// (on an external network: reads the chain and funds the wallets from the
+// funder) and makes the run's EVM workload over the funded wallets
+// (deploying the token first when the mix sends ERC20 txs): one for all
+// phases, since nonces carry over.
 func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error) {
 	w, spec := e.s.Workload, e.s.Testnet.EVM
-	for _, n := range e.t.Nodes {
-		if n.Role == testnet.RoleRotating {
-			continue // not started yet
-		}
-		id, err := evm.ChainID(ctx, "http://"+net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC)), 30*time.Second)
-		if err != nil {
-			return nil, fmt.Errorf("%s serves no EVM JSON-RPC (%v): %s must run Cosmos EVM's JSON-RPC server ([json-rpc] in app.toml)", n.Name, err, e.binary)
-		}
-		if id != spec.ChainID {
-			return nil, fmt.Errorf("%s's JSON-RPC says EVM chain ID %d, not testnet.evm.chain_id = %d: the binary does not take evm.evm-chain-id from app.toml", n.Name, id, spec.ChainID)
-		}
+	cfg := evm.WorkloadConfig{
+		ChainID: spec.ChainID, Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Legacy: spec.Legacy,
+		Mix: mixOfEVM(w), MixSeed: w.Seed,
+		PerAccount: w.InFlightPerAccount, AppMempool: spec.Mempool == "app",
+		Targets: len(rpcs), RPCs: rpcs, Prefix: evmPrefix,
 	}
-	chainID := spec.ChainID
+	var urls []string // each load target's JSON-RPC, for send_via = "json-rpc"
+	if spec.Funded() {
+		cfg.JSONRPC = anyJSONRPC(e.s, rpcs)
+		if err := e.setUpExternal(ctx, rpcs[0], cfg.JSONRPC); err != nil {
+			return nil, err
+		}
+		cfg.ChainID, cfg.Denom, cfg.Prefix, cfg.Start, cfg.External = e.ext.chainID, e.ext.denom, e.ext.prefix, e.ext.start, true
+		for _, rpc := range rpcs {
+			urls = append(urls, externalJSONRPC(e.s, rpc))
+		}
+	} else {
+		if err := e.checkJSONRPC(ctx); err != nil {
+			return nil, err
+		}
+		for _, n := range e.t.RPCNodes() {
+			urls = append(urls, nodeJSONRPC(n))
+		}
+		cfg.JSONRPC = urls[0]
+		nodeVersion(r, e.binary)
+	}
 	if w.ChainID != "" {
-		chainID, _ = strconv.ParseUint(w.ChainID, 10, 64) // checked with the scenario
+		cfg.ChainID, _ = strconv.ParseUint(w.ChainID, 10, 64) // checked with the scenario
 	}
 	wallets := e.wallets
 	if w.Accounts > 0 {
 		wallets = wallets[:w.Accounts]
+		if cfg.Start != nil {
+			cfg.Start = cfg.Start[:w.Accounts]
+		}
 	}
-	jsonrpc := func(n *testnet.Node) string {
-		return "http://" + net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))
-	}
-	cfg := evm.WorkloadConfig{
-		ChainID: chainID, Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Legacy: spec.Legacy,
-		Mix: mixOfEVM(w), MixSeed: w.Seed,
-		PerAccount: w.InFlightPerAccount, AppMempool: spec.Mempool == "app",
-		Senders:   load.Uniform{N: len(wallets), Seed: w.Seed},
-		Receivers: load.Uniform{N: len(wallets), Seed: w.Seed ^ 0x9e3779b97f4a7c15},
-		Targets:   len(rpcs), RPCs: rpcs, Prefix: evmPrefix,
-		JSONRPC: jsonrpc(e.t.RPCNodes()[0]), Extra: []evm.Wallet{e.deployer},
+	cfg.Senders = load.Uniform{N: len(wallets), Seed: w.Seed}
+	cfg.Receivers = load.Uniform{N: len(wallets), Seed: w.Seed ^ 0x9e3779b97f4a7c15}
+	cfg.Extra = []evm.Wallet{e.deployer}
+	d := evm.Deploy{RPC: rpcs[0], JSONRPC: cfg.JSONRPC, ChainID: cfg.ChainID, Denom: cfg.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip,
+		Deployer: e.deployer, Wait: 60 * time.Second}
+	if e.ext != nil {
+		d.Nonce = e.ext.nonce
 	}
 	if slices.ContainsFunc(cfg.Mix, func(m evm.MixEntry) bool { return m.Kind == evm.ERC20 }) {
 		began := time.Now()
 		each := wei(spec.TokenBalance)
-		token, err := evm.DeployToken(ctx, evm.Deploy{RPC: rpcs[0], JSONRPC: cfg.JSONRPC, ChainID: spec.ChainID,
-			Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Deployer: e.deployer, Wallets: e.wallets, Each: each,
-			Wait: 60 * time.Second})
+		dt := d
+		dt.Wallets, dt.Each = e.wallets, each
+		token, err := evm.DeployToken(ctx, dt)
 		if err != nil {
 			return nil, err
 		}
 		e.log.Info("token deployed and handed out", "token", token.String(), "wallets", len(e.wallets), "took", time.Since(began).Round(time.Millisecond))
 		cfg.Token, cfg.TokenEach = token, each
 		e.record.Token = token.String()
+		d.Nonce += evm.TokenSetupTxs(len(e.wallets))
 	}
-	if err := e.deployContracts(ctx, rpcs[0], &cfg); err != nil {
+	if err := e.deployContracts(ctx, d, &cfg); err != nil {
 		return nil, err
+	}
+	// The check's baseline: a testnet funded each wallet and the deployer
+	// in genesis; an external network's is read once they are set up.
+	e.start = new(big.Int).Mul(wei(spec.WalletBalance), big.NewInt(int64(len(wallets)+1)))
+	if e.ext != nil {
+		start, err := e.startBalance(ctx, wallets)
+		if err != nil {
+			return nil, err
+		}
+		e.start = start
+		e.record.Funding.Start = start.String()
 	}
 	work, err := evm.NewWorkload(cfg, wallets)
 	if err != nil {
 		return nil, err
 	}
 	e.work, e.rpc = work, rpcs[0]
-	nodeVersion(r, e.binary)
 	var made load.Workload = work
 	if spec.SendVia == "json-rpc" {
-		var urls []string
-		for _, n := range e.t.RPCNodes() {
-			urls = append(urls, jsonrpc(n))
-		}
 		made = evm.OverJSONRPC(work, urls)
 	}
 	e.record.Workload = made.String()
@@ -191,23 +216,41 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 	return made, nil
 }
 
+// nodeJSONRPC is the URL of a testnet node's JSON-RPC server.
+func nodeJSONRPC(n *testnet.Node) string {
+	return "http://" + net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))
+}
+
+// checkJSONRPC checks that every running node of the testnet serves
+// JSON-RPC for the chain ID it was given.
+func (e *EVM) checkJSONRPC(ctx context.Context) error {
+	spec := e.s.Testnet.EVM
+	for _, n := range e.t.Nodes {
+		if n.Role == testnet.RoleRotating {
+			continue // not started yet
+		}
+		id, err := evm.ChainID(ctx, nodeJSONRPC(n), 30*time.Second)
+		if err != nil {
+			return fmt.Errorf("%s serves no EVM JSON-RPC (%v): %s must run Cosmos EVM's JSON-RPC server ([json-rpc] in app.toml)", n.Name, err, e.binary)
+		}
+		if id != spec.ChainID {
+			return fmt.Errorf("%s's JSON-RPC says EVM chain ID %d, not testnet.evm.chain_id = %d: the binary does not take evm.evm-chain-id from app.toml", n.Name, id, spec.ChainID)
+		}
+	}
+	return nil
+}
+
 // deployContracts deploys the store and burn contracts when the mix
-// calls them, from the deployer after the token's set-up txs.
-func (e *EVM) deployContracts(ctx context.Context, rpc string, cfg *evm.WorkloadConfig) error {
+// calls them, from the deployer at d.Nonce (after the token's set-up
+// txs).
+func (e *EVM) deployContracts(ctx context.Context, d evm.Deploy, cfg *evm.WorkloadConfig) error {
 	has := func(kind string) bool {
 		return slices.ContainsFunc(cfg.Mix, func(m evm.MixEntry) bool { return m.Kind == kind })
 	}
 	if !has(evm.Store) && !has(evm.Burn) {
 		return nil
 	}
-	spec := e.s.Testnet.EVM
-	first := uint64(0)
-	if has(evm.ERC20) {
-		first = evm.TokenSetupTxs(len(e.wallets))
-	}
-	addrs, err := evm.DeployContracts(ctx, evm.Deploy{RPC: rpc, JSONRPC: cfg.JSONRPC, ChainID: spec.ChainID,
-		Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Deployer: e.deployer, Wait: 60 * time.Second},
-		first, evm.StoreCode(), evm.BurnCode())
+	addrs, err := evm.DeployContracts(ctx, d, d.Nonce, evm.StoreCode(), evm.BurnCode())
 	if err != nil {
 		return err
 	}
@@ -253,12 +296,14 @@ func (e *EVM) Finish(ctx context.Context, _ []string, r *results.Run) error {
 	r.SetFinding(e.record.Finding())
 	// One node answers every query (CometBFT's and JSON-RPC's), so all
 	// read the same height.
-	b, err := e.work.Verify(ctx, e.rpc, wei(e.s.Testnet.EVM.WalletBalance), e.s.Experiment.DrainTimeout.D())
+	b, err := e.work.Verify(ctx, e.rpc, e.start, e.s.Experiment.DrainTimeout.D())
 	if err != nil {
 		return fmt.Errorf("balance check: %w", err)
 	}
 	e.record.Balances = b
 	r.SetFinding(e.record.Finding())
 	e.log.Info("balance check", "result", b.String())
-	return nil
+	err = e.sweepExternal(ctx, e.rpc)
+	r.SetFinding(e.record.Finding())
+	return err
 }

@@ -86,6 +86,20 @@ type EVMRecord struct {
 	// LoadSecs of load.
 	Kinds    []cosmos.KindStats `json:"kinds,omitempty"`
 	LoadSecs float64            `json:"load_s,omitempty"`
+	// Funding: on an external network, what the funder paid (no genesis).
+	Funding *EVMFunding `json:"funding,omitempty"`
+}
+
+// EVMFunding is what funding an external EVM network's wallets took, in
+// wei as decimal strings.
+type EVMFunding struct {
+	Funder string  `json:"funder"` // its address
+	Txs    int     `json:"txs"`
+	Paid   string  `json:"paid"`
+	Fees   string  `json:"fees"`
+	Start  string  `json:"start"` // the wallets' and the deployer's balances once set up
+	Swept  string  `json:"swept,omitempty"`
+	Secs   float64 `json:"s"`
 }
 
 // CosmosOf returns the Cosmos record a run holds (nil: none, or one this
@@ -230,6 +244,13 @@ func (e *EVMRecord) rows() [][]string {
 		{"EVM chain ID", fmt.Sprint(e.ChainID)},
 		{"accounts funded in genesis", fmt.Sprintf("%d (%d bytes of genesis, %.2f s)", e.Wallets, e.GenesisBytes, e.GenesisSecs)},
 		{"nonces used again after a refusal / read back from the chain", fmt.Sprintf("%d / %d", e.NoncesReused, e.NoncesReread)},
+	}
+	if f := e.Funding; f != nil {
+		rows[0] = []string{"chain", "an external network (its chain ID read from its JSON-RPC)"}
+		rows[2] = []string{"wallets funded by " + f.Funder, fmt.Sprintf("%d: %s wei paid in %d transfers (fees %s), %s wei held once set up, %.2f s", e.Wallets, f.Paid, f.Txs, f.Fees, f.Start, f.Secs)}
+		if f.Swept != "" {
+			rows = append(rows, []string{"swept back to the funder", f.Swept + " wei"})
+		}
 	}
 	if e.Token != "" {
 		rows = append(rows, []string{"ERC20 token (contracts/Token.sol)", e.Token})

@@ -16,7 +16,8 @@ type Deploy struct {
 	ChainID      uint64
 	Denom        string
 	MaxFee, Tip  uint64
-	Deployer     Wallet // funded, unused (nonce 0)
+	Deployer     Wallet // funded
+	Nonce        uint64 // the deployer's next nonce (0 on a testnet's genesis)
 	Wallets      []Wallet
 	Each         *big.Int // token units each wallet gets
 	Wait         time.Duration
@@ -26,8 +27,7 @@ type Deploy struct {
 const distributeChunk = 200
 
 // TokenSetupTxs is how many txs DeployToken sends for n wallets (the
-// deployment, then a distribute call a chunk): the deployer's next nonce
-// after it.
+// deployment, then a distribute call a chunk).
 func TokenSetupTxs(n int) uint64 { return 1 + uint64((n+distributeChunk-1)/distributeChunk) }
 
 // DeployToken deploys contracts/Token.sol from the deployer with a supply
@@ -40,14 +40,14 @@ func DeployToken(ctx context.Context, d Deploy) (Address, error) {
 	if err != nil {
 		return Address{}, err
 	}
-	token := CreateAddress(d.Deployer.Address, 0)
-	txs := []Tx{{ChainID: d.ChainID, Nonce: 0, Tip: d.Tip, GasPrice: d.MaxFee, Gas: 3_000_000, Create: true, Data: data}}
+	token := CreateAddress(d.Deployer.Address, d.Nonce)
+	txs := []Tx{{ChainID: d.ChainID, Nonce: d.Nonce, Tip: d.Tip, GasPrice: d.MaxFee, Gas: 3_000_000, Create: true, Data: data}}
 	for i := 0; i < len(d.Wallets); i += distributeChunk {
 		to := make([]Address, 0, distributeChunk)
 		for _, w := range d.Wallets[i:min(i+distributeChunk, len(d.Wallets))] {
 			to = append(to, w.Address)
 		}
-		txs = append(txs, Tx{ChainID: d.ChainID, Nonce: uint64(len(txs)), Tip: d.Tip, GasPrice: d.MaxFee,
+		txs = append(txs, Tx{ChainID: d.ChainID, Nonce: d.Nonce + uint64(len(txs)), Tip: d.Tip, GasPrice: d.MaxFee,
 			Gas: 200_000 + 35_000*uint64(len(to)), To: token, Data: DistributeCall(to, d.Each)})
 	}
 	name := func(i int) string {
@@ -75,11 +75,17 @@ func DeployToken(ctx context.Context, d Deploy) (Address, error) {
 // one's receipt (d.Wait at most): their receipts, or why the chain did not
 // take one. name(i) says what tx i is, for the errors.
 func setUp(ctx context.Context, d Deploy, txs []Tx, name func(int) string) ([]*Receipt, error) {
+	return sendFrom(ctx, d, func(int) Wallet { return d.Deployer }, txs, name)
+}
+
+// sendFrom is setUp with tx i signed by from(i).
+func sendFrom(ctx context.Context, d Deploy, from func(int) Wallet, txs []Tx, name func(int) string) ([]*Receipt, error) {
 	c := nodehttp.Client(nodehttp.Query)
 	var hashes [][]byte
 	for i := range txs {
-		raw, hash := txs[i].Sign(d.Deployer.Key)
-		env := Envelope(nil, d.Deployer.Address, raw, txs[i].Gas, txs[i].Fee(), d.Denom)
+		w := from(i)
+		raw, hash := txs[i].Sign(w.Key)
+		env := Envelope(nil, w.Address, raw, txs[i].Gas, txs[i].Fee(), d.Denom)
 		code, log, err := cosmos.BroadcastSync(ctx, c, d.RPC, env)
 		if err != nil {
 			return nil, fmt.Errorf("send %s: %w", name(i), err)

@@ -138,3 +138,64 @@ func TokenBalance(ctx context.Context, c *http.Client, url string, token, holder
 	}
 	return n, nil
 }
+
+// blockTag is a height as JSON-RPC takes it: "latest" for a height < 1.
+func blockTag(height int64) string {
+	if height < 1 {
+		return "latest"
+	}
+	return fmt.Sprintf("0x%x", height)
+}
+
+// quantity reads a JSON-RPC hex quantity ("0x1a") that what names.
+func quantity(s, what string) (*big.Int, error) {
+	n, ok := new(big.Int).SetString(strings.TrimPrefix(s, "0x"), 16)
+	if !ok || !strings.HasPrefix(s, "0x") || n.Sign() < 0 || n.BitLen() > 256 {
+		return nil, fmt.Errorf("%s: %q is not a hex quantity", what, s)
+	}
+	return n, nil
+}
+
+// BalanceAt reads addr's balance in wei at height (< 1: the latest).
+func BalanceAt(ctx context.Context, c *http.Client, url string, addr Address, height int64) (*big.Int, error) {
+	var out string
+	if err := Call(ctx, c, url, "eth_getBalance", []any{addr.String(), blockTag(height)}, &out); err != nil {
+		return nil, err
+	}
+	return quantity(out, "eth_getBalance of "+addr.String())
+}
+
+// NonceAt reads addr's nonce (the count of its committed txs) at height
+// (< 1: the latest).
+func NonceAt(ctx context.Context, c *http.Client, url string, addr Address, height int64) (uint64, error) {
+	var out string
+	if err := Call(ctx, c, url, "eth_getTransactionCount", []any{addr.String(), blockTag(height)}, &out); err != nil {
+		return 0, err
+	}
+	n, err := quantity(out, "eth_getTransactionCount of "+addr.String())
+	if err != nil {
+		return 0, err
+	}
+	if !n.IsUint64() {
+		return 0, fmt.Errorf("eth_getTransactionCount of %s: %s is not a nonce", addr, n)
+	}
+	return n.Uint64(), nil
+}
+
+// BaseFeeAt reads the base fee per gas of the block at height (< 1: the
+// latest); 0 on a chain without one.
+func BaseFeeAt(ctx context.Context, c *http.Client, url string, height int64) (*big.Int, error) {
+	var b *struct {
+		BaseFee string `json:"baseFeePerGas"`
+	}
+	if err := Call(ctx, c, url, "eth_getBlockByNumber", []any{blockTag(height), false}, &b); err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, fmt.Errorf("eth_getBlockByNumber: no block %s", blockTag(height))
+	}
+	if b.BaseFee == "" {
+		return new(big.Int), nil
+	}
+	return quantity(b.BaseFee, fmt.Sprintf("the base fee of block %s", blockTag(height)))
+}

@@ -85,7 +85,8 @@ type Tx struct {
 	Gas      uint64
 	To       Address
 	Create   bool   // a contract creation: no To, Data is the init code
-	Value    uint64 // wei
+	Value    uint64   // wei
+	BigValue *big.Int // wei, instead of Value when set (funding and sweeps move more than a uint64)
 	Data     []byte
 }
 
@@ -121,8 +122,16 @@ func (t *Tx) legacyFields(b []byte) []byte {
 	b = rlpUint(b, t.GasPrice)
 	b = rlpUint(b, t.Gas)
 	b = t.to(b)
-	b = rlpUint(b, t.Value)
+	b = t.value(b)
 	return rlpBytes(b, t.Data)
+}
+
+// value appends the value: BigValue when set, else Value.
+func (t *Tx) value(b []byte) []byte {
+	if t.BigValue == nil {
+		return rlpUint(b, t.Value)
+	}
+	return rlpBytes(b, t.BigValue.Bytes())
 }
 
 // to appends the recipient: empty for a contract creation.
@@ -140,7 +149,7 @@ func (t *Tx) dynamicFields(b []byte) []byte {
 	b = rlpUint(b, t.GasPrice)
 	b = rlpUint(b, t.Gas)
 	b = t.to(b)
-	b = rlpUint(b, t.Value)
+	b = t.value(b)
 	b = rlpBytes(b, t.Data)
 	return append(b, 0xc0) // empty access list
 }

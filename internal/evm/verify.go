@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"sync"
@@ -22,10 +23,13 @@ type Balances struct {
 	Height  int64  `json:"height"` // the state read, on the first node
 	// Funded is the sum of the wallets' balances at the start, Held now,
 	// FeeCollector what the fee collector holds (no distribution: every
-	// fee stays there), all in wei as decimal strings.
+	// fee stays there), all in wei as decimal strings. On an external
+	// network Fees replaces FeeCollector: the fees the committed txs paid,
+	// reckoned from their gas and their blocks' base fees.
 	Funded       string `json:"funded"`
 	Held         string `json:"held"`
-	FeeCollector string `json:"fee_collector"`
+	FeeCollector string `json:"fee_collector,omitempty"`
+	Fees         string `json:"fees,omitempty"`
 	// Committed is the run's txs the chain committed with code 0, Nonces
 	// the sum of the wallets' nonces (each such tx uses one).
 	Committed int64 `json:"committed"`
@@ -91,8 +95,12 @@ func (b *Balances) String() string {
 	if b.Contracts != nil {
 		contracts = "; " + b.Contracts.String()
 	}
-	return fmt.Sprintf("%s: %d wallets and the deployer held %s + fee collector %s of %s funded (%s)%s; nonces %d for %d committed txs (%d reverted), %d wallets mismatched%s",
-		verdict, b.Wallets, b.Held, b.FeeCollector, b.Funded, b.Denom, tokens, b.Nonces, b.Committed, b.Reverted, b.Mismatched, contracts)
+	fees := "fee collector " + b.FeeCollector
+	if b.Fees != "" {
+		fees = "fees paid " + b.Fees
+	}
+	return fmt.Sprintf("%s: %d wallets and the deployer held %s + %s of %s funded (%s)%s; nonces %d for %d committed txs (%d reverted), %d wallets mismatched%s",
+		verdict, b.Wallets, b.Held, fees, b.Funded, b.Denom, tokens, b.Nonces, b.Committed, b.Reverted, b.Mismatched, contracts)
 }
 
 // Committed counts a tx of the run that a block holds: code 0 uses its
@@ -112,6 +120,7 @@ func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency
 		return
 	}
 	w.committed[p.from]++
+	w.gasAt[height] += uint64(max(r.Gas, 0))
 	m := w.cfg.Mix[p.kind]
 	switch {
 	case r.Reverted != "":
@@ -203,9 +212,13 @@ func (w *Workload) checkContracts(ctx context.Context, height int64, made []made
 	return nil
 }
 
-// Verify reads every wallet's balance and nonce and the fee collector's
-// balance at one height of the node at rpc that holds every committed tx
-// (waiting up to wait for it), each wallet funded with funded wei.
+// Verify reads every wallet's balance and nonce at one height of the
+// node at rpc that holds every committed tx (waiting up to wait for it)
+// and checks them against funded, the wei the wallets and the extra
+// accounts held at the start together. On a testnet the fee collector's
+// balance is the fees; on an external network (cfg.External) each
+// wallet's balance and nonce is read by JSON-RPC and the fees are
+// reckoned from the committed txs.
 func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait time.Duration) (*Balances, error) {
 	w.mu.Lock()
 	need := w.height + 1
@@ -217,6 +230,7 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	reverted := w.reverted
 	made := slices.Clone(w.made)
 	contracts := &Contracts{Burns: w.burns, BurnsShort: w.short, Examples: slices.Clone(w.shortSeen)}
+	gasAt := maps.Clone(w.gasAt)
 	w.mu.Unlock()
 	tip, err := cosmos.WaitHeight(ctx, w.http, rpc, need, wait)
 	if err != nil {
@@ -227,26 +241,24 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	b := &Balances{Denom: w.cfg.Denom, Wallets: len(w.wallets), Height: height, Reverted: reverted}
 	held, tokens := new(big.Int), new(big.Int)
 	for _, x := range w.cfg.Extra {
-		addr, err := cosmos.Bech32(w.cfg.Prefix, x.Address[:])
-		if err != nil {
-			return nil, err
-		}
-		bal, err := cosmos.QueryBalanceBig(ctx, w.http, rpc, addr, w.cfg.Denom, height)
+		bal, err := w.balanceOf(ctx, rpc, x.Address, height)
 		if err != nil {
 			return nil, fmt.Errorf("balance of %s: %w", x.Address, err)
 		}
 		held.Add(held, bal)
 	}
-	// Every balance and nonce in two scans (a page of 5,000 a query);
-	// only token balances are read a wallet at a time, on 8 connections
-	// at once.
-	balances, err := cosmos.HolderBalances(ctx, w.http, rpc, w.cfg.Denom, height, 0)
-	if err != nil {
-		return nil, fmt.Errorf("balances: %w", err)
-	}
-	sequences, err := cosmos.AccountSequences(ctx, w.http, rpc, height)
-	if err != nil {
-		return nil, fmt.Errorf("nonces: %w", err)
+	// On a testnet every balance and nonce in two scans (a page of 5,000
+	// a query); on an external network, whose accounts are many, and for
+	// token balances, a wallet at a time on 8 connections at once.
+	var balances map[string]*big.Int
+	var sequences map[string]uint64
+	if !w.cfg.External {
+		if balances, err = cosmos.HolderBalances(ctx, w.http, rpc, w.cfg.Denom, height, 0); err != nil {
+			return nil, fmt.Errorf("balances: %w", err)
+		}
+		if sequences, err = cosmos.AccountSequences(ctx, w.http, rpc, height); err != nil {
+			return nil, fmt.Errorf("nonces: %w", err)
+		}
 	}
 	const workers = 8
 	type part struct {
@@ -276,6 +288,21 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 					pt.held.Add(&pt.held, bal)
 				}
 				nonce := sequences[addr]
+				if w.cfg.External {
+					bal, err := BalanceAt(ctx, w.http, w.cfg.JSONRPC, wl.Address, height)
+					if err != nil {
+						pt.err = fmt.Errorf("balance of %s: %w", wl.Address, err)
+						break
+					}
+					pt.held.Add(&pt.held, bal)
+					if nonce, err = NonceAt(ctx, w.http, w.cfg.JSONRPC, wl.Address, height); err != nil {
+						pt.err = fmt.Errorf("nonce of %s: %w", wl.Address, err)
+						break
+					}
+				}
+				if w.cfg.Start != nil {
+					nonce -= w.cfg.Start[i] // a nonce never falls
+				}
 				var tb *big.Int
 				if w.erc20() {
 					if tb, err = TokenBalance(ctx, w.http, w.cfg.JSONRPC, w.cfg.Token, wl.Address, height); err != nil {
@@ -327,13 +354,20 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 	if w.erc20() {
 		b.Tokens = tokens.String()
 	}
-	fees, err := cosmos.QueryBalanceBig(ctx, w.http, rpc, cosmos.ModuleAddress(w.cfg.Prefix, "fee_collector"), w.cfg.Denom, height)
-	if err != nil {
-		return nil, fmt.Errorf("fee collector's balance: %w", err)
+	var fees *big.Int
+	if w.cfg.External {
+		if fees, err = w.feesPaid(ctx, gasAt); err != nil {
+			return nil, err
+		}
+		b.Fees = fees.String()
+	} else {
+		if fees, err = cosmos.QueryBalanceBig(ctx, w.http, rpc, cosmos.ModuleAddress(w.cfg.Prefix, "fee_collector"), w.cfg.Denom, height); err != nil {
+			return nil, fmt.Errorf("fee collector's balance: %w", err)
+		}
+		b.FeeCollector = fees.String()
 	}
-	total := new(big.Int).Mul(funded, big.NewInt(int64(len(w.wallets)+len(w.cfg.Extra))))
-	b.Funded, b.Held, b.FeeCollector = total.String(), held.String(), fees.String()
-	b.Conserved = new(big.Int).Add(held, fees).Cmp(total) == 0
+	b.Funded, b.Held = funded.String(), held.String()
+	b.Conserved = new(big.Int).Add(held, fees).Cmp(funded) == 0
 	if w.has(Store) || w.has(Create) || w.has(Burn) {
 		if err := w.checkContracts(ctx, height, made, contracts); err != nil {
 			return nil, err
@@ -346,4 +380,39 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 		b.Conserved = b.Conserved && tokens.Cmp(all) == 0
 	}
 	return b, nil
+}
+
+// balanceOf reads addr's balance at height: by JSON-RPC on an external
+// network, else from the bank.
+func (w *Workload) balanceOf(ctx context.Context, rpc string, addr Address, height int64) (*big.Int, error) {
+	if w.cfg.External {
+		return BalanceAt(ctx, w.http, w.cfg.JSONRPC, addr, height)
+	}
+	bech, err := cosmos.Bech32(w.cfg.Prefix, addr[:])
+	if err != nil {
+		return nil, err
+	}
+	return cosmos.QueryBalanceBig(ctx, w.http, rpc, bech, w.cfg.Denom, height)
+}
+
+// feesPaid reckons what the committed txs paid: each block's gas at the
+// price a tx of the workload pays there (a legacy tx its price; a
+// dynamic-fee tx the block's base fee plus the tip, at most its cap),
+// the base fee read from the block.
+func (w *Workload) feesPaid(ctx context.Context, gasAt map[int64]uint64) (*big.Int, error) {
+	fees := new(big.Int)
+	for h, gas := range gasAt {
+		price := new(big.Int).SetUint64(w.cfg.MaxFee)
+		if !w.cfg.Legacy {
+			base, err := BaseFeeAt(ctx, w.http, w.cfg.JSONRPC, h)
+			if err != nil {
+				return nil, fmt.Errorf("the fees paid in block %d: %w", h, err)
+			}
+			if p := base.Add(base, new(big.Int).SetUint64(w.cfg.Tip)); p.Cmp(price) < 0 {
+				price = p
+			}
+		}
+		fees.Add(fees, price.Mul(price, new(big.Int).SetUint64(gas)))
+	}
+	return fees, nil
 }

@@ -106,7 +106,7 @@ func TestVerifyConservation(t *testing.T) {
 	} {
 		balances := map[string]int64{addr(0): funded - 3 - fee, addr(1): funded + 3, addr(2): funded - c.short, fees: fee}
 		nonces := map[string]uint64{addr(0): c.nonce0}
-		b, err := w.Verify(context.Background(), fakeChain(t, balances, nonces, fees), big.NewInt(funded), time.Second)
+		b, err := w.Verify(context.Background(), fakeChain(t, balances, nonces, fees), big.NewInt(3*funded), time.Second)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -186,7 +186,7 @@ func TestVerifyContracts(t *testing.T) {
 		addr := func(i int) string { a, _ := cosmos.Bech32("cosmos", wallets[i].Address[:]); return a }
 		fees := cosmos.ModuleAddress("cosmos", "fee_collector")
 		balances := map[string]int64{addr(0): 990, addr(1): 1000, fees: 10}
-		b, err := w.Verify(context.Background(), fakeChain(t, balances, map[string]uint64{addr(0): 1}, fees), big.NewInt(1000), time.Second)
+		b, err := w.Verify(context.Background(), fakeChain(t, balances, map[string]uint64{addr(0): 1}, fees), big.NewInt(2000), time.Second)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

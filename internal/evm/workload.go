@@ -59,6 +59,13 @@ type WorkloadConfig struct {
 	// Extra are accounts funded like the wallets that send no load (the
 	// token's deployer): their balances count in the check.
 	Extra []Wallet
+	// Start is each wallet's nonce at the start (nil: 0, funded in genesis
+	// and never used). External says the chain is not chainperf's: other
+	// accounts' txs move its fee collector, so the check reads each
+	// wallet's own balance and nonce and reckons the fees from the
+	// committed txs' gas and their blocks' base fees.
+	Start    []uint64
+	External bool
 }
 
 // Kinds of tx.
@@ -102,6 +109,7 @@ type Workload struct {
 	short     int64               // of those, burns that used less gas than their turns cost
 	shortSeen []string            // the first 5 of them, said
 	height    int64               // the highest block that held one of the txs
+	gasAt     map[int64]uint64    // gas the txs committed with code 0 used, by height
 	kinds     []cosmos.KindCounts // by Mix entry
 	total     float64             // the mix's weights summed
 
@@ -143,18 +151,24 @@ var (
 	_ load.Queuer   = (*Workload)(nil)
 )
 
-// NewWorkload makes the workload over wallets, whose nonces start at 0
-// (funded in genesis, never used).
+// NewWorkload makes the workload over wallets, whose nonces start at
+// cfg.Start (0 without it).
 func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	if len(wallets) < 2 || cfg.Targets < 1 || cfg.Senders == nil || cfg.Receivers == nil || len(cfg.Mix) == 0 {
 		return nil, fmt.Errorf("evm workload: %d wallets, %d targets, %d kinds: need 2 wallets, a target and a kind", len(wallets), cfg.Targets, len(cfg.Mix))
 	}
+	if cfg.Start != nil && len(cfg.Start) != len(wallets) {
+		return nil, fmt.Errorf("evm workload: %d start nonces for %d wallets", len(cfg.Start), len(wallets))
+	}
 	w := &Workload{cfg: cfg, wallets: wallets, state: make([]wstate, len(wallets)),
 		http: nodehttp.Client(nodehttp.Query), refs: map[uint64]ref{},
 		hashes: map[load.Hash]pair{}, committed: make([]int64, len(wallets)), tokens: make([]big.Int, len(wallets)),
-		kinds: make([]cosmos.KindCounts, len(cfg.Mix))}
+		kinds: make([]cosmos.KindCounts, len(cfg.Mix)), gasAt: map[int64]uint64{}}
 	for i := range w.state {
 		w.state[i].gate = make(chan struct{}, max(1, cfg.PerAccount))
+		if cfg.Start != nil {
+			w.state[i].next = cfg.Start[i]
+		}
 	}
 	for i, m := range cfg.Mix {
 		if !slices.Contains(Kinds, m.Kind) || !(m.Weight > 0) {

@@ -207,7 +207,17 @@ type EVM struct {
 	// Mempool is "app" (Cosmos EVM's application-side mempool) or
 	// "cometbft" (CometBFT's alone), set by app.toml's mempool.max-txs.
 	Mempool string `toml:"mempool"`
+	// FunderKeyFile or FunderKeyEnv hold the hex private key of the account
+	// that funds the wallets on an external network; SweepBack sends what
+	// they hold back to it after the run.
+	FunderKeyFile string `toml:"funder_key_file"`
+	FunderKeyEnv  string `toml:"funder_key_env"`
+	SweepBack     bool   `toml:"sweep_back"`
 }
+
+// Funded says whether the EVM wallets are funded by a given account at
+// the start, not in genesis.
+func (e EVM) Funded() bool { return e.FunderKeyFile != "" || e.FunderKeyEnv != "" }
 
 // Funded says whether the wallets are funded by a given account at the
 // start, not in genesis.

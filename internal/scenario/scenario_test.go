@@ -127,6 +127,7 @@ func TestRedact(t *testing.T) {
 // chainperf to make or change them.
 func TestExternalScenario(t *testing.T) {
 	node := "[[testnet.node]]\nrole = \"full\"\nrpc = \"http://127.0.0.1:26657\"\n"
+	evmNode := node + "json_rpc = \"http://127.0.0.1:8545\"\n"
 	for _, tc := range []struct{ name, text, want string }{
 		{"ok", "[testnet]\nprovider = \"external\"\n" + node, ""},
 		{"no nodes", "[testnet]\nprovider = \"external\"\n", "needs the network's nodes"},
@@ -141,6 +142,14 @@ func TestExternalScenario(t *testing.T) {
 		{"cosmos binary", "[testnet]\nprovider = \"external\"\nchain = \"cosmos\"\n[testnet.cosmos]\nbinary = \"/bin/true\"\nfunder_mnemonic_env = \"M\"\n[workload]\nkind = \"cosmos-send\"\n" + node, "starts no node of an external network"},
 		{"funder on a local testnet", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nfunder_mnemonic_env = \"M\"\n[workload]\nkind = \"cosmos-send\"\n", "funds its wallets in genesis"},
 		{"sweep on a local testnet", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nsweep_back = true\n[workload]\nkind = \"cosmos-send\"\n", "for provider \"external\" only"},
+		{"evm", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "funded by an account you give: set funder_key_file"},
+		{"evm funded", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\nsweep_back = true\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, ""},
+		{"evm funded twice", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\nfunder_key_file = \"k.txt\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "not both"},
+		{"evm no json-rpc", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\n[workload]\nkind = \"evm-transfer\"\n" + node, "give json_rpc"},
+		{"evm binary", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nbinary = \"/bin/true\"\nfunder_key_env = \"K\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "starts no node of an external network"},
+		{"evm bad env", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"A B\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "the name of an environment variable"},
+		{"evm funder on a local testnet", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\n[workload]\nkind = \"evm-transfer\"\n", "funds its wallets in genesis"},
+		{"evm sweep on a local testnet", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nsweep_back = true\n[workload]\nkind = \"evm-transfer\"\n", "for provider \"external\" only"},
 		{"rotate", "[testnet]\nprovider = \"external\"\n[experiment]\nkind = \"rotate\"\n" + node, "rotate starts fresh nodes"},
 		{"nodes without external", node, "set [testnet] provider = \"external\""},
 	} {

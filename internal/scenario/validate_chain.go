@@ -121,10 +121,38 @@ func (s *Scenario) validateEVM(c *checker) {
 	if t.Binary != "" || t.Build.Dir != "" {
 		c.fail("testnet.binary", "a Cosmos EVM chain names its binary in testnet.evm.binary")
 	}
-	if t.Provider == ProviderExternal {
-		c.fail("testnet.chain", "\"evm\" on provider \"external\" is not supported yet: chainperf sets up and funds the EVM chains it makes")
+	external := t.Provider == ProviderExternal
+	if external && (e.Binary != "" || e.Build.Dir != "" || len(e.Replace) > 0) {
+		c.fail("testnet.evm.binary", "chainperf starts no node of an external network: leave out its binary, build and replace")
+	} else {
+		validateApp(c, "testnet.evm", e.Binary, e.Build, e.Replace)
 	}
-	validateApp(c, "testnet.evm", e.Binary, e.Build, e.Replace)
+	switch {
+	case external && !e.Funded():
+		c.fail("testnet.evm.funder_key_file", "an external network's wallets are funded by an account you give: set funder_key_file (a file holding its hex private key) or funder_key_env (a variable holding it)")
+	case external && e.FunderKeyFile != "" && e.FunderKeyEnv != "":
+		c.fail("testnet.evm.funder_key_env", "give the funder's key once: funder_key_file or funder_key_env, not both")
+	case !external && e.Funded():
+		c.fail("testnet.evm.funder_key_file", "a funder is for provider \"external\": a testnet chainperf makes funds its wallets in genesis")
+	case !external && e.SweepBack:
+		c.fail("testnet.evm.sweep_back", "for provider \"external\" only: a testnet chainperf makes is removed after the run")
+	}
+	if e.FunderKeyEnv != "" && !envRE.MatchString(e.FunderKeyEnv) {
+		c.fail("testnet.evm.funder_key_env", "%q: the name of an environment variable (letters, digits, '_')", e.FunderKeyEnv)
+	}
+	if external {
+		served := 0
+		for i, n := range t.Nodes {
+			if n.JSONRPC != "" {
+				served++
+			} else if e.SendVia == "json-rpc" && n.Role == "full" {
+				c.fail(fmt.Sprintf("testnet.node[%d].json_rpc", i), "testnet.evm.send_via = \"json-rpc\" sends to each full node's JSON-RPC: give its URL")
+			}
+		}
+		if served == 0 {
+			c.fail("testnet.node", "an EVM network's checks read its JSON-RPC: give json_rpc (e.g. \"http://10.0.0.5:8545\") for at least one node")
+		}
+	}
 	if len(e.StartArgs) == 0 {
 		c.fail("testnet.evm.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
 	}

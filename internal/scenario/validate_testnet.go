@@ -421,6 +421,9 @@ func (s *Scenario) validateExternal(c *checker) {
 	if t.Chain == "cosmos" {
 		s.validateCosmos(c)
 	}
+	if t.Chain == "evm" {
+		s.validateEVM(c)
+	}
 	s.validateSettings(c)
 	if s.Experiment.Kind.Has(KindRotate) {
 		c.fail("experiment.kind", "rotate starts fresh nodes: an external network has none for chainperf to start")

@@ -20,6 +20,14 @@ import (
 	"github.com/chainperf/chainperf/internal/evm"
 )
 
+// valueOf is the tx's value as go-ethereum takes it.
+func valueOf(c evm.Tx) *big.Int {
+	if c.BigValue != nil {
+		return c.BigValue
+	}
+	return new(big.Int).SetUint64(c.Value)
+}
+
 // chainperf's signed txs are the bytes go-ethereum's own signer makes for
 // the same fields, dynamic-fee and legacy, and its Cosmos envelope is what
 // Cosmos EVM builds from them for eth_sendRawTransaction.
@@ -40,6 +48,9 @@ func TestTxBytesAreGoEthereums(t *testing.T) {
 		{Legacy: true, ChainID: 1, Nonce: 0, GasPrice: 1, Gas: 100000, To: to, Data: bytes.Repeat([]byte{1}, 300)},
 		{ChainID: 262144, Nonce: 0, Tip: 1, GasPrice: 5, Gas: 3_000_000, Create: true, Data: bytes.Repeat([]byte{0x60}, 3000)},
 		{Legacy: true, ChainID: 262144, Nonce: 9, GasPrice: 5, Gas: 3_000_000, Create: true, Data: []byte{0x60, 0x00}},
+		// funding and sweeps: values past a uint64
+		{Legacy: true, ChainID: 262144, Nonce: 2, GasPrice: 2_000_000_000, Gas: 21000, To: to, BigValue: new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)},
+		{ChainID: 262144, Nonce: 3, Tip: 1, GasPrice: 7, Gas: 21000, To: to, BigValue: big.NewInt(0)},
 	}
 	for i, c := range cases {
 		raw, hash := c.Sign(w.Key)
@@ -51,11 +62,11 @@ func TestTxBytesAreGoEthereums(t *testing.T) {
 		var inner gethtypes.TxData
 		if c.Legacy {
 			inner = &gethtypes.LegacyTx{Nonce: c.Nonce, GasPrice: new(big.Int).SetUint64(c.GasPrice), Gas: c.Gas,
-				To: gto, Value: new(big.Int).SetUint64(c.Value), Data: c.Data}
+				To: gto, Value: valueOf(c), Data: c.Data}
 		} else {
 			inner = &gethtypes.DynamicFeeTx{ChainID: new(big.Int).SetUint64(c.ChainID), Nonce: c.Nonce,
 				GasTipCap: new(big.Int).SetUint64(c.Tip), GasFeeCap: new(big.Int).SetUint64(c.GasPrice), Gas: c.Gas,
-				To: gto, Value: new(big.Int).SetUint64(c.Value), Data: c.Data}
+				To: gto, Value: valueOf(c), Data: c.Data}
 		}
 		signed, err := gethtypes.SignNewTx(key, gethtypes.LatestSignerForChainID(new(big.Int).SetUint64(c.ChainID)), inner)
 		if err != nil {

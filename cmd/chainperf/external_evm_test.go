@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chainperf/chainperf/internal/chain"
+	"github.com/chainperf/chainperf/internal/evm"
+	"github.com/chainperf/chainperf/internal/nodehttp"
+	"github.com/chainperf/chainperf/internal/store"
+	"github.com/chainperf/chainperf/internal/testnet"
+)
+
+// TestExternalEVM: a Cosmos EVM chain chainperf did not make for this run
+// (a detached testnet, addressed only by URLs) is loaded from wallets one
+// given key funds at the start: the EVM chain ID, prefix, denom, nonces
+// and base fee read from the chain; native, ERC20 and contract txs; every
+// balance, nonce and token checked after, the fees reckoned from the
+// blocks; what is left swept back to the funder. Run twice with the same
+// key, so the second run starts from nonces that are not 0. The key is
+// nowhere in the output, the database or the report.
+func TestExternalEVM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a Cosmos EVM chain")
+	}
+	ctx := context.Background()
+	reg, tmp := t.TempDir(), t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// The network: an EVM chain ID and denom the external scenario does
+	// not name (it keeps the defaults).
+	dir := filepath.Join(tmp, "net")
+	local := write("local.toml", `[testnet]
+validators = 1
+full_nodes = 1
+chain = "evm"
+[testnet.evm]
+wallets = 2
+chain_id = 4242
+denom = "atheirs"
+display = "theirs"
+[testnet.config]
+"consensus.timeout_commit" = "300ms"
+[workload]
+kind = "evm-transfer"
+`)
+	if out, code := cli(t, reg, "testnet", "up", "-f", local, "--detach", "--dir", dir); code != 0 {
+		t.Fatalf("testnet up: exit %d\n%s", code, out)
+	}
+	t.Cleanup(func() { cli(t, reg, "testnet", "down", "--dir", dir) })
+	st, err := testnet.ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes strings.Builder
+	var jsonrpc string
+	for _, n := range st.Nodes {
+		j := "http://" + net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))
+		fmt.Fprintf(&nodes, "[[testnet.node]]\nname = %q\nrole = %q\nrpc = %q\njson_rpc = %q\n", n.Name, n.Role, n.Endpoint().RPC, j)
+		if n.Role == testnet.RoleFull {
+			jsonrpc = j
+		}
+	}
+	// The team's key: the testnet's genesis wallet 0.
+	funder := evm.Derive("chainperf", 0)
+	var d [32]byte
+	funder.Key.Key.PutBytes(&d)
+	key := fmt.Sprintf("%x", d)
+	hc := nodehttp.Client(nodehttp.Query)
+	balance := func(a evm.Address) *big.Int {
+		b, err := evm.BalanceAt(ctx, hc, jsonrpc, a, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+
+	db, reports := filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
+	ext := write("ext.toml", `name = "ext-evm"
+[testnet]
+provider = "external"
+chain = "evm"
+[testnet.evm]
+funder_key_env = "CHAINPERF_TEST_EVM_FUNDER"
+wallets = 30
+wallet_balance = 10
+sweep_back = true
+[workload]
+kind = "evm-mix"
+[[workload.mix]]
+msg = "native"
+weight = 2
+[[workload.mix]]
+msg = "erc20"
+weight = 1
+[[workload.mix]]
+msg = "store"
+weight = 1
+[load]
+rate = 40
+duration = "5s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+cooldown = "1s"
+drain_timeout = "20s"
+`+nodes.String())
+	t.Setenv("CHAINPERF_TEST_EVM_FUNDER", key)
+	var outs string
+	for round := 1; round <= 2; round++ {
+		before := balance(funder.Address)
+		out, code := cli(t, reg, "run", ext, "--db", db, "--report-dir", reports)
+		outs += out
+		if code != 0 {
+			t.Fatalf("run %d: exit %d\n%s", round, code, out)
+		}
+		id := regexp.MustCompile(`run (\d{8}-\d{6}-[0-9a-f]{4}): PASS`).FindStringSubmatch(out)
+		if id == nil || !strings.Contains(out, "conserved") {
+			t.Fatalf("run %d: no passed run with conserved balances:\n%s", round, out)
+		}
+		sdb, err := store.Open(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sdb.Run(ctx, id[1])
+		sdb.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := chain.EVMOf(r)
+		if e == nil || e.Funding == nil || e.Balances == nil || e.Token == "" {
+			t.Fatalf("run %d: the stored run has no funding, token or balance check: %+v", round, e)
+		}
+		f, b := e.Funding, e.Balances
+		if e.ChainID != 4242 || b.Denom != "atheirs" || f.Funder != funder.Address.String() || b.Fees == "" || b.Committed < 100 || !b.OK() {
+			t.Errorf("run %d: chain %d, denom %s, funder %s, check %s: want 4242, atheirs read from the chain, fees reckoned, conserved", round, e.ChainID, b.Denom, f.Funder, b)
+		}
+		// The wallets hold nothing after the sweep, and the funder what it
+		// held less what it paid and the funding's fees, plus the sweep.
+		seed := evm.FunderSeed(funder, "chainperf")
+		for _, w := range append(evm.Wallets(seed, 30), evm.Derive(seed+"/deployer", 0)) {
+			if b := balance(w.Address); b.Sign() != 0 {
+				t.Errorf("run %d: %s holds %s after the sweep", round, w.Address, b)
+			}
+		}
+		paid, _ := new(big.Int).SetString(f.Paid, 10)
+		fees, _ := new(big.Int).SetString(f.Fees, 10)
+		swept, _ := new(big.Int).SetString(f.Swept, 10)
+		want := new(big.Int).Sub(before, paid)
+		want.Sub(want, fees).Add(want, swept)
+		if after := balance(funder.Address); swept == nil || swept.Sign() <= 0 || after.Cmp(want) != 0 {
+			t.Errorf("run %d: funder held %s, paid %s + fees %s, got back %s: holds %s, want %s", round, before, f.Paid, f.Fees, f.Swept, after, want)
+		}
+	}
+	// The key is nowhere: output, database, report files.
+	if strings.Contains(outs, key[:16]) {
+		t.Errorf("the runs' output holds the key")
+	}
+	filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasPrefix(p, dir) {
+			if data, _ := os.ReadFile(p); strings.Contains(string(data), key[:16]) {
+				t.Errorf("%s holds the key", p)
+			}
+		}
+		return nil
+	})
+	// Refused with the reason: the variable unset; a file that is not a key
+	// (its text never quoted).
+	t.Setenv("CHAINPERF_TEST_EVM_FUNDER", "")
+	if out, code := cli(t, reg, "run", ext, "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_EVM_FUNDER is unset or empty") {
+		t.Errorf("no key: exit %d\n%s", code, out)
+	}
+	bad := write("bad.txt", "0xfeedfacecafe\n")
+	text := strings.Replace(string(mustRead(t, ext)), `funder_key_env = "CHAINPERF_TEST_EVM_FUNDER"`, fmt.Sprintf("funder_key_file = %q", bad), 1)
+	if out, code := cli(t, reg, "run", write("bad.toml", text), "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "not a private key") || strings.Contains(out, "feedface") {
+		t.Errorf("a bad key file: exit %d\n%s", code, out)
+	}
+}
