@@ -84,7 +84,7 @@ type Tx struct {
 	GasPrice uint64 // wei per gas
 	Gas      uint64
 	To       Address
-	Create   bool   // a contract creation: no To, Data is the init code
+	Create   bool     // a contract creation: no To, Data is the init code
 	Value    uint64   // wei
 	BigValue *big.Int // wei, instead of Value when set (funding and sweeps move more than a uint64)
 	Data     []byte
