@@ -156,6 +156,7 @@ min_committed_tps = 10
 	// chain read back.
 	code, out, r, fates = run(1000, `kind = "evm-mix"
 amount = 1000
+read_rate = 30
 [[workload.mix]]
 msg = "native"
 weight = 40
@@ -176,6 +177,16 @@ weight = 15`)
 	b = evmOf(r).Balances
 	if code != 0 || fates[load.FateCommitted] < 200 || !b.OK() || b.Tokens != "250000000000000000000000" || len(evmOf(r).Kinds) != 5 {
 		t.Fatalf("exit %d, fates %v, balances %s, kinds %+v\n%s", code, fates, b, evmOf(r).Kinds, out)
+	}
+	// Reads beside the txs: every kind answered by the nodes' JSON-RPC.
+	if reads := evmOf(r).Reads; len(reads) != 3 {
+		t.Errorf("reads %+v: want the three kinds", reads)
+	} else {
+		for _, x := range reads {
+			if x.Sent < 20 || x.Answered != x.Sent || x.Failed+x.Skipped != 0 || !(x.P99 > 0) {
+				t.Errorf("read %+v: want at least 20 sent over the run, all answered", x)
+			}
+		}
 	}
 	k := evmOf(r).Kinds
 	var sum int64

@@ -100,6 +100,7 @@ wallet_balance = 10
 sweep_back = true
 [workload]
 kind = "evm-mix"
+read_rate = 20
 [[workload.mix]]
 msg = "native"
 weight = 2
@@ -143,6 +144,14 @@ drain_timeout = "20s"
 		e := chain.EVMOf(r)
 		if e == nil || e.Funding == nil || e.Balances == nil || e.Token == "" {
 			t.Fatalf("run %d: the stored run has no funding, token or balance check: %+v", round, e)
+		}
+		if len(e.Reads) != 3 {
+			t.Errorf("run %d: reads %+v: want the three kinds", round, e.Reads)
+		}
+		for _, x := range e.Reads {
+			if x.Answered < 10 || x.Failed+x.Skipped != 0 {
+				t.Errorf("run %d: read %+v: want all answered by the network's JSON-RPC", round, x)
+			}
 		}
 		f, b := e.Funding, e.Balances
 		if e.ChainID != 4242 || b.Denom != "atheirs" || f.Funder != funder.Address.String() || b.Fees == "" || b.Committed < 100 || !b.OK() {

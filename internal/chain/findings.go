@@ -88,6 +88,8 @@ type EVMRecord struct {
 	LoadSecs float64            `json:"load_s,omitempty"`
 	// Funding: on an external network, what the funder paid (no genesis).
 	Funding *EVMFunding `json:"funding,omitempty"`
+	// Reads: the read load beside the txs (workload.read_rate), by kind.
+	Reads []evm.ReadStats `json:"reads,omitempty"`
 }
 
 // EVMFunding is what funding an external EVM network's wallets took, in
@@ -155,6 +157,19 @@ func (e *EVMRecord) Finding() finding.Finding {
 	if len(e.Kinds) > 0 {
 		f.Tables = append(f.Tables, kindTable("By kind of tx", fmt.Sprintf("Committed tx/s over the %.0f s of load, latency over every phase; failed in block: a code, or reverted (receipt status 0).", e.LoadSecs), e.Kinds))
 		f.Figures = kindFigures(e.Kinds)
+	}
+	if len(e.Reads) > 0 {
+		t := finding.Table{Title: "Reads beside the txs", Note: "Open loop at workload.read_rate, the kinds in turn, from the end of the set-up to the check; skipped: due while 64 reads were unanswered; latency of the answered ones.",
+			Columns: []string{"read", "sent", "answered", "failed", "skipped", "latency p50 ms", "p99 ms", "max ms", "first failure"}}
+		for _, k := range e.Reads {
+			t.Rows = append(t.Rows, []string{k.Kind, fmt.Sprint(k.Sent), fmt.Sprint(k.Answered), fmt.Sprint(k.Failed), fmt.Sprint(k.Skipped),
+				fmt.Sprintf("%.1f", k.P50), fmt.Sprintf("%.1f", k.P99), fmt.Sprintf("%.1f", k.Max), k.Example})
+			if k.Answered > 0 {
+				f.Figures = append(f.Figures, finding.Figure{Name: "read latency p99 " + k.Kind, Unit: "ms", Value: k.P99, Better: finding.Lower})
+			}
+			f.Figures = append(f.Figures, finding.Figure{Name: "reads failed " + k.Kind, Value: float64(k.Failed + k.Skipped), Better: finding.Lower})
+		}
+		f.Tables = append(f.Tables, t)
 	}
 	if b := e.Balances; b != nil {
 		f.Figures = append(f.Figures, checkFigures(b.Conserved, b.Mismatched,

@@ -323,6 +323,9 @@ type Workload struct {
 	// InFlightPerAccount: EVM workloads' txs of one account in flight at
 	// once, nonces assigned ahead.
 	InFlightPerAccount int `toml:"in_flight_per_account"`
+	// ReadRate: EVM workloads' reads a second (balances, nonces, eth_call)
+	// sent beside the txs; 0 sends none.
+	ReadRate float64 `toml:"read_rate"`
 	// Mix, for kind "cosmos-mix": the message kinds a tx's messages are
 	// drawn from by weight.
 	Mix []MixEntry `toml:"mix"`

@@ -28,6 +28,9 @@ func (s *Scenario) validateWorkload(c *checker) {
 	case t.Chain == "evm":
 		c.fail("workload.kind", "%q sends kvstore txs, which a Cosmos EVM chain rejects: use evm-transfer or evm-erc20", w.Kind)
 	}
+	if !w.IsEVM() && w.ReadRate != 0 {
+		c.fail("workload.read_rate", "%g: for EVM workloads (reads go to the nodes' JSON-RPC)", w.ReadRate)
+	}
 	if !w.IsEVM() && w.InFlightPerAccount != 1 {
 		c.fail("workload.in_flight_per_account", "%d: for EVM workloads (the others send one tx of an account at a time, or unordered)", w.InFlightPerAccount)
 	}
@@ -214,6 +217,9 @@ func (s *Scenario) validateEVMWorkload(c *checker) {
 	}
 	if n := w.InFlightPerAccount; n < 1 || n > MaxInFlightPerAccount {
 		c.fail("workload.in_flight_per_account", "%d: from 1 (one tx of an account at a time) to %d", n, MaxInFlightPerAccount)
+	}
+	if !(w.ReadRate >= 0 && w.ReadRate <= 10000) {
+		c.fail("workload.read_rate", "%g: from 0 (no reads) to 10000 reads a second", w.ReadRate)
 	}
 	s.validateMix(c)
 }
