@@ -158,6 +158,10 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 		cfg.JSONRPC = urls[0]
 		nodeVersion(r, e.binary)
 	}
+	// Set-up txs are signed for the chain's own ID; the load's for
+	// workload.chain_id when it names another.
+	d := evm.Deploy{RPC: rpcs[0], JSONRPC: cfg.JSONRPC, ChainID: cfg.ChainID, Denom: cfg.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip,
+		Deployer: e.deployer, Wait: 60 * time.Second}
 	if w.ChainID != "" {
 		cfg.ChainID, _ = strconv.ParseUint(w.ChainID, 10, 64) // checked with the scenario
 	}
@@ -171,8 +175,6 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 	cfg.Senders = load.Uniform{N: len(wallets), Seed: w.Seed}
 	cfg.Receivers = load.Uniform{N: len(wallets), Seed: w.Seed ^ 0x9e3779b97f4a7c15}
 	cfg.Extra = []evm.Wallet{e.deployer}
-	d := evm.Deploy{RPC: rpcs[0], JSONRPC: cfg.JSONRPC, ChainID: cfg.ChainID, Denom: cfg.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip,
-		Deployer: e.deployer, Wait: 60 * time.Second}
 	if e.ext != nil {
 		d.Nonce = e.ext.nonce
 	}
@@ -301,10 +303,12 @@ func mixOfEVM(w scenario.Workload) []evm.MixEntry {
 	return out
 }
 
-// Finish checks the chain after the run: every wallet's balance plus
-// the fee collector's against what was funded, every nonce against the
-// committed txs (the criteria fail the run on either), and records the
-// nonce repairs.
+// Finish ends the read load and checks the chain after the run: every
+// wallet's balance plus the fees (the fee collector's balance, on an
+// external network the fees reckoned from the blocks) against what they
+// held at the start, every nonce against the committed txs (the criteria
+// fail the run on either), records the nonce repairs, and on an external
+// network sweeps what is left back to the funder.
 func (e *EVM) Finish(ctx context.Context, _ []string, r *results.Run) error {
 	if e.work == nil {
 		return nil
