@@ -75,7 +75,8 @@ func fakeJSONRPCState(t *testing.T, balances map[Address]int64, nonces map[Addre
 // balance and nonce by JSON-RPC, counts nonces from where they started
 // and reckons the fees from the committed gas at its block's base fee
 // plus the tip (at most the cap): right fees and nonces conserve; a base
-// fee the workload did not pay, or a nonce off, fails.
+// fee the workload did not pay, a nonce off, or one below where it
+// started, fails.
 func TestVerifyExternal(t *testing.T) {
 	wallets := Wallets("verify-external", 3)
 	const funded, gas = 1_000_000, 21000
@@ -89,6 +90,7 @@ func TestVerifyExternal(t *testing.T) {
 		{"as the chain should be", 4, 6, true, 0},
 		{"fees not as reckoned", 9, 6, false, 0},
 		{"a nonce off", 4, 7, true, 1},
+		{"a nonce below its start", 4, 4, true, 1},
 	} {
 		w := commitOne(t, WorkloadConfig{Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}}, External: true, Start: []uint64{5, 0, 0}}, wallets, gas)
 		paid := int64(gas * 5) // min(cap 10, base 4 + tip 1)

@@ -300,8 +300,13 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 						break
 					}
 				}
+				off := ""
 				if w.cfg.Start != nil {
-					nonce -= w.cfg.Start[i] // a nonce never falls
+					if nonce < w.cfg.Start[i] {
+						off = fmt.Sprintf("nonce %d, below the %d it started at", nonce, w.cfg.Start[i])
+						nonce = w.cfg.Start[i]
+					}
+					nonce -= w.cfg.Start[i]
 				}
 				var tb *big.Int
 				if w.erc20() {
@@ -312,8 +317,8 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 				}
 				pt.committed += committed[i]
 				pt.nonces += int64(nonce)
-				off := ""
 				switch {
+				case off != "":
 				case int64(nonce) != committed[i]:
 					off = fmt.Sprintf("nonce %d, %d committed txs", nonce, committed[i])
 				case tb != nil:
