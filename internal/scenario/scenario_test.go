@@ -146,6 +146,7 @@ func TestExternalScenario(t *testing.T) {
 		{"evm funded", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\nsweep_back = true\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, ""},
 		{"evm funded twice", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\nfunder_key_file = \"k.txt\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "not both"},
 		{"evm no json-rpc", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\n[workload]\nkind = \"evm-transfer\"\n" + node, "give json_rpc"},
+		{"evm json-rpc sends", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\nsend_via = \"json-rpc\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode + "[[testnet.node]]\nrole = \"validator\"\nrpc = \"http://127.0.0.1:26658\"\n", "testnet.node[1].json_rpc"},
 		{"evm binary", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nbinary = \"/bin/true\"\nfunder_key_env = \"K\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "starts no node of an external network"},
 		{"evm bad env", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"A B\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "the name of an environment variable"},
 		{"evm funder on a local testnet", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\n[workload]\nkind = \"evm-transfer\"\n", "funds its wallets in genesis"},

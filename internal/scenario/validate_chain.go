@@ -148,8 +148,8 @@ func (s *Scenario) validateEVM(c *checker) {
 		for i, n := range t.Nodes {
 			if n.JSONRPC != "" {
 				served++
-			} else if e.SendVia == "json-rpc" && n.Role == "full" {
-				c.fail(fmt.Sprintf("testnet.node[%d].json_rpc", i), "testnet.evm.send_via = \"json-rpc\" sends to each full node's JSON-RPC: give its URL")
+			} else if e.SendVia == "json-rpc" {
+				c.fail(fmt.Sprintf("testnet.node[%d].json_rpc", i), "testnet.evm.send_via = \"json-rpc\" sends to the nodes' JSON-RPC: give each node's URL")
 			}
 		}
 		if served == 0 {
