@@ -49,7 +49,7 @@ type Funding struct {
 // Fund tops every wallet below each wei up to each with one transfer from
 // d.Deployer (the funder), whose nonce and balance are read first: the
 // cost, or why the funder cannot pay (its balance against what the
-// top-ups and their fees need).
+// top-ups and their fees need, exactly: a legacy tx pays its price).
 func Fund(ctx context.Context, d Deploy, wallets []Wallet, each *big.Int) (*Funding, error) {
 	c := nodehttp.Client(nodehttp.Query)
 	funder := d.Deployer.Address
@@ -83,11 +83,11 @@ func Fund(ctx context.Context, d Deploy, wallets []Wallet, each *big.Int) (*Fund
 		f.Fees.Add(f.Fees, tx.Fee())
 	}
 	if need := new(big.Int).Add(f.Paid, f.Fees); need.Cmp(held) > 0 {
-		return nil, fmt.Errorf("the funder %s holds %s wei; topping %d wallets up to %s wei each needs %s with the transfers' fees at most: fund it, or lower testnet.evm.wallets or wallet_balance",
+		return nil, fmt.Errorf("the funder %s holds %s wei; topping %d wallets up to %s wei each needs %s with the transfers' fees: fund it, or lower testnet.evm.wallets or wallet_balance",
 			funder, held, len(txs), each, need)
 	}
 	name := func(i int) string { return fmt.Sprintf("the funder's transfer to %s", to[i].Address) }
-	rs, err := setUp(ctx, Deploy{RPC: d.RPC, JSONRPC: d.JSONRPC, Denom: d.Denom, Deployer: d.Deployer, Wait: d.Wait}, txs, name)
+	rs, err := setUp(ctx, d, txs, name)
 	if err != nil {
 		return nil, err
 	}
