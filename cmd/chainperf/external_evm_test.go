@@ -186,6 +186,16 @@ drain_timeout = "20s"
 		}
 		return nil
 	})
+	// A funder that cannot pay the top-ups is refused with both sums, before
+	// any transfer.
+	before := balance(funder.Address)
+	rich := strings.Replace(string(mustRead(t, ext)), "wallet_balance = 10", "wallet_balance = 1000000", 1)
+	if out, code := cli(t, reg, "run", write("rich.toml", rich), "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "holds "+before.String()+" wei; topping 31 wallets") {
+		t.Errorf("a funder short of funds: exit %d\n%s", code, out)
+	}
+	if after := balance(funder.Address); after.Cmp(before) != 0 {
+		t.Errorf("the refused run moved the funder's funds: %s, then %s", before, after)
+	}
 	// Refused with the reason: the variable unset; a file that is not a key
 	// (its text never quoted).
 	t.Setenv("CHAINPERF_TEST_EVM_FUNDER", "")

@@ -55,15 +55,15 @@ func (e *EVM) setUpExternal(ctx context.Context, rpc, jsonrpc string) error {
 	if err != nil {
 		return err
 	}
-	if need := new(big.Int).Add(base, new(big.Int).SetUint64(spec.Tip)); !spec.Legacy && need.Cmp(new(big.Int).SetUint64(spec.MaxFee)) > 0 {
-		return fmt.Errorf("testnet.evm.max_fee = %d wei a gas is below the network's base fee and the tip (%s): raise it", spec.MaxFee, need)
+	if err := feeCapCovers(spec, base); err != nil {
+		return err
 	}
 	seed := evm.FunderSeed(funder, spec.Seed)
 	e.wallets = evm.Wallets(seed, spec.Wallets)
 	e.deployer = evm.Derive(seed+"/deployer", 0)
 	e.log.Info("external EVM chain", "evm_chain_id", x.chainID, "prefix", x.prefix, "denom", x.denom, "funder", funder.Address.String())
 	d := evm.Deploy{RPC: rpc, JSONRPC: jsonrpc, ChainID: x.chainID, Denom: x.denom, Deployer: funder, Wait: 60 * time.Second}
-	f, err := evm.Fund(ctx, d, append(append([]evm.Wallet(nil), e.wallets...), e.deployer), wei(spec.WalletBalance))
+	f, err := evm.Fund(ctx, d, e.withDeployer(e.wallets), wei(spec.WalletBalance))
 	if err != nil {
 		return err
 	}
@@ -82,12 +82,28 @@ func (e *EVM) setUpExternal(ctx context.Context, rpc, jsonrpc string) error {
 	return nil
 }
 
+// feeCapCovers refuses a dynamic-fee tx's cap (testnet.evm.max_fee) under
+// the network's base fee plus the tip: no tx of the run could pay it.
+func feeCapCovers(spec scenario.EVM, base *big.Int) error {
+	need := new(big.Int).Add(base, new(big.Int).SetUint64(spec.Tip))
+	if !spec.Legacy && need.Cmp(new(big.Int).SetUint64(spec.MaxFee)) > 0 {
+		return fmt.Errorf("testnet.evm.max_fee = %d wei a gas is below the network's base fee and the tip (%s): raise it", spec.MaxFee, need)
+	}
+	return nil
+}
+
+// withDeployer is wallets and then the deployer, in a slice of its own:
+// the accounts the funder pays and the check and the sweep read.
+func (e *EVM) withDeployer(wallets []evm.Wallet) []evm.Wallet {
+	return append(append(make([]evm.Wallet, 0, len(wallets)+1), wallets...), e.deployer)
+}
+
 // startBalance is what wallets and the deployer hold once set up
 // (funded, the token and contracts deployed): the check's baseline.
 func (e *EVM) startBalance(ctx context.Context, wallets []evm.Wallet) (*big.Int, error) {
 	hc := nodehttp.Client(nodehttp.Query)
 	sum := new(big.Int)
-	for _, w := range append(append([]evm.Wallet(nil), wallets...), e.deployer) {
+	for _, w := range e.withDeployer(wallets) {
 		b, err := evm.BalanceAt(ctx, hc, e.ext.jsonrpc, w.Address, 0)
 		if err != nil {
 			return nil, fmt.Errorf("the balance of %s: %w", w.Address, err)
@@ -104,7 +120,7 @@ func (e *EVM) sweepExternal(ctx context.Context, rpc string) error {
 		return nil
 	}
 	d := evm.Deploy{RPC: rpc, JSONRPC: e.ext.jsonrpc, ChainID: e.ext.chainID, Denom: e.ext.denom, Deployer: e.ext.funder, Wait: 60 * time.Second}
-	back, err := evm.Sweep(ctx, d, append(append([]evm.Wallet(nil), e.wallets...), e.deployer))
+	back, err := evm.Sweep(ctx, d, e.withDeployer(e.wallets))
 	if back != nil {
 		e.record.Funding.Swept = back.String()
 	}

@@ -355,18 +355,18 @@ func TestUnorderedTakesNoSequence(t *testing.T) {
 // timeoutOf reads an unordered tx's timeout, Unix ns.
 func timeoutOf(t *testing.T, tx []byte) int64 {
 	var body []byte
-	_ = fields(tx, func(num protowire.Number, _ uint64, b []byte) {
+	_ = Fields(tx, func(num protowire.Number, _ uint64, b []byte) {
 		if num == 1 {
 			body = b
 		}
 	})
 	var ts int64
-	_ = fields(body, func(num protowire.Number, v uint64, b []byte) {
+	_ = Fields(body, func(num protowire.Number, v uint64, b []byte) {
 		if num == 4 && v != 1 {
 			t.Fatal("not unordered")
 		}
 		if num == 5 {
-			_ = fields(b, func(num protowire.Number, v uint64, _ []byte) {
+			_ = Fields(b, func(num protowire.Number, v uint64, _ []byte) {
 				if num == 1 {
 					ts += int64(v) * 1e9
 				} else {
@@ -438,8 +438,8 @@ func FuzzQueryAnswers(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = coinIn(b)
-		_ = fields(b, func(num protowire.Number, v uint64, bs []byte) {
-			_ = fields(bs, func(protowire.Number, uint64, []byte) {})
+		_ = Fields(b, func(num protowire.Number, v uint64, bs []byte) {
+			_ = Fields(bs, func(protowire.Number, uint64, []byte) {})
 		})
 	})
 }

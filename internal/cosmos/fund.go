@@ -47,7 +47,7 @@ func ReadChain(ctx context.Context, c *http.Client, rpc string) (Chain, error) {
 		return Chain{}, fmt.Errorf("bech32 prefix (is this a Cosmos SDK chain of v0.46 or later?): %w", err)
 	}
 	var prefix string
-	if err := fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+	if err := Fields(resp, func(num protowire.Number, _ uint64, b []byte) {
 		if num == 1 {
 			prefix = string(b)
 		}
@@ -65,12 +65,12 @@ func QueryAllBalances(ctx context.Context, c *http.Client, rpc, address string) 
 	}
 	out := map[string]uint64{}
 	var bad error
-	err = fields(resp, func(num protowire.Number, _ uint64, coin []byte) {
+	err = Fields(resp, func(num protowire.Number, _ uint64, coin []byte) {
 		if num != 1 {
 			return
 		}
 		var denom, amount string
-		fields(coin, func(n protowire.Number, _ uint64, b []byte) {
+		Fields(coin, func(n protowire.Number, _ uint64, b []byte) {
 			switch n {
 			case 1:
 				denom = string(b)

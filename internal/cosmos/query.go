@@ -58,10 +58,10 @@ func Query(ctx context.Context, c *http.Client, rpc, path string, req []byte, he
 	return out.Result.Response.Value, nil
 }
 
-// fields reads the top-level fields of a message: varints as numbers,
+// Fields reads the top-level fields of a message: varints as numbers,
 // length-delimited ones as bytes, the last of each field number winning
 // (repeated fields are read with each).
-func fields(b []byte, each func(num protowire.Number, v uint64, bs []byte)) error {
+func Fields(b []byte, each func(num protowire.Number, v uint64, bs []byte)) error {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
@@ -106,7 +106,7 @@ func QueryAccount(ctx context.Context, c *http.Client, rpc, address string) (Acc
 		return Account{}, err
 	}
 	var anyMsg []byte
-	if err := fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+	if err := Fields(resp, func(num protowire.Number, _ uint64, b []byte) {
 		if num == 1 {
 			anyMsg = b
 		}
@@ -114,7 +114,7 @@ func QueryAccount(ctx context.Context, c *http.Client, rpc, address string) (Acc
 		return Account{}, err
 	}
 	var base []byte
-	if err := fields(anyMsg, func(num protowire.Number, _ uint64, b []byte) {
+	if err := Fields(anyMsg, func(num protowire.Number, _ uint64, b []byte) {
 		if num == 2 {
 			base = b
 		}
@@ -122,7 +122,7 @@ func QueryAccount(ctx context.Context, c *http.Client, rpc, address string) (Acc
 		return Account{}, err
 	}
 	var a Account
-	err = fields(base, func(num protowire.Number, v uint64, _ []byte) {
+	err = Fields(base, func(num protowire.Number, v uint64, _ []byte) {
 		switch num {
 		case 3:
 			a.Number = v
@@ -150,7 +150,7 @@ func QueryBalanceBig(ctx context.Context, c *http.Client, rpc, address, denom st
 		return nil, err
 	}
 	var coin []byte
-	if err := fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+	if err := Fields(resp, func(num protowire.Number, _ uint64, b []byte) {
 		if num == 1 {
 			coin = b
 		}
@@ -176,7 +176,7 @@ func QuerySupply(ctx context.Context, c *http.Client, rpc, denom string) (uint64
 // coinIn reads the Coin in field 1 of a response.
 func coinIn(resp []byte) (uint64, error) {
 	var coin []byte
-	if err := fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+	if err := Fields(resp, func(num protowire.Number, _ uint64, b []byte) {
 		if num == 1 {
 			coin = b
 		}
@@ -231,11 +231,11 @@ func QueryValidators(ctx context.Context, c *http.Client, rpc string) ([]string,
 		return nil, err
 	}
 	var out []string
-	err = fields(resp, func(num protowire.Number, _ uint64, v []byte) {
+	err = Fields(resp, func(num protowire.Number, _ uint64, v []byte) {
 		if num != 1 {
 			return
 		}
-		_ = fields(v, func(num protowire.Number, _ uint64, op []byte) {
+		_ = Fields(v, func(num protowire.Number, _ uint64, op []byte) {
 			if num == 1 {
 				out = append(out, string(op))
 			}
@@ -261,11 +261,11 @@ func QueryStaked(ctx context.Context, c *http.Client, rpc, delegator string, hei
 		return s, err
 	}
 	var bad error
-	err = fields(resp, func(num protowire.Number, _ uint64, v []byte) {
+	err = Fields(resp, func(num protowire.Number, _ uint64, v []byte) {
 		if num != 1 { // DelegationResponse: balance is field 2, a Coin
 			return
 		}
-		_ = fields(v, func(num protowire.Number, _ uint64, coin []byte) {
+		_ = Fields(v, func(num protowire.Number, _ uint64, coin []byte) {
 			if num == 2 {
 				n, err := coinAmount(coin)
 				bad = errors.Join(bad, err)
@@ -280,15 +280,15 @@ func QueryStaked(ctx context.Context, c *http.Client, rpc, delegator string, hei
 	if err != nil {
 		return s, err
 	}
-	err = fields(resp, func(num protowire.Number, _ uint64, v []byte) {
+	err = Fields(resp, func(num protowire.Number, _ uint64, v []byte) {
 		if num != 1 { // UnbondingDelegation: entries are field 3, balance their field 4
 			return
 		}
-		_ = fields(v, func(num protowire.Number, _ uint64, entry []byte) {
+		_ = Fields(v, func(num protowire.Number, _ uint64, entry []byte) {
 			if num != 3 {
 				return
 			}
-			_ = fields(entry, func(num protowire.Number, _ uint64, bal []byte) {
+			_ = Fields(entry, func(num protowire.Number, _ uint64, bal []byte) {
 				if num == 4 {
 					n, err := strconv.ParseUint(string(bal), 10, 64)
 					bad = errors.Join(bad, err)

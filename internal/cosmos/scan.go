@@ -35,7 +35,7 @@ func HolderBalances(ctx context.Context, c *http.Client, rpc, denom string, heig
 		func(owner []byte) error {
 			var addr string
 			var coin []byte
-			if err := fields(owner, func(num protowire.Number, _ uint64, b []byte) {
+			if err := Fields(owner, func(num protowire.Number, _ uint64, b []byte) {
 				switch num {
 				case 1:
 					addr = string(b)
@@ -69,7 +69,7 @@ func AccountSequences(ctx context.Context, c *http.Client, rpc string, height in
 		func(anyMsg []byte) error {
 			var url string
 			var value []byte
-			if err := fields(anyMsg, func(num protowire.Number, _ uint64, b []byte) {
+			if err := Fields(anyMsg, func(num protowire.Number, _ uint64, b []byte) {
 				switch num {
 				case 1:
 					url = string(b)
@@ -88,7 +88,7 @@ func AccountSequences(ctx context.Context, c *http.Client, rpc string, height in
 			}
 			var addr string
 			var seq uint64
-			if err := fields(value, func(num protowire.Number, v uint64, b []byte) {
+			if err := Fields(value, func(num protowire.Number, v uint64, b []byte) {
 				switch num {
 				case 1:
 					addr = string(b)
@@ -125,13 +125,13 @@ func scan(ctx context.Context, c *http.Client, rpc, path string, height int64, m
 		var next []byte
 		var total uint64
 		var failed error
-		if err := fields(resp, func(num protowire.Number, _ uint64, b []byte) {
+		if err := Fields(resp, func(num protowire.Number, _ uint64, b []byte) {
 			switch {
 			case failed != nil:
 			case num == 1:
 				failed = each(b)
 			case num == 2: // the PageResponse
-				_ = fields(b, func(num protowire.Number, v uint64, b []byte) {
+				_ = Fields(b, func(num protowire.Number, v uint64, b []byte) {
 					switch num {
 					case 1:
 						next = b
@@ -170,7 +170,7 @@ func scan(ctx context.Context, c *http.Client, rpc, path string, height int64, m
 // bigAmount reads a Coin's amount however large.
 func bigAmount(coin []byte) (*big.Int, error) {
 	var amount string
-	if err := fields(coin, func(num protowire.Number, _ uint64, b []byte) {
+	if err := Fields(coin, func(num protowire.Number, _ uint64, b []byte) {
 		if num == 2 {
 			amount = string(b)
 		}

@@ -29,13 +29,13 @@ func pagedNode(t *testing.T, n int, entry func(path string, i int) []byte, next 
 			pageField = 1
 		}
 		var page []byte
-		fields(req, func(num protowire.Number, _ uint64, b []byte) {
+		Fields(req, func(num protowire.Number, _ uint64, b []byte) {
 			if num == pageField {
 				page = b
 			}
 		})
 		from, limit, count := 0, 0, false
-		fields(page, func(num protowire.Number, v uint64, b []byte) {
+		Fields(page, func(num protowire.Number, v uint64, b []byte) {
 			switch num {
 			case 1:
 				from, _ = strconv.Atoi(string(b))

@@ -2,6 +2,7 @@ package evm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -17,39 +18,20 @@ func GasDenom(ctx context.Context, c *http.Client, rpc string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("x/vm's params (is this a Cosmos EVM chain?): %w", err)
 	}
-	params, err := field(resp, 1)
-	if err != nil {
-		return "", fmt.Errorf("x/vm's params: %w", err)
-	}
-	denom, err := field(params, 1)
-	if err != nil || len(denom) == 0 {
+	// QueryParamsResponse.params (1) is a Params, whose evm_denom is 1.
+	var denom string
+	var inner error
+	err = cosmos.Fields(resp, func(num protowire.Number, _ uint64, params []byte) {
+		if num == 1 {
+			inner = cosmos.Fields(params, func(num protowire.Number, _ uint64, b []byte) {
+				if num == 1 {
+					denom = string(b)
+				}
+			})
+		}
+	})
+	if err = errors.Join(err, inner); err != nil || denom == "" {
 		return "", fmt.Errorf("x/vm's params name no evm_denom (%v)", err)
 	}
-	return string(denom), nil
-}
-
-// field is the last bytes field num of the protobuf message b.
-func field(b []byte, num protowire.Number) ([]byte, error) {
-	var out []byte
-	for len(b) > 0 {
-		n, typ, l := protowire.ConsumeTag(b)
-		if l < 0 {
-			return nil, protowire.ParseError(l)
-		}
-		b = b[l:]
-		if n == num && typ == protowire.BytesType {
-			v, l := protowire.ConsumeBytes(b)
-			if l < 0 {
-				return nil, protowire.ParseError(l)
-			}
-			out, b = v, b[l:]
-			continue
-		}
-		l = protowire.ConsumeFieldValue(n, typ, b)
-		if l < 0 {
-			return nil, protowire.ParseError(l)
-		}
-		b = b[l:]
-	}
-	return out, nil
+	return denom, nil
 }
