@@ -132,6 +132,21 @@ func nodeProcs(t *testing.T, dir string) []int {
 	return pids
 }
 
+// waitProcs fails the test unless want node processes run in dir within
+// 10 s: Up returns once they are started, and a process in the middle of
+// its exec (nice, then chainperf) can read as no process for an instant.
+func waitProcs(t *testing.T, dir string, want int) {
+	t.Helper()
+	n := 0
+	for i := 0; i < 100; i++ {
+		if n = len(nodeProcs(t, dir)); n == want {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%d node processes; want %d", n, want)
+}
+
 func waitNoProcs(t *testing.T, dir string) {
 	t.Helper()
 	for i := 0; i < 100; i++ {
@@ -536,9 +551,7 @@ func TestSecondSignal(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := net.Testnet.Dir
-	if n := len(nodeProcs(t, dir)); n != 2 {
-		t.Fatalf("%d node processes; want 2", n)
-	}
+	waitProcs(t, dir, 2)
 	if n := clean.Mine(context.Background()); n != 1 {
 		t.Errorf("Mine tore down %d testnets; want 1", n)
 	}
