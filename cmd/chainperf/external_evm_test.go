@@ -121,9 +121,12 @@ drain_timeout = "20s"
 `+nodes.String())
 	t.Setenv("CHAINPERF_TEST_EVM_FUNDER", key)
 	var outs string
+	// The second run signs each phase's txs before it, from the nonces the
+	// first left on the chain.
+	pregen := write("pregen.toml", strings.Replace(string(mustRead(t, ext)), "read_rate = 20", "read_rate = 20\nmode = \"pregenerate\"", 1))
 	for round := 1; round <= 2; round++ {
 		before := balance(funder.Address)
-		out, code := cli(t, reg, "run", ext, "--db", db, "--report-dir", reports)
+		out, code := cli(t, reg, "run", []string{ext, pregen}[round-1], "--db", db, "--report-dir", reports)
 		outs += out
 		if code != 0 {
 			t.Fatalf("run %d: exit %d\n%s", round, code, out)
@@ -144,6 +147,9 @@ drain_timeout = "20s"
 		e := chain.EVMOf(r)
 		if e == nil || e.Funding == nil || e.Balances == nil || e.Token == "" {
 			t.Fatalf("run %d: the stored run has no funding, token or balance check: %+v", round, e)
+		}
+		if g := e.Signing; (g.Pregenerated > 0) != (round == 2) || g.Live != 0 {
+			t.Errorf("run %d: signing %+v: want every tx pregenerated in the second run only", round, g)
 		}
 		if len(e.Reads) != 3 {
 			t.Errorf("run %d: reads %+v: want the three kinds", round, e.Reads)

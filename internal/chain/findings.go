@@ -79,9 +79,12 @@ type EVMRecord struct {
 	// NoncesReused counts refused txs whose nonce the sender's next tx
 	// used again; NoncesReread nonces read back from the chain (after a
 	// send error).
-	NoncesReused int64         `json:"nonces_reused"`
-	NoncesReread int64         `json:"nonces_reread"`
-	Balances     *evm.Balances `json:"balances,omitempty"`
+	NoncesReused int64 `json:"nonces_reused"`
+	NoncesReread int64 `json:"nonces_reread"`
+	// Signing: how many txs were signed before their phase (workload.mode
+	// "pregenerate") and how many when due.
+	Signing  evm.Signing   `json:"signing"`
+	Balances *evm.Balances `json:"balances,omitempty"`
 	// Kinds are the results by kind of tx (native, erc20), rates over
 	// LoadSecs of load.
 	Kinds    []cosmos.KindStats `json:"kinds,omitempty"`
@@ -259,6 +262,9 @@ func (e *EVMRecord) rows() [][]string {
 		{"EVM chain ID", fmt.Sprint(e.ChainID)},
 		{"accounts funded in genesis", fmt.Sprintf("%d (%d bytes of genesis, %.2f s)", e.Wallets, e.GenesisBytes, e.GenesisSecs)},
 		{"nonces used again after a refusal / read back from the chain", fmt.Sprintf("%d / %d", e.NoncesReused, e.NoncesReread)},
+	}
+	if g := e.Signing; g.Pregenerated > 0 {
+		rows = append(rows, []string{"txs signed before their phase", fmt.Sprintf("%d (%.2f s; %d signed live past them)", g.Pregenerated, g.PregenSecs, g.Live)})
 	}
 	if f := e.Funding; f != nil {
 		rows[0] = []string{"chain", "an external network (its chain ID read from its JSON-RPC)"}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
@@ -66,6 +67,10 @@ type WorkloadConfig struct {
 	// committed txs' gas and their blocks' base fees.
 	Start    []uint64
 	External bool
+	// Pregenerate signs each phase's txs before it (Prepare), senders
+	// and nonces assigned ahead; else each tx is signed when due, from a
+	// sender with a slot free, and a refused tx's nonce is used again.
+	Pregenerate bool
 }
 
 // Kinds of tx.
@@ -114,6 +119,12 @@ type Workload struct {
 	total     float64             // the mix's weights summed
 
 	signed, repaired, reread atomic.Int64
+
+	pre          []preTx      // this phase's pregenerated txs, by seq
+	used         atomic.Int64 // pregenerated txs appended: the highest seq + 1
+	live         atomic.Int64 // txs signed live past the pregenerated ones
+	pregenerated int64
+	pregenTime   time.Duration
 }
 
 type wstate struct {
@@ -149,6 +160,7 @@ var (
 	_ load.Observer = (*Workload)(nil)
 	_ load.Router   = (*Workload)(nil)
 	_ load.Queuer   = (*Workload)(nil)
+	_ load.Preparer = (*Workload)(nil)
 )
 
 // NewWorkload makes the workload over wallets, whose nonces start at
@@ -239,9 +251,17 @@ func (w *Workload) draw(seq uint64) int {
 // mempool in order.
 func (w *Workload) Route(seq uint64) int { return w.cfg.Senders.Pick(seq) % w.cfg.Targets }
 
-// Append signs tx seq: from a sender with fewer than PerAccount txs
-// unanswered (pickFree), with that sender's next nonce.
+// Append appends tx seq: the pregenerated one, or one signed now from a
+// sender with fewer than PerAccount txs unanswered (pickFree), with that
+// sender's next nonce.
 func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, error) {
+	if w.cfg.Pregenerate {
+		out, ok, err := w.appendPre(ctx, buf, seq)
+		if ok {
+			return out, err
+		}
+		w.live.Add(1)
+	}
 	from, err := w.pickFree(ctx, seq)
 	if err != nil {
 		return buf, err

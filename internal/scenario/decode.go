@@ -137,9 +137,20 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	// workload.mode's default is the chain's: "pregenerate" (default.toml)
+	// but "live" on an EVM chain, whose runs signed live before the EVM
+	// had a pregenerate mode (and whose nonces pregeneration cannot repair).
+	mode := s.Workload.Mode
+	s.Workload.Mode = ""
 	s, bad, err := decodeAll(file, data, s)
 	if err != nil {
 		return nil, err
+	}
+	if s.Workload.Mode == "" {
+		s.Workload.Mode = mode
+		if s.Testnet.Chain == "evm" {
+			s.Workload.Mode = "live"
+		}
 	}
 	s.File, s.Text, s.lines = file, data, indexLines(data)
 	s.Testnet.Config = Flatten(s.Testnet.Config)

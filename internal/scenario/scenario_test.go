@@ -269,3 +269,22 @@ nodes = ["validator3"]
 		t.Errorf("upgrade length %s; want 17s", l.D())
 	}
 }
+
+// workload.mode's default is the chain's: "pregenerate", but "live" on an
+// EVM chain; a mode set is kept on either.
+func TestModeDefaultIsTheChains(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\n", "pregenerate"},
+		{"[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\nmode = \"live\"\n", "live"},
+		{"[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\n", "live"},
+		{"[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\nmode = \"pregenerate\"\n", "pregenerate"},
+	} {
+		s, err := Parse("m.toml", []byte(tc.text))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.text, err)
+		}
+		if s.Workload.Mode != tc.want {
+			t.Errorf("%q: mode %q; want %q", tc.text, s.Workload.Mode, tc.want)
+		}
+	}
+}

@@ -203,6 +203,7 @@ func (s *Scenario) validateEVMWorkload(c *checker) {
 		c.fail("workload.kind", "%q needs a Cosmos EVM chain: set testnet.chain = \"evm\"", w.Kind)
 		return
 	}
+	c.oneOf("workload.mode", w.Mode, CosmosModes)
 	if w.Amount < 0 {
 		c.fail("workload.amount", "%d: an amount of wei, 0 or more", w.Amount)
 	}

@@ -87,6 +87,7 @@ var Bads = []Bad{
 	{"kvstore workload on cosmos", "[testnet]\nchain = \"cosmos\"\n", `workload.kind: "kvstore" sends kvstore txs, which a Cosmos SDK chain rejects`},
 	{"chain misspelled", "[testnet]\nchain = \"cosmoss\"\n", `f.toml:2: testnet.chain: "cosmoss" is not one of kvstore, cosmos, evm (did you mean "cosmos"?)`},
 	{"evm workload on kvstore", "[workload]\nkind = \"evm-transfer\"\n", `f.toml:2: workload.kind: "evm-transfer" needs a Cosmos EVM chain: set testnet.chain = "evm"`},
+	{"evm mode", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\nmode = \"pregen\"\n", `f.toml:5: workload.mode: "pregen" is not one of pregenerate, live`},
 	{"kvstore workload on evm", "[testnet]\nchain = \"evm\"\n", `workload.kind: "kvstore" sends kvstore txs, which a Cosmos EVM chain rejects`},
 	{"evm chain id zero", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nchain_id = 0\n[workload]\nkind = \"evm-transfer\"\n", "f.toml:4: testnet.evm.chain_id: 0: must be from 1 to 2^53"},
 	{"evm chain id too big", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nchain_id = 9007199254740993\n[workload]\nkind = \"evm-transfer\"\n", "testnet.evm.chain_id"},
