@@ -122,11 +122,15 @@ drain_timeout = "20s"
 	t.Setenv("CHAINPERF_TEST_EVM_FUNDER", key)
 	var outs string
 	// The second run signs each phase's txs before it, from the nonces the
-	// first left on the chain.
-	pregen := write("pregen.toml", strings.Replace(string(mustRead(t, ext)), "read_rate = 20", "read_rate = 20\nmode = \"pregenerate\"", 1))
-	for round := 1; round <= 2; round++ {
+	// first left on the chain; the third reads each sender's nonce and
+	// balance from the chain before its tx.
+	mode := func(name, m string) string {
+		return write(name, strings.Replace(string(mustRead(t, ext)), "read_rate = 20", "read_rate = 20\nmode = \""+m+"\"", 1))
+	}
+	files := []string{ext, mode("pregen.toml", "pregenerate"), mode("persistent.toml", "persistent")}
+	for round := 1; round <= len(files); round++ {
 		before := balance(funder.Address)
-		out, code := cli(t, reg, "run", []string{ext, pregen}[round-1], "--db", db, "--report-dir", reports)
+		out, code := cli(t, reg, "run", files[round-1], "--db", db, "--report-dir", reports)
 		outs += out
 		if code != 0 {
 			t.Fatalf("run %d: exit %d\n%s", round, code, out)
@@ -150,6 +154,9 @@ drain_timeout = "20s"
 		}
 		if g := e.Signing; (g.Pregenerated > 0) != (round == 2) || g.Live != 0 {
 			t.Errorf("run %d: signing %+v: want every tx pregenerated in the second run only", round, g)
+		}
+		if p := e.Persistence; (p != nil) != (round == 3) || p != nil && (p.Reads < 100 || p.ReadFailed != 0 || p.Poor != 0) {
+			t.Errorf("run %d: persistence %+v: want every tx's sender read in the third run only", round, p)
 		}
 		if len(e.Reads) != 3 {
 			t.Errorf("run %d: reads %+v: want the three kinds", round, e.Reads)

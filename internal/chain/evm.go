@@ -136,8 +136,8 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 		ChainID: spec.ChainID, Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Legacy: spec.Legacy,
 		Mix: mixOfEVM(w), MixSeed: w.Seed,
 		PerAccount: w.InFlightPerAccount, AppMempool: spec.Mempool == "app",
-		Pregenerate: w.Mode == "pregenerate",
-		Targets:     len(rpcs), RPCs: rpcs, Prefix: evmPrefix,
+		Pregenerate: w.Mode == "pregenerate", Persistent: w.Mode == "persistent",
+		Targets: len(rpcs), RPCs: rpcs, Prefix: evmPrefix,
 	}
 	var urls []string // each load target's JSON-RPC, for send_via = "json-rpc"
 	if spec.Funded() {
@@ -207,6 +207,7 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 		e.start = start
 		e.record.Funding.Start = start.String()
 	}
+	cfg.JSONRPCs = urls
 	work, err := evm.NewWorkload(cfg, wallets)
 	if err != nil {
 		return nil, err
@@ -319,6 +320,10 @@ func (e *EVM) Finish(ctx context.Context, _ []string, r *results.Run) error {
 	}
 	e.record.NoncesReused, e.record.NoncesReread = e.work.Repairs()
 	e.record.Signing = e.work.Signing()
+	if e.s.Workload.Mode == "persistent" {
+		p := e.work.Persistence()
+		e.record.Persistence = &p
+	}
 	e.record.LoadSecs = 0
 	for _, p := range r.Phases {
 		e.record.LoadSecs += p.Length.Seconds()

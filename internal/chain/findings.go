@@ -83,8 +83,11 @@ type EVMRecord struct {
 	NoncesReread int64 `json:"nonces_reread"`
 	// Signing: how many txs were signed before their phase (workload.mode
 	// "pregenerate") and how many when due.
-	Signing  evm.Signing   `json:"signing"`
-	Balances *evm.Balances `json:"balances,omitempty"`
+	Signing evm.Signing `json:"signing"`
+	// Persistence: workload.mode "persistent"'s reads of the senders'
+	// nonces and balances.
+	Persistence *evm.Persistence `json:"persistence,omitempty"`
+	Balances    *evm.Balances    `json:"balances,omitempty"`
 	// Kinds are the results by kind of tx (native, erc20), rates over
 	// LoadSecs of load.
 	Kinds    []cosmos.KindStats `json:"kinds,omitempty"`
@@ -262,6 +265,10 @@ func (e *EVMRecord) rows() [][]string {
 		{"EVM chain ID", fmt.Sprint(e.ChainID)},
 		{"accounts funded in genesis", fmt.Sprintf("%d (%d bytes of genesis, %.2f s)", e.Wallets, e.GenesisBytes, e.GenesisSecs)},
 		{"nonces used again after a refusal / read back from the chain", fmt.Sprintf("%d / %d", e.NoncesReused, e.NoncesReread)},
+	}
+	if p := e.Persistence; p != nil {
+		rows = append(rows, []string{"senders' nonce and balance read from the chain, at the start and after each tx's block (failed / nonce ahead of the local count / passed over: cannot pay)",
+			fmt.Sprintf("%d (%d / %d / %d), %.1f ms each, %.0f ms at most", p.Reads, p.ReadFailed, p.ChainAhead, p.Poor, p.ReadMeanMs, p.ReadMaxMs)})
 	}
 	if g := e.Signing; g.Pregenerated > 0 {
 		rows = append(rows, []string{"txs signed before their phase", fmt.Sprintf("%d (%.2f s; %d signed live past them)", g.Pregenerated, g.PregenSecs, g.Live)})

@@ -57,6 +57,9 @@ func (w *Workload) Prepare(ctx context.Context, n int) error {
 	w.pre = nil
 	w.used.Store(0)
 	w.mu.Unlock()
+	if w.cfg.Persistent {
+		w.readAll()
+	}
 	if !w.cfg.Pregenerate || n <= 0 {
 		return nil
 	}

@@ -71,6 +71,11 @@ type WorkloadConfig struct {
 	// and nonces assigned ahead; else each tx is signed when due, from a
 	// sender with a slot free, and a refused tx's nonce is used again.
 	Pregenerate bool
+	// Persistent reads each tx's sender's nonce and balance from the
+	// chain before signing it (persistent.go), from JSONRPCs[target]
+	// (else JSONRPC).
+	Persistent bool
+	JSONRPCs   []string
 }
 
 // Kinds of tx.
@@ -125,6 +130,9 @@ type Workload struct {
 	live         atomic.Int64 // txs signed live past the pregenerated ones
 	pregenerated int64
 	pregenTime   time.Duration
+
+	persist persistence
+	costs   []*big.Int // by Mix entry: what a tx may take from its sender
 }
 
 type wstate struct {
@@ -132,6 +140,10 @@ type wstate struct {
 	mu    sync.Mutex
 	next  uint64 // nonce of the wallet's next tx
 	stale bool   // the node may or may not hold the last tx: re-read
+	// balance as last read from the chain (Persistent; nil: not read);
+	// out: it cannot pay, its slot kept so that it sends no more
+	balance *big.Int
+	out     atomic.Bool
 }
 
 type ref struct {
@@ -169,6 +181,9 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	if len(wallets) < 2 || cfg.Targets < 1 || cfg.Senders == nil || cfg.Receivers == nil || len(cfg.Mix) == 0 {
 		return nil, fmt.Errorf("evm workload: %d wallets, %d targets, %d kinds: need 2 wallets, a target and a kind", len(wallets), cfg.Targets, len(cfg.Mix))
 	}
+	if cfg.Persistent && cfg.PerAccount > 1 {
+		return nil, fmt.Errorf("evm workload: persistent execution sends one tx per sender at a time, not %d", cfg.PerAccount)
+	}
 	if cfg.Start != nil && len(cfg.Start) != len(wallets) {
 		return nil, fmt.Errorf("evm workload: %d start nonces for %d wallets", len(cfg.Start), len(wallets))
 	}
@@ -196,6 +211,9 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 		}
 		w.total += m.Weight
 		w.kinds[i] = cosmos.NewKindCounts()
+	}
+	for _, m := range cfg.Mix {
+		w.costs = append(w.costs, w.cost(m))
 	}
 	return w, nil
 }
@@ -262,9 +280,18 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 		}
 		w.live.Add(1)
 	}
+	if w.cfg.Persistent {
+		w.readAll() // a phase without Prepare: before any slot is taken
+	}
 	from, err := w.pickFree(ctx, seq)
 	if err != nil {
 		return buf, err
+	}
+	k := w.draw(seq)
+	if w.cfg.Persistent {
+		if from, err = w.payer(ctx, from, w.costs[k]); err != nil {
+			return buf, err
+		}
 	}
 	to := w.cfg.Receivers.Pick(seq)
 	if to == from {
@@ -285,7 +312,6 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	nonce := st.next
 	st.next++
 	st.mu.Unlock()
-	k := w.draw(seq)
 	m := w.cfg.Mix[k]
 	start := len(buf)
 	// A tx of the same bytes as one still in flight (a nonce used again
@@ -354,6 +380,9 @@ func (w *Workload) pickFree(ctx context.Context, seq uint64) (int, error) {
 		}
 		from = next
 	}
+	if w.state[from].out.Load() { // persistent: it cannot pay and sends no more
+		return w.nextFree(ctx, from)
+	}
 	select {
 	case w.state[from].gate <- struct{}{}:
 		return from, nil
@@ -395,7 +424,12 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 		}
 		st.mu.Unlock()
 	}
-	<-st.gate
+	switch {
+	case !w.cfg.Persistent:
+		<-st.gate
+	case o != load.Accepted && o != load.Queued:
+		w.refresh(r.from) // read again, then free
+	} // else free once a block holds it (Committed)
 }
 
 // nonceGap is what Cosmos EVM's ante handler says of a tx whose nonce is

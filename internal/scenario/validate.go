@@ -20,6 +20,7 @@ var (
 	MixMsgs         = []string{"send", "multisend", "delegate", "undelegate", "redelegate"}
 	Chains          = []string{"kvstore", "cosmos", "evm"}
 	CosmosModes     = []string{"pregenerate", "live"}
+	EVMModes        = []string{"pregenerate", "live", "persistent"}
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}

@@ -203,7 +203,7 @@ func (s *Scenario) validateEVMWorkload(c *checker) {
 		c.fail("workload.kind", "%q needs a Cosmos EVM chain: set testnet.chain = \"evm\"", w.Kind)
 		return
 	}
-	c.oneOf("workload.mode", w.Mode, CosmosModes)
+	c.oneOf("workload.mode", w.Mode, EVMModes)
 	if w.Amount < 0 {
 		c.fail("workload.amount", "%d: an amount of wei, 0 or more", w.Amount)
 	}
@@ -218,6 +218,9 @@ func (s *Scenario) validateEVMWorkload(c *checker) {
 	}
 	if n := w.InFlightPerAccount; n < 1 || n > MaxInFlightPerAccount {
 		c.fail("workload.in_flight_per_account", "%d: from 1 (one tx of an account at a time) to %d", n, MaxInFlightPerAccount)
+	}
+	if w.Mode == "persistent" && w.InFlightPerAccount > 1 {
+		c.fail("workload.in_flight_per_account", "%d: persistent execution sends one tx per account at a time, read from the chain after the last is in a block (leave it 1)", w.InFlightPerAccount)
 	}
 	if !(w.ReadRate >= 0 && w.ReadRate <= 10000) {
 		c.fail("workload.read_rate", "%g: from 0 (no reads) to 10000 reads a second", w.ReadRate)

@@ -1,0 +1,205 @@
+package evm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Persistent execution (WorkloadConfig.Persistent): each tx's sender's
+// nonce and balance come from the chain (its node's JSON-RPC, the latest
+// block), read after the sender's previous tx is in a block (or was
+// refused) and before its next, as a client that keeps no state between
+// txs does. The read is made when the sender is freed, not when its next
+// tx is due, so that waiting for it never delays the schedule: a sender is
+// free once its read is back. One tx per sender in flight. A sender whose
+// balance cannot pay a tx's fee cap and value is passed over (and kept
+// out) for the next free one that goes to the same node.
+
+// Persistence counts persistent execution's reads.
+type Persistence struct {
+	Reads      int64   `json:"reads"`       // senders' nonce and balance read
+	ReadFailed int64   `json:"read_failed"` // reads that failed: the sender went on with the local count
+	ChainAhead int64   `json:"chain_ahead"` // reads whose nonce was past the local count (another client's txs)
+	Poor       int64   `json:"poor"`        // senders passed over: their balance could not pay a tx
+	ReadMeanMs float64 `json:"read_mean_ms"`
+	ReadMaxMs  float64 `json:"read_max_ms"`
+}
+
+// persistReads is how many reads run at once.
+const persistReads = 16
+
+type persistence struct {
+	reads, failed, ahead, poor atomic.Int64
+	took, longest              atomic.Int64 // ns
+	slots                      chan struct{}
+	once                       sync.Once
+	wg                         sync.WaitGroup
+}
+
+// Persistence is what persistent execution read; it waits for the reads
+// under way.
+func (w *Workload) Persistence() Persistence {
+	p := &w.persist
+	p.wg.Wait()
+	out := Persistence{Reads: p.reads.Load(), ReadFailed: p.failed.Load(), ChainAhead: p.ahead.Load(), Poor: p.poor.Load(),
+		ReadMaxMs: float64(p.longest.Load()) / 1e6}
+	if out.Reads > 0 {
+		out.ReadMeanMs = float64(p.took.Load()) / 1e6 / float64(out.Reads)
+	}
+	return out
+}
+
+// readAll takes every sender's slot and reads each sender, persistReads
+// at a time, and returns when all are read (once, at the first phase's
+// Prepare, before the load): a sender is free once its read is back.
+func (w *Workload) readAll() {
+	p := &w.persist
+	p.once.Do(func() {
+		p.slots = make(chan struct{}, persistReads)
+		for i := range w.state {
+			w.state[i].gate <- struct{}{}
+		}
+		var wg sync.WaitGroup
+		for i := range w.state {
+			p.slots <- struct{}{}
+			wg.Go(func() {
+				w.read(i)
+				<-p.slots
+			})
+		}
+		wg.Wait()
+	})
+}
+
+// refresh reads sender i again in the background (its tx is in a block,
+// or was refused) and frees its slot when the read is back.
+func (w *Workload) refresh(i int) {
+	p := &w.persist
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.slots <- struct{}{}
+		w.read(i)
+		<-p.slots
+	}()
+}
+
+// read reads sender i's nonce and balance (failed: it goes on with the
+// local count) and frees its slot.
+func (w *Workload) read(i int) {
+	p := &w.persist
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	url, addr := w.jsonRPCOf(i), w.wallets[i].Address
+	nonce, err := NonceAt(ctx, w.http, url, addr, 0)
+	var bal *big.Int
+	if err == nil {
+		bal, err = BalanceAt(ctx, w.http, url, addr, 0)
+	}
+	took := time.Since(began).Nanoseconds()
+	p.reads.Add(1)
+	p.took.Add(took)
+	for l := p.longest.Load(); took > l && !p.longest.CompareAndSwap(l, took); l = p.longest.Load() {
+	}
+	st := &w.state[i]
+	st.mu.Lock()
+	if err != nil {
+		p.failed.Add(1)
+	} else {
+		st.balance = bal
+		if nonce > st.next {
+			st.next = nonce
+			p.ahead.Add(1)
+		}
+	}
+	st.mu.Unlock()
+	<-st.gate
+}
+
+// jsonRPCOf is the JSON-RPC server wallet from's txs go to.
+func (w *Workload) jsonRPCOf(from int) string {
+	if t := from % w.cfg.Targets; t < len(w.cfg.JSONRPCs) && w.cfg.JSONRPCs[t] != "" {
+		return w.cfg.JSONRPCs[t]
+	}
+	return w.cfg.JSONRPC
+}
+
+// payer returns from (its slot taken) when its balance as last read pays
+// cost, else the first free sender after it of the same node that can:
+// one that cannot keeps its slot (it is out of the load). Up to 16
+// senders, then the phase ends with the reason.
+func (w *Workload) payer(ctx context.Context, from int, cost *big.Int) (int, error) {
+	for k := 1; ; k++ {
+		st := &w.state[from]
+		st.mu.Lock()
+		bal := st.balance
+		st.mu.Unlock()
+		if bal == nil || bal.Cmp(cost) >= 0 { // nil: never read (a failed read)
+			return from, nil
+		}
+		w.persist.poor.Add(1)
+		st.out.Store(true)
+		next, err := w.nextFree(ctx, from)
+		if err == nil && k == 16 {
+			<-w.state[next].gate
+			err = errNoPayer
+		}
+		if err == errNoPayer {
+			return 0, fmt.Errorf("%d wallets in turn cannot pay the %s wei a tx may cost (the last, %s, holds %s): fund them (testnet.evm.wallet_balance)", k, cost, w.wallets[from].Address, bal)
+		}
+		if err != nil {
+			return 0, err
+		}
+		from = next
+	}
+}
+
+var errNoPayer = errors.New("no wallet can pay")
+
+// nextFree takes a slot of the next wallet after from that sends to the
+// same node, is not out of the load and has a slot free, else waits for
+// the first such one's.
+func (w *Workload) nextFree(ctx context.Context, from int) (int, error) {
+	n, t := len(w.wallets), w.cfg.Targets
+	first := -1
+	for j := 1; j <= min(n, 64*t); j++ {
+		next := (from + j*t) % n
+		if next%t != from%t || w.state[next].out.Load() {
+			continue
+		}
+		if first < 0 {
+			first = next
+		}
+		select {
+		case w.state[next].gate <- struct{}{}:
+			return next, nil
+		default:
+		}
+	}
+	if first < 0 {
+		return 0, errNoPayer
+	}
+	select {
+	case w.state[first].gate <- struct{}{}:
+		return first, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// cost is what a tx of mix entry m may take from its sender: gas x fee
+// cap, and the value it moves.
+func (w *Workload) cost(m MixEntry) *big.Int {
+	tx := w.tx(m, 0, 1, 0, 0)
+	c := tx.Fee()
+	if m.Kind == Native {
+		c.Add(c, new(big.Int).SetUint64(m.Amount))
+	}
+	return c
+}
