@@ -71,9 +71,9 @@ type WorkloadConfig struct {
 	// and nonces assigned ahead; else each tx is signed when due, from a
 	// sender with a slot free, and a refused tx's nonce is used again.
 	Pregenerate bool
-	// Persistent reads each tx's sender's nonce and balance from the
-	// chain before signing it (persistent.go), from JSONRPCs[target]
-	// (else JSONRPC).
+	// Persistent reads each sender's nonce and balance from the chain
+	// (JSONRPCs[its target], else JSONRPC) before the first phase and
+	// after each of its txs is in a block, before its next (persistent.go).
 	Persistent bool
 	JSONRPCs   []string
 }
