@@ -38,14 +38,13 @@ type persistence struct {
 	took, longest              atomic.Int64 // ns
 	slots                      chan struct{}
 	once                       sync.Once
-	wg                         sync.WaitGroup
+	wg                         sync.WaitGroup // refreshes under way
 }
 
-// Persistence is what persistent execution read; it waits for the reads
-// under way.
+// Persistence is what persistent execution has read (reads under way
+// not counted).
 func (w *Workload) Persistence() Persistence {
 	p := &w.persist
-	p.wg.Wait()
 	out := Persistence{Reads: p.reads.Load(), ReadFailed: p.failed.Load(), ChainAhead: p.ahead.Load(), Poor: p.poor.Load(),
 		ReadMaxMs: float64(p.longest.Load()) / 1e6}
 	if out.Reads > 0 {

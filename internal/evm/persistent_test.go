@@ -57,7 +57,6 @@ func TestPersistent(t *testing.T) {
 	if err := w.Prepare(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
-	w.Persistence() // waits for the first reads
 	send := func(seq uint64, o load.Outcome) (int, uint64, load.Hash) {
 		t.Helper()
 		tx, err := w.Append(ctx, nil, seq)
@@ -83,7 +82,7 @@ func TestPersistent(t *testing.T) {
 	broken[wallets[0].Address.String()] = true
 	mu.Unlock()
 	w.Committed(h0, 7, load.TxResult{}, time.Second)
-	w.Persistence() // waits for wallet 0's read after its block
+	w.persist.wg.Wait() // wallet 0's read after its block
 	if from, n, _ = send(2, load.Accepted); from != 0 || n != 6 {
 		t.Fatalf("tx 2 from wallet %d nonce %d; want wallet 0 free again after its block, its local count 6 when the read fails", from, n)
 	}
@@ -104,7 +103,6 @@ func TestPersistent(t *testing.T) {
 	if err := poor.Prepare(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
-	poor.Persistence()
 	if _, err := poor.Append(ctx, nil, 0); err == nil || !strings.Contains(err.Error(), "cannot pay") {
 		t.Fatalf("no wallet can pay: %v", err)
 	}
