@@ -68,7 +68,8 @@ type block struct {
 // node is one fake node: its server and what it knows.
 type node struct {
 	n            *testnet.Node
-	addr         string // 127.0.0.1:port, the same over restarts
+	addr         string       // 127.0.0.1:port, the same over restarts
+	held         net.Listener // addr's listener from Open to the first start
 	srv          *http.Server
 	running      bool
 	paused       chan struct{} // non-nil while paused; closed on resume
@@ -126,9 +127,10 @@ func (f *Fake) Open(context.Context) error {
 		if err != nil {
 			return err
 		}
-		addr := ln.Addr().String()
-		ln.Close()
-		f.nodes[n.Name] = &node{n: n, addr: addr}
+		// Held until the node first starts: a port closed here could be
+		// taken meanwhile (an outgoing connection's ephemeral port, a
+		// parallel test's listener).
+		f.nodes[n.Name] = &node{n: n, addr: ln.Addr().String(), held: ln}
 	}
 	f.opened = true
 	f.stop, f.done = make(chan struct{}), make(chan struct{})
@@ -169,11 +171,14 @@ func (f *Fake) start(n *testnet.Node) error {
 		f.mu.Unlock()
 		return errors.New("already running")
 	}
-	addr := nd.addr
+	addr, ln := nd.addr, nd.held
+	nd.held = nil
 	f.mu.Unlock()
-	ln, err := listenAgain(addr)
-	if err != nil {
-		return err
+	if ln == nil {
+		var err error
+		if ln, err = listenAgain(addr); err != nil {
+			return err
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -337,6 +342,12 @@ func (f *Fake) Close(ctx context.Context) error {
 	f.mu.Lock()
 	opened := f.opened
 	f.opened = false
+	for _, nd := range f.nodes {
+		if nd.held != nil { // never started
+			nd.held.Close()
+			nd.held = nil
+		}
+	}
 	f.mu.Unlock()
 	if opened {
 		close(f.stop)
