@@ -161,37 +161,6 @@ func (w *Workload) payer(ctx context.Context, from int, cost *big.Int) (int, err
 
 var errNoPayer = errors.New("no wallet can pay")
 
-// nextFree takes a slot of the next wallet after from that sends to the
-// same node, is not out of the load and has a slot free, else waits for
-// the first such one's.
-func (w *Workload) nextFree(ctx context.Context, from int) (int, error) {
-	n, t := len(w.wallets), w.cfg.Targets
-	first := -1
-	for j := 1; j <= min(n, 64*t); j++ {
-		next := (from + j*t) % n
-		if next%t != from%t || w.state[next].out.Load() {
-			continue
-		}
-		if first < 0 {
-			first = next
-		}
-		select {
-		case w.state[next].gate <- struct{}{}:
-			return next, nil
-		default:
-		}
-	}
-	if first < 0 {
-		return 0, errNoPayer
-	}
-	select {
-	case w.state[first].gate <- struct{}{}:
-		return first, nil
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-}
-
 // cost is what a tx of mix entry m may take from its sender: gas x fee
 // cap, and the value it moves.
 func (w *Workload) cost(m MixEntry) *big.Int {

@@ -172,6 +172,12 @@ func (w *Workload) readNonce(ctx context.Context, i int) error {
 	if !st.stale {
 		return nil
 	}
+	return w.rereadLocked(ctx, i)
+}
+
+// rereadLocked reads wallet i's nonce from its node's CometBFT RPC (x/auth's
+// account sequence), its state's lock held.
+func (w *Workload) rereadLocked(ctx context.Context, i int) error {
 	addr, err := cosmos.Bech32(w.cfg.Prefix, w.wallets[i].Address[:])
 	if err != nil {
 		return err
@@ -180,6 +186,7 @@ func (w *Workload) readNonce(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
+	st := &w.state[i]
 	st.next, st.stale = a.Sequence, false
 	w.reread.Add(1)
 	return nil

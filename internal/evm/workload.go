@@ -300,14 +300,7 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	st := &w.state[from]
 	st.mu.Lock()
 	if st.stale {
-		addr, err := cosmos.Bech32(w.cfg.Prefix, w.wallets[from].Address[:])
-		if err == nil {
-			var a cosmos.Account
-			if a, err = cosmos.QueryAccount(ctx, w.http, w.cfg.RPCs[from%w.cfg.Targets], addr); err == nil {
-				st.next, st.stale = a.Sequence, false
-				w.reread.Add(1)
-			}
-		}
+		_ = w.rereadLocked(ctx, from) // failed: it goes on from its count
 	}
 	nonce := st.next
 	st.next++
@@ -362,30 +355,54 @@ func (w *Workload) tx(m MixEntry, from, to int, nonce, seq uint64) Tx {
 
 // pickFree picks seq's sender and takes a slot of its gate: the picked
 // wallet, or when its PerAccount txs all wait for answers, another wallet
-// that goes to the same node (up to 16 tries; then it waits for the last one),
-// so that a busy wallet does not hold up the schedule and each wallet's
-// txs still reach one node.
+// that goes to the same node (nextFree), so that a busy wallet does not
+// hold up the schedule and each wallet's txs still reach one node.
 func (w *Workload) pickFree(ctx context.Context, seq uint64) (int, error) {
-	n, t := len(w.wallets), w.cfg.Targets
 	from := w.cfg.Senders.Pick(seq)
-	for k := 1; k <= 16; k++ {
+	if !w.state[from].out.Load() {
 		select {
 		case w.state[from].gate <- struct{}{}:
 			return from, nil
 		default:
 		}
-		next := (from + k*t) % n
+	}
+	return w.nextFree(ctx, from)
+}
+
+// nextFree takes a slot of one of the 16 wallets after from that send to
+// the same node, are not out of the load (persistent: they cannot pay)
+// and have a slot free, else waits for the first of them's; errNoPayer
+// when every one is out.
+func (w *Workload) nextFree(ctx context.Context, from int) (int, error) {
+	n, t := len(w.wallets), w.cfg.Targets
+	first := -1
+	for j, tried := 1, 0; j <= n && tried < 16; j++ {
+		next := (from + j*t) % n
 		if next%t != from%t { // wrapped past a count of wallets not a multiple of the nodes
 			continue
 		}
-		from = next
+		tried++
+		if w.state[next].out.Load() {
+			continue
+		}
+		if first < 0 {
+			first = next
+		}
+		select {
+		case w.state[next].gate <- struct{}{}:
+			return next, nil
+		default:
+		}
 	}
-	if w.state[from].out.Load() { // persistent: it cannot pay and sends no more
-		return w.nextFree(ctx, from)
+	if first < 0 {
+		if w.state[from].out.Load() {
+			return 0, errNoPayer
+		}
+		first = from // a single wallet for its node
 	}
 	select {
-	case w.state[from].gate <- struct{}{}:
-		return from, nil
+	case w.state[first].gate <- struct{}{}:
+		return first, nil
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
