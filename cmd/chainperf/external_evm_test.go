@@ -170,6 +170,11 @@ drain_timeout = "20s"
 		if e.ChainID != 4242 || b.Denom != "atheirs" || f.Funder != funder.Address.String() || b.Fees == "" || b.Committed < 100 || !b.OK() {
 			t.Errorf("run %d: chain %d, denom %s, funder %s, check %s: want 4242, atheirs read from the chain, fees reckoned, conserved", round, e.ChainID, b.Denom, f.Funder, b)
 		}
+		// Every wallet and the deployer start empty (new, or swept): one
+		// disperser deployed and one call of it fund the 31.
+		if f.ToppedUp != 31 || f.Txs != 2 {
+			t.Errorf("run %d: %d topped up in %d txs: want 31 in 2 (the disperser's deployment and one call)", round, f.ToppedUp, f.Txs)
+		}
 		// The wallets hold nothing after the sweep, and the funder what it
 		// held less what it paid and the funding's fees, plus the sweep.
 		seed := evm.FunderSeed(funder, "chainperf")

@@ -67,18 +67,19 @@ func (e *EVM) setUpExternal(ctx context.Context, rpc, jsonrpc string) error {
 	if err != nil {
 		return err
 	}
-	if x.nonce, err = evm.NonceAt(ctx, hc, jsonrpc, e.deployer.Address, 0); err != nil {
-		return fmt.Errorf("the deployer's nonce: %w", err)
+	all := e.withDeployer(e.wallets)
+	accts, err := evm.ReadAccounts(ctx, hc, jsonrpc, addresses(all), 0)
+	if err != nil {
+		return fmt.Errorf("the wallets' nonces: %w", err)
 	}
+	x.nonce = accts[len(e.wallets)].Nonce
 	x.start = make([]uint64, len(e.wallets))
-	for i, w := range e.wallets {
-		if x.start[i], err = evm.NonceAt(ctx, hc, jsonrpc, w.Address, 0); err != nil {
-			return fmt.Errorf("the nonce of wallet %s: %w", w.Address, err)
-		}
+	for i := range e.wallets {
+		x.start[i] = accts[i].Nonce
 	}
 	e.ext = x
 	e.record = EVMRecord{ChainID: x.chainID, Wallets: len(e.wallets), Funding: &EVMFunding{Funder: funder.Address.String(),
-		Txs: f.Txs, Paid: f.Paid.String(), Fees: f.Fees.String(), Secs: time.Since(began).Seconds()}}
+		Txs: f.Txs, ToppedUp: f.Wallets, Paid: f.Paid.String(), Fees: f.Fees.String(), Secs: time.Since(began).Seconds()}}
 	return nil
 }
 
@@ -101,16 +102,24 @@ func (e *EVM) withDeployer(wallets []evm.Wallet) []evm.Wallet {
 // startBalance is what wallets and the deployer hold once set up
 // (funded, the token and contracts deployed): the check's baseline.
 func (e *EVM) startBalance(ctx context.Context, wallets []evm.Wallet) (*big.Int, error) {
-	hc := nodehttp.Client(nodehttp.Query)
+	accts, err := evm.ReadAccounts(ctx, nodehttp.Client(nodehttp.Query), e.ext.jsonrpc, addresses(e.withDeployer(wallets)), 0)
+	if err != nil {
+		return nil, fmt.Errorf("the wallets' balances: %w", err)
+	}
 	sum := new(big.Int)
-	for _, w := range e.withDeployer(wallets) {
-		b, err := evm.BalanceAt(ctx, hc, e.ext.jsonrpc, w.Address, 0)
-		if err != nil {
-			return nil, fmt.Errorf("the balance of %s: %w", w.Address, err)
-		}
-		sum.Add(sum, b)
+	for _, a := range accts {
+		sum.Add(sum, a.Balance)
 	}
 	return sum, nil
+}
+
+// addresses is the wallets' addresses in order.
+func addresses(ws []evm.Wallet) []evm.Address {
+	out := make([]evm.Address, len(ws))
+	for i, w := range ws {
+		out[i] = w.Address
+	}
+	return out
 }
 
 // sweepExternal sends what the wallets and the deployer hold back to the

@@ -101,13 +101,16 @@ type EVMRecord struct {
 // EVMFunding is what funding an external EVM network's wallets took, in
 // wei as decimal strings.
 type EVMFunding struct {
-	Funder string  `json:"funder"` // its address
-	Txs    int     `json:"txs"`
-	Paid   string  `json:"paid"`
-	Fees   string  `json:"fees"`
-	Start  string  `json:"start"` // the wallets' and the deployer's balances once set up
-	Swept  string  `json:"swept,omitempty"`
-	Secs   float64 `json:"s"`
+	Funder string `json:"funder"` // its address
+	// Txs: transfers, or the disperser's deployment and calls; ToppedUp:
+	// the wallets (and the deployer) that were below wallet_balance.
+	Txs      int     `json:"txs"`
+	ToppedUp int     `json:"topped_up"`
+	Paid     string  `json:"paid"`
+	Fees     string  `json:"fees"`
+	Start    string  `json:"start"` // the wallets' and the deployer's balances once set up
+	Swept    string  `json:"swept,omitempty"`
+	Secs     float64 `json:"s"`
 }
 
 // CosmosOf returns the Cosmos record a run holds (nil: none, or one this
@@ -275,7 +278,7 @@ func (e *EVMRecord) rows() [][]string {
 	}
 	if f := e.Funding; f != nil {
 		rows[0] = []string{"chain", "an external network (its chain ID read from its JSON-RPC)"}
-		rows[2] = []string{"wallets funded by " + f.Funder, fmt.Sprintf("%d: %s wei paid in %d transfers (fees %s), %s wei held once set up, %.2f s", e.Wallets, f.Paid, f.Txs, f.Fees, f.Start, f.Secs)}
+		rows[2] = []string{"wallets funded by " + f.Funder, fmt.Sprintf("%d (%d topped up): %s wei paid in %d txs (fees %s), %s wei held once set up, %.2f s", e.Wallets, f.ToppedUp, f.Paid, f.Txs, f.Fees, f.Start, f.Secs)}
 		if f.Swept != "" {
 			rows = append(rows, []string{"swept back to the funder", f.Swept + " wei"})
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -38,14 +39,20 @@ func TestFromHexKey(t *testing.T) {
 
 // fakeJSONRPCState answers eth_getBalance and eth_getTransactionCount by
 // address and eth_getBlockByNumber with base fee base, whatever the
-// height.
+// height; a batch it refuses, as a server that takes one call a request
+// does (the reads then go one at a time).
 func fakeJSONRPCState(t *testing.T, balances map[Address]int64, nonces map[Address]uint64, base int64) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Method string `json:"method"`
 			Params []any  `json:"params"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		body, _ := io.ReadAll(r.Body)
+		if len(body) > 0 && body[0] == '[' {
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not allowed"}}`)
+			return
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
 			t.Error(err)
 		}
 		var a Address

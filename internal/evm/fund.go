@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/decred/dcrd/dcrec/secp256k1/v4"
 )
@@ -41,52 +42,85 @@ func FunderSeed(funder Wallet, seed string) string {
 
 // A Funding is what topping the wallets up cost the funder.
 type Funding struct {
-	Txs  int      // transfers sent
-	Paid *big.Int // wei sent to the wallets
-	Fees *big.Int // wei the transfers paid in fees (their gas at their price)
+	Txs     int      // txs sent (transfers, or the disperser's deployment and calls)
+	Wallets int      // wallets topped up
+	Paid    *big.Int // wei sent to the wallets
+	Fees    *big.Int // wei the transfers paid in fees (their gas at their price)
 }
 
-// Fund tops every wallet below each wei up to each with one transfer from
-// d.Deployer (the funder), whose nonce and balance are read first: the
-// cost, or why the funder cannot pay (its balance against what the
-// top-ups and their fees need, exactly: a legacy tx pays its price).
+// Fund tops every wallet below each wei up to each from d.Deployer (the
+// funder): every balance and the funder's nonce read first (in batches),
+// then one transfer a wallet, or, for disperseFrom wallets or more, the
+// disperser deployed and called with up to disperseMax wallets a tx (as
+// many as a block's gas limit takes). It returns the cost, or why the
+// funder cannot pay (its balance against the top-ups and their gas
+// limits at the price: a legacy tx pays at most that).
 func Fund(ctx context.Context, d Deploy, wallets []Wallet, each *big.Int) (*Funding, error) {
 	c := nodehttp.Client(nodehttp.Query)
 	funder := d.Deployer.Address
-	nonce, err := NonceAt(ctx, c, d.JSONRPC, funder, 0)
-	if err != nil {
-		return nil, fmt.Errorf("the funder %s's nonce: %w", funder, err)
+	addrs := make([]Address, 0, len(wallets)+1)
+	addrs = append(addrs, funder)
+	for _, w := range wallets {
+		addrs = append(addrs, w.Address)
 	}
-	held, err := BalanceAt(ctx, c, d.JSONRPC, funder, 0)
+	accts, err := ReadAccounts(ctx, c, d.JSONRPC, addrs, 0)
 	if err != nil {
-		return nil, fmt.Errorf("the funder %s's balance: %w", funder, err)
+		return nil, fmt.Errorf("reading the funder's and the wallets' accounts: %w", err)
 	}
+	held, nonce := accts[0].Balance, accts[0].Nonce
 	price, err := legacyPrice(ctx, c, d.JSONRPC)
 	if err != nil {
 		return nil, err
 	}
 	f := &Funding{Paid: new(big.Int), Fees: new(big.Int)}
+	var to []Address
+	var tops []*big.Int
+	for i, w := range wallets {
+		if b := accts[i+1].Balance; b.Cmp(each) < 0 {
+			top := new(big.Int).Sub(each, b)
+			to, tops = append(to, w.Address), append(tops, top)
+			f.Paid.Add(f.Paid, top)
+		}
+	}
 	var txs []Tx
-	var to []Wallet
-	for _, w := range wallets {
-		b, err := BalanceAt(ctx, c, d.JSONRPC, w.Address, 0)
+	var names []string
+	if len(to) < disperseFrom {
+		for i := range to {
+			txs = append(txs, Tx{Legacy: true, ChainID: d.ChainID, Nonce: nonce + uint64(i), GasPrice: price, Gas: TransferGas, To: to[i], BigValue: tops[i]})
+			names = append(names, fmt.Sprintf("the funder's transfer to %s", to[i]))
+		}
+	} else {
+		maxGas, err := cosmos.BlockMaxGas(ctx, c, d.RPC)
 		if err != nil {
-			return nil, fmt.Errorf("the balance of wallet %s: %w", w.Address, err)
+			return nil, err
 		}
-		if b.Cmp(each) >= 0 {
-			continue
+		chunk := DisperseChunk(maxGas)
+		disperser := CreateAddress(funder, nonce)
+		txs = append(txs, Tx{Legacy: true, ChainID: d.ChainID, Nonce: nonce, GasPrice: price, Gas: DisperseDeployGas, Create: true, Data: Creation(disperseCode)})
+		names = append(names, "the disperser's deployment")
+		for i := 0; i < len(to); i += chunk {
+			j := min(i+chunk, len(to))
+			data, err := DisperseCall(to[i:j], tops[i:j])
+			if err != nil {
+				return nil, err
+			}
+			sum := new(big.Int)
+			for _, v := range tops[i:j] {
+				sum.Add(sum, v)
+			}
+			txs = append(txs, Tx{Legacy: true, ChainID: d.ChainID, Nonce: nonce + uint64(len(txs)), GasPrice: price, Gas: DisperseGas(j - i), To: disperser, BigValue: sum, Data: data})
+			names = append(names, fmt.Sprintf("the disperser's funding of wallets %d-%d of %d", i+1, j, len(to)))
 		}
-		top := new(big.Int).Sub(each, b)
-		tx := Tx{Legacy: true, ChainID: d.ChainID, Nonce: nonce + uint64(len(txs)), GasPrice: price, Gas: TransferGas, To: w.Address, BigValue: top}
-		txs, to = append(txs, tx), append(to, w)
-		f.Paid.Add(f.Paid, top)
-		f.Fees.Add(f.Fees, tx.Fee())
 	}
-	if need := new(big.Int).Add(f.Paid, f.Fees); need.Cmp(held) > 0 {
-		return nil, fmt.Errorf("the funder %s holds %s wei; topping %d wallets up to %s wei each needs %s with the transfers' fees: fund it, or lower testnet.evm.wallets or wallet_balance",
-			funder, held, len(txs), each, need)
+	limit := new(big.Int)
+	for i := range txs {
+		limit.Add(limit, txs[i].Fee())
 	}
-	name := func(i int) string { return fmt.Sprintf("the funder's transfer to %s", to[i].Address) }
+	if need := new(big.Int).Add(f.Paid, limit); need.Cmp(held) > 0 {
+		return nil, fmt.Errorf("the funder %s holds %s wei; topping %d wallets up to %s wei each needs %s with the gas of its %d txs: fund it, or lower testnet.evm.wallets or wallet_balance",
+			funder, held, len(to), each, need, len(txs))
+	}
+	name := func(i int) string { return names[i] }
 	rs, err := setUp(ctx, d, txs, name)
 	if err != nil {
 		return nil, err
@@ -95,8 +129,14 @@ func Fund(ctx context.Context, d Deploy, wallets []Wallet, each *big.Int) (*Fund
 		if r.Status != "0x1" {
 			return nil, fmt.Errorf("%s failed in its block (status %s)", name(i), r.Status)
 		}
+		// A legacy tx pays its price for the gas its receipt says.
+		used, err := quantity(r.GasUsed, "the gas used by "+name(i))
+		if err != nil {
+			return nil, err
+		}
+		f.Fees.Add(f.Fees, used.Mul(used, new(big.Int).SetUint64(price)))
 	}
-	f.Txs = len(txs)
+	f.Txs, f.Wallets = len(txs), len(to)
 	return f, nil
 }
 
@@ -126,22 +166,23 @@ func Sweep(ctx context.Context, d Deploy, wallets []Wallet) (*big.Int, error) {
 	}
 	fee := FeeOf(TransferGas, price)
 	swept := new(big.Int)
+	addrs := make([]Address, len(wallets))
+	for i, w := range wallets {
+		addrs[i] = w.Address
+	}
+	accts, err := ReadAccounts(ctx, c, d.JSONRPC, addrs, 0)
+	if err != nil {
+		return swept, fmt.Errorf("reading the wallets' accounts: %w", err)
+	}
 	var txs []Tx
 	var from []Wallet
-	for _, w := range wallets {
-		b, err := BalanceAt(ctx, c, d.JSONRPC, w.Address, 0)
-		if err != nil {
-			return swept, fmt.Errorf("the balance of wallet %s: %w", w.Address, err)
-		}
+	for i, w := range wallets {
+		b := accts[i].Balance
 		if b.Cmp(fee) <= 0 {
 			continue
 		}
-		nonce, err := NonceAt(ctx, c, d.JSONRPC, w.Address, 0)
-		if err != nil {
-			return swept, fmt.Errorf("the nonce of wallet %s: %w", w.Address, err)
-		}
 		back := new(big.Int).Sub(b, fee)
-		txs = append(txs, Tx{Legacy: true, ChainID: d.ChainID, Nonce: nonce, GasPrice: price, Gas: TransferGas, To: d.Deployer.Address, BigValue: back})
+		txs = append(txs, Tx{Legacy: true, ChainID: d.ChainID, Nonce: accts[i].Nonce, GasPrice: price, Gas: TransferGas, To: d.Deployer.Address, BigValue: back})
 		from = append(from, w)
 	}
 	name := func(i int) string { return fmt.Sprintf("the sweep from %s", from[i].Address) }

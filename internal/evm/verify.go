@@ -251,11 +251,21 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 		held.Add(held, bal)
 	}
 	// On a testnet every balance and nonce in two scans (a page of 5,000
-	// a query); on an external network, whose accounts are many, and for
-	// token balances, a wallet at a time on 8 connections at once.
+	// a query); on an external network, whose accounts are many, the
+	// wallets' in JSON-RPC batches; token balances a wallet at a time on
+	// 8 connections at once.
 	var balances map[string]*big.Int
 	var sequences map[string]uint64
-	if !w.cfg.External {
+	var ext []Account
+	if w.cfg.External {
+		addrs := make([]Address, len(w.wallets))
+		for i, wl := range w.wallets {
+			addrs[i] = wl.Address
+		}
+		if ext, err = ReadAccounts(ctx, w.http, w.cfg.JSONRPC, addrs, height); err != nil {
+			return nil, fmt.Errorf("the wallets' balances and nonces: %w", err)
+		}
+	} else {
 		if balances, err = cosmos.HolderBalances(ctx, w.http, rpc, w.cfg.Denom, height, 0); err != nil {
 			return nil, fmt.Errorf("balances: %w", err)
 		}
@@ -291,17 +301,9 @@ func (w *Workload) Verify(ctx context.Context, rpc string, funded *big.Int, wait
 					pt.held.Add(&pt.held, bal)
 				}
 				nonce := sequences[addr]
-				if w.cfg.External {
-					bal, err := BalanceAt(ctx, w.http, w.cfg.JSONRPC, wl.Address, height)
-					if err != nil {
-						pt.err = fmt.Errorf("balance of %s: %w", wl.Address, err)
-						break
-					}
-					pt.held.Add(&pt.held, bal)
-					if nonce, err = NonceAt(ctx, w.http, w.cfg.JSONRPC, wl.Address, height); err != nil {
-						pt.err = fmt.Errorf("nonce of %s: %w", wl.Address, err)
-						break
-					}
+				if ext != nil {
+					pt.held.Add(&pt.held, ext[i].Balance)
+					nonce = ext[i].Nonce
 				}
 				off := ""
 				if w.cfg.Start != nil {
