@@ -74,11 +74,21 @@ kind = "evm-transfer"
 		fmt.Fprintf(&nodes, "[[testnet.node]]\nname = %q\nrole = %q\nrpc = %q\njson_rpc = %q\n", n.Name, n.Role, n.Endpoint().RPC, j)
 		jsonrpc = j
 	}
-	// The team's key: the testnet's genesis wallet 0.
+	// The team's key: the testnet's genesis wallet 0, written by
+	// testnet funder-key to a file of its own (outside tmp, which the
+	// end of the test searches for the key).
+	keyFile := filepath.Join(t.TempDir(), "funder.key")
+	out, code := cli(t, reg, "testnet", "funder-key", "-f", local, "--out", keyFile)
 	funder := evm.Derive("chainperf", 0)
+	if code != 0 || !strings.Contains(out, funder.Address.String()) {
+		t.Fatalf("testnet funder-key: exit %d, want wallet 0's address %s\n%s", code, funder.Address, out)
+	}
 	var d [32]byte
 	funder.Key.Key.PutBytes(&d)
 	key := fmt.Sprintf("%x", d)
+	if data := string(mustRead(t, keyFile)); data != key+"\n" || strings.Contains(out, key[:16]) {
+		t.Fatalf("testnet funder-key wrote %d bytes that are not wallet 0's key, or printed the key", len(data))
+	}
 	hc := nodehttp.Client(nodehttp.Query)
 	balance := func(a evm.Address) *big.Int {
 		b, err := evm.BalanceAt(ctx, hc, jsonrpc, a, 0)
@@ -94,7 +104,7 @@ kind = "evm-transfer"
 provider = "external"
 chain = "evm"
 [testnet.evm]
-funder_key_env = "CHAINPERF_TEST_EVM_FUNDER"
+funder_key_file = "`+keyFile+`"
 wallets = 30
 wallet_balance = 10
 sweep_back = true
@@ -119,7 +129,6 @@ warmup = "1s"
 cooldown = "1s"
 drain_timeout = "20s"
 `+nodes.String())
-	t.Setenv("CHAINPERF_TEST_EVM_FUNDER", key)
 	var outs string
 	// The second run signs each phase's txs before it, from the nonces the
 	// first left on the chain; the third reads each sender's nonce and
@@ -170,6 +179,27 @@ drain_timeout = "20s"
 		if e.ChainID != 4242 || b.Denom != "atheirs" || f.Funder != funder.Address.String() || b.Fees == "" || b.Committed < 100 || !b.OK() {
 			t.Errorf("run %d: chain %d, denom %s, funder %s, check %s: want 4242, atheirs read from the chain, fees reckoned, conserved", round, e.ChainID, b.Denom, f.Funder, b)
 		}
+		// The balance reader (an eth_call) reads what eth_getBalance does,
+		// on the chain's own EVM.
+		seed := evm.FunderSeed(funder, "chainperf")
+		accounts := append(evm.Wallets(seed, 30), evm.Derive(seed+"/deployer", 0), funder)
+		var addrs []evm.Address
+		for _, w := range accounts {
+			addrs = append(addrs, w.Address)
+		}
+		tip, err := evm.BlockNumber(ctx, hc, jsonrpc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byCall, err := evm.BalancesByCall(ctx, hc, jsonrpc, addrs, tip-1)
+		if err != nil {
+			t.Fatalf("run %d: the balance reader: %v", round, err)
+		}
+		for i, a := range addrs {
+			if b, err := evm.BalanceAt(ctx, hc, jsonrpc, a, tip-1); err != nil || b.Cmp(byCall[i]) != 0 || i == len(addrs)-1 && b.Sign() == 0 {
+				t.Errorf("run %d: %s: the balance reader says %s, eth_getBalance %s (%v)", round, a, byCall[i], b, err)
+			}
+		}
 		// Every wallet and the deployer start empty (new, or swept): one
 		// disperser deployed and one call of it fund the 31.
 		if f.ToppedUp != 31 || f.Txs != 2 {
@@ -177,8 +207,7 @@ drain_timeout = "20s"
 		}
 		// The wallets hold nothing after the sweep, and the funder what it
 		// held less what it paid and the funding's fees, plus the sweep.
-		seed := evm.FunderSeed(funder, "chainperf")
-		for _, w := range append(evm.Wallets(seed, 30), evm.Derive(seed+"/deployer", 0)) {
+		for _, w := range accounts[:31] {
 			if b := balance(w.Address); b.Sign() != 0 {
 				t.Errorf("run %d: %s holds %s after the sweep", round, w.Address, b)
 			}
@@ -217,11 +246,12 @@ drain_timeout = "20s"
 	// Refused with the reason: the variable unset; a file that is not a key
 	// (its text never quoted).
 	t.Setenv("CHAINPERF_TEST_EVM_FUNDER", "")
-	if out, code := cli(t, reg, "run", ext, "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_EVM_FUNDER is unset or empty") {
+	byEnv := strings.Replace(string(mustRead(t, ext)), `funder_key_file = "`+keyFile+`"`, `funder_key_env = "CHAINPERF_TEST_EVM_FUNDER"`, 1)
+	if out, code := cli(t, reg, "run", write("env.toml", byEnv), "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_EVM_FUNDER is unset or empty") {
 		t.Errorf("no key: exit %d\n%s", code, out)
 	}
 	bad := write("bad.txt", "0xfeedfacecafe\n")
-	text := strings.Replace(string(mustRead(t, ext)), `funder_key_env = "CHAINPERF_TEST_EVM_FUNDER"`, fmt.Sprintf("funder_key_file = %q", bad), 1)
+	text := strings.Replace(string(mustRead(t, ext)), `funder_key_file = "`+keyFile+`"`, fmt.Sprintf("funder_key_file = %q", bad), 1)
 	if out, code := cli(t, reg, "run", write("bad.toml", text), "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "not a private key") || strings.Contains(out, "feedface") {
 		t.Errorf("a bad key file: exit %d\n%s", code, out)
 	}

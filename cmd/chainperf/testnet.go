@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/chain"
+	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
@@ -25,7 +26,7 @@ func testnetCmd() *cobra.Command {
 		Use:   "testnet",
 		Short: "Bring a local testnet of real CometBFT nodes up, inspect it, take it down",
 	}
-	cmd.AddCommand(testnetUpCmd(), testnetStatusCmd(), testnetDownCmd(), testnetWatchCmd())
+	cmd.AddCommand(testnetUpCmd(), testnetStatusCmd(), testnetDownCmd(), testnetWatchCmd(), testnetFunderKeyCmd())
 	return cmd
 }
 
@@ -266,5 +267,40 @@ overhead. Drive load from another process ('chainperf load') meanwhile.`,
 	cmd.Flags().StringVarP(&file, "file", "f", "", "scenario whose [observe] section to use (default: the built-in default)")
 	cmd.Flags().DurationVar(&duration, "duration", time.Minute, "how long to watch")
 	_ = cmd.MarkFlagRequired("dir")
+	return cmd
+}
+
+func testnetFunderKeyCmd() *cobra.Command {
+	var file, out string
+	cmd := &cobra.Command{
+		Use:     "funder-key [-f scenario.toml] --out FILE",
+		Short:   "Write the key of an EVM testnet's genesis wallet 0 to a new file, to fund runs on it as an external network",
+		Example: `  chainperf testnet funder-key -f local-evm.toml --out ./funder.key`,
+		Long: `funder-key writes the private key of wallet 0 of the scenario's EVM
+testnet (derived from testnet.evm.seed, funded in its genesis) to FILE, a
+new file only its owner can read, and prints the wallet's address, never
+the key. A detached testnet of that scenario is then an external EVM
+network whose runs that key funds: testnet.evm.funder_key_file = FILE
+(examples/external-evm.toml).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sc, err := openScenario(file, "")
+			if err != nil {
+				return err
+			}
+			if sc.Testnet.Chain != "evm" {
+				return fmt.Errorf("the scenario's chain is %q: only an EVM testnet (chain = \"evm\") has a genesis wallet whose key this writes", sc.Testnet.Chain)
+			}
+			w := evm.Derive(sc.Testnet.EVM.Seed, 0)
+			if err := evm.WriteKeyFile(out, w); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "the key of %s (genesis wallet 0 of seed %q) is in %s\n", w.Address, sc.Testnet.EVM.Seed, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "scenario TOML the testnet was brought up with (default: built-in)")
+	cmd.Flags().StringVar(&out, "out", "", "the new file the key is written to")
+	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }

@@ -22,6 +22,7 @@ type evmExternal struct {
 	jsonrpc string   // the JSON-RPC server the set-up and the check read
 	nonce   uint64   // the deployer's next nonce once the wallets are funded
 	start   []uint64 // the wallets' nonces at the start
+	funded  []evm.Account
 }
 
 // setUpExternal reads the funder's key, the chain ID (JSON-RPC), the
@@ -67,19 +68,17 @@ func (e *EVM) setUpExternal(ctx context.Context, rpc, jsonrpc string) error {
 	if err != nil {
 		return err
 	}
-	all := e.withDeployer(e.wallets)
-	accts, err := evm.ReadAccounts(ctx, hc, jsonrpc, addresses(all), 0)
-	if err != nil {
-		return fmt.Errorf("the wallets' nonces: %w", err)
-	}
-	x.nonce = accts[len(e.wallets)].Nonce
+	// The wallets' nonces and balances as funding left them; the deployer
+	// is last.
+	x.funded = f.After[:len(e.wallets)]
+	x.nonce = f.After[len(e.wallets)].Nonce
 	x.start = make([]uint64, len(e.wallets))
-	for i := range e.wallets {
-		x.start[i] = accts[i].Nonce
+	for i, a := range x.funded {
+		x.start[i] = a.Nonce
 	}
 	e.ext = x
 	e.record = EVMRecord{ChainID: x.chainID, Wallets: len(e.wallets), Funding: &EVMFunding{Funder: funder.Address.String(),
-		Txs: f.Txs, ToppedUp: f.Wallets, Paid: f.Paid.String(), Fees: f.Fees.String(), Secs: time.Since(began).Seconds()}}
+		Txs: f.Txs, ToppedUp: f.Wallets, Paid: f.Paid.String(), Fees: f.Fees.String(), Secs: time.Since(began).Seconds(), ReadSecs: f.ReadSecs, TxSecs: f.TxSecs}}
 	return nil
 }
 
@@ -100,26 +99,18 @@ func (e *EVM) withDeployer(wallets []evm.Wallet) []evm.Wallet {
 }
 
 // startBalance is what wallets and the deployer hold once set up
-// (funded, the token and contracts deployed): the check's baseline.
+// (funded, the token and contracts deployed): the check's baseline. The
+// wallets' is what funding left them (only the deployer sends in the
+// set-up), the deployer's is read.
 func (e *EVM) startBalance(ctx context.Context, wallets []evm.Wallet) (*big.Int, error) {
-	accts, err := evm.ReadAccounts(ctx, nodehttp.Client(nodehttp.Query), e.ext.jsonrpc, addresses(e.withDeployer(wallets)), 0)
+	sum, err := evm.BalanceAt(ctx, nodehttp.Client(nodehttp.Query), e.ext.jsonrpc, e.deployer.Address, 0)
 	if err != nil {
-		return nil, fmt.Errorf("the wallets' balances: %w", err)
+		return nil, fmt.Errorf("the deployer's balance: %w", err)
 	}
-	sum := new(big.Int)
-	for _, a := range accts {
+	for _, a := range e.ext.funded[:len(wallets)] {
 		sum.Add(sum, a.Balance)
 	}
 	return sum, nil
-}
-
-// addresses is the wallets' addresses in order.
-func addresses(ws []evm.Wallet) []evm.Address {
-	out := make([]evm.Address, len(ws))
-	for i, w := range ws {
-		out[i] = w.Address
-	}
-	return out
 }
 
 // sweepExternal sends what the wallets and the deployer hold back to the

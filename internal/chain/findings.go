@@ -64,6 +64,10 @@ type Funding struct {
 	GasPrice float64 `json:"gas_price"`
 	Swept    uint64  `json:"swept,omitempty"`
 	Secs     float64 `json:"s"`
+	// ReadSecs: reading every wallet's balance and nonce before; TxSecs:
+	// the funding's txs, sent until their receipts were in.
+	ReadSecs float64 `json:"read_s"`
+	TxSecs   float64 `json:"tx_s"`
 }
 
 // EVMRecord is what a run on a Cosmos EVM chain set up and sent: the
@@ -111,6 +115,10 @@ type EVMFunding struct {
 	Start    string  `json:"start"` // the wallets' and the deployer's balances once set up
 	Swept    string  `json:"swept,omitempty"`
 	Secs     float64 `json:"s"`
+	// ReadSecs: reading every wallet's balance and nonce before; TxSecs:
+	// the funding's txs, sent until their receipts were in.
+	ReadSecs float64 `json:"read_s"`
+	TxSecs   float64 `json:"tx_s"`
 }
 
 // CosmosOf returns the Cosmos record a run holds (nil: none, or one this
@@ -278,7 +286,7 @@ func (e *EVMRecord) rows() [][]string {
 	}
 	if f := e.Funding; f != nil {
 		rows[0] = []string{"chain", "an external network (its chain ID read from its JSON-RPC)"}
-		rows[2] = []string{"wallets funded by " + f.Funder, fmt.Sprintf("%d (%d topped up): %s wei paid in %d txs (fees %s), %s wei held once set up, %.2f s", e.Wallets, f.ToppedUp, f.Paid, f.Txs, f.Fees, f.Start, f.Secs)}
+		rows[2] = []string{"wallets funded by " + f.Funder, fmt.Sprintf("%d (%d topped up): %s wei paid in %d txs (fees %s), %s wei held once set up, %.2f s (reading the accounts %.2f s, the txs to their receipts %.2f s)", e.Wallets, f.ToppedUp, f.Paid, f.Txs, f.Fees, f.Start, f.Secs, f.ReadSecs, f.TxSecs)}
 		if f.Swept != "" {
 			rows = append(rows, []string{"swept back to the funder", f.Swept + " wei"})
 		}

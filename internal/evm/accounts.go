@@ -3,31 +3,62 @@ package evm
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"net/http"
+	"strings"
 	"sync"
 )
 
-// Reading many accounts: funding, the start balance, the check and the
-// sweep of an external network's wallets each read every wallet's
-// balance and nonce. One call at a time, 100,000 wallets took minutes;
-// here JSON-RPC batches of accountBatch wallets (two calls each) go out
-// on accountReaders connections at once.
+// Reading many accounts: funding, the check and the sweep of an
+// external network's wallets read every wallet's balance and nonce. One
+// call at a time, 100,000 wallets took minutes. Here balances come from
+// eth_call of a balance reader (700 addresses a call, 8 times faster
+// than eth_getBalance in batches on this project's chain) and nonces
+// from JSON-RPC batches, accountReaders requests at once.
 const (
-	// accountBatch: wallets a batch reads, 200 calls: a fifth of the
-	// 1,000 Cosmos EVM's and go-ethereum's servers take by default
+	// quantityBatch: calls a batch holds, a fifth of the 1,000 Cosmos
+	// EVM's and go-ethereum's servers take by default
 	// (json-rpc.batch-request-limit).
-	accountBatch = 100
-	// accountReaders: batches in flight at once.
+	quantityBatch = 200
+	// accountReaders: requests in flight at once.
 	accountReaders = 8
 	// batchAnswerMax: bytes a batch's answer may hold (200 quantities
 	// are about 20 KB).
 	batchAnswerMax = 4 << 20
+	// balanceCall: addresses one balance reader call reads: its answer,
+	// a word each, is returned as a contract's code would be, which may
+	// be 24,576 bytes at most (EIP-170).
+	balanceCall = 700
 )
+
+// balanceReader is creation code that returns the balance of each
+// address appended to it (20 bytes each), a word each:
+//
+//	0  PUSH1 0x28 PUSH1 0x00               p: the first address; o: 0
+//	4  JUMPDEST DUP2 CODESIZE GT ISZERO    loop: any left?
+//	9  PUSH1 0x24 JUMPI                    no: to end
+//	12 PUSH1 0x20 DUP3 DUP3 CODECOPY       memory[o:] = code[p:p+32]
+//	17 DUP1 MLOAD PUSH1 0x60 SHR BALANCE   the balance of its top 20 bytes
+//	23 DUP2 MSTORE                         memory[o] = it
+//	25 PUSH1 0x20 ADD SWAP1 PUSH1 0x14 ADD SWAP1   o += 32, p += 20
+//	33 PUSH1 0x04 JUMP
+//	36 JUMPDEST PUSH1 0x00 RETURN          memory[0:o]
+var balanceReader = []byte{
+	0x60, 0x28, 0x60, 0x00,
+	0x5b, 0x81, 0x38, 0x11, 0x15,
+	0x60, 0x24, 0x57,
+	0x60, 0x20, 0x82, 0x82, 0x39,
+	0x80, 0x51, 0x60, 0x60, 0x1c, 0x31,
+	0x81, 0x52,
+	0x60, 0x20, 0x01, 0x90, 0x60, 0x14, 0x01, 0x90,
+	0x60, 0x04, 0x56,
+	0x5b, 0x60, 0x00, 0xf3,
+}
 
 // An Account is what the chain says of an address at a height.
 type Account struct {
@@ -40,11 +71,87 @@ type Account struct {
 var errNoBatch = errors.New("the JSON-RPC server does not take batches")
 
 // ReadAccounts reads the balance and nonce of every address at height
-// (< 1: the latest) from the JSON-RPC server at url: in batches, or one
-// call at a time from a server that does not take batches. The accounts
-// are in the order of addrs.
+// (< 1: the latest) from the JSON-RPC server at url, in the order of
+// addrs.
 func ReadAccounts(ctx context.Context, c *http.Client, url string, addrs []Address, height int64) ([]Account, error) {
+	balances, err := readBalances(ctx, c, url, addrs, height)
+	if err != nil {
+		return nil, err
+	}
+	nonces, err := readQuantities(ctx, c, url, "eth_getTransactionCount", addrs, height)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Account, len(addrs))
+	for i, n := range nonces {
+		if !n.IsUint64() {
+			return nil, fmt.Errorf("eth_getTransactionCount of %s: %s is not a nonce", addrs[i], n)
+		}
+		out[i] = Account{Balance: balances[i], Nonce: n.Uint64()}
+	}
+	return out, nil
+}
+
+// readBalances reads addrs' balances by eth_call of balanceReader; from a
+// server that will not run it (a gas cap too low, no contract creation
+// in a call), by eth_getBalance.
+func readBalances(ctx context.Context, c *http.Client, url string, addrs []Address, height int64) ([]*big.Int, error) {
+	out, err := BalancesByCall(ctx, c, url, addrs, height)
+	if err == nil || ctx.Err() != nil {
+		return out, err
+	}
+	return readQuantities(ctx, c, url, "eth_getBalance", addrs, height)
+}
+
+// BalancesByCall reads addrs' balances at height by eth_call of the
+// balance reader alone (no fallback): what ReadAccounts tries first.
+func BalancesByCall(ctx context.Context, c *http.Client, url string, addrs []Address, height int64) ([]*big.Int, error) {
+	out := make([]*big.Int, len(addrs))
+	err := inParts(ctx, len(addrs), balanceCall, func(ctx context.Context, from, to int) error {
+		return callBalances(ctx, c, url, addrs[from:to], height, out[from:to])
+	})
+	return out, err
+}
+
+// callBalances reads addrs' balances with one eth_call into out.
+func callBalances(ctx context.Context, c *http.Client, url string, addrs []Address, height int64, out []*big.Int) error {
+	code := make([]byte, 0, len(balanceReader)+20*len(addrs))
+	code = append(code, balanceReader...)
+	for _, a := range addrs {
+		code = append(code, a[:]...)
+	}
+	var got string
+	if err := Call(ctx, c, url, "eth_call", []any{map[string]string{"data": fmt.Sprintf("0x%x", code)}, blockTag(height)}, &got); err != nil {
+		return err
+	}
+	b, err := hex.DecodeString(strings.TrimPrefix(got, "0x"))
+	if err != nil || !strings.HasPrefix(got, "0x") || len(b) != 32*len(addrs) {
+		return fmt.Errorf("eth_call of the balance reader answered %d bytes for %d addresses", len(got), len(addrs))
+	}
+	for i := range addrs {
+		out[i] = new(big.Int).SetBytes(b[32*i : 32*i+32])
+	}
+	return nil
+}
+
+// readQuantities reads method (eth_getBalance, eth_getTransactionCount)
+// of every address in batches; one call at a time from a server that
+// takes no batches.
+func readQuantities(ctx context.Context, c *http.Client, url, method string, addrs []Address, height int64) ([]*big.Int, error) {
+	out := make([]*big.Int, len(addrs))
+	err := inParts(ctx, len(addrs), quantityBatch, func(ctx context.Context, from, to int) error {
+		err := readBatch(ctx, c, url, method, addrs[from:to], height, out[from:to])
+		if errors.Is(err, errNoBatch) {
+			err = readEach(ctx, c, url, method, addrs[from:to], height, out[from:to])
+		}
+		return err
+	})
+	return out, err
+}
+
+// inParts calls read for parts of n of at most size, accountReaders at
+// once; the first error ends the others and is returned.
+func inParts(ctx context.Context, n, size int, read func(ctx context.Context, from, to int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -53,15 +160,7 @@ func ReadAccounts(ctx context.Context, c *http.Client, url string, addrs []Addre
 		wg    sync.WaitGroup
 		slots = make(chan struct{}, accountReaders)
 	)
-	fail := func(err error) {
-		mu.Lock()
-		if first == nil {
-			first = err
-			cancel()
-		}
-		mu.Unlock()
-	}
-	for from := 0; from < len(addrs); from += accountBatch {
+	for from := 0; from < n; from += size {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
@@ -69,44 +168,44 @@ func ReadAccounts(ctx context.Context, c *http.Client, url string, addrs []Addre
 		if ctx.Err() != nil {
 			break
 		}
-		part, got := addrs[from:min(from+accountBatch, len(addrs))], out[from:]
 		wg.Go(func() {
 			defer func() { <-slots }()
-			err := readBatch(ctx, c, url, part, height, got)
-			if errors.Is(err, errNoBatch) {
-				err = readEach(ctx, c, url, part, height, got)
-			}
-			if err != nil {
-				fail(err)
+			if err := read(ctx, from, min(from+size, n)); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+					cancel()
+				}
+				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
 	if first != nil {
-		return nil, first
+		return first
 	}
-	return out, ctx.Err()
+	return ctx.Err()
 }
 
-// readEach reads addrs one call at a time into out.
-func readEach(ctx context.Context, c *http.Client, url string, addrs []Address, height int64, out []Account) error {
+// readEach reads method of addrs one call at a time into out.
+func readEach(ctx context.Context, c *http.Client, url, method string, addrs []Address, height int64, out []*big.Int) error {
 	for i, a := range addrs {
-		b, err := BalanceAt(ctx, c, url, a, height)
-		if err != nil {
-			return fmt.Errorf("the balance of %s: %w", a, err)
+		var got string
+		if err := Call(ctx, c, url, method, []any{a.String(), blockTag(height)}, &got); err != nil {
+			return fmt.Errorf("%s of %s: %w", method, a, err)
 		}
-		n, err := NonceAt(ctx, c, url, a, height)
+		n, err := quantity(got, method+" of "+a.String())
 		if err != nil {
-			return fmt.Errorf("the nonce of %s: %w", a, err)
+			return err
 		}
-		out[i] = Account{Balance: b, Nonce: n}
+		out[i] = n
 	}
 	return nil
 }
 
-// readBatch reads addrs in one batch into out: call 2i is address i's
-// eth_getBalance, 2i+1 its eth_getTransactionCount.
-func readBatch(ctx context.Context, c *http.Client, url string, addrs []Address, height int64, out []Account) error {
+// readBatch reads method of addrs in one batch (call i is address i's)
+// into out.
+func readBatch(ctx context.Context, c *http.Client, url, method string, addrs []Address, height int64, out []*big.Int) error {
 	var body bytes.Buffer
 	body.WriteByte('[')
 	tag := blockTag(height)
@@ -114,8 +213,7 @@ func readBatch(ctx context.Context, c *http.Client, url string, addrs []Address,
 		if i > 0 {
 			body.WriteByte(',')
 		}
-		fmt.Fprintf(&body, `{"jsonrpc":"2.0","id":%d,"method":"eth_getBalance","params":["%s","%s"]},`, 2*i, a, tag)
-		fmt.Fprintf(&body, `{"jsonrpc":"2.0","id":%d,"method":"eth_getTransactionCount","params":["%s","%s"]}`, 2*i+1, a, tag)
+		fmt.Fprintf(&body, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":["%s","%s"]}`, i, method, a, tag)
 	}
 	body.WriteByte(']')
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, &body)
@@ -135,23 +233,14 @@ func readBatch(ctx context.Context, c *http.Client, url string, addrs []Address,
 	if len(data) > batchAnswerMax {
 		return fmt.Errorf("%s: a batch's answer is over %d bytes", url, batchAnswerMax)
 	}
-	results, err := parseBatch(data, 2*len(addrs))
+	results, err := parseBatch(data, len(addrs))
 	if err != nil {
-		return fmt.Errorf("%s (HTTP %d): %w", url, resp.StatusCode, err)
+		return fmt.Errorf("%s %s (HTTP %d): %w", url, method, resp.StatusCode, err)
 	}
 	for i, a := range addrs {
-		b, err := quantity(results[2*i], "eth_getBalance of "+a.String())
-		if err != nil {
+		if out[i], err = quantity(results[i], method+" of "+a.String()); err != nil {
 			return err
 		}
-		n, err := quantity(results[2*i+1], "eth_getTransactionCount of "+a.String())
-		if err != nil {
-			return err
-		}
-		if !n.IsUint64() {
-			return fmt.Errorf("eth_getTransactionCount of %s: %s is not a nonce", a, n)
-		}
-		out[i] = Account{Balance: b, Nonce: n.Uint64()}
 	}
 	return nil
 }

@@ -199,3 +199,19 @@ func BaseFeeAt(ctx context.Context, c *http.Client, url string, height int64) (*
 	}
 	return quantity(b.BaseFee, fmt.Sprintf("the base fee of block %s", blockTag(height)))
 }
+
+// BlockNumber is the latest height the JSON-RPC server at url has.
+func BlockNumber(ctx context.Context, c *http.Client, url string) (int64, error) {
+	var out string
+	if err := Call(ctx, c, url, "eth_blockNumber", nil, &out); err != nil {
+		return 0, err
+	}
+	n, err := quantity(out, "eth_blockNumber")
+	if err != nil {
+		return 0, err
+	}
+	if !n.IsInt64() {
+		return 0, fmt.Errorf("eth_blockNumber: %s is not a height", n)
+	}
+	return n.Int64(), nil
+}
