@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chainperf/chainperf/internal/evm"
 )
 
 // A password in any address chainperf takes (the results database's
@@ -47,5 +50,51 @@ json_rpc = "http:/j:RpcSecret4@127.0.0.1:1"
 		if strings.Contains(out, tc.secret) {
 			t.Errorf("%v printed the password:\n%s", tc.args, out)
 		}
+	}
+}
+
+// TestFunderKey: testnet funder-key writes genesis wallet 0's key of the
+// scenario's seed to a new owner-only file and prints only the address;
+// an existing file, a symlink (even to nowhere) and a chain without EVM
+// wallets are refused, and nothing is written through the link.
+func TestFunderKey(t *testing.T) {
+	dir, reg := t.TempDir(), t.TempDir()
+	scen := filepath.Join(dir, "evm.toml")
+	if err := os.WriteFile(scen, []byte("[testnet]\nchain = \"evm\"\n[testnet.evm]\nseed = \"team\"\n[workload]\nkind = \"evm-transfer\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := evm.Derive("team", 0)
+	var d [32]byte
+	w.Key.Key.PutBytes(&d)
+	key := fmt.Sprintf("%x", d)
+	out, code := cli(t, reg, "testnet", "funder-key", "-f", scen, "--out", filepath.Join(dir, "k"))
+	if code != 0 || !strings.Contains(out, w.Address.String()) || strings.Contains(out, key[:16]) {
+		t.Fatalf("exit %d: want wallet 0's address and not its key\n%s", code, out)
+	}
+	st, err := os.Stat(filepath.Join(dir, "k"))
+	if err != nil || st.Mode().Perm() != 0o600 || string(mustRead(t, filepath.Join(dir, "k"))) != key+"\n" {
+		t.Fatalf("the key file: %v, mode %v; want wallet 0's key, 0600", err, st)
+	}
+	if got, err := evm.FromHexKey(string(mustRead(t, filepath.Join(dir, "k")))); err != nil || got.Address != w.Address {
+		t.Errorf("the file does not read back as the key: %v", err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args []string }{
+		{[]string{"-f", scen, "--out", filepath.Join(dir, "k")}},
+		{[]string{"-f", scen, "--out", link}},
+		{[]string{"--out", filepath.Join(dir, "k2")}}, // the default scenario: kvstore
+	} {
+		if out, code := cli(t, reg, append([]string{"testnet", "funder-key"}, c.args...)...); code == 0 || strings.Contains(out, key[:16]) {
+			t.Errorf("%v: exit %d, want a refusal\n%s", c.args, code, out)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "elsewhere")); err == nil {
+		t.Error("the key was written through the symlink")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "k2")); err == nil {
+		t.Error("a key file was written for a kvstore scenario")
 	}
 }
