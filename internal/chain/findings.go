@@ -64,10 +64,6 @@ type Funding struct {
 	GasPrice float64 `json:"gas_price"`
 	Swept    uint64  `json:"swept,omitempty"`
 	Secs     float64 `json:"s"`
-	// ReadSecs: reading every wallet's balance and nonce before; TxSecs:
-	// the funding's txs, sent until their receipts were in.
-	ReadSecs float64 `json:"read_s"`
-	TxSecs   float64 `json:"tx_s"`
 }
 
 // EVMRecord is what a run on a Cosmos EVM chain set up and sent: the

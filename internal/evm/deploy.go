@@ -97,8 +97,7 @@ func sendFrom(ctx context.Context, d Deploy, from func(int) Wallet, txs []Tx, na
 		hashes = append(hashes, hash)
 	}
 	// The receipts, accountReaders at a time: a receipt makes the node
-	// read its whole block's results (a second each for the txs of a
-	// block that funded 100,000 wallets, here).
+	// read its whole block's results, long for a block of many txs.
 	rs := make([]*Receipt, len(hashes))
 	errs := make([]error, len(hashes))
 	slots := make(chan struct{}, accountReaders)
