@@ -217,12 +217,7 @@ func readBatch(ctx context.Context, c *http.Client, url, method string, addrs []
 		fmt.Fprintf(&body, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":["%s","%s"]}`, i, method, a, tag)
 	}
 	body.WriteByte(']')
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, &body)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.Do(req)
+	resp, err := post(ctx, c, url, body.Bytes())
 	if err != nil {
 		return err
 	}

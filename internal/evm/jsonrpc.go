@@ -33,13 +33,7 @@ func ChainID(ctx context.Context, url string, wait time.Duration) (uint64, error
 }
 
 func chainID(ctx context.Context, c *http.Client, url string) (uint64, error) {
-	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.Do(req)
+	resp, err := post(ctx, c, url, []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}`))
 	if err != nil {
 		return 0, err
 	}
@@ -63,18 +57,23 @@ func chainID(ctx context.Context, c *http.Client, url string) (uint64, error) {
 	return id, nil
 }
 
+// post sends a JSON-RPC request (one call or a batch) to url.
+func post(ctx context.Context, c *http.Client, url string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	return c.Do(req)
+}
+
 // Call makes one JSON-RPC call to url and decodes its result into result.
 func Call(ctx context.Context, c *http.Client, url, method string, params []any, result any) error {
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.Do(req)
+	resp, err := post(ctx, c, url, body)
 	if err != nil {
 		return err
 	}
