@@ -174,7 +174,10 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 	stopConns := context.AfterFunc(ctx, set.closeAll)
 	defer stopConns()
 	if g.pipelined() {
-		p := newPipeline(g, set)
+		p, err := newPipeline(g, set)
+		if err != nil {
+			return 0, err
+		}
 		g.pace(ctx, p)
 		p.drain()
 		g.peakSenders.Store(p.peak)
@@ -283,10 +286,11 @@ func storeMax(a *atomic.Int64, v int64) {
 }
 
 // A dispatcher takes the jobs the pacer hands out: hand queues one (false:
-// ctx ended), flush sends what is queued before the pacer sleeps.
+// ctx ended), flush sends what is queued before the pacer sleeps and says
+// how long it may sleep at most (0: until the next job is due).
 type dispatcher interface {
 	hand(ctx context.Context, j job) bool
-	flush()
+	flush() time.Duration
 }
 
 // senderQueue hands jobs to senders.
@@ -296,7 +300,7 @@ type senderQueue struct {
 }
 
 func (q senderQueue) hand(ctx context.Context, j job) bool { return q.g.hand(ctx, q.jobs, j) }
-func (q senderQueue) flush()                               {}
+func (q senderQueue) flush() time.Duration                 { return 0 }
 
 // quantum is how long the pacer sleeps at least when n txs fall due gap
 // apart: a wake-up and a write cost tens of microseconds whatever they
@@ -362,9 +366,18 @@ func (g *Generator) pace(ctx context.Context, d dispatcher) {
 		gap := due - prev
 		prev = due
 		if wait := time.Until(start.Add(due)); wait > 0 {
-			d.flush()
-			if !clk.sleepUntil(ctx, start.Add(due).Add(max(0, quantum(gap, n)-wait))) {
-				return
+			until := start.Add(due).Add(max(0, quantum(gap, n)-wait))
+			for {
+				wake := until
+				if most := d.flush(); most > 0 && time.Until(until) > most {
+					wake = time.Now().Add(most)
+				}
+				if !clk.sleepUntil(ctx, wake) {
+					return
+				}
+				if !wake.Before(until) {
+					break
+				}
 			}
 		}
 		if !d.hand(ctx, job{seq: seq, n: int(n), due: due, handed: time.Since(start)}) {

@@ -1,7 +1,6 @@
 package load
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -13,16 +12,14 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/valyala/fasthttp"
 )
 
 // The pipelined path: one request a tx at 150,000 tx/s on one core leaves
 // no room for a goroutine handoff, a write and a read for every request.
 // Here the pacer makes every request that is due itself and writes each
-// connection's share with one write; one reader a connection reads the
-// answers in order (HTTP/1.1 answers pipelined requests in the order they
-// came) and records every tx's outcome. It serves schedules of plain txs
+// connection's share with one write, and reads the answers itself when it
+// wakes (piperead.go): in order (HTTP/1.1 answers pipelined requests in
+// the order they came), recording every tx's outcome. It serves schedules of plain txs
 // (kvstore, loadtime, replay) over http:// (feedback schedules above
 // pipelineAbove tx/s only); workloads that hear or route their sends, carry their
 // own requests or wait in Append, and closed loops go through senders
@@ -35,8 +32,8 @@ const (
 	// than this to answer, at the pace the node answers, is slow: HTTP/1.1
 	// serves one request at a time on a connection, so the next request
 	// goes to another one, a new one if needed. The pace is measured from
-	// bursts of answers (what one read brings), so chainperf's own readers
-	// waiting for a shared core do not make a fast node look slow.
+	// bursts of answers (what one read brings), so a pacer that reads
+	// answers only when it wakes does not make a fast node look slow.
 	pipeStale = 5 * time.Millisecond
 	// pipeFlushAt: a connection's unwritten requests are written once they
 	// reach this size, whether or not more are due.
@@ -108,9 +105,15 @@ type pipeline struct {
 	g       *Generator
 	set     *connSet
 	targets []*pipeTarget
-	buf     sendBuffers   // the pacer's, kept from job to job
-	freed   chan struct{} // a request was answered (the pacer may wait for one)
-	readers sync.WaitGroup
+	buf     sendBuffers // the pacer's, kept from job to job
+	poller  *poller
+	// rbuf: what one read brings; scratch and replies: a chunked answer's
+	// body and its replies, kept from answer to answer.
+	rbuf    []byte
+	scratch []byte
+	replies []reply
+	polled  time.Time // when answers were last read
+	checked time.Time // when the requests' ages were last checked
 	// dialed: connections dialled in the background: the pacer never waits
 	// on a dial (a node cut off would hold it for the dial's timeout); a
 	// connection takes requests while it is dialled, written once it is
@@ -137,28 +140,30 @@ type pipeTarget struct {
 	// (a server may write pipelined answers together). One for all
 	// connections: a new one is no faster.
 	each atomic.Int64
-	// answers: txs answered on its connections (the readers count them);
-	// handed: txs the pacer gave them.
+	// answers: txs answered on its connections; handed: txs the pacer
+	// gave them.
 	answers atomic.Int64
 	handed  int64
 	grow    growth // the pacer's
 }
 
 // A pipeConn is one connection and the requests it carries unanswered.
+// Only the pacer uses it (set.closeAll may close c, on Ctrl-C).
 type pipeConn struct {
-	c net.Conn // nil while it is dialled (set by the pacer, before its reader starts)
-	w []byte   // requests not written yet (pacer only)
-	// last: when the pacer last gave it a request.
-	last time.Time
+	c   net.Conn // nil while it is dialled
+	raw syscall.RawConn
+	id  int32  // the poller's
+	w   []byte // requests not written yet
+	in  []byte // part of an answer read, the rest not yet
+	// last: when the pacer last gave it a request; lastAnswer: when it
+	// last read an answer on it.
+	last, lastAnswer time.Time
 
-	n    atomic.Int32 // requests unanswered
-	down atomic.Bool  // dead is set
+	n    atomic.Int32 // requests unanswered (growth reads it)
 	t    *pipeTarget
-
-	mu   sync.Mutex
 	ring [pipeDepth]pipeReq
 	head int
-	dead error // the reader's reason the connection ended
+	dead error // why the connection ended
 }
 
 // pipeReq is one request written (or about to be) and not answered.
@@ -176,8 +181,12 @@ type dialResult struct {
 	err error
 }
 
-func newPipeline(g *Generator, set *connSet) *pipeline {
-	p := &pipeline{g: g, set: set, freed: make(chan struct{}, 1), dialed: make(chan dialResult, 64)}
+func newPipeline(g *Generator, set *connSet) (*pipeline, error) {
+	q, err := newPoller()
+	if err != nil {
+		return nil, fmt.Errorf("watching connections: %w", err)
+	}
+	p := &pipeline{g: g, set: set, poller: q, rbuf: make([]byte, 64<<10), dialed: make(chan dialResult, 64)}
 	for _, t := range g.cfg.Targets {
 		u, _ := url.Parse(t) // checked by pipelined
 		path := u.EscapedPath()
@@ -191,7 +200,7 @@ func newPipeline(g *Generator, set *connSet) *pipeline {
 		prefix := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: chainperf\r\nContent-Type: application/json\r\nContent-Length: ", path, u.Host)
 		p.targets = append(p.targets, &pipeTarget{addr: host, prefix: []byte(prefix)})
 	}
-	return p
+	return p, nil
 }
 
 // hand makes the job's requests and queues them on a connection; they are
@@ -231,10 +240,8 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 	if j.n > 1 {
 		b.body = append(b.body, '[')
 	}
-	pc.mu.Lock()
 	if dead := pc.dead; dead != nil {
-		// The reader ended it after conn chose it: the txs fail with it.
-		pc.mu.Unlock()
+		// It ended after conn chose it: the txs fail with it.
 		p.fail(j.n, now, dead)
 		return true
 	}
@@ -251,10 +258,7 @@ func (p *pipeline) hand(ctx context.Context, j job) bool {
 		}
 		b.body = AppendRequest(b.body, g.method, j.seq+uint64(i), tx)
 	}
-	if pc.n.Add(1) == 1 && pc.c != nil {
-		_ = pc.c.SetReadDeadline(now.Add(g.cfg.Timeout))
-	}
-	pc.mu.Unlock()
+	pc.n.Add(1)
 	if j.n > 1 {
 		b.body = append(b.body, ']')
 	}
@@ -296,15 +300,16 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget, due time.Time) (pc *
 	for {
 		p.takeDialed()
 		now := time.Now()
+		if now.Sub(p.polled) >= pollGap {
+			p.poll(now)
+		}
 		var least *pipeConn
 		live := t.conns[:0]
 		for _, c := range t.conns {
 			n := c.n.Load()
 			// Dead (its reader fails what it holds) or idle: dropped.
-			if c.down.Load() || n == 0 && c.c != nil && now.Sub(c.last) > pipeIdle {
-				if c.c != nil {
-					c.c.Close()
-				}
+			if c.dead != nil || n == 0 && c.c != nil && now.Sub(c.last) > pipeIdle {
+				p.end(c, errors.New("idle"))
 				continue
 			}
 			live = append(live, c)
@@ -334,11 +339,8 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget, due time.Time) (pc *
 		g.blocked.Add(1)
 		p.flush()
 		waitStart := time.Now()
-		select {
-		case <-p.freed:
-		case d := <-p.dialed:
-			p.took(d)
-		case <-ctx.Done():
+		p.await()
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		p.waitedBehind += time.Since(waitStart)
@@ -372,8 +374,9 @@ func (p *pipeline) takeDialed() {
 	}
 }
 
-// took brings up a dialled connection: its reader starts and what it was
-// given meanwhile is written. A dial that failed fails what it was given.
+// took brings up a dialled connection: the poller watches it and what it
+// was given meanwhile is written. A dial that failed fails what it was
+// given.
 func (p *pipeline) took(d dialResult) {
 	pc := d.pc
 	if d.err != nil {
@@ -381,6 +384,23 @@ func (p *pipeline) took(d dialResult) {
 		return
 	}
 	pc.c = d.c
+	under := d.c
+	if tc, ok := under.(*trackedConn); ok {
+		under = tc.Conn
+	}
+	sc, ok := under.(syscall.Conn)
+	if !ok {
+		p.end(pc, fmt.Errorf("a %T cannot be read without waiting", under))
+		return
+	}
+	var err error
+	if pc.raw, err = sc.SyscallConn(); err == nil {
+		err = p.poller.add(pc)
+	}
+	if err != nil {
+		p.end(pc, fmt.Errorf("watching the connection: %w", err))
+		return
+	}
 	open := 0
 	for _, t := range p.targets {
 		for _, c := range t.conns {
@@ -390,38 +410,16 @@ func (p *pipeline) took(d dialResult) {
 		}
 	}
 	p.peakConns = max(p.peakConns, open)
-	pc.mu.Lock()
-	if pc.n.Load() > 0 {
-		_ = pc.c.SetReadDeadline(pc.ring[pc.head].started.Add(p.g.cfg.Timeout))
-	}
-	pc.mu.Unlock()
-	p.readers.Add(1)
-	go func() {
-		defer p.readers.Done()
-		p.read(pc)
-	}()
 	if len(pc.w) > 0 {
 		p.write(pc)
 	}
 }
 
-// die records why c ended (the first reason stays) and closes it.
-func (c *pipeConn) die(why error) {
-	c.mu.Lock()
-	if c.dead == nil {
-		c.dead = why
-		c.down.Store(true)
-	}
-	c.mu.Unlock()
-	if c.c != nil {
-		c.c.Close()
-	}
-}
-
-// dial opens a connection to t and starts its reader.
-
-// flush writes every connection's queued requests.
-func (p *pipeline) flush() {
+// flush writes every connection's queued requests, before the pacer
+// sleeps, and reads the answers that came if it has not for pollGap (the
+// pacer woke early, at pollWake). While requests are in flight the pacer
+// sleeps pollWake at most.
+func (p *pipeline) flush() time.Duration {
 	for _, t := range p.targets {
 		for _, pc := range t.conns {
 			if len(pc.w) > 0 {
@@ -429,6 +427,13 @@ func (p *pipeline) flush() {
 			}
 		}
 	}
+	if now := time.Now(); now.Sub(p.polled) >= pollGap {
+		p.poll(now)
+	}
+	if p.inFlight.Load() > 0 {
+		return pollWake
+	}
+	return 0
 }
 
 func (p *pipeline) write(pc *pipeConn) {
@@ -439,126 +444,42 @@ func (p *pipeline) write(pc *pipeConn) {
 	_, err := pc.c.Write(pc.w)
 	pc.w = pc.w[:0]
 	if err != nil {
-		// Its reader's read ends: it fails the requests. A broken pipe or
-		// a reset is the node having closed the connection (after its last
-		// answer, as Connection: close says) before the reader saw it.
+		// A broken pipe or a reset is the node having closed the
+		// connection (after its last answer, as Connection: close says)
+		// before the pacer read it.
 		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
 			err = fmt.Errorf("the node closed the connection (writing the request: %w)", err)
 		} else {
 			err = fmt.Errorf("writing the request: %w", err)
 		}
-		pc.die(err)
+		p.end(pc, err)
 	}
 }
 
 // end marks pc dead for why (unless it was already), closes it and fails
-// its unanswered requests' txs as send errors. Only pc's reader calls it.
+// its unanswered requests' txs (and those not written yet) as send
+// errors.
 func (p *pipeline) end(pc *pipeConn, why error) {
+	if pc.dead != nil {
+		return
+	}
 	if p.set.stopped() {
 		why = errStopped
 	}
-	pc.die(why)
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	msg := pc.dead.Error()
+	pc.dead = why
+	if pc.c != nil {
+		p.poller.remove(pc)
+		pc.c.Close()
+	}
+	pc.w, pc.in = nil, nil
+	msg := why.Error()
 	for n := pc.n.Load(); n > 0; n = pc.n.Add(-1) {
 		r := &pc.ring[pc.head]
 		for i, h := range r.hashes {
 			p.g.ledger.Sent(h, r.intended[i], r.started, SendError, msg)
 		}
 		pc.head = (pc.head + 1) % pipeDepth
-		p.answered()
-	}
-}
-
-// answered counts one request off the ones in flight and wakes a pacer
-// that waits for room.
-func (p *pipeline) answered() {
-	p.inFlight.Add(-1)
-	select {
-	case p.freed <- struct{}{}:
-	default:
-	}
-}
-
-// read reads pc's answers in order until the connection ends.
-func (p *pipeline) read(pc *pipeConn) {
-	g := p.g
-	br := bufio.NewReaderSize(pc.c, 64<<10)
-	resp := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseResponse(resp)
-	var replies []reply
-	var lastAnswer, burstFrom time.Time
-	burst := 0
-	for {
-		if br.Buffered() == 0 {
-			burst = 0 // this read brings a new burst
-		}
-		if err := resp.Read(br); err != nil {
-			var ne net.Error
-			if errors.Is(err, fasthttp.ErrTimeout) || errors.As(err, &ne) && ne.Timeout() {
-				err = fmt.Errorf("no answer within %s", g.cfg.Timeout)
-			}
-			p.end(pc, err)
-			return
-		}
-		if pc.n.Load() == 0 {
-			p.end(pc, errors.New("the node answered a request that was not sent"))
-			return
-		}
-		// The slot is the pacer's again only once head moves past it.
-		r := &pc.ring[pc.head]
-		now := time.Now()
-		if burst == 0 {
-			burstFrom = r.started
-			if lastAnswer.After(burstFrom) {
-				burstFrom = lastAnswer
-			}
-		}
-		burst++
-		lastAnswer = now
-		if br.Buffered() == 0 {
-			each := int64(now.Sub(burstFrom)) / int64(burst)
-			pc.t.each.Store((7*pc.t.each.Load() + each) / 8)
-		}
-		var errMsg string
-		if resp.StatusCode() != 200 {
-			errMsg = fmt.Sprintf("HTTP %d", resp.StatusCode())
-		} else {
-			var err error
-			if replies, err = parseReplies(resp.Body(), replies); err != nil {
-				errMsg = "unreadable answer: " + err.Error()
-			}
-		}
-		for i, h := range r.hashes {
-			if errMsg != "" {
-				g.ledger.Sent(h, r.intended[i], r.started, SendError, errMsg)
-				continue
-			}
-			o, why := SendError, "no answer for this tx in the batch"
-			seq := r.seq + uint64(i)
-			for k := range replies {
-				if replies[k].ID == seq {
-					o, why = replies[k].outcome()
-					break
-				}
-			}
-			g.ledger.Sent(h, r.intended[i], r.started, o, why)
-		}
-		pc.t.answers.Add(int64(len(r.hashes)))
-		pc.mu.Lock()
-		pc.head = (pc.head + 1) % pipeDepth
-		if pc.n.Add(-1) > 0 {
-			_ = pc.c.SetReadDeadline(pc.ring[pc.head].started.Add(g.cfg.Timeout))
-		} else {
-			_ = pc.c.SetReadDeadline(time.Time{})
-		}
-		pc.mu.Unlock()
-		p.answered()
-		if resp.ConnectionClose() {
-			p.end(pc, errors.New("the node closed the connection before answering"))
-			return
-		}
+		p.inFlight.Add(-1)
 	}
 }
 
@@ -567,11 +488,9 @@ func (p *pipeline) read(pc *pipeConn) {
 func (p *pipeline) drain() {
 	p.flush()
 	for p.inFlight.Load() > 0 {
-		select {
-		case <-p.freed:
-		case d := <-p.dialed:
-			p.took(d)
-		}
+		p.takeDialed()
+		p.flush()
+		p.await()
 	}
 	// Dials still under way end (at their timeout at most); what they
 	// made is closed unused.
@@ -588,5 +507,5 @@ func (p *pipeline) drain() {
 			}
 		}
 	}
-	p.readers.Wait()
+	p.poller.close()
 }

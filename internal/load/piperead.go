@@ -1,0 +1,190 @@
+package load
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+)
+
+// The pipelined path reads its answers on the pacer's own thread: when it
+// wakes to send, before it picks a connection, it reads what every
+// connection has (one epoll_wait, then a read a connection that has
+// something), without waiting. A reader goroutine a connection, woken by
+// every answer, cost a wake-up and a thread switch an answer; perf put a
+// quarter of the generator's CPU there at 1,000-5,000 tx/s
+// (docs/BENCHMARKS.md). The pacer waits on the poller only when every
+// connection is full, and at the drain.
+
+const (
+	// pollGap: the pacer reads answers at most this often when it hands
+	// jobs without sleeping between them (it reads at every wake-up).
+	pollGap = 250 * time.Microsecond
+	// pollWake: the longest the pacer sleeps while requests are in flight,
+	// so that at low rates an answer is read this long after it comes at
+	// most (a wake-up more a tx below 1/pollWake tx/s).
+	pollWake = 5 * time.Millisecond
+	// pollWait: how long the pacer waits for an answer at once when no
+	// connection has room (then it looks at dials and ctx again).
+	pollWait = time.Millisecond
+	// timeoutsEvery: how often the unanswered requests' ages are checked.
+	timeoutsEvery = 10 * time.Millisecond
+)
+
+// poll reads every answer that has come, without waiting.
+func (p *pipeline) poll(now time.Time) {
+	p.polled = now
+	if p.inFlight.Load() > 0 {
+		p.poller.ready(0, p.readNow)
+	}
+	p.timeouts(now)
+}
+
+// await waits up to pollWait for an answer and reads what has come.
+func (p *pipeline) await() {
+	p.poller.ready(pollWait, p.readNow)
+	now := time.Now()
+	p.polled = now
+	p.timeouts(now)
+}
+
+// timeouts ends the connections whose oldest unanswered request is older
+// than the run's timeout, and every connection once the run stopped
+// (set.closeAll closed them: a closed socket leaves the poller unseen).
+func (p *pipeline) timeouts(now time.Time) {
+	if now.Sub(p.checked) < timeoutsEvery {
+		return
+	}
+	p.checked = now
+	stopped := p.set.stopped()
+	for _, t := range p.targets {
+		for _, pc := range t.conns {
+			if pc.c == nil || pc.dead != nil || pc.n.Load() == 0 {
+				continue
+			}
+			if stopped {
+				p.end(pc, errStopped)
+			} else if now.Sub(pc.ring[pc.head].started) > p.g.cfg.Timeout {
+				p.end(pc, fmt.Errorf("no answer within %s", p.g.cfg.Timeout))
+			}
+		}
+	}
+}
+
+// readNow reads what pc holds without waiting and takes every whole
+// answer in it; a part of an answer is kept for the next read.
+func (p *pipeline) readNow(pc *pipeConn) {
+	if pc.dead != nil {
+		return
+	}
+	now := time.Now()
+	for {
+		var n int
+		var rerr error
+		err := pc.raw.Read(func(fd uintptr) bool {
+			n, rerr = syscall.Read(int(fd), p.rbuf)
+			return true // never wait
+		})
+		switch {
+		case err != nil:
+			p.end(pc, fmt.Errorf("reading the answer: %w", err))
+			return
+		case rerr == syscall.EAGAIN || rerr == syscall.EINTR:
+			return
+		case rerr != nil:
+			p.end(pc, fmt.Errorf("reading the answer: %w", rerr))
+			return
+		case n == 0:
+			p.end(pc, errors.New("the node closed the connection before answering"))
+			return
+		}
+		got := p.rbuf[:n]
+		if len(pc.in) > 0 {
+			pc.in = append(pc.in, got...)
+			got = pc.in
+		}
+		used, err := p.takeAll(pc, got, now)
+		if err != nil {
+			p.end(pc, err)
+			return
+		}
+		// What is left is part of an answer: kept (copied out of rbuf).
+		pc.in = append(pc.in[:0], got[used:]...)
+		if pc.dead != nil || n < len(p.rbuf) {
+			return
+		}
+	}
+}
+
+// takeAll takes the whole answers at the front of b and says how many
+// bytes they were. The node's pace (t.each) is measured over them.
+func (p *pipeline) takeAll(pc *pipeConn, b []byte, now time.Time) (int, error) {
+	used, burst := 0, 0
+	var from time.Time
+	for used < len(b) {
+		n, a, scratch, err := parseAnswer(b[used:], p.scratch)
+		p.scratch = scratch
+		if err != nil {
+			return used, fmt.Errorf("unreadable answer: %w", err)
+		}
+		if n == 0 {
+			break
+		}
+		used += n
+		if pc.n.Load() == 0 {
+			return used, errors.New("the node answered a request that was not sent")
+		}
+		if burst == 0 {
+			from = pc.ring[pc.head].started
+			if pc.lastAnswer.After(from) {
+				from = pc.lastAnswer
+			}
+		}
+		burst++
+		p.take(pc, a)
+		if a.close {
+			return used, errors.New("the node closed the connection before answering")
+		}
+	}
+	if burst > 0 {
+		pc.lastAnswer = now
+		each := int64(now.Sub(from)) / int64(burst)
+		pc.t.each.Store((7*pc.t.each.Load() + each) / 8)
+	}
+	return used, nil
+}
+
+// take records the outcome of every tx of pc's oldest request from its
+// answer a.
+func (p *pipeline) take(pc *pipeConn, a answer) {
+	g := p.g
+	r := &pc.ring[pc.head]
+	var errMsg string
+	if a.status != 200 {
+		errMsg = fmt.Sprintf("HTTP %d", a.status)
+	} else {
+		var err error
+		if p.replies, err = parseReplies(a.body, p.replies); err != nil {
+			errMsg = "unreadable answer: " + err.Error()
+		}
+	}
+	for i, h := range r.hashes {
+		if errMsg != "" {
+			g.ledger.Sent(h, r.intended[i], r.started, SendError, errMsg)
+			continue
+		}
+		o, why := SendError, "no answer for this tx in the batch"
+		seq := r.seq + uint64(i)
+		for k := range p.replies {
+			if p.replies[k].ID == seq {
+				o, why = p.replies[k].outcome()
+				break
+			}
+		}
+		g.ledger.Sent(h, r.intended[i], r.started, o, why)
+	}
+	pc.t.answers.Add(int64(len(r.hashes)))
+	pc.head = (pc.head + 1) % pipeDepth
+	pc.n.Add(-1)
+	p.inFlight.Add(-1)
+}
