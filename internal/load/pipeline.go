@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"strconv"
 	"sync"
@@ -41,6 +40,8 @@ const (
 	// pipeIdle: a connection unused this long is closed rather than
 	// reused (CometBFT closes idle ones after 10 s, possibly mid-write).
 	pipeIdle = 5 * time.Second
+	// dialTimeout: a connection not made by then fails its requests.
+	dialTimeout = 3 * time.Second
 )
 
 // pipelineAbove: feedback schedules (find-max) take the pipelined path
@@ -57,6 +58,9 @@ var pipelineAbove = 20000.0
 
 // pipelined reports whether g's sends can take the pipelined path.
 func (g *Generator) pipelined() bool {
+	if !pipelineOS {
+		return false
+	}
 	switch g.cfg.Model.(type) {
 	case Max, Users:
 		return false
@@ -148,13 +152,12 @@ type pipeTarget struct {
 }
 
 // A pipeConn is one connection and the requests it carries unanswered.
-// Only the pacer uses it (set.closeAll may close c, on Ctrl-C).
+// Only the pacer uses it.
 type pipeConn struct {
-	c   net.Conn // nil while it is dialled
-	raw syscall.RawConn
-	id  int32  // the poller's
-	w   []byte // requests not written yet
-	in  []byte // part of an answer read, the rest not yet
+	fd int    // its socket (sock_linux.go); -1 while it is dialled
+	id int32  // the poller's
+	w  []byte // requests not written yet
+	in []byte // part of an answer read, the rest not yet
 	// last: when the pacer last gave it a request; lastAnswer: when it
 	// last read an answer on it.
 	last, lastAnswer time.Time
@@ -177,7 +180,7 @@ type pipeReq struct {
 // dialResult is a background dial's end.
 type dialResult struct {
 	pc  *pipeConn
-	c   net.Conn
+	fd  int
 	err error
 }
 
@@ -308,7 +311,7 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget, due time.Time) (pc *
 		for _, c := range t.conns {
 			n := c.n.Load()
 			// Dead (its reader fails what it holds) or idle: dropped.
-			if c.dead != nil || n == 0 && c.c != nil && now.Sub(c.last) > pipeIdle {
+			if c.dead != nil || n == 0 && c.fd >= 0 && now.Sub(c.last) > pipeIdle {
 				p.end(c, errors.New("idle"))
 				continue
 			}
@@ -351,13 +354,16 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget, due time.Time) (pc *
 // dial starts a connection to t, dialled in the background: it takes
 // requests at once; takeDialed brings it up or fails them.
 func (p *pipeline) dial(t *pipeTarget) *pipeConn {
-	pc := &pipeConn{t: t, last: time.Now()}
+	pc := &pipeConn{t: t, fd: -1, last: time.Now()}
 	t.conns = append(t.conns, pc)
 	p.dials.Add(1)
 	go func() {
 		defer p.dials.Done()
-		c, err := p.set.dial(t.addr)
-		p.dialed <- dialResult{pc, c, err}
+		fd, err := -1, error(errStopped)
+		if !p.set.stopped() {
+			fd, err = dialSock(t.addr, dialTimeout)
+		}
+		p.dialed <- dialResult{pc, fd, err}
 	}()
 	return pc
 }
@@ -383,28 +389,19 @@ func (p *pipeline) took(d dialResult) {
 		p.end(pc, d.err)
 		return
 	}
-	pc.c = d.c
-	under := d.c
-	if tc, ok := under.(*trackedConn); ok {
-		under = tc.Conn
-	}
-	sc, ok := under.(syscall.Conn)
-	if !ok {
-		p.end(pc, fmt.Errorf("a %T cannot be read without waiting", under))
+	if pc.dead != nil {
+		sockClose(d.fd) // ended while it was dialled
 		return
 	}
-	var err error
-	if pc.raw, err = sc.SyscallConn(); err == nil {
-		err = p.poller.add(pc)
-	}
-	if err != nil {
+	pc.fd = d.fd
+	if err := p.poller.add(pc); err != nil {
 		p.end(pc, fmt.Errorf("watching the connection: %w", err))
 		return
 	}
 	open := 0
 	for _, t := range p.targets {
 		for _, c := range t.conns {
-			if c.c != nil {
+			if c.fd >= 0 && c.dead == nil {
 				open++
 			}
 		}
@@ -436,12 +433,38 @@ func (p *pipeline) flush() time.Duration {
 	return 0
 }
 
+// write writes pc's queued requests. While the socket's buffer is full
+// it waits for room, reading pc's answers meanwhile (a node that cannot
+// write its answers stops reading requests), up to the run's timeout.
 func (p *pipeline) write(pc *pipeConn) {
-	if pc.c == nil {
-		return // written once it is up (took)
+	if pc.fd < 0 || pc.dead != nil {
+		return // written once it is up (took), or failed with it
 	}
-	_ = pc.c.SetWriteDeadline(time.Now().Add(p.g.cfg.Timeout))
-	_, err := pc.c.Write(pc.w)
+	w, deadline := pc.w, time.Time{}
+	var err error
+	for len(w) > 0 && err == nil {
+		n, again, werr := sockWrite(pc.fd, w)
+		w, err = w[n:], werr
+		if !again || err != nil {
+			continue
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(p.g.cfg.Timeout)
+		}
+		switch ready, werr := waitSock(pc.fd, sockIn|sockOut, min(20*time.Millisecond, time.Until(deadline))); {
+		case werr != nil:
+			err = werr
+		case p.set.stopped():
+			err = errStopped
+		case ready&sockIn != 0:
+			p.readNow(pc)
+			if pc.dead != nil {
+				return
+			}
+		case ready == 0 && time.Now().After(deadline):
+			err = fmt.Errorf("the node took no request for %s", p.g.cfg.Timeout)
+		}
+	}
 	pc.w = pc.w[:0]
 	if err != nil {
 		// A broken pipe or a reset is the node having closed the
@@ -467,9 +490,9 @@ func (p *pipeline) end(pc *pipeConn, why error) {
 		why = errStopped
 	}
 	pc.dead = why
-	if pc.c != nil {
+	if pc.fd >= 0 {
 		p.poller.remove(pc)
-		pc.c.Close()
+		sockClose(pc.fd)
 	}
 	pc.w, pc.in = nil, nil
 	msg := why.Error()
@@ -496,14 +519,15 @@ func (p *pipeline) drain() {
 	// made is closed unused.
 	go func() { p.dials.Wait(); close(p.dialed) }()
 	for d := range p.dialed {
-		if d.c != nil {
-			d.c.Close()
+		if d.err == nil {
+			sockClose(d.fd)
 		}
 	}
 	for _, t := range p.targets {
 		for _, pc := range t.conns {
-			if pc.c != nil {
-				pc.c.Close()
+			if pc.dead == nil && pc.fd >= 0 {
+				p.poller.remove(pc)
+				sockClose(pc.fd)
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package load
 import (
 	"errors"
 	"fmt"
-	"syscall"
 	"time"
 )
 
@@ -59,7 +58,7 @@ func (p *pipeline) timeouts(now time.Time) {
 	stopped := p.set.stopped()
 	for _, t := range p.targets {
 		for _, pc := range t.conns {
-			if pc.c == nil || pc.dead != nil || pc.n.Load() == 0 {
+			if pc.fd < 0 || pc.dead != nil || pc.n.Load() == 0 {
 				continue
 			}
 			if stopped {
@@ -74,25 +73,17 @@ func (p *pipeline) timeouts(now time.Time) {
 // readNow reads what pc holds without waiting and takes every whole
 // answer in it; a part of an answer is kept for the next read.
 func (p *pipeline) readNow(pc *pipeConn) {
-	if pc.dead != nil {
+	if pc.dead != nil || pc.fd < 0 {
 		return
 	}
 	now := time.Now()
 	for {
-		var n int
-		var rerr error
-		err := pc.raw.Read(func(fd uintptr) bool {
-			n, rerr = syscall.Read(int(fd), p.rbuf)
-			return true // never wait
-		})
+		n, again, err := sockRead(pc.fd, p.rbuf)
 		switch {
+		case again:
+			return
 		case err != nil:
 			p.end(pc, fmt.Errorf("reading the answer: %w", err))
-			return
-		case rerr == syscall.EAGAIN || rerr == syscall.EINTR:
-			return
-		case rerr != nil:
-			p.end(pc, fmt.Errorf("reading the answer: %w", rerr))
 			return
 		case n == 0:
 			p.end(pc, errors.New("the node closed the connection before answering"))

@@ -8,8 +8,7 @@ import (
 
 // A poller tells the pacer which of its connections have answers to
 // read, in one epoll_wait for all of them (level-triggered: a connection
-// stays ready until what it holds is read). Go's own poller also watches
-// the sockets; it wakes nobody, as no goroutine reads them.
+// stays ready until what it holds is read).
 type poller struct {
 	ep    int
 	evs   [128]unix.EpollEvent
@@ -25,31 +24,25 @@ func newPoller() (*poller, error) {
 	return &poller{ep: ep, conns: map[int32]*pipeConn{}}, nil
 }
 
-// add watches pc's socket. The socket's fd is used only inside Control,
-// where it cannot be closed and reused under us (set.closeAll may close
-// the connection on Ctrl-C; a closed socket leaves the epoll set itself).
+// add watches pc's socket.
 func (q *poller) add(pc *pipeConn) error {
 	q.next++
 	pc.id = q.next
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: pc.id}
-	var err error
-	if cerr := pc.raw.Control(func(fd uintptr) { err = unix.EpollCtl(q.ep, unix.EPOLL_CTL_ADD, int(fd), &ev) }); cerr != nil {
-		return cerr
-	}
-	if err != nil {
+	if err := unix.EpollCtl(q.ep, unix.EPOLL_CTL_ADD, pc.fd, &ev); err != nil {
 		return err
 	}
 	q.conns[pc.id] = pc
 	return nil
 }
 
-// remove stops watching pc, before it is closed.
+// remove stops watching pc, before its socket is closed.
 func (q *poller) remove(pc *pipeConn) {
 	if _, ok := q.conns[pc.id]; !ok {
 		return
 	}
 	delete(q.conns, pc.id)
-	_ = pc.raw.Control(func(fd uintptr) { _ = unix.EpollCtl(q.ep, unix.EPOLL_CTL_DEL, int(fd), nil) })
+	_ = unix.EpollCtl(q.ep, unix.EPOLL_CTL_DEL, pc.fd, nil)
 }
 
 // ready calls f for each watched connection that has something to read,

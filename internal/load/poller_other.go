@@ -2,30 +2,31 @@
 
 package load
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
-// A poller without epoll: every connection is looked at, after a wait.
-type poller struct {
-	conns map[int32]*pipeConn
-	next  int32
-}
+// Elsewhere than Linux the pipelined path is not taken (pipelined): its
+// sockets and poller are Linux's.
+const pipelineOS = false
 
-func newPoller() (*poller, error) { return &poller{conns: map[int32]*pipeConn{}}, nil }
+var errNoPipeline = errors.New("the pipelined path runs on Linux only")
 
-func (q *poller) add(pc *pipeConn) error {
-	q.next++
-	pc.id = q.next
-	q.conns[pc.id] = pc
-	return nil
-}
+type poller struct{}
 
-func (q *poller) remove(pc *pipeConn) { delete(q.conns, pc.id) }
+func newPoller() (*poller, error)                       { return nil, errNoPipeline }
+func (q *poller) add(*pipeConn) error                   { return errNoPipeline }
+func (q *poller) remove(*pipeConn)                      {}
+func (q *poller) ready(time.Duration, func(*pipeConn))  {}
+func (q *poller) close()                                {}
+func dialSock(string, time.Duration) (int, error)       { return -1, errNoPipeline }
+func waitSock(int, int16, time.Duration) (int16, error) { return 0, errNoPipeline }
+func sockWrite(int, []byte) (int, bool, error)          { return 0, false, errNoPipeline }
+func sockRead(int, []byte) (int, bool, error)           { return 0, false, errNoPipeline }
+func sockClose(int)                                     {}
 
-func (q *poller) ready(wait time.Duration, f func(*pipeConn)) {
-	time.Sleep(wait)
-	for _, pc := range q.conns {
-		f(pc)
-	}
-}
-
-func (q *poller) close() {}
+const (
+	sockIn  = 1
+	sockOut = 4
+)
