@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // The pipelined path's pacer reads a connection's answers without waiting
@@ -94,8 +95,10 @@ func statusLine(line []byte) (int, error) {
 		len(line) > 12 && line[12] != ' ' {
 		return 0, fmt.Errorf("an answer's status line %.40q is not HTTP/1.1", line)
 	}
-	if bytes.ContainsFunc(line, func(c rune) bool { return c < ' ' && c != '\t' || c == 0x7f }) {
-		return 0, fmt.Errorf("an answer's status line %.40q holds a control character", line)
+	for _, c := range line {
+		if ctl[c] {
+			return 0, fmt.Errorf("an answer's status line %.40q holds a control character", line)
+		}
 	}
 	code := 0
 	for _, c := range line[9:12] {
@@ -112,28 +115,44 @@ func statusLine(line []byte) (int, error) {
 
 // header splits a header line into its name and value.
 func header(h []byte) (name, value []byte, err error) {
-	name, value, ok := bytes.Cut(h, []byte(":"))
-	if !ok || !token(name) {
+	i := bytes.IndexByte(h, ':')
+	if i <= 0 || !token(h[:i]) {
 		return nil, nil, fmt.Errorf("an answer's header %.40q is not name: value", h)
 	}
-	value = bytes.Trim(value, " \t")
-	if bytes.ContainsFunc(value, func(c rune) bool { return c < ' ' && c != '\t' || c == 0x7f }) {
-		return nil, nil, fmt.Errorf("an answer's header %.40q holds a control character", h)
+	name, value = h[:i], h[i+1:]
+	for len(value) > 0 && (value[0] == ' ' || value[0] == '\t') {
+		value = value[1:]
+	}
+	for len(value) > 0 && (value[len(value)-1] == ' ' || value[len(value)-1] == '\t') {
+		value = value[:len(value)-1]
+	}
+	for _, c := range value {
+		if ctl[c] {
+			return nil, nil, fmt.Errorf("an answer's header %.40q holds a control character", h)
+		}
 	}
 	return name, value, nil
 }
 
+// tokenChar and ctl: the bytes of a header name, and the control bytes a
+// value or a status line may not hold (a tab it may).
+var tokenChar, ctl [256]bool
+
+func init() {
+	for c := 0; c < 256; c++ {
+		tokenChar[c] = c > ' ' && c < 0x7f && !strings.ContainsRune(`"(),/:;<=>?@[\]{}`, rune(c))
+		ctl[c] = c < ' ' && c != '\t' || c == 0x7f
+	}
+}
+
 // token reports whether b is an HTTP header name.
 func token(b []byte) bool {
-	if len(b) == 0 {
-		return false
-	}
 	for _, c := range b {
-		if c <= ' ' || c >= 0x7f || bytes.IndexByte([]byte(`"(),/:;<=>?@[\]{}`), c) >= 0 {
+		if !tokenChar[c] {
 			return false
 		}
 	}
-	return true
+	return len(b) > 0
 }
 
 // chunks reads a chunked body that starts at b[at:] into scratch.

@@ -116,8 +116,9 @@ type pipeline struct {
 	rbuf    []byte
 	scratch []byte
 	replies []reply
-	polled  time.Time // when answers were last read
-	checked time.Time // when the requests' ages were last checked
+	out     []*pipeConn // poll's, kept
+	polled  time.Time   // when answers were last read
+	checked time.Time   // when the requests' ages were last checked
 	// dialed: connections dialled in the background: the pacer never waits
 	// on a dial (a node cut off would hold it for the dial's timeout); a
 	// connection takes requests while it is dialled, written once it is
@@ -456,13 +457,13 @@ func (p *pipeline) write(pc *pipeConn) {
 			err = werr
 		case p.set.stopped():
 			err = errStopped
+		case time.Now().After(deadline):
+			err = errTookNone{p.g.cfg.Timeout}
 		case ready&sockIn != 0:
 			p.readNow(pc)
 			if pc.dead != nil {
 				return
 			}
-		case ready == 0 && time.Now().After(deadline):
-			err = fmt.Errorf("the node took no request for %s", p.g.cfg.Timeout)
 		}
 	}
 	pc.w = pc.w[:0]
@@ -470,7 +471,10 @@ func (p *pipeline) write(pc *pipeConn) {
 		// A broken pipe or a reset is the node having closed the
 		// connection (after its last answer, as Connection: close says)
 		// before the pacer read it.
-		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		var none errTookNone
+		if errors.As(err, &none) || errors.Is(err, errStopped) {
+			// said as it is
+		} else if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
 			err = fmt.Errorf("the node closed the connection (writing the request: %w)", err)
 		} else {
 			err = fmt.Errorf("writing the request: %w", err)
@@ -478,6 +482,12 @@ func (p *pipeline) write(pc *pipeConn) {
 		p.end(pc, err)
 	}
 }
+
+// errTookNone: the node read none of a connection's requests for the
+// run's timeout (the socket's buffer stayed full).
+type errTookNone struct{ after time.Duration }
+
+func (e errTookNone) Error() string { return fmt.Sprintf("the node took no request for %s", e.after) }
 
 // end marks pc dead for why (unless it was already), closes it and fails
 // its unanswered requests' txs (and those not written yet) as send

@@ -26,15 +26,36 @@ const (
 	// pollWait: how long the pacer waits for an answer at once when no
 	// connection has room (then it looks at dials and ctx again).
 	pollWait = time.Millisecond
+	// readDirect: connections with requests out that poll reads without
+	// asking the poller.
+	readDirect = 2
 	// timeoutsEvery: how often the unanswered requests' ages are checked.
 	timeoutsEvery = 10 * time.Millisecond
 )
 
-// poll reads every answer that has come, without waiting.
+// poll reads every answer that has come, without waiting. With requests
+// out on readDirect connections or fewer, each is read (a read that
+// finds nothing costs what asking the poller costs); more, the poller
+// says which to read.
 func (p *pipeline) poll(now time.Time) {
 	p.polled = now
 	if p.inFlight.Load() > 0 {
-		p.poller.ready(0, p.readNow)
+		p.out = p.out[:0]
+		for _, t := range p.targets {
+			for _, pc := range t.conns {
+				if pc.n.Load() > 0 && pc.fd >= 0 && pc.dead == nil {
+					p.out = append(p.out, pc)
+				}
+			}
+		}
+		if len(p.out) <= readDirect {
+			for _, pc := range p.out {
+				p.readNow(pc)
+			}
+		} else {
+			p.poller.ready(0, p.readNow)
+		}
+		clear(p.out)
 	}
 	p.timeouts(now)
 }

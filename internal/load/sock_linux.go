@@ -18,6 +18,10 @@ import (
 
 const pipelineOS = true
 
+// sockBuffers, when set, is new sockets' buffer size (for the tests: a
+// full buffer within a few requests).
+var sockBuffers = 0
+
 // dialSock connects a TCP socket to addr (host:port) within timeout.
 func dialSock(addr string, timeout time.Duration) (int, error) {
 	ta, err := net.ResolveTCPAddr("tcp", addr)
@@ -37,6 +41,10 @@ func dialSock(addr string, timeout time.Duration) (int, error) {
 		return -1, fmt.Errorf("dial %s: %w", addr, err)
 	}
 	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	if sockBuffers > 0 {
+		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, sockBuffers)
+		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, sockBuffers)
+	}
 	err = unix.Connect(fd, sa)
 	if errors.Is(err, unix.EINPROGRESS) {
 		var ready int16
