@@ -311,7 +311,7 @@ func (p *pipeline) conn(ctx context.Context, t *pipeTarget, due time.Time) (pc *
 		live := t.conns[:0]
 		for _, c := range t.conns {
 			n := c.n.Load()
-			// Dead (its reader fails what it holds) or idle: dropped.
+			// Dead (what it held failed with it) or idle: dropped.
 			if c.dead != nil || n == 0 && c.fd >= 0 && now.Sub(c.last) > pipeIdle {
 				p.end(c, errors.New("idle"))
 				continue
