@@ -28,7 +28,7 @@ full_nodes = 0
 [testnet.config]
 "consensus.timeout_commit" = "6s"
 [load]
-rate = 50
+rate = 200
 duration = "3s"
 [experiment]
 kind = "steady"

@@ -58,6 +58,12 @@ func newClock() *clock {
 	}
 	c.locked = true
 	holdThread(1)
+	// The CPU profile that measures the harness by component (selfcost)
+	// arms a thread's profiling timer when the thread next schedules a
+	// goroutine; the pacer's, locked and in raw syscalls, would never
+	// again, and its CPU (the whole pipelined path's) would go unsampled.
+	// Yielding once schedules it again on this thread.
+	runtime.Gosched()
 	tid := unix.Gettid()
 	// The raw getpriority answers 20 - nice.
 	if p, err := unix.Getpriority(unix.PRIO_PROCESS, tid); err == nil {
