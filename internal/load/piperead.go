@@ -12,9 +12,9 @@ import (
 // first when there are more than readDirect), without waiting. A reader
 // goroutine a connection, woken by every answer, cost a wake-up and a
 // thread switch an answer: at 5,000 tx/s against the sink the generator
-// spent 0.0150 CPU-s per 1,000 txs with them and 0.0104 without them and
-// outside Go's poller (sock_linux.go), in the same run of
-// bench/generator.py (docs/BENCHMARKS.md). The pacer waits on the poller
+// spent 0.0128 CPU-s per 1,000 txs with them and 0.0088 without them and
+// outside Go's poller (sock_linux.go), medians of five runs of
+// bench/generator-repeat.py with both builds in each (docs/BENCHMARKS.md). The pacer waits on the poller
 // only when every connection is full, and at the drain.
 
 const (
