@@ -73,7 +73,7 @@ func (p *pipeline) await() {
 
 // timeouts ends the connections whose oldest unanswered request is older
 // than the run's timeout, and every connection once the run stopped
-// (set.closeAll closed them: a closed socket leaves the poller unseen).
+// (set.closeAll marks it; the pacer's sockets are its own, not the set's).
 func (p *pipeline) timeouts(now time.Time) {
 	if now.Sub(p.checked) < timeoutsEvery {
 		return
