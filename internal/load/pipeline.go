@@ -471,12 +471,14 @@ func (p *pipeline) write(pc *pipeConn) {
 		// A broken pipe or a reset is the node having closed the
 		// connection (after its last answer, as Connection: close says)
 		// before the pacer read it.
+		// The pacer's own reasons (no room for the timeout, a stop) are
+		// said as they are.
 		var none errTookNone
-		if errors.As(err, &none) || errors.Is(err, errStopped) {
-			// said as it is
-		} else if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		switch {
+		case errors.As(err, &none) || errors.Is(err, errStopped):
+		case errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET):
 			err = fmt.Errorf("the node closed the connection (writing the request: %w)", err)
-		} else {
+		default:
 			err = fmt.Errorf("writing the request: %w", err)
 		}
 		p.end(pc, err)

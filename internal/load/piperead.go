@@ -188,14 +188,7 @@ func (p *pipeline) take(pc *pipeConn, a answer) {
 			g.ledger.Sent(h, r.intended[i], r.started, SendError, errMsg)
 			continue
 		}
-		o, why := SendError, "no answer for this tx in the batch"
-		seq := r.seq + uint64(i)
-		for k := range p.replies {
-			if p.replies[k].ID == seq {
-				o, why = p.replies[k].outcome()
-				break
-			}
-		}
+		o, why := outcomeOf(p.replies, r.seq+uint64(i))
 		g.ledger.Sent(h, r.intended[i], r.started, o, why)
 	}
 	pc.t.answers.Add(int64(len(r.hashes)))

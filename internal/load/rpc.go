@@ -55,6 +55,17 @@ type reply struct {
 	} `json:"error"`
 }
 
+// outcomeOf is the outcome of the tx with JSON-RPC id seq among replies
+// (a batch's answer): a send error when none answers it.
+func outcomeOf(replies []reply, seq uint64) (Outcome, string) {
+	for k := range replies {
+		if replies[k].ID == seq {
+			return replies[k].outcome()
+		}
+	}
+	return SendError, "no answer for this tx in the batch"
+}
+
 // outcome classifies one reply.
 func (r *reply) outcome() (Outcome, string) {
 	switch {

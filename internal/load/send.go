@@ -159,14 +159,8 @@ func (g *Generator) send(ctx context.Context, client *fasthttp.Client, j job, re
 			}
 			continue
 		}
-		o, why := SendError, "no answer for this tx in the batch"
 		seq := j.seq + uint64(i)
-		for k := range b.replies {
-			if b.replies[k].ID == seq {
-				o, why = b.replies[k].outcome()
-				break
-			}
-		}
+		o, why := outcomeOf(b.replies, seq)
 		if o == Rejected && queuer != nil && queuer.Queued(why) {
 			o = Queued
 		}

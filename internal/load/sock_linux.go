@@ -87,24 +87,17 @@ func waitSock(fd int, events int16, d time.Duration) (int16, error) {
 // sockWrite writes what it can of b without waiting: n written, or
 // again when the socket's buffer is full.
 func sockWrite(fd int, b []byte) (n int, again bool, err error) {
-	for {
-		n, err = unix.Write(fd, b)
-		switch err {
-		case nil:
-			return n, false, nil
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
-			return 0, true, nil
-		}
-		return 0, false, err
-	}
+	return nonblocking(unix.Write, fd, b)
 }
 
 // sockRead reads what has come without waiting (again: nothing had).
-func sockRead(fd int, b []byte) (n int, again bool, err error) {
+func sockRead(fd int, b []byte) (n int, again bool, err error) { return nonblocking(unix.Read, fd, b) }
+
+// nonblocking runs a read or write on a non-blocking fd, again when it
+// would have had to wait.
+func nonblocking(op func(int, []byte) (int, error), fd int, b []byte) (n int, again bool, err error) {
 	for {
-		n, err = unix.Read(fd, b)
+		n, err = op(fd, b)
 		switch err {
 		case nil:
 			return n, false, nil
