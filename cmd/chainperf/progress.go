@@ -50,7 +50,7 @@ func serveLiveMetrics(cmd *cobra.Command, addr string, remote bool, live *liveVi
 	fmt.Fprintf(cmd.OutOrStdout(), "live metrics on http://%s/metrics\n", l.Addr())
 	return func(p experiment.Progress) {
 		live.Update(p)
-		exp.Update(livemetrics.State{Run: p.Run, Scenario: p.Scenario, Name: p.Name, Step: p.Phase, Elapsed: p.Elapsed, Target: p.Target, Ledger: p.Ledger,
+		exp.Update(livemetrics.State{Run: p.Run, Scenario: p.Scenario, Name: p.Name, Step: p.Phase, Elapsed: p.Elapsed, Target: p.Target, Ledger: p.Ledger, LatencyHist: p.LatencyHist,
 			Height: p.Height, Interval: p.Interval, MempoolMax: p.MempoolMax})
 	}, stop, nil
 }

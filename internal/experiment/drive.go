@@ -88,6 +88,9 @@ type Progress struct {
 	// end.
 	Generators int
 	Live       bool
+	// LatencyHist reads the latency's buckets so far (Ledger, a live
+	// summary, leaves them out); nil when not known.
+	LatencyHist func() []load.Bucket
 }
 
 // Drive runs one load phase: the generator sends on schedule while the
@@ -159,7 +162,7 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 			return
 		}
 		el := time.Since(start)
-		p := Progress{Phase: phase, Elapsed: el, Length: model.Length(), Target: model.Rate(el), Ledger: ledger.Summary(),
+		p := Progress{Phase: phase, Elapsed: el, Length: model.Length(), Target: model.Rate(el), Ledger: ledger.Live(), LatencyHist: ledger.LatencyHist,
 			Interval: feed.interval(), MempoolMax: -1}
 		if follower != nil {
 			p.Height = follower.Next() - 1

@@ -91,8 +91,13 @@ func (rc *recorder) write(w func(*store.Store) error) {
 	if rc.store == nil {
 		return
 	}
+	// In a goroutine of its own: pprof.Do would leave the caller's
+	// goroutine with rc.ctx's labels (none) after it, and every goroutine
+	// the caller started from then on would count as "other".
 	var err error
-	selfcost.Do(rc.ctx, selfcost.Store, func(context.Context) { err = w(rc.store) })
+	done := make(chan struct{})
+	go selfcost.Do(rc.ctx, selfcost.Store, func(context.Context) { err = w(rc.store); close(done) })
+	<-done
 	if err != nil {
 		rc.mu.Lock()
 		rc.errs++

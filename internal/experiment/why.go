@@ -8,6 +8,7 @@ import (
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/selfcost"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/live"
 	"github.com/chainperf/chainperf/internal/why"
@@ -21,7 +22,8 @@ func followEvents(ctx context.Context, net *live.Net, o scenario.Observe) (*why.
 		return nil, func() {}
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	e := why.Follow(ctx, eventNodes(net))
+	var e *why.Events
+	selfcost.Do(ctx, selfcost.Observer, func(ctx context.Context) { e = why.Follow(ctx, eventNodes(net)) })
 	return e, func() { cancel(); e.Stop() }
 }
 

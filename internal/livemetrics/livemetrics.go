@@ -52,6 +52,9 @@ type State struct {
 	Height     int64
 	Interval   time.Duration // the last block's
 	MempoolMax float64       // -1: not known
+	// LatencyHist reads the latency's buckets when scraped (nil:
+	// Ledger.LatencyHist's).
+	LatencyHist func() []load.Bucket
 }
 
 // An Exporter holds the last state and turns it into metrics at each
@@ -128,7 +131,11 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	gauge(descWaiting, float64(max(0, s.Accepted-s.Fates[load.FateCommitted]-s.Fates[load.FateCommittedFailed]-s.Fates[load.FateUnresolved])))
 	buckets := map[float64]uint64{}
 	var count uint64
-	for _, b := range s.LatencyHist {
+	hist := s.LatencyHist
+	if p.LatencyHist != nil {
+		hist = p.LatencyHist()
+	}
+	for _, b := range hist {
 		count += uint64(b.Count)
 		for _, bound := range latencyBounds {
 			if b.UpToMS/1000 <= bound*1.0001 {

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/chainperf/chainperf/internal/selfcost"
 )
 
 // A clock sleeps the pacer to a tx's intended time.
@@ -38,6 +40,9 @@ import (
 type clock struct {
 	t      *time.Timer
 	locked bool // the goroutine holds a thread of its own
+	// release ends the thread's CPU counting as the generator's (it runs
+	// in bursts the harness's profile samples poorly: selfcost.OwnThread).
+	release func()
 	nice   int  // the thread's nice before, to give it back with
 	raised bool // the thread runs at pacerNice
 }
@@ -48,8 +53,8 @@ const pacerNice = -10
 // ctxEvery: the longest raw sleep, so that ctx is looked at this often.
 const ctxEvery = 20 * time.Millisecond
 
-func newClock() *clock {
-	c := &clock{t: time.NewTimer(time.Hour)}
+func newClock(ctx context.Context) *clock {
+	c := &clock{t: time.NewTimer(time.Hour), release: func() {}}
 	c.t.Stop()
 	runtime.LockOSThread()
 	if unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0) != nil {
@@ -64,6 +69,7 @@ func newClock() *clock {
 	// again, and its CPU (the whole pipelined path's) would go unsampled.
 	// Yielding once schedules it again on this thread.
 	runtime.Gosched()
+	c.release = selfcost.OwnThread(ctx, selfcost.Generator)
 	tid := unix.Gettid()
 	// The raw getpriority answers 20 - nice.
 	if p, err := unix.Getpriority(unix.PRIO_PROCESS, tid); err == nil {
@@ -113,6 +119,7 @@ func (c *clock) close() {
 		if c.raised {
 			_ = unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), c.nice)
 		}
+		c.release()
 		holdThread(-1)
 		// 0: the thread's default slack again, before it goes back to the
 		// pool.

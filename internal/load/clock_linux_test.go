@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"os"
 	"runtime"
 	"sync"
@@ -54,7 +55,7 @@ func TestPacerThread(t *testing.T) {
 	tid := unix.Gettid()
 	p0, _ := unix.Getpriority(unix.PRIO_PROCESS, tid)
 	slack0, _ := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
-	c := newClock()
+	c := newClock(context.Background())
 	if os.Geteuid() == 0 {
 		if p, _ := unix.Getpriority(unix.PRIO_PROCESS, tid); 20-p != pacerNice {
 			t.Errorf("nice %d while the clock holds the thread; want %d", 20-p, pacerNice)

@@ -10,7 +10,7 @@ import (
 // A clock sleeps the pacer to a tx's intended time (Go's timers only).
 type clock struct{ t *time.Timer }
 
-func newClock() *clock {
+func newClock(context.Context) *clock {
 	c := &clock{t: time.NewTimer(time.Hour)}
 	c.t.Stop()
 	return c

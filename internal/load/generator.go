@@ -336,7 +336,7 @@ func (g *Generator) pace(ctx context.Context, d dispatcher) {
 	}()
 	defer d.flush()
 	var prev time.Duration
-	clk := newClock()
+	clk := newClock(ctx)
 	defer clk.close()
 	g.pacer = clk.String()
 	for seq, n := uint64(0), batch; ; seq += n {

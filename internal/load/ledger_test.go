@@ -311,3 +311,31 @@ func TestCommittedMean(t *testing.T) {
 		t.Errorf("ends %.1f, %.1f: want 66.7 (3 s) and 133.3 (3 s)", m[0], m[9])
 	}
 }
+
+// The live summary is the summary without what a status line does not
+// show; the buckets it leaves out are LatencyHist's.
+func TestLedgerLive(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	for i := range 50 {
+		l.Begin(hashOf(i), time.Duration(i)*10*time.Millisecond)
+		l.Sent(hashOf(i), time.Duration(i)*10*time.Millisecond, start.Add(time.Duration(i)*10*time.Millisecond+time.Millisecond), Accepted, "")
+		if i%10 != 9 {
+			committed(l, hashOf(i), int64(1+i/10), 0, start.Add(time.Duration(600+i*37)*time.Millisecond))
+		}
+	}
+	live, full := l.Live(), l.Summary()
+	if full.LatencyCurve == nil || full.LatencyHist == nil || full.WindowLatency.Count == 0 || full.Latency.Count != 45 {
+		t.Fatalf("the summary lacks what the test compares: %+v", full)
+	}
+	if live.LatencyCurve != nil || live.LatencyHist != nil || live.WindowLatency.Count != 0 || live.Inclusion.Count != 0 {
+		t.Errorf("the live summary walked the histograms for a status line: %+v", live)
+	}
+	full.LatencyCurve, full.LatencyHist, full.WindowLatency, full.Inclusion = nil, nil, Percentiles{}, Percentiles{}
+	if fmt.Sprint(live) != fmt.Sprint(full) {
+		t.Errorf("live\n%+v\nsummary without its distributions\n%+v", live, full)
+	}
+	if got, want := fmt.Sprint(l.LatencyHist()), fmt.Sprint(l.Summary().LatencyHist); got != want {
+		t.Errorf("LatencyHist %s; the summary's %s", got, want)
+	}
+}

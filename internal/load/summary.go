@@ -169,6 +169,32 @@ func buckets(h *hdrhistogram.Histogram) []Bucket {
 func (l *Ledger) Summary() Summary {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	s := l.live()
+	s.WindowLatency = percentiles(l.winLat)
+	s.LatencyHist = buckets(l.latency)
+	s.LatencyCurve = curve(l.latency)
+	s.Inclusion = percentiles(l.incl)
+	return s
+}
+
+// Live is the summary so far that a status line needs, once a second
+// while a phase runs: Summary without the latency's buckets and curve,
+// the window's latency and inclusion latency (walking the histograms for
+// them was most of what the live view cost; LatencyHist has the buckets).
+func (l *Ledger) Live() Summary {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.live()
+}
+
+// LatencyHist is the latency so far in 1-2-5 buckets.
+func (l *Ledger) LatencyHist() []Bucket {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return buckets(l.latency)
+}
+
+func (l *Ledger) live() Summary {
 	s := Summary{
 		Sent:             l.sent,
 		Accepted:         l.accepted,
@@ -180,10 +206,6 @@ func (l *Ledger) Summary() Summary {
 		Reasons:          map[string]int64{},
 		Lag:              percentiles(l.lag),
 		Latency:          percentiles(l.latency),
-		WindowLatency:    percentiles(l.winLat),
-		LatencyHist:      buckets(l.latency),
-		LatencyCurve:     curve(l.latency),
-		Inclusion:        percentiles(l.incl),
 		PerSecond:        append([]Second(nil), l.perSec...),
 	}
 	// The second being filled, as far as it goes.

@@ -96,6 +96,7 @@ type Meter struct {
 	begin    time.Time
 	cpu0     float64
 	sched0   []metrics.Sample
+	own0     map[*ownedThread]float64 // the owned threads' CPU at the start
 	buf      bytes.Buffer
 	profiled bool
 }
@@ -147,9 +148,13 @@ func p99Between(a, b metrics.Sample) float64 {
 
 // Start begins measuring. The CPU profile is chainperf's own at 100 Hz (a
 // few microseconds a sample); if a profile is already running
-// (CHAINPERF_CPUPROFILE), only the process's CPU is measured.
+// (CHAINPERF_CPUPROFILE), only the process's CPU is measured. The
+// threads components own (OwnThread) are measured by their CPU clocks.
 func Start() *Meter {
-	m := &Meter{begin: time.Now(), cpu0: processCPU(), sched0: readSched()}
+	owned.Lock()
+	owned.meters++
+	owned.Unlock()
+	m := &Meter{begin: time.Now(), cpu0: processCPU(), sched0: readSched(), own0: ownedAt()}
 	m.profiled = pprof.StartCPUProfile(&m.buf) == nil
 	return m
 }
@@ -162,6 +167,12 @@ func (m *Meter) Stop() Cost {
 		pprof.StopCPUProfile()
 	}
 	c := Cost{Seconds: time.Since(m.begin).Seconds(), CPU: processCPU() - m.cpu0}
+	own := ownedSince(m.begin, m.own0)
+	owned.Lock()
+	if owned.meters--; owned.meters == 0 {
+		owned.threads = slices.DeleteFunc(owned.threads, func(t *ownedThread) bool { return t.to >= 0 })
+	}
+	owned.Unlock()
 	sched := readSched()
 	c.WaitP99, c.GCPauseP99 = p99Between(m.sched0[0], sched[0]), p99Between(m.sched0[1], sched[1])
 	if !m.profiled {
@@ -171,13 +182,26 @@ func (m *Meter) Stop() Cost {
 	if err != nil {
 		return c
 	}
+	// The owned threads' CPU is theirs; the rest is split by the shares
+	// of the other samples.
+	rest := c.CPU
+	for _, v := range own {
+		rest -= v
+	}
+	rest = max(0, rest)
 	by, total := shares(p)
-	if total == 0 {
+	if total == 0 && len(own) == 0 {
 		return c
 	}
 	c.By = map[string]float64{}
 	for k, v := range by {
-		c.By[k] = c.CPU * v / total
+		c.By[k] = rest * v / total
+	}
+	if total == 0 && rest > 0 {
+		c.By[Other] = rest
+	}
+	for k, v := range own {
+		c.By[k] += v
 	}
 	return c
 }
@@ -192,6 +216,9 @@ func shares(p *profile.Profile) (map[string]float64, float64) {
 	by := map[string]float64{}
 	var total float64
 	for _, s := range p.Sample {
+		if len(s.Label[ownedKey]) > 0 {
+			continue // an owned thread's: measured by its clock
+		}
 		k := Other
 		if l := s.Label[labelKey]; len(l) > 0 {
 			k = l[0]

@@ -3,10 +3,13 @@ package selfcost
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // burn spends CPU on n hashes (work, not time: on a busy machine a span
@@ -83,5 +86,78 @@ func TestWaitsMeasured(t *testing.T) {
 	}
 	if !strings.Contains(c.String(), "waited") {
 		t.Errorf("String %q; want the waits said", c)
+	}
+}
+
+// A thread a component owns (a pacer: short bursts of work between
+// sleeps) counts as its component's to the nanosecond of its CPU clock,
+// the rest of the process's CPU is split by the other samples, and the
+// parts add up to the whole.
+func TestOwnedThread(t *testing.T) {
+	m := Start()
+	used := make(chan float64)
+	go Do(context.Background(), Generator, func(ctx context.Context) {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		release := OwnThread(ctx, Generator)
+		_, c0, ok := thisThread()
+		for range 300 {
+			burn(300)
+			time.Sleep(2 * time.Millisecond)
+		}
+		_, c1, _ := thisThread()
+		release()
+		if !ok {
+			c0, c1 = 0, 0
+		}
+		used <- c1 - c0
+	})
+	Do(context.Background(), Follower, func(context.Context) { burn(2_000_000) })
+	thread := <-used
+	c := m.Stop()
+	if thread <= 0 {
+		t.Skip("no thread CPU clock here")
+	}
+	// Between the test's two reads and the meter's: the claim and release
+	// themselves, a few microseconds.
+	if d := c.By[Generator] - thread; d < -0.0005 || d > 0.002 {
+		t.Errorf("generator %.6f CPU-s; its thread used %.6f", c.By[Generator], thread)
+	}
+	if c.By[Follower] < 0.5*(c.CPU-thread) {
+		t.Errorf("follower %.4f of the %.4f CPU-s not the owned thread's", c.By[Follower], c.CPU-thread)
+	}
+	var sum float64
+	for _, v := range c.By {
+		sum += v
+	}
+	if d := sum - c.CPU; d > 1e-9 || d < -1e-9 {
+		t.Errorf("parts add to %.4f, the whole is %.4f", sum, c.CPU)
+	}
+	owned.Lock()
+	n := len(owned.threads)
+	owned.Unlock()
+	if n != 0 {
+		t.Errorf("%d owned threads kept after the span", n)
+	}
+}
+
+// The thread CPU clock reads what the kernel's schedstat says of the
+// thread.
+func TestThreadCPU(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	burn(200_000)
+	tid, cpu, ok := thisThread()
+	if !ok {
+		t.Skip("no thread CPU clock here")
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/schedstat", tid))
+	if err != nil {
+		t.Skip(err)
+	}
+	var ns float64
+	fmt.Sscan(string(b), &ns)
+	if d := ns/1e9 - cpu; d < 0 || d > 0.005 {
+		t.Errorf("clock %.6f s, schedstat %.6f s", cpu, ns/1e9)
 	}
 }

@@ -199,7 +199,9 @@ func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, 
 		}
 		// WAL: readers never block the writer of a run in progress;
 		// busy_timeout: two chainperf processes may share the file.
-		opts := "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+		// temp_store: a statement's journal (a many-row INSERT's, a
+		// second's samples) in memory, not written to a temporary file.
+		opts := "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)"
 		if readOnly {
 			// The writer made it WAL; a reader in WAL mode never blocks it.
 			opts = "?mode=ro&_pragma=busy_timeout(10000)"

@@ -330,3 +330,50 @@ func TestRunStoredBeforeFindings(t *testing.T) {
 		})
 	}
 }
+
+// A round of more samples than one INSERT takes goes in whole, each
+// sample once, in both backends; a round that cannot be written leaves
+// none of its samples behind.
+func TestSamplesInManyInserts(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			start := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+			s, r := begun(t, dsn, "run-many", start)
+			var samples []observe.Sample
+			for i := range 2*samplesPerInsert + 51 {
+				samples = append(samples, observe.Sample{At: start.Add(time.Duration(i%7) * time.Second), Node: fmt.Sprintf("validator%d", i%5),
+					Series: fmt.Sprintf("s%03d", i), Value: float64(i) / 4})
+			}
+			if err := s.Samples(ctx, r.ID, samples); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Series(ctx, r.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(samples) {
+				t.Fatalf("%d samples read back; want %d", len(got), len(samples))
+			}
+			want := map[string]observe.Sample{}
+			for _, x := range samples {
+				want[x.Series] = x
+			}
+			for _, x := range got {
+				w := want[x.Series]
+				if x.Node != w.Node || x.Value != w.Value || !x.At.Equal(w.At) {
+					t.Fatalf("read back %+v; want %+v", x, w)
+				}
+				delete(want, x.Series)
+			}
+			// The last insert of a round fails (a run that is not there):
+			// its first inserts are not kept either.
+			if err := s.Samples(ctx, "no-such-run", samples); err == nil {
+				t.Fatal("samples of a run that does not exist were taken")
+			}
+			if n, err := s.Series(ctx, "no-such-run"); err != nil || len(n) != 0 {
+				t.Fatalf("%d samples of the refused round kept (%v)", len(n), err)
+			}
+		})
+	}
+}
