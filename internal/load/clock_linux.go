@@ -43,8 +43,8 @@ type clock struct {
 	// release ends the thread's CPU counting as the generator's (it runs
 	// in bursts the harness's profile samples poorly: selfcost.OwnThread).
 	release func()
-	nice   int  // the thread's nice before, to give it back with
-	raised bool // the thread runs at pacerNice
+	nice    int  // the thread's nice before, to give it back with
+	raised  bool // the thread runs at pacerNice
 }
 
 // pacerNice: the pacer thread's nice when it may be raised.
