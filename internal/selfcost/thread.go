@@ -10,8 +10,8 @@ import (
 
 // The profile's per-thread timer samples a thread that runs in bursts of
 // microseconds poorly: the pacer's thread, which wakes once a tx, ran
-// 0.014 cores (its CPU clock, over 20 s of the default job's steady
-// phase) while the profile gave the generator 0.002-0.004. A thread a
+// 0.017-0.018 cores (its ticks in /proc over 20 s of the default job's
+// steady phase) while the profile gave the generator 0.002-0.004. A thread a
 // component owns is measured by its own CPU clock instead; its samples
 // are left out of the profile's shares.
 
