@@ -274,8 +274,8 @@ func (e *EVMRecord) rows() [][]string {
 		{"nonces used again after a refusal / read back from the chain", fmt.Sprintf("%d / %d", e.NoncesReused, e.NoncesReread)},
 	}
 	if p := e.Persistence; p != nil {
-		rows = append(rows, []string{"senders' nonce and balance read from the chain, at the start and after each tx's block (failed / nonce ahead of the local count / passed over: cannot pay)",
-			fmt.Sprintf("%d (%d / %d / %d), %.1f ms each, %.0f ms at most", p.Reads, p.ReadFailed, p.ChainAhead, p.Poor, p.ReadMeanMs, p.ReadMaxMs)})
+		rows = append(rows, []string{"senders' nonce and balance read from the chain, at the start and after each tx's block (failed / nonce ahead of the local count / passed over: cannot pay / a tx given up on: in no block 30 s after its node took it, its sender on at the chain's nonce)",
+			fmt.Sprintf("%d (%d / %d / %d / %d), %.1f ms each, %.0f ms at most", p.Reads, p.ReadFailed, p.ChainAhead, p.Poor, p.GaveUp, p.ReadMeanMs, p.ReadMaxMs)})
 	}
 	if g := e.Signing; g.Pregenerated > 0 {
 		rows = append(rows, []string{"txs signed before their phase", fmt.Sprintf("%d (%.2f s; %d signed live past them)", g.Pregenerated, g.PregenSecs, g.Live)})

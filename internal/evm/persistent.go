@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
 )
 
 // Persistent execution (WorkloadConfig.Persistent): each tx's sender's
@@ -18,7 +20,11 @@ import (
 // tx is due, so that waiting for it never delays the schedule: a sender is
 // free once its read is back. One tx per sender in flight. A sender whose
 // balance cannot pay a tx's fee cap and value is passed over (and kept
-// out) for the next free one that goes to the same node.
+// out) for the next free one that goes to the same node. A sender whose
+// accepted tx is in no block persistStuck later (a mempool dropped it, or
+// holds it past any wait a client makes) is read again and goes on at
+// the chain's nonce, as a client that times out does; the tx keeps its own
+// fate in the ledger.
 
 // Persistence counts persistent execution's reads.
 type Persistence struct {
@@ -26,6 +32,9 @@ type Persistence struct {
 	ReadFailed int64 `json:"read_failed"` // reads that failed: the sender went on with the local count
 	ChainAhead int64 `json:"chain_ahead"` // reads whose nonce was past the local count (another client's txs)
 	Poor       int64 `json:"poor"`        // senders passed over: their balance could not pay a tx
+	// GaveUp: txs in no block persistStuck after their node took them;
+	// their senders went on at the chain's nonce.
+	GaveUp int64 `json:"gave_up"`
 	// ReadMeanMs, ReadMaxMs: the reads during the load, one sender each
 	// (the first read of every sender is in bulk, before it).
 	ReadMeanMs float64 `json:"read_mean_ms"`
@@ -35,8 +44,14 @@ type Persistence struct {
 // persistReads is how many reads run at once.
 const persistReads = 16
 
+// persistStuck is how long a sender waits for a block to hold its
+// accepted tx before it reads its nonce again and goes on: past the drain
+// (20 s by default) after which a run calls such a tx unresolved.
+var persistStuck = 30 * time.Second
+
 type persistence struct {
 	reads, failed, ahead, poor atomic.Int64
+	gaveUp                     atomic.Int64
 	took, longest              atomic.Int64 // ns, of the reads during the load
 	timed                      atomic.Int64 // those reads
 	slots                      chan struct{}
@@ -49,7 +64,7 @@ type persistence struct {
 func (w *Workload) Persistence() Persistence {
 	p := &w.persist
 	out := Persistence{Reads: p.reads.Load(), ReadFailed: p.failed.Load(), ChainAhead: p.ahead.Load(), Poor: p.poor.Load(),
-		ReadMaxMs: float64(p.longest.Load()) / 1e6}
+		GaveUp: p.gaveUp.Load(), ReadMaxMs: float64(p.longest.Load()) / 1e6}
 	if n := p.timed.Load(); n > 0 {
 		out.ReadMeanMs = float64(p.took.Load()) / 1e6 / float64(n)
 	}
@@ -82,9 +97,9 @@ func (w *Workload) readAll() {
 				accts, err := ReadAccounts(ctx, w.http, url, addrs, 0)
 				for k, i := range senders {
 					if err != nil {
-						w.took(i, Account{}, err)
+						w.took(i, Account{}, err, false)
 					} else {
-						w.took(i, accts[k], nil)
+						w.took(i, accts[k], nil, false)
 					}
 				}
 			})
@@ -97,21 +112,52 @@ func (w *Workload) readAll() {
 const readAllTimeout = 5 * time.Minute
 
 // refresh reads sender i again in the background (its tx is in a block,
-// or was refused) and frees its slot when the read is back.
-func (w *Workload) refresh(i int) {
+// or was refused, or lost: resync) and frees its slot when the read is
+// back.
+func (w *Workload) refresh(i int, resync bool) {
 	p := &w.persist
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		p.slots <- struct{}{}
-		w.read(i)
+		w.read(i, resync)
 		<-p.slots
 	}()
 }
 
+// blockFrees says whether the block that holds h frees sender i: its
+// sender still waits for it (not given up on).
+func (w *Workload) blockFrees(i int, h load.Hash) bool {
+	st := &w.state[i]
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.waiting != h {
+		return false
+	}
+	st.waiting = load.Hash{}
+	st.stuck.Stop()
+	return true
+}
+
+// giveUp frees sender i, read again at the chain's nonce, when its tx h
+// is still in no block.
+func (w *Workload) giveUp(i int, h load.Hash) {
+	st := &w.state[i]
+	st.mu.Lock()
+	if st.waiting != h {
+		st.mu.Unlock()
+		return
+	}
+	st.waiting = load.Hash{}
+	st.mu.Unlock()
+	w.persist.gaveUp.Add(1)
+	w.refresh(i, true)
+}
+
 // read reads sender i's nonce and balance (failed: it goes on with the
-// local count), timed, and frees its slot.
-func (w *Workload) read(i int) {
+// local count), timed, and frees its slot. resync takes the chain's nonce
+// even below the local count (the last tx is given up on).
+func (w *Workload) read(i int, resync bool) {
 	p := &w.persist
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -127,12 +173,12 @@ func (w *Workload) read(i int) {
 	p.took.Add(took)
 	for l := p.longest.Load(); took > l && !p.longest.CompareAndSwap(l, took); l = p.longest.Load() {
 	}
-	w.took(i, a, err)
+	w.took(i, a, err, resync)
 }
 
 // took applies sender i's read (a failed one counted; the sender goes
 // on with its local count) and frees its slot.
-func (w *Workload) took(i int, a Account, err error) {
+func (w *Workload) took(i int, a Account, err error, resync bool) {
 	p := &w.persist
 	p.reads.Add(1)
 	st := &w.state[i]
@@ -141,9 +187,12 @@ func (w *Workload) took(i int, a Account, err error) {
 		p.failed.Add(1)
 	} else {
 		st.balance = a.Balance
-		if a.Nonce > st.next {
+		switch {
+		case a.Nonce > st.next:
 			st.next = a.Nonce
 			p.ahead.Add(1)
+		case resync:
+			st.next = a.Nonce
 		}
 	}
 	st.mu.Unlock()

@@ -114,8 +114,8 @@ func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency
 		return
 	}
 	delete(w.hashes, h)
-	if w.cfg.Persistent {
-		w.refresh(int(p.from)) // read again, then free
+	if w.cfg.Persistent && w.blockFrees(int(p.from), h) {
+		w.refresh(int(p.from), false) // read again, then free
 	}
 	w.height = max(w.height, height)
 	w.kinds[p.kind].Committed(r.OK(), float64(r.Gas), latency)

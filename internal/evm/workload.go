@@ -144,6 +144,10 @@ type wstate struct {
 	// out: it cannot pay, its slot kept so that it sends no more
 	balance *big.Int
 	out     atomic.Bool
+	// Persistent: the accepted tx whose block frees the sender, and the
+	// timer that gives up on it (persistStuck).
+	waiting load.Hash
+	stuck   *time.Timer
 }
 
 type ref struct {
@@ -416,9 +420,12 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 	w.mu.Lock()
 	r, ok := w.refs[seq]
 	delete(w.refs, seq)
+	inBlock := false // the follower saw its block before this answer
 	if ok {
 		held := o == load.Accepted || o == load.Queued
 		w.kinds[r.kind].Sent(held)
+		_, following := w.hashes[r.hash]
+		inBlock = held && !following
 		if !held {
 			delete(w.hashes, r.hash) // no block will hold it
 		}
@@ -444,9 +451,14 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 	switch {
 	case !w.cfg.Persistent:
 		<-st.gate
-	case o != load.Accepted && o != load.Queued:
-		w.refresh(r.from) // read again, then free
-	} // else free once a block holds it (Committed)
+	case o != load.Accepted && o != load.Queued, inBlock:
+		w.refresh(r.from, false) // read again, then free
+	default: // free once a block holds it (Committed), or persistStuck passed
+		st.mu.Lock()
+		st.waiting = r.hash
+		st.stuck = time.AfterFunc(persistStuck, func() { w.giveUp(r.from, r.hash) })
+		st.mu.Unlock()
+	}
 }
 
 // nonceGap is what Cosmos EVM's ante handler says of a tx whose nonce is
