@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/selfcost"
 )
 
 // Config is what a Generator sends, where and how.
@@ -174,7 +176,7 @@ func (g *Generator) Run(ctx context.Context) (int64, error) {
 	stopConns := context.AfterFunc(ctx, set.closeAll)
 	defer stopConns()
 	if g.pipelined() {
-		p, err := newPipeline(g, set)
+		p, err := newPipeline(ctx, g, set)
 		if err != nil {
 			return 0, err
 		}
@@ -216,6 +218,7 @@ func (g *Generator) sendThroughSenders(ctx context.Context, set *connSet) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			selfcost.Unowned(ctx) // started by the pacer, on a thread of its own
 			g.sender(ctx, client, jobs, retire)
 		}()
 		return true

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/selfcost"
 )
 
 // The pipelined path: one request a tx at 150,000 tx/s on one core leaves
@@ -106,6 +108,7 @@ func peakRate(m RateModel) float64 {
 // A pipeline sends jobs on pipelined keep-alive connections. Its pacer
 // side (hand, conn, dial, flush) runs on the pacer's goroutine only.
 type pipeline struct {
+	ctx     context.Context // the generator's: its dials' labels
 	g       *Generator
 	set     *connSet
 	targets []*pipeTarget
@@ -185,12 +188,12 @@ type dialResult struct {
 	err error
 }
 
-func newPipeline(g *Generator, set *connSet) (*pipeline, error) {
+func newPipeline(ctx context.Context, g *Generator, set *connSet) (*pipeline, error) {
 	q, err := newPoller()
 	if err != nil {
 		return nil, fmt.Errorf("watching connections: %w", err)
 	}
-	p := &pipeline{g: g, set: set, poller: q, rbuf: make([]byte, 64<<10), dialed: make(chan dialResult, 64)}
+	p := &pipeline{ctx: ctx, g: g, set: set, poller: q, rbuf: make([]byte, 64<<10), dialed: make(chan dialResult, 64)}
 	for _, t := range g.cfg.Targets {
 		u, _ := url.Parse(t) // checked by pipelined
 		path := u.EscapedPath()
@@ -360,6 +363,7 @@ func (p *pipeline) dial(t *pipeTarget) *pipeConn {
 	p.dials.Add(1)
 	go func() {
 		defer p.dials.Done()
+		selfcost.Unowned(p.ctx) // started by the pacer, on a thread of its own
 		fd, err := -1, error(errStopped)
 		if !p.set.stopped() {
 			fd, err = dialSock(t.addr, dialTimeout)

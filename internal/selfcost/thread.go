@@ -36,9 +36,10 @@ var owned struct {
 // OwnThread counts the CPU of the calling goroutine's thread as
 // component's, read from the thread's CPU clock, until release is called.
 // The goroutine must be locked to its thread (runtime.LockOSThread) for
-// that long, and run nothing of another component's. ctx is the
-// goroutine's context (its labels come back at release). Where a thread's
-// CPU clock cannot be read, it does nothing.
+// that long, and run nothing of another component's; the goroutines it
+// starts meanwhile call Unowned. ctx is the goroutine's context (its
+// labels come back at release). Where a thread's CPU clock cannot be
+// read, it does nothing.
 func OwnThread(ctx context.Context, component string) (release func()) {
 	tid, cpu, ok := thisThread()
 	if !ok {
@@ -60,6 +61,12 @@ func OwnThread(ctx context.Context, component string) (release func()) {
 		pprof.SetGoroutineLabels(ctx)
 	}
 }
+
+// Unowned gives the calling goroutine ctx's labels. A goroutine that an
+// owned thread's goroutine starts inherits the mark that leaves its
+// samples out of the profile's shares, though its CPU is not the
+// thread's: it calls Unowned first, with the owner's ctx.
+func Unowned(ctx context.Context) { pprof.SetGoroutineLabels(ctx) }
 
 // ownedAt is every owned thread's CPU-seconds now (those still claimed).
 func ownedAt() map[*ownedThread]float64 {
