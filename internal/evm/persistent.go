@@ -125,6 +125,16 @@ func (w *Workload) refresh(i int, resync bool) {
 	}()
 }
 
+// wait makes sender i wait for the block of its tx h, persistStuck at
+// most (then giveUp).
+func (w *Workload) wait(i int, h load.Hash) {
+	st := &w.state[i]
+	st.mu.Lock()
+	st.waiting = h
+	st.stuck = time.AfterFunc(persistStuck, func() { w.giveUp(i, h) })
+	st.mu.Unlock()
+}
+
 // blockFrees says whether the block that holds h frees sender i: its
 // sender still waits for it (not given up on).
 func (w *Workload) blockFrees(i int, h load.Hash) bool {

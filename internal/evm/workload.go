@@ -420,14 +420,19 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 	w.mu.Lock()
 	r, ok := w.refs[seq]
 	delete(w.refs, seq)
-	inBlock := false // the follower saw its block before this answer
+	waits := false // persistent: the sender waits for the tx's block
 	if ok {
 		held := o == load.Accepted || o == load.Queued
 		w.kinds[r.kind].Sent(held)
-		_, following := w.hashes[r.hash]
-		inBlock = held && !following
-		if !held {
+		_, following := w.hashes[r.hash] // not: its block was read first
+		switch {
+		case !held:
 			delete(w.hashes, r.hash) // no block will hold it
+		case following && w.cfg.Persistent:
+			// Under w.mu, under which Committed frees the sender: a
+			// block read meanwhile finds the sender waiting for it.
+			w.wait(r.from, r.hash)
+			waits = true
 		}
 	}
 	w.mu.Unlock()
@@ -451,14 +456,9 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 	switch {
 	case !w.cfg.Persistent:
 		<-st.gate
-	case o != load.Accepted && o != load.Queued, inBlock:
+	case !waits: // refused, or its block was read before this answer
 		w.refresh(r.from, false) // read again, then free
-	default: // free once a block holds it (Committed), or persistStuck passed
-		st.mu.Lock()
-		st.waiting = r.hash
-		st.stuck = time.AfterFunc(persistStuck, func() { w.giveUp(r.from, r.hash) })
-		st.mu.Unlock()
-	}
+	} // else free once a block holds it (Committed), or persistStuck passed
 }
 
 // nonceGap is what Cosmos EVM's ante handler says of a tx whose nonce is
