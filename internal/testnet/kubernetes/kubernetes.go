@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,6 +119,7 @@ func Config(k scenario.Kubernetes) (*rest.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no Kubernetes cluster to run on (%v): set KUBECONFIG or testnet.kubernetes.kubeconfig", err)
 	}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retryLost{next: rt} })
 	return cfg, nil
 }
 
