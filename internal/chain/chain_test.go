@@ -10,6 +10,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/evm"
+	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -228,4 +229,33 @@ func adapterOnFake(t *testing.T, s *scenario.Scenario) (Adapter, *live.Net) {
 	}
 	t.Cleanup(func() { net.Down(context.Background()) })
 	return a, net
+}
+
+// The pool reads' stats are a table, two figures and a summary line of
+// the EVM finding when they ran, and nothing when they did not.
+func TestPoolInFinding(t *testing.T) {
+	off := (&EVMRecord{}).Finding()
+	pool := &evm.PoolStats{EveryMs: 1000, Reads: 40, AnsweredGap: 50, SeenQueued: 7, GapQueued: 6, Promoted: 5, Committed: 7, ToPendingP50: 900, ToPendingP99: 1800}
+	on := (&EVMRecord{Pool: pool}).Finding()
+	figure := func(f finding.Finding, name string) (float64, bool) {
+		for _, g := range f.Figures {
+			if g.Name == name {
+				return g.Value, true
+			}
+		}
+		return 0, false
+	}
+	if _, ok := figure(off, "txs queued in the EVM mempool"); ok || len(off.Tables) != 1 || len(off.Summary) != 0 {
+		t.Errorf("no pool reads: %d tables, %d summary lines, figures %+v", len(off.Tables), len(off.Summary), off.Figures)
+	}
+	if v, ok := figure(on, "txs queued in the EVM mempool"); !ok || v != 7 {
+		t.Errorf("queued figure %v, %v; want 7", v, ok)
+	}
+	if v, ok := figure(on, "queued tx to pending p99"); !ok || v != 1800 {
+		t.Errorf("to pending figure %v, %v; want 1800", v, ok)
+	}
+	if len(on.Tables) != 2 || on.Tables[1].Title != "The EVM mempool's word" || len(on.Summary) != 1 ||
+		!strings.Contains(on.Summary[0].Text, "7 of the load's txs named queued by a read every 1000 ms (6 of 50 answered with a nonce gap), 5 then named pending") {
+		t.Errorf("pool reads: tables %d, summary %+v", len(on.Tables), on.Summary)
+	}
 }

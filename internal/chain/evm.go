@@ -87,6 +87,8 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 				"json-rpc.address":    q(net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))),
 				"json-rpc.ws-address": q(net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPCWS))),
 				"mempool.max-txs":     appMempoolTxs(spec.Mempool),
+				// txpool: testnet.evm.pool_reads reads each node's mempool.
+				"json-rpc.api": q("eth,net,web3,txpool"),
 			}
 		},
 		Settings: settingsOf(e.s),
@@ -213,6 +215,9 @@ func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load
 		return nil, err
 	}
 	e.work, e.rpc = work, rpcs[0]
+	if every := spec.PoolReads.D(); every > 0 {
+		work.WatchPool(ctx, urls, every)
+	}
 	if w.ReadRate > 0 {
 		if e.reads, err = evm.StartReads(ctx, evm.ReadConfig{URLs: readURLs(urls, cfg.JSONRPC), Rate: w.ReadRate, Wallets: wallets, Token: cfg.Token}); err != nil {
 			return nil, err
@@ -320,6 +325,7 @@ func (e *EVM) Finish(ctx context.Context, _ []string, r *results.Run) error {
 	}
 	e.record.NoncesReused, e.record.NoncesReread = e.work.Repairs()
 	e.record.Signing = e.work.Signing()
+	e.record.Pool = e.work.PoolStats()
 	if e.s.Workload.Mode == "persistent" {
 		p := e.work.Persistence()
 		e.record.Persistence = &p

@@ -87,7 +87,10 @@ type EVMRecord struct {
 	// Persistence: workload.mode "persistent"'s reads of the senders'
 	// nonces and balances.
 	Persistence *evm.Persistence `json:"persistence,omitempty"`
-	Balances    *evm.Balances    `json:"balances,omitempty"`
+	// Pool: the load nodes' EVM mempools read while the load ran
+	// (testnet.evm.pool_reads).
+	Pool     *evm.PoolStats `json:"pool,omitempty"`
+	Balances *evm.Balances  `json:"balances,omitempty"`
 	// Kinds are the results by kind of tx (native, erc20), rates over
 	// LoadSecs of load.
 	Kinds    []cosmos.KindStats `json:"kinds,omitempty"`
@@ -184,12 +187,41 @@ func (e *EVMRecord) Finding() finding.Finding {
 		}
 		f.Tables = append(f.Tables, t)
 	}
+	if p := e.Pool; p != nil {
+		f.Tables = append(f.Tables, poolTable(p))
+		f.Figures = append(f.Figures, finding.Figure{Name: "txs queued in the EVM mempool", Value: float64(p.SeenQueued), Better: finding.Lower})
+		if p.Promoted > 0 {
+			f.Figures = append(f.Figures, finding.Figure{Name: "queued tx to pending p99", Unit: "ms", Value: p.ToPendingP99, Better: finding.Lower})
+		}
+		f.Summary = append(f.Summary, finding.Line{Label: "EVM mempool", Text: fmt.Sprintf("%d of the load's txs named queued by a read every %.0f ms (%d of %d answered with a nonce gap), %d then named pending: to pending p50 %.0f ms, p99 %.0f ms",
+			p.SeenQueued, p.EveryMs, p.GapQueued, p.AnsweredGap, p.Promoted, p.ToPendingP50, p.ToPendingP99)})
+	}
 	if b := e.Balances; b != nil {
 		f.Figures = append(f.Figures, checkFigures(b.Conserved, b.Mismatched,
 			"EVM funds not conserved (held + fee collector != funded)", "EVM accounts whose nonce disagrees with their committed txs")...)
 		f.Summary = append(f.Summary, finding.Line{Label: "balances", Text: b.String()})
 	}
 	return f
+}
+
+// poolTable is what the reads of the load nodes' EVM mempools saw.
+func poolTable(p *evm.PoolStats) finding.Table {
+	t := finding.Table{Title: "The EVM mempool's word",
+		Note:    fmt.Sprintf("Each load node's application-side mempool read every %.0f ms (testnet.evm.pool_reads, txpool_inspect); a tx is the pool's where its node's read names it. Time to pending: from the node's answer to the read naming it pending, the time queued up to a read's interval over.", p.EveryMs),
+		Columns: []string{"what", "value"}}
+	t.Rows = [][]string{
+		{"reads, failed", fmt.Sprintf("%d, %d; %.1f ms each", p.Reads, p.ReadFailed, p.ReadMeanMs)},
+		{"most of the load's txs in one pool: queued, pending", fmt.Sprintf("%d, %d", p.MostQueued, p.MostPending)},
+		{"txs answered with a nonce gap (the answer's word)", fmt.Sprint(p.AnsweredGap)},
+		{"txs a read named queued (of them answered with a gap)", fmt.Sprintf("%d (%d)", p.SeenQueued, p.GapQueued)},
+		{"of those, named pending by a later read / in a block", fmt.Sprintf("%d / %d", p.Promoted, p.Committed)},
+		{"time to pending p50 / p99 / max", fmt.Sprintf("%.0f / %.0f / %.0f ms", p.ToPendingP50, p.ToPendingP99, p.ToPendingMax)},
+		{"then pending to the block p50 / p99", fmt.Sprintf("%.0f / %.0f ms", p.PendingP50, p.PendingP99)},
+	}
+	if p.FirstFailure != "" {
+		t.Rows = append(t.Rows, []string{"first failed read", p.FirstFailure})
+	}
+	return t
 }
 
 func mustJSON(v any) json.RawMessage {

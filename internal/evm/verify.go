@@ -114,6 +114,9 @@ func (w *Workload) Committed(h load.Hash, height int64, r load.TxResult, latency
 		return
 	}
 	delete(w.hashes, h)
+	if w.pool != nil {
+		w.pool.committed(int(p.from), p.nonce, time.Now())
+	}
 	if w.cfg.Persistent && w.blockFrees(int(p.from), h) {
 		w.refresh(int(p.from), false) // read again, then free
 	}

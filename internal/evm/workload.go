@@ -133,6 +133,7 @@ type Workload struct {
 
 	persist persistence
 	costs   []*big.Int // by Mix entry: what a tx may take from its sender
+	pool    *poolWatch // the nodes' EVM mempools read (WatchPool), or nil
 }
 
 type wstate struct {
@@ -424,6 +425,9 @@ func (w *Workload) Sent(seq uint64, o load.Outcome, _ string) {
 	if ok {
 		held := o == load.Accepted || o == load.Queued
 		w.kinds[r.kind].Sent(held)
+		if held && w.pool != nil {
+			w.pool.took(r.from, r.nonce, r.from%w.cfg.Targets, o == load.Queued, time.Now())
+		}
 		_, following := w.hashes[r.hash] // not: its block was read first
 		switch {
 		case !held:
@@ -470,6 +474,23 @@ const nonceGap = "tx nonce is higher than account nonce"
 // the refusal all the same).
 func (w *Workload) Queued(why string) bool {
 	return w.cfg.AppMempool && strings.Contains(why, nonceGap)
+}
+
+// WatchPool follows the load's txs in the application-side mempool of
+// the node each went to (poolWatch), reading the nodes' JSON-RPC servers
+// at urls (by target, "" for none) every interval, until PoolStats.
+// Called before the load starts.
+func (w *Workload) WatchPool(ctx context.Context, urls []string, every time.Duration) {
+	w.pool = startPool(ctx, urls, every, w.wallets)
+}
+
+// PoolStats ends the pool watch and says what it saw (nil: none ran).
+func (w *Workload) PoolStats() *PoolStats {
+	if w.pool == nil {
+		return nil
+	}
+	s := w.pool.Stop()
+	return &s
 }
 
 // Repairs is how many refused txs' nonces were used again and how many

@@ -207,6 +207,9 @@ type EVM struct {
 	// Mempool is "app" (Cosmos EVM's application-side mempool) or
 	// "cometbft" (CometBFT's alone), set by app.toml's mempool.max-txs.
 	Mempool string `toml:"mempool"`
+	// PoolReads: how often each load node's application-side mempool is
+	// read (txpool_inspect) to follow the load's txs in it; 0: never.
+	PoolReads Duration `toml:"pool_reads"`
 	// FunderKeyFile or FunderKeyEnv hold the hex private key of the account
 	// that funds the wallets on an external network; SweepBack sends what
 	// they hold back to it after the run.

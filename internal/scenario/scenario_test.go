@@ -150,6 +150,9 @@ func TestExternalScenario(t *testing.T) {
 		{"evm binary", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nbinary = \"/bin/true\"\nfunder_key_env = \"K\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "starts no node of an external network"},
 		{"evm bad env", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"A B\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "the name of an environment variable"},
 		{"evm funder on a local testnet", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\n[workload]\nkind = \"evm-transfer\"\n", "funds its wallets in genesis"},
+		{"evm pool reads too often", "[testnet]\nchain = \"evm\"\n[testnet.evm]\npool_reads = \"10ms\"\n[workload]\nkind = \"evm-transfer\"\n", "testnet.evm.pool_reads: 10ms: from 100ms to 1m"},
+		{"evm pool reads of cometbft's mempool", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nmempool = \"cometbft\"\npool_reads = \"1s\"\n[workload]\nkind = \"evm-transfer\"\n", "set mempool = \"app\""},
+		{"evm pool reads of an external network", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\npool_reads = \"1s\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "for testnets chainperf starts"},
 		{"evm sweep on a local testnet", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nsweep_back = true\n[workload]\nkind = \"evm-transfer\"\n", "for provider \"external\" only"},
 		{"rotate", "[testnet]\nprovider = \"external\"\n[experiment]\nkind = \"rotate\"\n" + node, "rotate starts fresh nodes"},
 		{"nodes without external", node, "set [testnet] provider = \"external\""},
@@ -285,6 +288,21 @@ func TestModeDefaultIsTheChains(t *testing.T) {
 		}
 		if s.Workload.Mode != tc.want {
 			t.Errorf("%q: mode %q; want %q", tc.text, s.Workload.Mode, tc.want)
+		}
+	}
+}
+
+// testnet.evm.pool_reads on a testnet of chainperf's with the app
+// mempool is taken as given, and off by default (the refusals are in
+// TestExternalScenario's table).
+func TestEVMPoolReads(t *testing.T) {
+	for text, want := range map[string]time.Duration{
+		"[testnet]\nchain = \"evm\"\n[testnet.evm]\npool_reads = \"500ms\"\n[workload]\nkind = \"evm-transfer\"\n": 500 * time.Millisecond,
+		"[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\n":                                        0,
+	} {
+		s, err := Parse("e.toml", []byte(text))
+		if err != nil || s.Testnet.EVM.PoolReads.D() != want {
+			t.Errorf("%q: %v, %v; want %v", text, s.Testnet.EVM.PoolReads, err, want)
 		}
 	}
 }

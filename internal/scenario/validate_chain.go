@@ -192,6 +192,15 @@ func (s *Scenario) validateEVM(c *checker) {
 	}
 	c.oneOf("testnet.evm.send_via", e.SendVia, []string{"cometbft", "json-rpc"})
 	c.oneOf("testnet.evm.mempool", e.Mempool, EVMMempools)
+	switch r := e.PoolReads.D(); {
+	case r == 0:
+	case r < 100*time.Millisecond || r > time.Minute:
+		c.fail("testnet.evm.pool_reads", "%s: from 100ms to 1m, or 0 for none (each read costs every load node the whole pool's listing)", r)
+	case e.Mempool != "app":
+		c.fail("testnet.evm.pool_reads", "%s: the pool read is the application-side mempool's (txpool_inspect); set mempool = \"app\" or pool_reads = \"0s\"", r)
+	case e.Funded():
+		c.fail("testnet.evm.pool_reads", "%s: for testnets chainperf starts (an external network's nodes may not serve txpool_inspect)", r)
+	}
 	if e.SendVia == "json-rpc" && s.Load.Method != "sync" {
 		c.fail("load.method", "%q: eth_sendRawTransaction answers after CheckTx, as broadcast_tx_sync does; with testnet.evm.send_via = \"json-rpc\" the method is \"sync\"", s.Load.Method)
 	}
