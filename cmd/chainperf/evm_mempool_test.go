@@ -117,7 +117,8 @@ func TestEVMNonceGaps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Cosmos EVM chain")
 	}
-	for _, c := range []struct{ mempool string }{{"app"}, {"cometbft"}} {
+	// The app mempool's run reads the pools too (testnet.evm.pool_reads).
+	for _, c := range []struct{ mempool, reads string }{{"app", "250ms"}, {"cometbft", "0s"}} {
 		code, out, r := runScenario(t, fmt.Sprintf(`name = "gaps"
 [testnet]
 validators = 2
@@ -126,6 +127,7 @@ chain = "evm"
 [testnet.evm]
 wallets = 4
 mempool = %q
+pool_reads = %q
 [workload]
 kind = "evm-transfer"
 in_flight_per_account = 8
@@ -142,7 +144,7 @@ max_unresolved = 1000
 max_unresolved_share = 1
 max_rejected_share = 1
 load_delivered = false
-`, c.mempool))
+`, c.mempool, c.reads))
 		var s load.Summary
 		for _, p := range r.Phases {
 			s.Queued += p.Ledger.Queued
@@ -164,8 +166,15 @@ load_delivered = false
 			if s.Queued == 0 || s.Rejected != 0 || s.Fates[load.FateCommitted] != s.Sent || !strings.Contains(out, "queued by the node's EVM mempool") {
 				t.Fatalf("app: %d queued, %d rejected, fates %v; want gaps queued and every tx committed\n%s", s.Queued, s.Rejected, s.Fates, out)
 			}
+			// The nodes' own pools, read: every read answered, the load's
+			// txs seen pending in them, every answered gap counted.
+			p := evmOf(r).Pool
+			if p == nil || p.Reads < 10 || p.ReadFailed != 0 || p.MostPending == 0 || p.AnsweredGap != s.Queued || !strings.Contains(out, "EVM mempool:") {
+				t.Fatalf("app: pool reads %+v; want them answered, with pending txs and the gaps counted\n%s", p, out)
+			}
+			t.Logf("app: pool reads %+v", *p)
 		case "cometbft":
-			if s.Queued != 0 || !strings.Contains(out, "nonce too high (a gap)") {
+			if s.Queued != 0 || !strings.Contains(out, "nonce too high (a gap)") || evmOf(r).Pool != nil {
 				t.Fatalf("cometbft: %d queued, fates %v; want gaps refused, none queued\n%s", s.Queued, s.Fates, out)
 			}
 		}
