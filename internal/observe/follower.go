@@ -441,38 +441,37 @@ func validatorsAt(ctx context.Context, rpc string, height int64) ([]string, erro
 }
 
 // txResults reads the result codes and gas of a block's txs. Only these
-// are decoded: the full results (events and all, through gogoproto's
-// jsonpb) cost the follower half its CPU.
+// are decoded (readResults): the full results (events and all, through
+// gogoproto's jsonpb) cost the follower half its CPU.
 func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, error) {
 	data, err := nodehttp.Get(ctx, resultsClient, fmt.Sprintf("%s/block_results?height=%d", rpc, height))
 	if err != nil && len(data) == 0 {
 		return nil, err
 	}
-	var r struct {
-		Result *struct {
-			TxsResults []struct {
-				Code uint32 `json:"code"`
-				Gas  int64  `json:"gas_used,string"`
-				Log  string `json:"log"`
-				Data []byte `json:"data"` // base64 in the JSON
-			} `json:"txs_results"`
-		} `json:"result"`
-		Error *struct {
-			Message string `json:"message"`
-			Data    string `json:"data"`
-		} `json:"error"`
-	}
-	if jerr := json.Unmarshal(data, &r); jerr != nil {
-		return nil, fmt.Errorf("block_results %d: %w", height, errors.Join(err, jerr))
-	}
-	if r.Error != nil || r.Result == nil {
-		if r.Error == nil {
-			return nil, fmt.Errorf("block_results %d: no result (%v)", height, err)
+	txs, ok := readResults(data)
+	if !ok { // not in CometBFT's shape: encoding/json reads it, or says why not
+		var r struct {
+			Result *struct {
+				TxsResults []txJSON `json:"txs_results"`
+			} `json:"result"`
+			Error *struct {
+				Message string `json:"message"`
+				Data    string `json:"data"`
+			} `json:"error"`
 		}
-		return nil, fmt.Errorf("block_results %d: %s %s", height, r.Error.Message, r.Error.Data)
+		if jerr := json.Unmarshal(data, &r); jerr != nil {
+			return nil, fmt.Errorf("block_results %d: %w", height, errors.Join(err, jerr))
+		}
+		if r.Error != nil || r.Result == nil {
+			if r.Error == nil {
+				return nil, fmt.Errorf("block_results %d: no result (%v)", height, err)
+			}
+			return nil, fmt.Errorf("block_results %d: %s %s", height, r.Error.Message, r.Error.Data)
+		}
+		txs = r.Result.TxsResults
 	}
-	out := make([]load.TxResult, len(r.Result.TxsResults))
-	for i, t := range r.Result.TxsResults {
+	out := make([]load.TxResult, len(txs))
+	for i, t := range txs {
 		out[i] = load.TxResult{Code: t.Code, Gas: t.Gas}
 		if t.Code != 0 {
 			out[i].Log = t.Log
