@@ -120,3 +120,23 @@ func FuzzReadResults(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadResults: readResults against encoding/json on an answer
+// of 625 kvstore txs (go test -run X -bench ReadResults ./internal/observe).
+func BenchmarkReadResults(b *testing.B) {
+	data := []byte(resultsAnswer(625, 0, "", "null"))
+	b.SetBytes(int64(len(data)))
+	b.Run("fast", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := readResults(data); !ok {
+				b.Fatal("declined")
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := slowResults(data); !ok {
+				b.Fatal("declined")
+			}
+		}
+	})
