@@ -140,3 +140,4 @@ func BenchmarkReadResults(b *testing.B) {
 			}
 		}
 	})
+}
