@@ -450,15 +450,7 @@ func txResults(ctx context.Context, rpc string, height int64) ([]load.TxResult, 
 	}
 	txs, ok := readResults(data)
 	if !ok { // not in CometBFT's shape: encoding/json reads it, or says why not
-		var r struct {
-			Result *struct {
-				TxsResults []txJSON `json:"txs_results"`
-			} `json:"result"`
-			Error *struct {
-				Message string `json:"message"`
-				Data    string `json:"data"`
-			} `json:"error"`
-		}
+		var r resultsJSON
 		if jerr := json.Unmarshal(data, &r); jerr != nil {
 			return nil, fmt.Errorf("block_results %d: %w", height, errors.Join(err, jerr))
 		}

@@ -14,6 +14,18 @@ type txJSON struct {
 	Data []byte `json:"data"` // base64 in the JSON
 }
 
+// resultsJSON is a block_results answer as encoding/json reads it: the
+// follower's reading of what readResults declines.
+type resultsJSON struct {
+	Result *struct {
+		TxsResults []txJSON `json:"txs_results"`
+	} `json:"result"`
+	Error *struct {
+		Message string `json:"message"`
+		Data    string `json:"data"`
+	} `json:"error"`
+}
+
 // readResults reads the txs_results of a block_results answer in one
 // pass: each tx's code, gas_used, log and data (field), everything else
 // (the events, most of the answer) checked as JSON and skipped without

@@ -20,18 +20,10 @@ func resultsAnswer(n int, code uint32, log string, data string) string {
 		`],"finalize_block_events":[{"type":"block","attributes":[{"key":"h","value":"\"42\"\u00e9\\n","index":false}]}],"validator_updates":[],"consensus_param_updates":{"block":{"max_bytes":"22020096","max_gas":"-1"}},"app_hash":"AAAAAAAAAAA="}}`
 }
 
-// slowResults is how encoding/json reads an answer: the follower's
-// reading before readResults, and still its reading where readResults
-// declines.
+// slowResults is how encoding/json reads an answer into the follower's
+// resultsJSON: its reading where readResults declines.
 func slowResults(data []byte) ([]txJSON, bool) {
-	var r struct {
-		Result *struct {
-			TxsResults []txJSON `json:"txs_results"`
-		} `json:"result"`
-		Error *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
+	var r resultsJSON
 	if json.Unmarshal(data, &r) != nil || r.Error != nil || r.Result == nil {
 		return nil, false
 	}
