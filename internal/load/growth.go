@@ -96,7 +96,10 @@ func (t *pipeTarget) judge(now time.Time, n int) {
 		expected := g.rate * el.Seconds()
 		rose := answered >= expected*growGain+2*math.Sqrt(expected)
 		// The connections a window opens answer in the next: judged there.
-		tried := g.conns > g.before
+		// Those up to growFree are not a try: a target always has them,
+		// and the window they opened in (their first answers only
+		// beginning) is no rate to judge the next against.
+		tried := g.conns > g.before && g.before >= growFree
 		// Crowded: each connection's answers came slower about in
 		// proportion to how many more there are, so the node answered
 		// no more in all: its CPU (or one lock) is full. A node slow per

@@ -278,6 +278,32 @@ func TestGrowthOnlyWhileItRaisesTheRate(t *testing.T) {
 	}
 }
 
+// The free connections (growFree, opened as the run begins) are no try:
+// in the window after they open the node is behind and its rate barely
+// rose (their first answers only beginning), which held growth for a
+// second and left TestPipelinedSlowEndpointHeld late 1 run in 15. The
+// connections opened beyond them are judged as any.
+func TestGrowthFreeConnectionsAreNoTry(t *testing.T) {
+	var tg pipeTarget
+	now := time.Unix(0, 0)
+	conns := 0
+	tg.judge(now, conns)
+	for i, c := range []struct{ handed, answered int64 }{{120, 16}, {120, 21}, {120, 21}} {
+		for range growFree {
+			if tg.mayGrow(now, conns, false) {
+				conns++
+			}
+		}
+		now = now.Add(growWindow)
+		tg.handed += c.handed
+		tg.answers.Add(c.answered)
+		tg.judge(now, conns)
+		if held := tg.grow.held > 0; held != (i == 2) {
+			t.Fatalf("window %d (%d connections): held %v (%+v); want a hold only after the try beyond the free ones", i, conns, held, tg.grow)
+		}
+	}
+}
+
 // A node that keeps up (answers all it is sent, the pacer on time) but
 // whose every connection answered slower in proportion to how many there
 // are after a try is crowded: its CPU is full, more connections only cost
