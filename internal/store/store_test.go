@@ -331,6 +331,60 @@ func TestRunStoredBeforeFindings(t *testing.T) {
 	}
 }
 
+// A database of schema 3 (node series indexed by series first) opens
+// migrated, in both backends: its samples read back as they were, and
+// the index is the one in time order.
+func TestSeriesIndexMigrated(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			start := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+			s, r := begun(t, dsn, "run-3", start)
+			samples := []observe.Sample{
+				{At: start.Add(time.Second), Node: "validator0", Series: "cometbft_mempool_size", Value: 12},
+				{At: start, Node: "validator1", Series: "cometbft_consensus_height", Value: 4},
+			}
+			if err := s.Samples(ctx, r.ID, samples); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{`DROP INDEX node_series_at`, `CREATE INDEX node_series_run ON node_series (run_id, series, node, at)`,
+				`DELETE FROM schema_version WHERE version = 4`} {
+				if _, err := s.db.ExecContext(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s.Close()
+			if s, err := Open(ctx, dsn); err != nil {
+				t.Fatal(err)
+			} else {
+				defer s.Close()
+				q := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'node_series'`
+				if name == "postgres" {
+					q = `SELECT indexname FROM pg_indexes WHERE tablename = 'node_series'`
+				}
+				var idx []string
+				rows, err := s.db.QueryContext(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for rows.Next() {
+					var n string
+					rows.Scan(&n)
+					idx = append(idx, n)
+				}
+				rows.Close()
+				if len(idx) != 1 || idx[0] != "node_series_at" {
+					t.Errorf("node_series indexes after the migration: %q; want node_series_at alone", idx)
+				}
+				got, err := s.Series(ctx, r.ID)
+				if err != nil || len(got) != 2 || got[0].Node != "validator1" || got[1].Value != 12 {
+					t.Errorf("Series after the migration = %+v, %v", got, err)
+				}
+			}
+		})
+	}
+}
+
 // A round of more samples than one INSERT takes goes in whole, each
 // sample once, in both backends; a round that cannot be written leaves
 // none of its samples behind.
