@@ -256,6 +256,12 @@ func keepLines(page io.Reader, keep map[string]bool) ([]byte, map[string]int, er
 		if !keep[string(name)] && !keep[string(fam)] { // no string is made to look up
 			continue
 		}
+		// A kept histogram's buckets: only its _sum and _count are kept,
+		// and its buckets were most of the kept lines (a bucket a bound
+		// and label set), the parser's largest work.
+		if !keep[string(name)] && bytes.HasSuffix(name, []byte("_bucket")) {
+			continue
+		}
 		if line[0] != '#' {
 			n := lines[string(fam)] // a pointer: the count grows without a key made a line
 			if n == nil {

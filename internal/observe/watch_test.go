@@ -9,6 +9,7 @@ import (
 	httppprof "net/http/pprof"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
 	"slices"
 	"sort"
@@ -336,4 +337,76 @@ func TestFold(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Fold = %v, want %v", got, want)
 	}
+}
+
+// A real page read through keepLines (the kept families' lines, without
+// their histograms' buckets) parses to the same samples as the whole page
+// with the same families kept, and none of those buckets is left.
+func TestKeepLinesSameSamples(t *testing.T) {
+	page, err := os.ReadFile("testdata/cometbft-metrics.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := defaultKeep(t)
+	at := time.Now()
+	whole, err := ParseMetrics(bytes.NewReader(page), "v", keep, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, cut, err := keepLines(bytes.NewReader(page), keep)
+	if err != nil || cut != nil {
+		t.Fatalf("keepLines: %v, cut %v", err, cut)
+	}
+	got, err := ParseMetrics(bytes.NewReader(kept), "v", keep, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole) < 30 || !slices.Equal(got, whole) {
+		t.Errorf("filtered page: %d samples, whole page %d; want the same (and 30 or more)", len(got), len(whole))
+	}
+	if bytes.Contains(kept, []byte("_bucket{")) || len(kept) > len(page)/3 {
+		t.Errorf("kept %d of %d bytes, buckets among them: %v", len(kept), len(page), bytes.Contains(kept, []byte("_bucket{")))
+	}
+}
+
+// BenchmarkScrapePage reads a real page (testdata/cometbft-metrics.txt:
+// validator0 of the default testnet, CometBFT's own exposition) as the
+// watcher does each interval: the default scenario's families kept,
+// their lines filtered, then parsed.
+func BenchmarkScrapePage(b *testing.B) {
+	page, err := os.ReadFile("testdata/cometbft-metrics.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	keep := defaultKeep(b)
+	at := time.Now()
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		kept, _, err := keepLines(bytes.NewReader(page), keep)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := ParseMetrics(bytes.NewReader(kept), "validator0", keep, at); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// defaultKeep reads the families the default scenario keeps from its
+// file (observe.metrics).
+func defaultKeep(tb testing.TB) map[string]bool {
+	text, err := os.ReadFile("../scenario/default.toml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, list, _ := strings.Cut(string(text), "\nmetrics = [")
+	list, _, _ = strings.Cut(list, "]")
+	keep := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*"([a-z_]+)"`).FindAllStringSubmatch(list, -1) {
+		keep[m[1]] = true
+	}
+	if len(keep) < 20 {
+		tb.Fatalf("read %d families from the default scenario's observe.metrics", len(keep))
+	}
+	return keep
 }
