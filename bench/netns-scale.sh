@@ -55,15 +55,17 @@ TOML
   "$work/chainperf" run "$work/s$i.toml" --db "$work/runs.db" --report-dir "$work/reports/$i" >"$work/run$i.log" 2>&1 || true
   echo "N=$n profile=$profile: run took $(( $(date +%s) - start )) s"
 done
-python3 - "$work/reports" "$work/runs.db" <<'PY'
-import glob, json, sqlite3, statistics, sys
+PYTHONPATH=bench python3 - "$work/reports" "$work/runs.db" "$work/chainperf" <<'PY'
+import glob, json, statistics, sys
 from datetime import datetime
-db = sqlite3.connect(sys.argv[2])
+import nodeseries
+summaries = glob.glob(sys.argv[1] + "/*/*/summary.json")
+db = nodeseries.load(sys.argv[3], sys.argv[2], [json.load(open(f))["id"] for f in summaries])
 print("| validators (+1 full) | scale profile | blocks in 60 s | interval mean | interval stdev | max round | round 0 | committed | latency p50 | CPU per node | RSS per node | chainperf CPU |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 def per_node(run, series, agg):
     return [v for (v,) in db.execute(f"SELECT {agg} FROM node_series WHERE run_id=? AND series=? AND node NOT IN ('chainperf','machine') GROUP BY node", (run, series))]
-for f in sorted(glob.glob(sys.argv[1] + "/*/*/summary.json"), key=lambda f: int(f.split("/")[-3])):
+for f in sorted(summaries, key=lambda f: int(f.split("/")[-3])):
     r = json.load(open(f))
     n, profile = r["scenario"].split("-", 3)[2:]
     if not r.get("phases") or len(r["phases"][0].get("blocks") or []) < 2:

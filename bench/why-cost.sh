@@ -35,11 +35,12 @@ for v in "${sizes[@]}"; do
       code=0; (cd "$work" && "$bin" run "$side-$v.toml" --db "$work/cost.db" > "$work/out.txt" 2>&1) || code=$?
       if [ $code -gt 1 ]; then tail -20 "$work/out.txt"; exit 1; fi
       id=$(grep -o 'run [0-9a-f-]*:' "$work/out.txt" | head -1 | cut -d' ' -f2 | tr -d :)
-      python3 - "$work/cost.db" "$id" "$v" "$side" <<'PY'
-import sqlite3, sys
+      PYTHONPATH=bench python3 - "$work/cost.db" "$id" "$v" "$side" "$bin" <<'PY'
+import sys
 from datetime import datetime
-db, run, v, side = sys.argv[1:]
-c = sqlite3.connect(db)
+import nodeseries
+db, run, v, side, bin_ = sys.argv[1:]
+c = nodeseries.load(bin_, db, [run])
 rows = c.execute("select at, series, value from node_series where run_id=? and node='chainperf' order by at", (run,)).fetchall()
 cpu = [(r[0], r[2]) for r in rows if r[1] == 'process_cpu_seconds_total']
 rss = [r[2] for r in rows if r[1] == 'process_resident_memory_bytes']

@@ -176,7 +176,7 @@ func TestReadOnlyCommandsAndBadDB(t *testing.T) {
 	if out, code := cli(t, reg, "runs", "list", "--status", "bogus", "--db", db); code != 2 || !strings.Contains(out, `--status "bogus"`) {
 		t.Errorf("--status bogus: exit %d\n%s", code, out)
 	}
-	for _, format := range []string{"json", "csv"} {
+	for _, format := range []string{"json", "csv", "series"} {
 		if out, code := cli(t, reg, "runs", "export", "nope", "--format", format, "--db", db); code != 2 {
 			t.Errorf("export of no run as %s: exit %d\n%s", format, code, out)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -163,6 +164,22 @@ func TestRunsStoredBeforeFindings(t *testing.T) {
 	out, code = cli(t, reg, "runs", "export", c1, "--db", db)
 	if code != 0 || !strings.Contains(out, `"source": "chain/cosmos"`) && !strings.Contains(out, `"source":"chain/cosmos"`) {
 		t.Errorf("export: exit %d, no Cosmos finding\n%.2000s", code, out)
+	}
+	// Its node samples (a row a value then) export as they were stored.
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	var first string
+	if err := raw.QueryRow(`SELECT COUNT(*), MIN(at || ',' || node || ',' || series || ',' || value) FROM node_series WHERE run_id = ? AND at = (SELECT MIN(at) FROM node_series WHERE run_id = ?)`, kv1, kv1).Scan(&rows, &first); err != nil {
+		t.Fatal(err)
+	}
+	raw.QueryRow(`SELECT COUNT(*) FROM node_series WHERE run_id = ?`, kv1).Scan(&rows)
+	raw.Close()
+	out, code = cli(t, reg, "runs", "export", kv1, "--format", "series", "--db", db)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || rows < 100 || len(lines) != rows+1 || lines[0] != "at,node,series,value" || !strings.Contains(out, first) {
+		t.Errorf("export --format series: exit %d, %d lines; want a header and the %d stored, %q among them\n%.500s", code, len(lines), rows, first, out)
 	}
 	out, code = cli(t, reg, "compare", c1, c2, "--db", db)
 	if code == 2 || !strings.Contains(out, "msg/s send") || !strings.Contains(out, "msg latency p99 multisend") || strings.Contains(out, "not conserved") {

@@ -140,14 +140,15 @@ func runsCmd() *cobra.Command {
 	show.Flags().StringVar(&showFormat, "format", "text", "text (aligned for a terminal) or md (the report's Markdown)")
 	var format string
 	export := &cobra.Command{
-		Use:   "export RUN_ID [--format json|csv]",
-		Short: "Export a stored run: the whole record as JSON, or its per-second series as CSV",
+		Use:   "export RUN_ID [--format json|csv|series]",
+		Short: "Export a stored run: the whole record as JSON, its per-second series or its node samples as CSV",
 		Example: `  chainperf runs export 20261125-114355-823b > run.json
-  chainperf runs export 20261125-114355-823b --format csv > seconds.csv`,
+  chainperf runs export 20261125-114355-823b --format csv > seconds.csv
+  chainperf runs export 20261125-114355-823b --format series > nodes.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "json" && format != "csv" {
-				return fmt.Errorf("--format %q: use json or csv", format)
+			if format != "json" && format != "csv" && format != "series" {
+				return fmt.Errorf("--format %q: use json, csv or series", format)
 			}
 			st, err := openExisting(cmd.Context())
 			if err != nil {
@@ -158,9 +159,13 @@ func runsCmd() *cobra.Command {
 			if _, err := st.Run(cmd.Context(), args[0]); err != nil {
 				return err
 			}
-			if format == "csv" {
+			if format != "json" {
+				write := st.SecondsCSV
+				if format == "series" {
+					write = st.SeriesCSV
+				}
 				w := csv.NewWriter(cmd.OutOrStdout())
-				if err := st.SecondsCSV(cmd.Context(), args[0], w.Write); err != nil {
+				if err := write(cmd.Context(), args[0], w.Write); err != nil {
 					return err
 				}
 				w.Flush()
@@ -175,7 +180,7 @@ func runsCmd() *cobra.Command {
 			return enc.Encode(r)
 		},
 	}
-	export.Flags().StringVar(&format, "format", "json", "json or csv")
+	export.Flags().StringVar(&format, "format", "json", "json, csv (the run's seconds) or series (every node sample: at, node, series, value)")
 	del := &cobra.Command{
 		Use:     "delete RUN_ID",
 		Short:   "Delete a stored run and everything recorded with it",

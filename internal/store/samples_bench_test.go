@@ -11,8 +11,8 @@ import (
 )
 
 // BenchmarkSamples records rounds as the default job's watcher makes
-// them: 5 nodes of 68 series each, a round a second (340 rows), into
-// SQLite, after a minute of rounds already stored. Per row.
+// them: 5 nodes of 68 series each, a round a second (340 samples), into
+// SQLite, after a minute of rounds already stored. Per sample.
 func BenchmarkSamples(b *testing.B) {
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(b.TempDir(), "runs.db"))
@@ -50,5 +50,5 @@ func BenchmarkSamples(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*340), "us/row")
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*340), "us/sample")
 }

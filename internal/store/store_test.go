@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,6 +156,11 @@ func TestStoreSuite(t *testing.T) {
 			var rows [][]string
 			if err := s.SecondsCSV(ctx, "run-a", func(rec []string) error { rows = append(rows, rec); return nil }); err != nil || len(rows) != 3 {
 				t.Errorf("SecondsCSV = %v rows, %v; want header + 2", len(rows), err)
+			}
+			rows = nil
+			if err := s.SeriesCSV(ctx, "run-a", func(rec []string) error { rows = append(rows, rec); return nil }); err != nil || len(rows) != 4 ||
+				strings.Join(rows[1], ",") != ts(start.Add(time.Second))+`,validator0,cometbft_mempool_failed_txs{reason="full"},0.5` {
+				t.Errorf("SeriesCSV = %q, %v; want header + 3, the labelled series first", rows, err)
 			}
 
 			// A second run, interrupted: it keeps what it had.
@@ -331,63 +337,72 @@ func TestRunStoredBeforeFindings(t *testing.T) {
 	}
 }
 
-// A database of schema 3 (node series indexed by series first) opens
-// migrated, in both backends: its samples read back as they were, and
-// the index is the one in time order.
-func TestSeriesIndexMigrated(t *testing.T) {
+// A database of schema 3 (a row a value in node_series, indexed by
+// series first) opens migrated, in both backends: its samples read back
+// as they were, beside rounds written after, and node_series's index is
+// the one in time order.
+func TestSeriesMigrated(t *testing.T) {
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			start := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 			s, r := begun(t, dsn, "run-3", start)
-			samples := []observe.Sample{
-				{At: start.Add(time.Second), Node: "validator0", Series: "cometbft_mempool_size", Value: 12},
-				{At: start, Node: "validator1", Series: "cometbft_consensus_height", Value: 4},
-			}
-			if err := s.Samples(ctx, r.ID, samples); err != nil {
-				t.Fatal(err)
-			}
-			for _, q := range []string{`DROP INDEX node_series_at`, `CREATE INDEX node_series_run ON node_series (run_id, series, node, at)`,
-				`DELETE FROM schema_version WHERE version = 4`} {
+			for _, q := range []string{`DROP TABLE node_rounds`, `DROP INDEX node_series_at`,
+				`CREATE INDEX node_series_run ON node_series (run_id, series, node, at)`, `DELETE FROM schema_version WHERE version > 3`} {
 				if _, err := s.db.ExecContext(ctx, q); err != nil {
 					t.Fatal(err)
 				}
 			}
-			s.Close()
-			if s, err := Open(ctx, dsn); err != nil {
-				t.Fatal(err)
-			} else {
-				defer s.Close()
-				q := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'node_series'`
-				if name == "postgres" {
-					q = `SELECT indexname FROM pg_indexes WHERE tablename = 'node_series'`
-				}
-				var idx []string
-				rows, err := s.db.QueryContext(ctx, q)
-				if err != nil {
+			// As schema 3's chainperf wrote them.
+			for _, x := range []observe.Sample{
+				{At: start.Add(time.Second), Node: "validator0", Series: "cometbft_mempool_size", Value: 12},
+				{At: start, Node: "validator1", Series: "cometbft_consensus_height", Value: 4},
+			} {
+				if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO node_series (run_id, node, series, at, value) VALUES (?, ?, ?, ?, ?)`),
+					r.ID, x.Node, x.Series, ts(x.At), x.Value); err != nil {
 					t.Fatal(err)
 				}
-				for rows.Next() {
-					var n string
-					rows.Scan(&n)
-					idx = append(idx, n)
-				}
-				rows.Close()
-				if len(idx) != 1 || idx[0] != "node_series_at" {
-					t.Errorf("node_series indexes after the migration: %q; want node_series_at alone", idx)
-				}
-				got, err := s.Series(ctx, r.ID)
-				if err != nil || len(got) != 2 || got[0].Node != "validator1" || got[1].Value != 12 {
-					t.Errorf("Series after the migration = %+v, %v", got, err)
-				}
+			}
+			s.Close()
+			s, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			q := `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'node_series'`
+			if name == "postgres" {
+				q = `SELECT indexname FROM pg_indexes WHERE tablename = 'node_series'`
+			}
+			var idx []string
+			if err := s.each(ctx, q, nil, func(rows *sql.Rows) error {
+				var n string
+				idx = append(idx, n)
+				return rows.Scan(&idx[len(idx)-1])
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if len(idx) != 1 || idx[0] != "node_series_at" {
+				t.Errorf("node_series indexes after the migration: %q; want node_series_at alone", idx)
+			}
+			if err := s.Samples(ctx, r.ID, []observe.Sample{{At: start.Add(time.Second), Node: "validator0", Series: "cometbft_consensus_height", Value: 5}}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Series(ctx, r.ID)
+			if err != nil || len(got) != 3 || got[0].Node != "validator1" || got[1].Value != 5 || got[2].Value != 12 {
+				t.Errorf("Series after the migration = %+v, %v; want the old two and the new one in time, node and series order", got, err)
+			}
+			between, err := s.SeriesBetween(ctx, r.ID, start.Add(time.Second), start.Add(time.Second))
+			if err != nil || len(between) != 2 {
+				t.Errorf("SeriesBetween the second second = %+v, %v; want an old and a new sample", between, err)
 			}
 		})
 	}
 }
 
-// A round of more samples than one INSERT takes goes in whole, each
-// sample once, in both backends; a round that cannot be written leaves
-// none of its samples behind.
+// Samples of more nodes and times than one INSERT takes go in whole, each
+// sample once, in both backends, whatever bytes a series holds and
+// whatever a value is; a round that cannot be written leaves none of its
+// samples behind.
 func TestSamplesInManyInserts(t *testing.T) {
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
@@ -395,9 +410,17 @@ func TestSamplesInManyInserts(t *testing.T) {
 			start := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 			s, r := begun(t, dsn, "run-many", start)
 			var samples []observe.Sample
-			for i := range 2*samplesPerInsert + 51 {
-				samples = append(samples, observe.Sample{At: start.Add(time.Duration(i%7) * time.Second), Node: fmt.Sprintf("validator%d", i%5),
-					Series: fmt.Sprintf("s%03d", i), Value: float64(i) / 4})
+			odd := []float64{math.Inf(1), math.Inf(-1), math.Copysign(0, -1), math.SmallestNonzeroFloat64, math.MaxFloat64, 1e21}
+			for i := range 2*roundsPerInsert + 51 {
+				for j := range 2 {
+					x := observe.Sample{At: start.Add(time.Duration(i/5) * time.Second), Node: fmt.Sprintf("validator%d", i%5),
+						Series: fmt.Sprintf("s%03d_%d", i, j), Value: float64(i) / 4}
+					if i < len(odd) {
+						x.Series += "{v=\"a\\\"b\nc\xff\x00\"}"
+						x.Value = odd[i]
+					}
+					samples = append(samples, x)
+				}
 			}
 			if err := s.Samples(ctx, r.ID, samples); err != nil {
 				t.Fatal(err)
@@ -415,7 +438,7 @@ func TestSamplesInManyInserts(t *testing.T) {
 			}
 			for _, x := range got {
 				w := want[x.Series]
-				if x.Node != w.Node || x.Value != w.Value || !x.At.Equal(w.At) {
+				if x.Node != w.Node || x.Value != w.Value || math.Signbit(x.Value) != math.Signbit(w.Value) || !x.At.Equal(w.At) {
 					t.Fatalf("read back %+v; want %+v", x, w)
 				}
 				delete(want, x.Series)
