@@ -40,7 +40,10 @@ func (p *Provider) RunGenerators(ctx context.Context, specs [][]byte, live func(
 		cm.Data[fmt.Sprintf("spec-%d.json", i)] = string(s)
 	}
 	bg := context.WithoutCancel(ctx)
-	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, p.create()); err != nil {
+	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, p.create()); err != nil && !madeBefore(ctx, err, cm.Labels,
+		func(ctx context.Context) (metav1.Object, error) {
+			return p.cs.CoreV1().ConfigMaps(p.ns).Get(ctx, name, metav1.GetOptions{})
+		}) {
 		return nil, fmt.Errorf("create configmap %s: %w", name, err)
 	}
 	defer func() { _ = p.cs.CoreV1().ConfigMaps(p.ns).Delete(bg, name, metav1.DeleteOptions{}) }()
@@ -78,7 +81,10 @@ func (p *Provider) RunGenerators(ctx context.Context, specs [][]byte, live func(
 			},
 		},
 	}
-	if _, err := p.cs.BatchV1().Jobs(p.ns).Create(ctx, job, p.create()); err != nil {
+	if _, err := p.cs.BatchV1().Jobs(p.ns).Create(ctx, job, p.create()); err != nil && !madeBefore(ctx, err, job.Labels,
+		func(ctx context.Context) (metav1.Object, error) {
+			return p.cs.BatchV1().Jobs(p.ns).Get(ctx, name, metav1.GetOptions{})
+		}) {
 		return nil, fmt.Errorf("create job %s: %w", name, err)
 	}
 	if p.dryRun {

@@ -105,6 +105,12 @@ func RunHarness(ctx context.Context, spec scenario.Testnet, h HarnessRun) (int, 
 	// it): should this process die, the cluster deletes both
 	// harnessTTL after the pod's run ends.
 	job, err := cs.BatchV1().Jobs(ns).Create(ctx, harnessJob(name, ns, ref, pullNever, labels, h.Args), metav1.CreateOptions{})
+	getJob := func(ctx context.Context) (metav1.Object, error) {
+		return cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	}
+	if err != nil && madeBefore(ctx, err, labels, getJob) {
+		job, err = cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{}) // its UID owns the ConfigMap
+	}
 	if err != nil {
 		return 0, fmt.Errorf("create job %s: %w", name, err)
 	}
@@ -121,7 +127,10 @@ func RunHarness(ctx context.Context, spec scenario.Testnet, h HarnessRun) (int, 
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels,
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: name, UID: job.UID}}},
 		Data: map[string]string{"scenario.toml": string(h.Scenario)}}
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil && !madeBefore(ctx, err, labels,
+		func(ctx context.Context) (metav1.Object, error) {
+			return cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		}) {
 		return 0, fmt.Errorf("create configmap %s: %w", name, err)
 	}
 	defer func() { _ = cs.CoreV1().ConfigMaps(ns).Delete(bg, name, metav1.DeleteOptions{}) }()

@@ -279,7 +279,10 @@ func (p *Provider) Open(ctx context.Context) (err error) {
 		labels["pod-security.kubernetes.io/enforce"] = "privileged"
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: p.ns, Labels: labels}}
 		// One that exists already (AlreadyExists) is not ours to remove.
-		if _, err := p.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		if _, err := p.cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !madeBefore(ctx, err, p.labels(nil),
+			func(ctx context.Context) (metav1.Object, error) {
+				return p.cs.CoreV1().Namespaces().Get(ctx, p.ns, metav1.GetOptions{})
+			}) {
 			return fmt.Errorf("create namespace %s: %w", p.ns, err)
 		}
 	} else if _, err := p.cs.CoreV1().Pods(p.ns).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
@@ -390,10 +393,16 @@ func (p *Provider) writeFiles(ctx context.Context, n *testnet.Node) error {
 	if size > maxFiles {
 		return fmt.Errorf("its files take %d KiB, more than a ConfigMap holds (1 MiB): the genesis is too large for the kubernetes provider (fewer wallets)", size>>10)
 	}
-	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, p.create()); err != nil {
+	if _, err := p.cs.CoreV1().ConfigMaps(p.ns).Create(ctx, cm, p.create()); err != nil && !madeBefore(ctx, err, cm.Labels,
+		func(ctx context.Context) (metav1.Object, error) {
+			return p.cs.CoreV1().ConfigMaps(p.ns).Get(ctx, cm.Name, metav1.GetOptions{})
+		}) {
 		return fmt.Errorf("create configmap %s: %w", cm.Name, err)
 	}
-	if _, err := p.cs.CoreV1().Secrets(p.ns).Create(ctx, sec, p.create()); err != nil {
+	if _, err := p.cs.CoreV1().Secrets(p.ns).Create(ctx, sec, p.create()); err != nil && !madeBefore(ctx, err, sec.Labels,
+		func(ctx context.Context) (metav1.Object, error) {
+			return p.cs.CoreV1().Secrets(p.ns).Get(ctx, sec.Name, metav1.GetOptions{})
+		}) {
 		return fmt.Errorf("create secret %s: %w", sec.Name, err)
 	}
 	p.files[n.Name] = nodeFiles{cm: cm.Name, sec: sec.Name, files: fileItems, keys: keyItems}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -92,29 +91,15 @@ func (p *Provider) createPod(ctx context.Context, n *testnet.Node) error {
 		pod.Spec.NodeSelector = map[string]string{p.spec.ZoneLabel: z}
 	}
 	_, err = p.cs.CoreV1().Pods(p.ns).Create(ctx, pod, p.create())
-	if apierrors.IsAlreadyExists(err) && p.ownPod(ctx, n) {
-		// A create sent again after a lost connection (retryLost) found
-		// the pod its first attempt made.
+	// Start never makes a pod of a node that runs, and Kill waits until
+	// the pod is gone: one of this testnet's for n is the one just made.
+	if err != nil && madeBefore(ctx, err, p.labels(n), func(ctx context.Context) (metav1.Object, error) {
+		return p.cs.CoreV1().Pods(p.ns).Get(ctx, podName(n), metav1.GetOptions{})
+	}) {
 		p.log.Info("pod made by a create sent again", "node", n.Name)
 		return nil
 	}
 	return err
-}
-
-// ownPod is whether n's pod exists as this testnet made it for n and is
-// not on its way out: Start never makes a pod of a node that runs, and
-// Kill waits until the pod is gone, so such a pod is the one just made.
-func (p *Provider) ownPod(ctx context.Context, n *testnet.Node) bool {
-	pod, err := p.cs.CoreV1().Pods(p.ns).Get(ctx, podName(n), metav1.GetOptions{})
-	if err != nil || pod.DeletionTimestamp != nil {
-		return false
-	}
-	for k, v := range p.labels(n) {
-		if pod.Labels[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // nodeCommand is what runs the node in its pod: the embedded node, or the

@@ -1,10 +1,13 @@
 package kubernetes
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 )
 
@@ -14,7 +17,7 @@ import (
 // machine the testnet fills, the API server or this process can stall
 // past the client's ping timeout for a moment, and a run should not end
 // for it. client-go sends again only GETs; a create sent again may find
-// what its first attempt made, which createPod takes as made (ownPod).
+// what its first attempt made, which the creates take as made (madeBefore).
 type retryLost struct{ next http.RoundTripper }
 
 // lostTries is how many times a request is sent in all; lostWait the
@@ -55,4 +58,26 @@ func (r retryLost) RoundTrip(req *http.Request) (*http.Response, error) {
 func connectionLost(err error) bool {
 	return utilnet.IsProbableEOF(err) || utilnet.IsConnectionReset(err) ||
 		strings.Contains(err.Error(), "http2: client connection lost")
+}
+
+// madeBefore says whether a create that failed with err made its object
+// all the same: retryLost sent it again after a lost connection and the
+// second found what the first made (AlreadyExists). It did when the
+// object there carries every label of want (this testnet's ID, unique
+// to it, is among them; a harness's name is drawn at random) and is not
+// on its way out.
+func madeBefore(ctx context.Context, err error, want map[string]string, get func(context.Context) (metav1.Object, error)) bool {
+	if !apierrors.IsAlreadyExists(err) || len(want) == 0 {
+		return false
+	}
+	there, gerr := get(ctx)
+	if gerr != nil || there.GetDeletionTimestamp() != nil {
+		return false
+	}
+	for k, v := range want {
+		if there.GetLabels()[k] != v {
+			return false
+		}
+	}
+	return true
 }

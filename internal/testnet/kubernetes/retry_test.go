@@ -6,13 +6,19 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/chainperf/chainperf/internal/testnet"
 )
@@ -145,5 +151,63 @@ func TestCreatePodFindsItsOwn(t *testing.T) {
 				t.Errorf("createPod: %v; want AlreadyExists", err)
 			}
 		})
+	}
+}
+
+// The other objects a testnet makes take theirs the same way (a node's
+// files and keys here, the namespace); one of another testnet's stays an
+// error, and nothing is taken as made without labels to check.
+func TestCreatesFindTheirOwn(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f, text := range map[string]string{"config/config.toml": "moniker = \"validator3\"\n", "config/node_key.json": "{}"} {
+		if err := os.WriteFile(filepath.Join(home, f), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := &testnet.Node{Name: "validator3", Role: testnet.RoleValidator, Home: home}
+	for _, ours := range []bool{true, false} {
+		p := fakeProvider()
+		p.files = map[string]nodeFiles{}
+		labels := p.labels(n)
+		if !ours {
+			labels[LabelTestnet] = "tn-000002"
+		}
+		meta := func(name string) metav1.ObjectMeta {
+			return metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: labels}
+		}
+		nsLabels := p.labels(nil)
+		if !ours {
+			nsLabels[LabelTestnet] = "tn-000002"
+		}
+		for _, obj := range []runtime.Object{
+			&corev1.ConfigMap{ObjectMeta: meta("validator3-files")},
+			&corev1.Secret{ObjectMeta: meta("validator3-keys")},
+			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns", Labels: nsLabels}},
+		} {
+			if err := p.cs.(*fake.Clientset).Tracker().Add(obj); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := p.writeFiles(ctx, n)
+		if ours && err != nil {
+			t.Errorf("writeFiles over its own ConfigMap and Secret: %v; want them taken as made", err)
+		}
+		if !ours && (err == nil || !strings.Contains(err.Error(), "already exists")) {
+			t.Errorf("writeFiles over another testnet's: %v; want AlreadyExists", err)
+		}
+		if got := madeBefore(ctx, apierrors.NewAlreadyExists(schema.GroupResource{Resource: "namespaces"}, "ns"), p.labels(nil),
+			func(ctx context.Context) (metav1.Object, error) {
+				return p.cs.CoreV1().Namespaces().Get(ctx, "ns", metav1.GetOptions{})
+			}); got != ours {
+			t.Errorf("the namespace (ours %v) taken as made: %v", ours, got)
+		}
+	}
+	if madeBefore(ctx, apierrors.NewAlreadyExists(schema.GroupResource{Resource: "pods"}, "x"), nil,
+		func(context.Context) (metav1.Object, error) { return &corev1.Pod{}, nil }) {
+		t.Error("an object taken as made with no labels to check")
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chainperf/chainperf/internal/testnet"
 )
@@ -30,7 +31,10 @@ func (p *Provider) claimHome(ctx context.Context, n *testnet.Node) error {
 			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: size}},
 		},
 	}
-	if _, err := p.cs.CoreV1().PersistentVolumeClaims(p.ns).Create(ctx, pvc, p.create()); err != nil {
+	if _, err := p.cs.CoreV1().PersistentVolumeClaims(p.ns).Create(ctx, pvc, p.create()); err != nil && !madeBefore(ctx, err, pvc.Labels,
+		func(ctx context.Context) (metav1.Object, error) {
+			return p.cs.CoreV1().PersistentVolumeClaims(p.ns).Get(ctx, pvc.Name, metav1.GetOptions{})
+		}) {
 		return fmt.Errorf("create the claim %s for its home: %w", pvc.Name, err)
 	}
 	return nil
