@@ -102,7 +102,8 @@ func (s *scan) field(key []byte, t *txJSON) bool {
 	default:
 		return !ours(key, "code", "log", "data", "gas_used") && s.skip()
 	}
-	start := s.ws2()
+	s.ws()
+	start := s.i
 	if !s.skip() {
 		return false
 	}
@@ -184,12 +185,6 @@ func (s *scan) ws() {
 			return
 		}
 	}
-}
-
-// ws2 passes whitespace and says where the next value starts.
-func (s *scan) ws2() int {
-	s.ws()
-	return s.i
 }
 
 func (s *scan) peek() byte {

@@ -343,11 +343,7 @@ func TestFold(t *testing.T) {
 // their histograms' buckets) parses to the same samples as the whole page
 // with the same families kept, and none of those buckets is left.
 func TestKeepLinesSameSamples(t *testing.T) {
-	page, err := os.ReadFile("testdata/cometbft-metrics.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keep := defaultKeep(t)
+	page, keep := realPage(t)
 	at := time.Now()
 	whole, err := ParseMetrics(bytes.NewReader(page), "v", keep, at)
 	if err != nil {
@@ -374,11 +370,7 @@ func TestKeepLinesSameSamples(t *testing.T) {
 // watcher does each interval: the default scenario's families kept,
 // their lines filtered, then parsed.
 func BenchmarkScrapePage(b *testing.B) {
-	page, err := os.ReadFile("testdata/cometbft-metrics.txt")
-	if err != nil {
-		b.Fatal(err)
-	}
-	keep := defaultKeep(b)
+	page, keep := realPage(b)
 	at := time.Now()
 	b.SetBytes(int64(len(page)))
 	for b.Loop() {
@@ -392,9 +384,13 @@ func BenchmarkScrapePage(b *testing.B) {
 	}
 }
 
-// defaultKeep reads the families the default scenario keeps from its
-// file (observe.metrics).
-func defaultKeep(tb testing.TB) map[string]bool {
+// realPage reads testdata/cometbft-metrics.txt and the families the
+// default scenario keeps from its file (observe.metrics).
+func realPage(tb testing.TB) ([]byte, map[string]bool) {
+	page, err := os.ReadFile("testdata/cometbft-metrics.txt")
+	if err != nil {
+		tb.Fatal(err)
+	}
 	text, err := os.ReadFile("../scenario/default.toml")
 	if err != nil {
 		tb.Fatal(err)
@@ -408,5 +404,5 @@ func defaultKeep(tb testing.TB) map[string]bool {
 	if len(keep) < 20 {
 		tb.Fatalf("read %d families from the default scenario's observe.metrics", len(keep))
 	}
-	return keep
+	return page, keep
 }

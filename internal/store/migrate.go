@@ -95,7 +95,7 @@ var migrations = [][]string{
 		// rounds, by time), not by series first: each round's few hundred
 		// rows went to as many places in the old index, 60 us a row in
 		// SQLite against 9 in time order (BenchmarkSamples), the harness's
-		// largest cost after the pacer at 600 tx/s. Every read of them is
+		// largest cost after the pacer in the default job. Every read of them is
 		// a run's, whole or between two times.
 		`DROP INDEX node_series_run`,
 		`CREATE INDEX node_series_at ON node_series (run_id, at)`,

@@ -17,7 +17,7 @@ import (
 // Samples records one round of node samples in one transaction: a row a
 // node and time (most rounds are a row a node), many rows an INSERT.
 // A row a value cost the harness more CPU than anything but the pacer
-// at 600 tx/s (modernc's SQLite runs each row through its whole VM).
+// in the default job (modernc's SQLite runs each row through its whole VM).
 func (s *Store) Samples(ctx context.Context, runID string, samples []observe.Sample) error {
 	type key struct {
 		node string

@@ -376,8 +376,9 @@ func TestSeriesMigrated(t *testing.T) {
 			var idx []string
 			if err := s.each(ctx, q, nil, func(rows *sql.Rows) error {
 				var n string
+				err := rows.Scan(&n)
 				idx = append(idx, n)
-				return rows.Scan(&idx[len(idx)-1])
+				return err
 			}); err != nil {
 				t.Fatal(err)
 			}

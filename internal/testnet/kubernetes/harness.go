@@ -105,11 +105,14 @@ func RunHarness(ctx context.Context, spec scenario.Testnet, h HarnessRun) (int, 
 	// it): should this process die, the cluster deletes both
 	// harnessTTL after the pod's run ends.
 	job, err := cs.BatchV1().Jobs(ns).Create(ctx, harnessJob(name, ns, ref, pullNever, labels, h.Args), metav1.CreateOptions{})
-	getJob := func(ctx context.Context) (metav1.Object, error) {
-		return cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
-	}
-	if err != nil && madeBefore(ctx, err, labels, getJob) {
-		job, err = cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{}) // its UID owns the ConfigMap
+	if err != nil && madeBefore(ctx, err, labels, func(ctx context.Context) (metav1.Object, error) {
+		there, gerr := cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+		if gerr == nil {
+			job = there // its UID owns the ConfigMap
+		}
+		return there, gerr
+	}) {
+		err = nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("create job %s: %w", name, err)
