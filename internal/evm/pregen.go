@@ -18,6 +18,7 @@ type preTx struct {
 	from, to, kind int
 	nonce          uint64
 	hash           load.Hash
+	gasUp          uint64 // the gas limit raised by this to be unique (vary)
 }
 
 // Signing says how the txs were signed: how many before their phase and
@@ -88,18 +89,17 @@ func (w *Workload) Prepare(ctx context.Context, n int) error {
 	defer w.mu.Unlock()
 	// A tx of the same bytes as one still in flight (its nonce read back
 	// from the chain while the node holds it) would be one tx to the node
-	// and two to the ledger: the next receiver instead, as Append does.
+	// and two to the ledger: varied until it is new, as Append does.
 	seen := make(map[load.Hash]struct{}, n)
 	for seq := range pre {
 		p := &pre[seq]
-		for tries := 0; tries < len(w.wallets); tries++ {
+		for tries := 1; ; tries++ {
 			_, dup := seen[p.hash]
 			if _, flying := w.hashes[p.hash]; !dup && !flying {
 				break
 			}
-			if p.to = (p.to + 1) % len(w.wallets); p.to == p.from {
-				p.to = (p.to + 1) % len(w.wallets)
-			}
+			p.to = w.vary(p.from, p.to)
+			p.gasUp = uint64(tries / len(w.wallets))
 			w.sign(p, uint64(seq))
 		}
 		seen[p.hash] = struct{}{}
@@ -131,6 +131,7 @@ func (w *Workload) signAll(ctx context.Context, pre []preTx) {
 // sign signs p, tx seq, into its envelope.
 func (w *Workload) sign(p *preTx, seq uint64) {
 	tx := w.tx(w.cfg.Mix[p.kind], p.from, p.to, p.nonce, seq)
+	tx.Gas += p.gasUp
 	raw, _ := tx.Sign(w.wallets[p.from].Key)
 	p.env = Envelope(p.env[:0], w.wallets[p.from].Address, raw, tx.Gas, tx.Fee(), w.cfg.Denom)
 	p.hash = sha256.Sum256(p.env)

@@ -313,28 +313,40 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	m := w.cfg.Mix[k]
 	start := len(buf)
 	// A tx of the same bytes as one still in flight (a nonce used again
-	// after a re-read, the same receiver drawn) would be one tx to the
-	// node and two sends to the ledger: the next receiver instead. The
-	// contract txs carry seq, so theirs never repeat.
+	// after a re-read) would be one tx to the node and two sends to the
+	// ledger, which follows txs by hash: one of them would never get a
+	// fate. So it is varied until it is new (vary). The contract txs
+	// carry seq, so theirs never repeat.
 	for tries := 0; ; tries++ {
 		tx := w.tx(m, from, to, nonce, seq)
+		tx.Gas += uint64(tries / len(w.wallets))
 		raw, _ := tx.Sign(w.wallets[from].Key)
 		w.signed.Add(1)
 		buf = Envelope(buf[:start], w.wallets[from].Address, raw, tx.Gas, tx.Fee(), w.cfg.Denom)
 		h := load.Hash(sha256.Sum256(buf[start:]))
 		w.mu.Lock()
-		if _, dup := w.hashes[h]; !dup || tries == len(w.wallets) {
+		if _, dup := w.hashes[h]; !dup {
 			w.refs[seq] = ref{from: from, nonce: nonce, hash: h, kind: k}
 			w.hashes[h] = pair{int32(from), int32(to), int32(k), nonce}
 			w.mu.Unlock()
 			break
 		}
 		w.mu.Unlock()
-		if to = (to + 1) % len(w.wallets); to == from {
-			to = (to + 1) % len(w.wallets)
-		}
+		to = w.vary(from, to)
 	}
 	return buf, nil
+}
+
+// vary is the receiver a tx of from tries after one to to repeated the
+// bytes of a tx in flight: the next one. Each len(wallets) tries (every
+// receiver tried, as with two wallets), the caller raises the tx's gas
+// limit by one as well, so that varying always ends: the fee a tx pays
+// is for the gas it uses, so the balance check's sums hold.
+func (w *Workload) vary(from, to int) int {
+	if to = (to + 1) % len(w.wallets); to == from {
+		to = (to + 1) % len(w.wallets)
+	}
+	return to
 }
 
 // tx is tx seq of kind m from wallet from to wallet to with nonce.
