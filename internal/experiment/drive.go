@@ -193,9 +193,15 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	stopFollow()
 	wg.Wait()
 	cost := meter.Stop()
-	var inMempool, mempoolAtEnd int64
+	var inMempool, mempoolAtEnd, taken, gap int64
 	if follower != nil && ledger.Unresolved() > 0 {
 		inMempool, mempoolAtEnd = leftInMempools(ctx, o.Follow, ledger)
+		if nr, ok := wl.(nonceReader); ok {
+			var err error
+			if taken, gap, err = nr.ReadNonceFates(ctx, ledger.Waits); err != nil {
+				o.Log.Warn("the unresolved txs' senders' nonces not read", "err", err)
+			}
+		}
 	}
 	ledger.Close()
 	if follower != nil {
@@ -204,6 +210,7 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 
 	r := phaseOf(o, model, wl, start, ledger, gen, follower)
 	r.Drained, r.InMempool, r.MempoolAtEnd = drained.Seconds(), inMempool, mempoolAtEnd
+	r.NonceTaken, r.NonceGap = taken, gap
 	r.Harness = &cost
 	if o.Spread != nil {
 		st, err := ledger.State()
@@ -309,6 +316,13 @@ const (
 	// timeout, if longer).
 	drainMost = 30
 )
+
+// A nonceReader says, by their senders' nonces on chain, why its txs
+// still waiting for a block when the drain ended are in none
+// (evm.Workload.ReadNonceFates): replaced (taken) or behind a gap.
+type nonceReader interface {
+	ReadNonceFates(ctx context.Context, waits func(load.Hash) bool) (taken, gap int64, err error)
+}
 
 // leftInMempools asks the nodes at rpcs what their mempools hold once the
 // drain ended: how many of the txs still waiting for a block a node held

@@ -400,7 +400,7 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 	}
 	if refused, known := ph.pools.refused(ph.targetNodes()); p != nil && known {
 		lost := results.LostToStops(p.Ledger, p.Start, ph.rec.stoppedAll(ph.targetNodes()))
-		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused, p.InMempool, lost)
+		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused, results.Left{InMempool: p.InMempool, Stopped: lost, NonceTaken: p.NonceTaken, NonceGap: p.NonceGap})
 	}
 	perr := endPerturb()
 	if endCompanion != nil {

@@ -47,6 +47,11 @@ type Phase struct {
 	// node lists); MempoolAtEnd: the most txs one node's mempool held.
 	InMempool    int64 `json:"in_mempool_at_end,omitempty"`
 	MempoolAtEnd int64 `json:"mempool_at_end,omitempty"`
+	// NonceTaken, NonceGap: of the txs still waiting for a block when the
+	// drain ended, EVM txs whose sender's nonce on chain had passed
+	// theirs, or stopped below them (evm.NonceFates).
+	NonceTaken int64 `json:"nonce_taken_at_end,omitempty"`
+	NonceGap   int64 `json:"nonce_gap_at_end,omitempty"`
 	// Harness is what chainperf itself took from the machine over the
 	// phase (its load and drain), by component (nil: runs before it).
 	Harness *selfcost.Cost `json:"harness,omitempty"`

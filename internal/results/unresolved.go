@@ -27,6 +27,12 @@ type Unresolved struct {
 	// Queued: unresolved txs the node answered with a nonce gap and queued
 	// in its EVM mempool (load.Queued), that no block took.
 	Queued int64 `json:"queued,omitempty"`
+	// NonceTaken, NonceGap: the rest of the unresolved EVM txs by their
+	// senders' nonces on chain when the drain ended (evm.NonceFates):
+	// another tx with the same nonce in a block (replaced), or a tx before
+	// them in none (a gap the run left open).
+	NonceTaken int64 `json:"nonce_taken,omitempty"`
+	NonceGap   int64 `json:"nonce_gap,omitempty"`
 	// MempoolRefused: the increase of the target nodes'
 	// cometbft_mempool_rejected_txs over the phase.
 	MempoolRefused int64 `json:"mempool_refused"`
@@ -40,20 +46,36 @@ type Unresolved struct {
 	Unexplained int64 `json:"unexplained"`
 }
 
+// Left is what was read of a phase's unresolved txs once its drain
+// ended: how many a node's mempool held (InMempool), how many were due
+// before every node the load goes to was stopped (Stopped, from
+// LostToStops), and, for EVM txs, their senders' nonces' word.
+type Left struct {
+	InMempool, Stopped   int64
+	NonceTaken, NonceGap int64
+}
+
 // ExplainUnresolved attributes a phase's unresolved txs to the nodes'
-// mempools still holding them when the drain ended (inMempool), then to
-// the restarts of every target node (stopped, from LostToStops), then to
-// silent mempool drops, given how many txs the target nodes' mempools
-// refused.
-func ExplainUnresolved(s load.Summary, refused float64, inMempool, stopped int64) *Unresolved {
+// mempools still holding them when the drain ended, then to the restarts
+// of every target node, to nonce gaps an EVM mempool queued, to their
+// senders' nonces on chain, then to silent mempool drops, given how many
+// txs the target nodes' mempools refused.
+func ExplainUnresolved(s load.Summary, refused float64, left Left) *Unresolved {
 	u := &Unresolved{Unresolved: s.Fates[load.FateUnresolved], MempoolRefused: int64(refused), FullAnswers: s.Reasons["mempool is full"]}
-	u.InMempool = min(inMempool, u.Unresolved)
-	u.Stopped = min(stopped, u.Unresolved-u.InMempool)
-	u.Queued = min(s.QueuedUnresolved, u.Unresolved-u.InMempool-u.Stopped)
-	rest := u.Unresolved - u.InMempool - u.Stopped - u.Queued
+	rest := u.Unresolved
+	take := func(n int64) int64 {
+		n = min(max(n, 0), rest)
+		rest -= n
+		return n
+	}
+	u.InMempool = take(left.InMempool)
+	u.Stopped = take(left.Stopped)
+	u.Queued = take(s.QueuedUnresolved)
+	u.NonceTaken = take(left.NonceTaken)
+	u.NonceGap = take(left.NonceGap)
 	u.Dropped = max(0, u.MempoolRefused-u.FullAnswers)
-	u.Explained = min(u.Dropped, rest)
-	u.Unexplained = rest - u.Explained
+	u.Explained = take(u.Dropped)
+	u.Unexplained = rest
 	return u
 }
 
@@ -70,6 +92,12 @@ func (u *Unresolved) String() string {
 	}
 	if u.Queued > 0 {
 		held += fmt.Sprintf("%d answered with a nonce gap and queued by the node's EVM mempool, and never in a block, ", u.Queued)
+	}
+	if u.NonceTaken > 0 {
+		held += fmt.Sprintf("%d replaced (their sender's nonce on chain passed theirs: another tx with that nonce is in a block), ", u.NonceTaken)
+	}
+	if u.NonceGap > 0 {
+		held += fmt.Sprintf("%d behind a nonce gap (their sender's nonce on chain stopped below theirs: a tx before them is in no block), ", u.NonceGap)
 	}
 	return fmt.Sprintf("%d unresolved: %s%d explained by silent mempool drops (the target nodes' mempools refused %d txs, %d of them answered \"mempool is full\"; CometBFT drops a tx after its CheckTx said OK when the mempool filled meanwhile), %d unexplained",
 		u.Unresolved, held, u.Explained, u.MempoolRefused, u.FullAnswers, u.Unexplained)
