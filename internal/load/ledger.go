@@ -95,15 +95,18 @@ type Ledger struct {
 	queued   int64 // of accepted, the ones answered Queued
 	// queuedLost: of the unresolved, the ones answered Queued.
 	queuedLost int64
-	rejected   int64
-	failed     int64                     // sends that got no usable answer
-	reasons    map[string]int64          // rejection and send-error reasons
-	inBlock    map[int64][]time.Duration // intended times of txs per height, until the next block's time is known
-	lag        *hdrhistogram.Histogram   // send start - intended, µs
-	latency    *hdrhistogram.Histogram   // first seen in a block - intended, µs
-	incl       *hdrhistogram.Histogram   // CometBFT QA: time of block H+1 - intended, µs
-	perSec     []Second
-	closed     bool
+	// repeats: sends whose tx had the bytes of one still without a fate
+	// (Begin found its hash pending).
+	repeats  int64
+	rejected int64
+	failed   int64                     // sends that got no usable answer
+	reasons  map[string]int64          // rejection and send-error reasons
+	inBlock  map[int64][]time.Duration // intended times of txs per height, until the next block's time is known
+	lag      *hdrhistogram.Histogram   // send start - intended, µs
+	latency  *hdrhistogram.Histogram   // first seen in a block - intended, µs
+	incl     *hdrhistogram.Histogram   // CometBFT QA: time of block H+1 - intended, µs
+	perSec   []Second
+	closed   bool
 	// waiting: accepted txs not seen in a block yet (Unresolved), kept as
 	// a count so the drain's question costs nothing.
 	waiting int64
@@ -258,6 +261,8 @@ func (l *Ledger) Begin(h Hash, intended time.Duration) {
 	l.mu.Lock()
 	if _, again := l.pend[h]; !again {
 		l.npend.Add(1)
+	} else {
+		l.repeats++
 	}
 	l.pend[h] = pending{intended: intended}
 	l.mu.Unlock()

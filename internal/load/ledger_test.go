@@ -83,6 +83,37 @@ func TestLedgerQueued(t *testing.T) {
 	}
 }
 
+// Two sends of the same bytes while the first has no fate (what a
+// workload must never do: CI, 2026-11-28, an EVM tx varied too little)
+// are one tx to the ledger: one send gets no fate and the law breaks,
+// and Repeats says why. One send of a tx is no repeat.
+func TestLedgerRepeats(t *testing.T) {
+	start := time.Unix(1000, 0)
+	l := NewLedger(start, true)
+	l.Begin(hashOf(1), 0)
+	l.Begin(hashOf(2), 0)
+	l.Begin(hashOf(1), time.Millisecond) // the same bytes again
+	l.Sent(hashOf(1), 0, start, Accepted, "")
+	l.Sent(hashOf(2), 0, start, Accepted, "")
+	l.Sent(hashOf(1), time.Millisecond, start, Rejected, "tx already exists in cache")
+	committed(l, hashOf(1), 3, 0, start.Add(time.Second))
+	committed(l, hashOf(2), 3, 0, start.Add(time.Second))
+	l.Close()
+	if s := l.Summary(); s.Repeats != 1 || s.Balanced() || s.Sent != 3 {
+		t.Fatalf("repeats %d, balanced %v, %d sent; want 1 repeat and the law broken", s.Repeats, s.Balanced(), s.Sent)
+	}
+	l = NewLedger(start, true)
+	l.Begin(hashOf(1), 0)
+	l.Sent(hashOf(1), 0, start, Rejected, "nonce too low")
+	l.Begin(hashOf(1), time.Millisecond) // again after its fate: a new send
+	l.Sent(hashOf(1), time.Millisecond, start, Accepted, "")
+	committed(l, hashOf(1), 3, 0, start.Add(time.Second))
+	l.Close()
+	if s := l.Summary(); s.Repeats != 0 || !s.Balanced() {
+		t.Fatalf("repeats %d, balanced %v; want none, the law held", s.Repeats, s.Balanced())
+	}
+}
+
 // TestLedgerInclusionLatency: the CometBFT QA latency of a tx in block H
 // is the time of block H+1 minus its send time.
 func TestLedgerInclusionLatency(t *testing.T) {

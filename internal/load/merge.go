@@ -72,6 +72,7 @@ type LedgerState struct {
 	Start                            time.Time
 	Sent, Accepted, Rejected, Failed int64
 	Queued, QueuedUnresolved         int64
+	Repeats                          int64
 	Fates                            map[Fate]int64
 	Reasons                          map[string]int64
 	Lag, Latency, Inclusion, WinLat  Hist
@@ -103,7 +104,7 @@ func (l *Ledger) State() (LedgerState, error) {
 		return LedgerState{}, errors.New("the ledger kept no per-second histograms (KeepSeconds)")
 	}
 	s := LedgerState{
-		Start: l.start, Sent: l.sent, Accepted: l.accepted, Queued: l.queued, QueuedUnresolved: l.queuedLost, Rejected: l.rejected, Failed: l.failed,
+		Start: l.start, Sent: l.sent, Accepted: l.accepted, Queued: l.queued, QueuedUnresolved: l.queuedLost, Repeats: l.repeats, Rejected: l.rejected, Failed: l.failed,
 		Fates: maps.Clone(l.fates), Reasons: maps.Clone(l.reasons),
 		Lag: histOf(l.lag), Latency: histOf(l.latency), Inclusion: histOf(l.incl), WinLat: histOf(l.winLat),
 		PerSecond: slices.Clone(l.perSec), SecondLatency: map[int]Hist{},
@@ -142,6 +143,7 @@ func MergeLedgers(states []LedgerState) (*Ledger, error) {
 		l.accepted += s.Accepted
 		l.queued += s.Queued
 		l.queuedLost += s.QueuedUnresolved
+		l.repeats += s.Repeats
 		l.rejected += s.Rejected
 		l.failed += s.Failed
 		for k, v := range s.Fates {

@@ -16,13 +16,18 @@ type Summary struct {
 	// queued (an EVM mempool's nonce gap), followed to their block.
 	Queued int64 `json:"queued,omitempty"`
 	// QueuedUnresolved: of the unresolved, txs answered Queued.
-	QueuedUnresolved int64            `json:"queued_unresolved,omitempty"`
-	Rejected         int64            `json:"rejected"`    // sends the node refused
-	SendErrors       int64            `json:"send_errors"` // sends with no usable answer
-	Fates            map[Fate]int64   `json:"fates"`
-	Reasons          map[string]int64 `json:"reasons,omitempty"`
-	Lag              Percentiles      `json:"lag"`
-	Latency          Percentiles      `json:"latency"` // first seen in a block - intended send time
+	QueuedUnresolved int64 `json:"queued_unresolved,omitempty"`
+	// Repeats: sends whose tx had the same bytes as one still without a
+	// fate. A tx is followed by its hash, so the two are one to the ledger
+	// and one of them gets no fate: the conservation law breaks, and this
+	// says why (a workload must never repeat a tx in flight).
+	Repeats    int64            `json:"repeats,omitempty"`
+	Rejected   int64            `json:"rejected"`    // sends the node refused
+	SendErrors int64            `json:"send_errors"` // sends with no usable answer
+	Fates      map[Fate]int64   `json:"fates"`
+	Reasons    map[string]int64 `json:"reasons,omitempty"`
+	Lag        Percentiles      `json:"lag"`
+	Latency    Percentiles      `json:"latency"` // first seen in a block - intended send time
 	// WindowLatency is Latency over the txs seen committed in the measured
 	// window (SetWindow), where the rates are counted.
 	WindowLatency Percentiles `json:"window_latency"`
@@ -200,6 +205,7 @@ func (l *Ledger) live() Summary {
 		Accepted:         l.accepted,
 		Queued:           l.queued,
 		QueuedUnresolved: l.queuedLost,
+		Repeats:          l.repeats,
 		Rejected:         l.rejected,
 		SendErrors:       l.failed,
 		Fates:            map[Fate]int64{},

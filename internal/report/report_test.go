@@ -212,3 +212,18 @@ func TestSummarySaysWhichCriteriaWereJudged(t *testing.T) {
 		t.Errorf("a run with no criteria does not say so:\n%s", b.String())
 	}
 }
+
+// A phase whose sends repeated a tx in flight says so beside its fates;
+// one without says nothing of it.
+func TestSummarySaysRepeats(t *testing.T) {
+	for _, n := range []int64{0, 2} {
+		r := &results.Run{Outcome: results.Outcome{Phases: []*results.Phase{{Name: "steady", Kind: "steady", Followed: true,
+			Ledger: load.Summary{Sent: 10, Repeats: n, Fates: map[load.Fate]int64{load.FateCommitted: 10 - n}}}}}}
+		r.Status = results.StatusComplete
+		var b strings.Builder
+		Summary(&b, r, nil)
+		if got := strings.Contains(b.String(), "repeats:    2 sends carried the same bytes as a tx still without a fate"); got != (n > 0) {
+			t.Errorf("%d repeats: said %v:\n%s", n, got, b.String())
+		}
+	}
+}

@@ -25,6 +25,9 @@ func Summary(out io.Writer, r *results.Run, paths []string) {
 		fmt.Fprintf(out, "  load:       %s\n", p.Generator.Delivery())
 		fmt.Fprintf(out, "  fates:      %d sent = %d committed + %d committed_failed + %d rejected + %d send_error + %d unresolved\n",
 			s.Sent, s.Fates[load.FateCommitted], s.Fates[load.FateCommittedFailed], s.Fates[load.FateRejected], s.Fates[load.FateSendError], s.Fates[load.FateUnresolved])
+		if s.Repeats > 0 {
+			fmt.Fprintf(out, "  repeats:    %d sends carried the same bytes as a tx still without a fate: one tx to the nodes, and to the ledger, which follows a tx by its hash, so one send of each has no fate (the conservation law breaks; the workload must not repeat a tx in flight)\n", s.Repeats)
+		}
 		if s.Queued > 0 {
 			fmt.Fprintf(out, "  queued:     %d of the accepted txs were answered with a nonce gap and queued by the node's EVM mempool, then followed to their block\n", s.Queued)
 		}
