@@ -337,11 +337,11 @@ func (w *Workload) Append(ctx context.Context, buf []byte, seq uint64) ([]byte, 
 	return buf, nil
 }
 
-// vary is the receiver a tx of from tries after one to to repeated the
-// bytes of a tx in flight: the next one. Each len(wallets) tries (every
-// receiver tried, as with two wallets), the caller raises the tx's gas
-// limit by one as well, so that varying always ends: the fee a tx pays
-// is for the gas it uses, so the balance check's sums hold.
+// vary is the receiver to try next for a tx of from whose bytes, sent to
+// to, would repeat a tx in flight: the next wallet but from. Once every
+// receiver was tried (with two wallets there is one), the caller raises
+// the gas limit by one each len(wallets) tries, so that varying always
+// ends; a tx pays for the gas it uses, so the balance check's sums hold.
 func (w *Workload) vary(from, to int) int {
 	if to = (to + 1) % len(w.wallets); to == from {
 		to = (to + 1) % len(w.wallets)
