@@ -11,8 +11,9 @@ component's median. The components come from the run itself: a CPU profile of ch
 goroutine labels, the pacer's thread by its own CPU clock (builds before 2026-11-27 sampled it).
 
 --before REF adds chainperf built from git REF (git archive, go build) as a second build.
+--rate R runs the steady phase at R tx/s instead of the default job's (the issue's 600 tx/s).
 
-Usage: bench/harness-cost.py [K] [--before REF]
+Usage: bench/harness-cost.py [K] [--before REF] [--rate R]
 """
 import argparse, os, re, statistics, subprocess, sys, tempfile
 
@@ -24,10 +25,12 @@ def build(src, out):
     subprocess.run(["go", "build", "-o", out, "./cmd/chainperf"], cwd=src, check=True)
 
 
-def run(bin_, work):
+def run(bin_, work, rate=None):
     scen = os.path.join(work, "steady.toml")
     with open(scen, "w") as f:
         f.write('name = "default-steady"\n[experiment]\nkind = ["steady"]\n')
+        if rate:
+            f.write(f'[load]\nrate = {rate}\n')
     p = subprocess.run([bin_, "run", scen, "--db", os.path.join(work, "runs.db"), "--report-dir", os.path.join(work, "reports")],
                        cwd=work, capture_output=True, text=True)
     m = LINE.search(p.stdout)
@@ -45,6 +48,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("k", nargs="?", type=int, default=3)
     ap.add_argument("--before")
+    ap.add_argument("--rate", type=int)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="chainperf-harness-") as work:
         builds = [("this tree", os.path.join(work, "chainperf"))]
@@ -60,7 +64,7 @@ def main():
             for name, bin_ in builds:
                 d = os.path.join(work, f"run-{name.replace(' ', '-')}-{i}")
                 os.makedirs(d)
-                cores, parts, passed = run(bin_, d)
+                cores, parts, passed = run(bin_, d, a.rate)
                 got[name].append((cores, parts))
                 print(f"run {i + 1}/{a.k} {name}: {cores:.3f} cores ({'PASS' if passed else 'not PASS'}): " +
                       ", ".join(f"{k} {v:.3f}" for k, v in parts.items()), flush=True)
