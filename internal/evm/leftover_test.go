@@ -22,8 +22,9 @@ func TestReadNonceFates(t *testing.T) {
 			ws = append(ws, w)
 		}
 	}
-	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
-		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos", JSONRPC: srv.URL}, ws)
+	cfg := fromWallet0()
+	cfg.JSONRPC = srv.URL
+	w, err := NewWorkload(cfg, ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -146,9 +146,9 @@ func TestPersistentGivesUpOnALostTx(t *testing.T) {
 		fmt.Fprintf(rw, `{"jsonrpc":"2.0","id":1,"result":%q}`, result)
 	}))
 	defer srv.Close()
-	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
-		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos",
-		Persistent: true, JSONRPCs: []string{srv.URL}}, wallets)
+	cfg := fromWallet0()
+	cfg.Persistent, cfg.JSONRPCs = true, []string{srv.URL}
+	w, err := NewWorkload(cfg, wallets)
 	if err != nil {
 		t.Fatal(err)
 	}

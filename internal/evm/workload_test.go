@@ -23,9 +23,7 @@ func (f fixed) String() string  { return "fixed" }
 // error makes the next tx re-read the nonce (here from no node: it keeps
 // its count and says so by not counting a re-read).
 func TestNoncesAndRepairs(t *testing.T) {
-	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
-		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos"},
-		Wallets("t", 2))
+	w, err := NewWorkload(fromWallet0(), Wallets("t", 2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,9 +155,9 @@ func TestWalletsAreDerived(t *testing.T) {
 // queued tx's nonce is not used again.
 func TestNoncesAhead(t *testing.T) {
 	for _, app := range []bool{true, false} {
-		w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
-			Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos",
-			PerAccount: 3, AppMempool: app}, Wallets("ahead", 2))
+		cfg := fromWallet0()
+		cfg.PerAccount, cfg.AppMempool = 3, app
+		w, err := NewWorkload(cfg, Wallets("ahead", 2))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,13 +187,20 @@ func TestNoncesAhead(t *testing.T) {
 	}
 }
 
+// fromWallet0 is a config whose txs all go from wallet 0 to wallet 1 (a
+// native transfer of 3 wei) through one node that is never asked.
+func fromWallet0() WorkloadConfig {
+	return WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
+		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos"}
+}
+
 // A tx that would be the same bytes as one still in flight (its sender's
 // nonce used again after a re-read, the same receiver drawn) goes to the
 // next receiver instead: the ledger must never see one tx as two sends.
 func TestNoSameBytesInFlight(t *testing.T) {
-	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
-		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos",
-		PerAccount: 2}, Wallets("same", 3))
+	cfg := fromWallet0()
+	cfg.PerAccount = 2
+	w, err := NewWorkload(cfg, Wallets("same", 3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,9 +223,9 @@ func TestNoSameBytesInFlight(t *testing.T) {
 // time instead, never the same bytes (before, the fourth try sent the
 // repeat, and the ledger lost a tx: CI, 2026-11-28, 1,599 fates of 1,600).
 func TestNoSameBytesWithOneReceiver(t *testing.T) {
-	w, err := NewWorkload(WorkloadConfig{ChainID: 9, Denom: "atest", MaxFee: 10, Tip: 1, Mix: []MixEntry{{Kind: Native, Weight: 1, Amount: 3}},
-		Senders: fixed(0), Receivers: fixed(1), Targets: 1, RPCs: []string{"http://127.0.0.1:1"}, Prefix: "cosmos",
-		PerAccount: 6}, Wallets("one", 2))
+	cfg := fromWallet0()
+	cfg.PerAccount = 6
+	w, err := NewWorkload(cfg, Wallets("one", 2))
 	if err != nil {
 		t.Fatal(err)
 	}
