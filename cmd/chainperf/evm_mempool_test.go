@@ -18,9 +18,9 @@ import (
 
 // TestEVMMempoolQueuesAGap sends one account's txs out of order to a real
 // Cosmos EVM chain: nonce 1, then 0, then 2. With the application-side
-// mempool (testnet.evm.mempool = "app") the node answers nonce 1 with the
-// gap but queues it, promotes it when nonce 0 comes, takes nonce 2 and
-// commits all three. With CometBFT's mempool alone the gap is a refusal:
+// mempool (testnet.evm.mempool = "app") the node takes nonce 1 and queues
+// it (Cosmos EVM v0.7 answers a gap as any tx), promotes it when nonce 0
+// comes, takes nonce 2 and commits all three. With CometBFT's mempool alone the gap is a refusal:
 // nonce 1 is gone, so nonce 2 is a gap too and only nonce 0 commits.
 func TestEVMMempoolQueuesAGap(t *testing.T) {
 	if testing.Short() {
@@ -77,8 +77,10 @@ kind = "evm-transfer"
 				}
 				return code, log
 			}
-			if code, log := send(1); code == 0 || !strings.Contains(log, "nonce is higher than account nonce") {
-				t.Fatalf("nonce 1 before 0: code %d %q, want the gap", code, log)
+			// Cosmos EVM v0.7's mempool takes a gap and queues it, with no
+			// word of it in the answer; CometBFT's refuses it.
+			if code, log := send(1); c.take2 && code != 0 || !c.take2 && (code == 0 || !strings.Contains(log, "nonce is higher than account nonce")) {
+				t.Fatalf("nonce 1 before 0: code %d %q, want it taken %v", code, log, c.take2)
 			}
 			if code, log := send(0); code != 0 {
 				t.Fatalf("nonce 0: code %d %q", code, log)
@@ -109,8 +111,8 @@ kind = "evm-transfer"
 
 // TestEVMNonceGaps runs accounts with 8 txs in flight each on a real EVM
 // chain, so that some reach their node out of order. The application-side
-// mempool queues those gaps: the run counts them queued, every tx
-// commits, and balances and nonces hold. CometBFT's mempool alone refuses
+// mempool queues those gaps (in silence: Cosmos EVM v0.7 answers them as
+// any tx): every tx commits, and balances and nonces hold. CometBFT's mempool alone refuses
 // them: the same load gets gaps refused, and balances and nonces still
 // hold (what the chain refused used no nonce), and a tx left without a
 // block is told apart by its sender's nonce.
@@ -164,8 +166,10 @@ load_delivered = false
 		}
 		switch c.mempool {
 		case "app":
-			if s.Queued == 0 || s.Rejected != 0 || s.Fates[load.FateCommitted] != s.Sent || !strings.Contains(out, "queued by the node's EVM mempool") {
-				t.Fatalf("app: %d queued, %d rejected, fates %v; want gaps queued and every tx committed\n%s", s.Queued, s.Rejected, s.Fates, out)
+			// Cosmos EVM v0.7 answers a gap as any tx (queued in silence):
+			// none is refused, every tx commits.
+			if s.Rejected != 0 || s.Fates[load.FateCommitted] != s.Sent {
+				t.Fatalf("app: %d queued, %d rejected, fates %v; want every tx committed\n%s", s.Queued, s.Rejected, s.Fates, out)
 			}
 			// The nodes' own pools, read: every read answered, the load's
 			// txs seen pending in them, every answered gap counted.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/big"
 	"net"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
@@ -72,8 +74,14 @@ func wei(n int64) *big.Int {
 func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	spec := e.s.Testnet.EVM
 	e.t = t
-	t.Binary, t.Args = e.binary, spec.StartArgs
+	// Cosmos EVM v0.7's start sets --mempool.max-txs to 0 (the EVM
+	// mempool on) over app.toml's value unless the flag is given: given
+	// here as app.toml has it, for either version.
+	t.Binary, t.Args = e.binary, append(slices.Clone(spec.StartArgs), "--mempool.max-txs="+appMempoolTxs(spec.Mempool))
 	if err := sdkchain.CheckMemory("testnet.evm.wallets", spec.Wallets, len(t.Nodes)); err != nil {
+		return err
+	}
+	if err := e.nodeConfig(ctx, t); err != nil {
 		return err
 	}
 	q := strconv.Quote
@@ -115,6 +123,27 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	e.record = EVMRecord{Binary: e.binary, ChainID: spec.ChainID, Wallets: len(e.wallets),
 		GenesisBytes: size, GenesisSecs: time.Since(began).Seconds()}
 	return sdkchain.Distribute(t, genesis)
+}
+
+// nodeConfig makes the nodes' config.toml from the binary's own default
+// (its CometBFT is v0.39, not the v0.38 chainperf embeds) and, for the
+// application-side mempool, sets mempool.type = "app" there: CometBFT then
+// hands the txs it hears to the app's mempool and gossips what it reaps
+// from it (Cosmos EVM refuses to start with the two out of step).
+func (e *EVM) nodeConfig(ctx context.Context, t *testnet.Testnet) error {
+	path, err := sdkchain.DefaultConfig(ctx, e.binary, filepath.Join(t.Dir, "defaults"), t.ChainID)
+	if err != nil {
+		return err
+	}
+	t.UseConfigOf(path)
+	if _, set := t.Config["mempool.type"]; !set && e.s.Testnet.EVM.Mempool == "app" {
+		t.Config = maps.Clone(t.Config)
+		if t.Config == nil {
+			t.Config = map[string]any{}
+		}
+		t.Config["mempool.type"] = "app"
+	}
+	return nil
 }
 
 // appMempoolTxs is app.toml's mempool.max-txs for the testnet's mempool:

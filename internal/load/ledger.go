@@ -490,6 +490,7 @@ var telling = []struct{ has, key string }{
 	{"tx nonce is lower than account nonce", "nonce too low"},
 	{"tx nonce is higher than account nonce", "nonce too high (a gap)"},
 	{"max fee per gas less than block base fee", "fee cap below the base fee"},
+	{"is lower than the base fee", "fee cap below the base fee"}, // v0.7's mempool
 }
 
 // reasonKey shortens an error message to its kind, so that "mempool is

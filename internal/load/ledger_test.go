@@ -282,6 +282,7 @@ func TestReasonKeys(t *testing.T) {
 		"CheckTx code 1: invalid nonce; got 0, expected 5: tx nonce is lower than account nonce":                         "CheckTx code 1: nonce too low",
 		"CheckTx code 1: tx nonce: 99, account accountNonce: 5: tx nonce is higher than account nonce":                   "CheckTx code 1: nonce too high (a gap)",
 		"CheckTx code 13: max fee per gas less than block base fee (1 < 103308701): insufficient fee":                    "CheckTx code 13: fee cap below the base fee",
+		"CheckTx code 13: max fee per gas (1) is lower than the base fee (1000000000): insufficient fee":                 "CheckTx code 13: fee cap below the base fee",
 		"CheckTx code 18: failed to add unordered nonce: already used: invalid request":                                  "CheckTx code 18: duplicate (unordered tx seen before)",
 		"CheckTx code 32: account sequence mismatch, expected 7, got 5: incorrect account sequence":                      "CheckTx code 32: incorrect account sequence",
 	} {

@@ -205,6 +205,15 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 	return Genesis(first), nil
 }
 
+// DefaultConfig runs binary's init in home (made for it) and returns the
+// config.toml it wrote: the defaults of the CometBFT version it runs.
+func DefaultConfig(ctx context.Context, binary, home, chainID string) (string, error) {
+	if _, err := cli(ctx, binary, "init", "defaults", "--chain-id", chainID, "--home", home, "--overwrite"); err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "config", "config.toml"), nil
+}
+
 // Genesis is the genesis file in n's home.
 func Genesis(n *testnet.Node) string { return filepath.Join(n.Home, "config", "genesis.json") }
 

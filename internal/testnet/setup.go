@@ -169,6 +169,18 @@ func (t *Testnet) writeConfig(n *Node, cfg *config.Config) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
+// UseConfigOf makes every node's config.toml from path, the default
+// config of the CometBFT version the nodes run (a chain binary's own init
+// writes it), where that version is not the one chainperf embeds: its
+// keys and values then are the ones set and checked (CometBFT v0.39's
+// mempool.type "app", say). The consensus timeouts stay CometBFT's
+// defaults, as on every chain chainperf sets up, not the chain's init's
+// (the Cosmos SDK's init writes a 5 s timeout_commit).
+func (t *Testnet) UseConfigOf(path string) {
+	t.spec.NodeConfig = path
+	t.chainConfig = true
+}
+
 // configTemplate is the default config.toml of the release n runs, ""
 // when it runs the embedded node (whose config chainperf writes itself).
 func (t *Testnet) configTemplate(n *Node) string {
@@ -187,17 +199,29 @@ func (t *Testnet) releaseConfig(n *Node, cfg *config.Config) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the node's default config: %w", err)
 	}
-	harness := []struct {
+	type setting struct {
 		key   string
 		value any
-	}{
+	}
+	harness := []setting{
 		{"moniker", cfg.Moniker}, {"proxy_app", cfg.ProxyApp},
 		{"p2p.laddr", cfg.P2P.ListenAddress}, {"p2p.external_address", cfg.P2P.ExternalAddress},
 		{"p2p.addr_book_strict", cfg.P2P.AddrBookStrict}, {"p2p.allow_duplicate_ip", cfg.P2P.AllowDuplicateIP},
 		{"p2p.seed_mode", cfg.P2P.SeedMode}, {"p2p.seeds", cfg.P2P.Seeds}, {"p2p.persistent_peers", cfg.P2P.PersistentPeers},
-		{"rpc.laddr", cfg.RPC.ListenAddress}, {"rpc.pprof_laddr", cfg.RPC.PprofListenAddress},
+		{"rpc.laddr", cfg.RPC.ListenAddress}, {"rpc.pprof_laddr", cfg.RPC.PprofListenAddress}, {"rpc.unsafe", cfg.RPC.Unsafe},
 		{"instrumentation.prometheus", cfg.Instrumentation.Prometheus},
 		{"instrumentation.prometheus_listen_addr", cfg.Instrumentation.PrometheusListenAddr},
+	}
+	if t.chainConfig {
+		c := cfg.Consensus
+		harness = append(harness,
+			setting{"consensus.timeout_propose", c.TimeoutPropose.String()},
+			setting{"consensus.timeout_propose_delta", c.TimeoutProposeDelta.String()},
+			setting{"consensus.timeout_prevote", c.TimeoutPrevote.String()},
+			setting{"consensus.timeout_prevote_delta", c.TimeoutPrevoteDelta.String()},
+			setting{"consensus.timeout_precommit", c.TimeoutPrecommit.String()},
+			setting{"consensus.timeout_precommit_delta", c.TimeoutPrecommitDelta.String()},
+			setting{"consensus.timeout_commit", c.TimeoutCommit.String()})
 	}
 	for _, h := range harness {
 		if err := tmpl.SetHarness(h.key, h.value); err != nil {

@@ -128,6 +128,9 @@ type Testnet struct {
 	Cluster *Cluster         `json:"cluster,omitempty"`
 	spec    scenario.Testnet // what it was made from
 	base    int              // first port
+	// chainConfig: the nodes' config.toml is made from their chain's own
+	// default (UseConfigOf).
+	chainConfig bool
 }
 
 // A Cluster is where a testnet's pods run: the kubeconfig and context

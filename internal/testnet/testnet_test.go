@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -148,5 +150,60 @@ func TestNetworkNames(t *testing.T) {
 	nw := Network{Tag: NetworkTag("tn-3f9a1c")}
 	if nw.Tag != "cp3f9a1c" || len(nw.HostLink(199)) > 15 || nw.Namespace(4) != "cp3f9a1c-4" {
 		t.Errorf("tag %s, link %s, namespace %s", nw.Tag, nw.HostLink(199), nw.Namespace(4))
+	}
+}
+
+// A chain whose CometBFT is not chainperf's (a Cosmos EVM v0.7 chain runs
+// v0.39) gets configs made from that version's default (here the one
+// chainperf-evmd's init wrote): its keys and values are set and checked
+// (mempool.type "app", which chainperf's v0.38 refuses), the harness's
+// addresses go in, and the consensus timeouts are CometBFT's defaults,
+// not the 5 s timeout_commit the chain's init wrote.
+func TestUseConfigOf(t *testing.T) {
+	tn := New(spec(t, "[testnet]\nvalidators = 2\nfull_nodes = 0\n"), "tn-1", t.TempDir(), "127.0.0.1", 1000)
+	tn.UseConfigOf(filepath.Join("testdata", "cometbft-v0.39.3-config.toml"))
+	n := tn.Nodes[0]
+	if err := os.MkdirAll(filepath.Join(n.Home, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(config map[string]any) (string, error) {
+		tn.Config = config
+		if err := tn.WriteConfig(n); err != nil {
+			return "", err
+		}
+		b, err := os.ReadFile(filepath.Join(n.Home, "config", "config.toml"))
+		return string(b), err
+	}
+	got, err := write(map[string]any{"mempool.type": "app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Moniker string
+		RPC     struct{ Laddr string }
+		P2P     struct {
+			PersistentPeers string `toml:"persistent_peers"`
+		}
+		Mempool struct {
+			Type         string
+			ReapInterval string `toml:"reap_interval"`
+		}
+		Consensus struct {
+			TimeoutCommit string `toml:"timeout_commit"`
+		}
+	}
+	if err := toml.Unmarshal([]byte(got), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Mempool.Type != "app" || c.Mempool.ReapInterval != "500ms" || c.Consensus.TimeoutCommit != "1s" || c.Moniker != "validator0" ||
+		c.RPC.Laddr != "tcp://127.0.0.1:1001" || !strings.HasPrefix(c.P2P.PersistentPeers, tn.Nodes[1].ID+"@") {
+		t.Errorf("config.toml: %+v; want mempool type app, reap_interval kept, timeout_commit 1s, the harness's moniker, RPC and peers", c)
+	}
+	// A key v0.39 does not have, or a value of the wrong type, names it.
+	if _, err := write(map[string]any{"mempool.recheck_timeout_nope": "1s"}); err == nil || !strings.Contains(err.Error(), "recheck_timeout_nope") {
+		t.Errorf("an unknown key: %v", err)
+	}
+	if _, err := write(map[string]any{"mempool.size": "big"}); err == nil || !strings.Contains(err.Error(), "mempool.size") {
+		t.Errorf("a string for a number: %v", err)
 	}
 }

@@ -1,29 +1,28 @@
 // Package app is chainperf's Cosmos EVM test chain: the SDK's auth, bank,
 // staking, consensus and genutil modules with Cosmos EVM's x/vm and
-// x/feemarket (github.com/cosmos/evm v0.6.3), wired by hand (those modules
-// have no depinject support). EVM txs go through Cosmos EVM's own ante
-// decorator; the only Cosmos txs are the validators' gentxs. No mint, no
-// distribution, no precompiles: supply never changes and fees stay in the
-// fee collector, so a run's balances can be checked to the last unit.
-// Cosmos EVM's application-side mempool when app.toml's mempool.max-txs is
-// 0 or more (mempool.go).
+// x/feemarket (github.com/cosmos/evm v0.7.3: Cosmos SDK v0.54.3, CometBFT
+// v0.39.3), wired by hand (those modules have no depinject support). EVM
+// txs go through Cosmos EVM's own ante decorator; the only Cosmos txs are
+// the validators' gentxs. No mint, no distribution, no precompiles: supply
+// never changes and fees end in the fee collector, so a run's balances can
+// be checked to the last unit. Cosmos EVM's application-side mempool when
+// app.toml's mempool.max-txs is 0 or more (mempool.go).
 package app
 
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 
 	abci "github.com/cometbft/cometbft/abci/types"
+	cmtproto "github.com/cometbft/cometbft/proto/tendermint/types"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/spf13/cast"
 
-	"cosmossdk.io/log"
-	storetypes "cosmossdk.io/store/types"
+	"cosmossdk.io/log/v2"
 	dbm "github.com/cosmos/cosmos-db"
 
 	"github.com/cosmos/cosmos-sdk/baseapp"
@@ -36,6 +35,7 @@ import (
 	"github.com/cosmos/cosmos-sdk/server/api"
 	"github.com/cosmos/cosmos-sdk/server/config"
 	servertypes "github.com/cosmos/cosmos-sdk/server/types"
+	storetypes "github.com/cosmos/cosmos-sdk/store/v2/types"
 	sdk "github.com/cosmos/cosmos-sdk/types"
 	sdkmempool "github.com/cosmos/cosmos-sdk/types/mempool"
 	"github.com/cosmos/cosmos-sdk/types/module"
@@ -96,7 +96,7 @@ var moduleAccounts = map[string][]string{
 var (
 	preBlockers   = []string{authtypes.ModuleName, evmtypes.ModuleName}
 	beginBlockers = []string{feemarkettypes.ModuleName, evmtypes.ModuleName, stakingtypes.ModuleName}
-	endBlockers   = []string{stakingtypes.ModuleName, evmtypes.ModuleName, feemarkettypes.ModuleName}
+	endBlockers   = []string{banktypes.ModuleName, stakingtypes.ModuleName, evmtypes.ModuleName, feemarkettypes.ModuleName}
 	initGenesis   = []string{
 		authtypes.ModuleName, banktypes.ModuleName, stakingtypes.ModuleName,
 		evmtypes.ModuleName, feemarkettypes.ModuleName, genutiltypes.ModuleName, consensustypes.ModuleName,
@@ -113,7 +113,7 @@ type App struct {
 	txConfig  client.TxConfig
 	clientCtx client.Context
 	listeners []func(common.Hash)
-	mempool   *appMempool // nil: CometBFT's mempool only
+	mempool   *evmmempool.Mempool // nil: CometBFT's mempool only
 
 	AccountKeeper   authkeeper.AccountKeeper
 	BankKeeper      bankkeeper.BaseKeeper
@@ -128,17 +128,23 @@ type App struct {
 
 // New builds the app on db; the EVM chain ID comes from app.toml's
 // evm.evm-chain-id (or --evm.evm-chain-id).
-func New(logger log.Logger, db dbm.DB, traceStore io.Writer, loadLatest bool, appOpts servertypes.AppOptions, opts ...func(*baseapp.BaseApp)) (*App, error) {
+func New(logger log.Logger, db dbm.DB, loadLatest bool, appOpts servertypes.AppOptions, opts ...func(*baseapp.BaseApp)) (*App, error) {
 	evmChainID := cast.ToUint64(appOpts.Get(srvflags.EVMChainID))
 	enc := evmencoding.MakeConfig(evmChainID)
 	bApp := baseapp.NewBaseApp(Name, logger, db, enc.TxConfig.TxDecoder(), opts...)
-	bApp.SetCommitMultiStoreTracer(traceStore)
 	bApp.SetInterfaceRegistry(enc.InterfaceRegistry)
 	bApp.SetTxEncoder(enc.TxConfig.TxEncoder())
 
 	keys := storetypes.NewKVStoreKeys(authtypes.StoreKey, banktypes.StoreKey, stakingtypes.StoreKey,
 		consensustypes.StoreKey, evmtypes.StoreKey, feemarkettypes.StoreKey)
-	tkeys := storetypes.NewTransientStoreKeys(evmtypes.TransientKey, feemarkettypes.TransientKey)
+	okeys := storetypes.NewObjectStoreKeys(banktypes.ObjectStoreKey, evmtypes.ObjectKey)
+	stores := make([]storetypes.StoreKey, 0, len(keys)+len(okeys))
+	for _, k := range keys {
+		stores = append(stores, k)
+	}
+	for _, k := range okeys {
+		stores = append(stores, k)
+	}
 
 	a := &App{BaseApp: bApp, cdc: enc.Codec, amino: enc.Amino, registry: enc.InterfaceRegistry, txConfig: enc.TxConfig}
 	authority := authtypes.NewModuleAddress(govtypes.ModuleName)
@@ -154,17 +160,22 @@ func New(logger log.Logger, db dbm.DB, traceStore io.Writer, loadLatest bool, ap
 		blocked[authtypes.NewModuleAddress(name).String()] = true
 	}
 	a.BankKeeper = bankkeeper.NewBaseKeeper(a.cdc, runtime.NewKVStoreService(keys[banktypes.StoreKey]),
-		a.AccountKeeper, blocked, authority.String(), logger)
+		a.AccountKeeper, blocked, authority.String(), logger).WithObjStoreKey(okeys[banktypes.ObjectStoreKey])
 	a.StakingKeeper = stakingkeeper.NewKeeper(a.cdc, runtime.NewKVStoreService(keys[stakingtypes.StoreKey]),
 		a.AccountKeeper, a.BankKeeper, authority.String(),
 		evmaddress.NewEvmCodec(sdk.GetConfig().GetBech32ValidatorAddrPrefix()),
 		evmaddress.NewEvmCodec(sdk.GetConfig().GetBech32ConsensusAddrPrefix()))
-	a.FeeMarketKeeper = feemarketkeeper.NewKeeper(a.cdc, authority, keys[feemarkettypes.StoreKey], tkeys[feemarkettypes.TransientKey])
+	a.FeeMarketKeeper = feemarketkeeper.NewKeeper(a.cdc, authority, keys[feemarkettypes.StoreKey])
 	// An 18-decimal gas denom needs no precisebank; no erc20 keeper and no
 	// precompiles (both optional in x/vm).
-	a.EVMKeeper = evmkeeper.NewKeeper(a.cdc, keys[evmtypes.StoreKey], tkeys[evmtypes.TransientKey], keys,
+	a.EVMKeeper = evmkeeper.NewKeeper(a.cdc, keys[evmtypes.StoreKey], okeys[evmtypes.ObjectKey], stores,
 		authority, a.AccountKeeper, a.BankKeeper, a.StakingKeeper, a.FeeMarketKeeper, &a.ConsensusKeeper,
 		nil, evmChainID, cast.ToString(appOpts.Get(srvflags.EVMTracer)))
+	// Fees collect in an object store, moved to the fee collector at the
+	// block's end (x/bank's EndBlocker), as evmd does with an 18-decimal
+	// gas token: txs do not all write the collector's balance.
+	a.EVMKeeper.EnableVirtualFeeCollection()
+	vmModule := vm.NewAppModule(a.EVMKeeper, a.AccountKeeper, a.BankKeeper, a.AccountKeeper.AddressCodec())
 
 	a.Modules = module.NewManager(
 		genutil.NewAppModule(a.AccountKeeper, a.StakingKeeper, a.BaseApp, a.txConfig),
@@ -172,7 +183,7 @@ func New(logger log.Logger, db dbm.DB, traceStore io.Writer, loadLatest bool, ap
 		bank.NewAppModule(a.cdc, a.BankKeeper, a.AccountKeeper, nil),
 		staking.NewAppModule(a.cdc, a.StakingKeeper, a.AccountKeeper, a.BankKeeper, nil),
 		consensus.NewAppModule(a.cdc, a.ConsensusKeeper),
-		vm.NewAppModule(a.EVMKeeper, a.AccountKeeper, a.BankKeeper, a.AccountKeeper.AddressCodec()),
+		vmModule,
 		feemarket.NewAppModule(a.FeeMarketKeeper),
 	)
 	a.Basics = module.NewBasicManagerFromManager(a.Modules, map[string]module.AppModuleBasic{
@@ -191,7 +202,7 @@ func New(logger log.Logger, db dbm.DB, traceStore io.Writer, loadLatest bool, ap
 	}
 
 	a.MountKVStores(keys)
-	a.MountTransientStores(tkeys)
+	a.MountObjectStores(okeys)
 	a.SetInitChainer(a.initChainer)
 	a.SetPreBlocker(func(ctx sdk.Context, _ *abci.RequestFinalizeBlock) (*sdk.ResponsePreBlock, error) {
 		return a.Modules.PreBlock(ctx)
@@ -199,11 +210,16 @@ func New(logger log.Logger, db dbm.DB, traceStore io.Writer, loadLatest bool, ap
 	a.SetBeginBlocker(a.Modules.BeginBlock)
 	a.SetEndBlocker(a.Modules.EndBlock)
 	a.SetAnteHandler(a.anteHandler(cast.ToUint64(appOpts.Get(srvflags.EVMMaxTxGasWanted))))
-	a.setMempool(appOpts, logger)
+	if err := a.setMempool(appOpts, logger); err != nil {
+		return nil, err
+	}
 	if loadLatest {
 		if err := a.LoadLatestVersion(); err != nil {
 			return nil, err
 		}
+		// x/vm's globals (coin, chain config) from the state, for a node
+		// started again past genesis.
+		vmModule.HydrateGlobals(a.NewContextLegacy(true, cmtproto.Header{Height: a.LastBlockHeight(), ChainID: a.ChainID()}))
 	}
 	return a, nil
 }
@@ -259,16 +275,13 @@ func (a *App) onPendingTx(h common.Hash) {
 // RegisterPendingTxListener is how the JSON-RPC server hears of new txs.
 func (a *App) RegisterPendingTxListener(l func(common.Hash)) { a.listeners = append(a.listeners, l) }
 
-// GetMempool returns the application-side EVM mempool once it is made
-// (appMempool), else a typed nil: Cosmos EVM's server asserts the
-// concrete type.
+// GetMempool returns the application-side EVM mempool, or when it is off
+// cometOnly, which hands txs to CometBFT's mempool.
 func (a *App) GetMempool() sdkmempool.ExtMempool {
 	if a.mempool != nil {
-		if m := a.mempool.get(); m != nil {
-			return m
-		}
+		return a.mempool
 	}
-	return (*evmmempool.ExperimentalEVMMempool)(nil)
+	return cometOnly{a}
 }
 
 // SetClientCtx is given the node's client context when it starts, before
@@ -304,5 +317,5 @@ func (a *App) RegisterTendermintService(c client.Context) {
 
 // RegisterNodeService serves the node service over gRPC.
 func (a *App) RegisterNodeService(c client.Context, cfg config.Config) {
-	nodeservice.RegisterNodeService(c, a.GRPCQueryRouter(), cfg)
+	nodeservice.RegisterNodeService(c, a.GRPCQueryRouter(), cfg, func() int64 { return a.CommitMultiStore().EarliestVersion() })
 }

@@ -11,7 +11,7 @@ import (
 	gethtypes "github.com/ethereum/go-ethereum/core/types"
 	gethcrypto "github.com/ethereum/go-ethereum/crypto"
 
-	"cosmossdk.io/log"
+	"cosmossdk.io/log/v2"
 	dbm "github.com/cosmos/cosmos-db"
 	simtestutil "github.com/cosmos/cosmos-sdk/testutil/sims"
 
@@ -84,7 +84,7 @@ func TestTxBytesAreGoEthereums(t *testing.T) {
 		}
 
 		// The envelope, as Cosmos EVM's JSON-RPC server builds it.
-		a, err := New(log.NewNopLogger(), dbm.NewMemDB(), nil, false, simtestutil.EmptyAppOptions{})
+		a, err := New(log.NewNopLogger(), dbm.NewMemDB(), false, simtestutil.EmptyAppOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

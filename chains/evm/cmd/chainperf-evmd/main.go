@@ -6,13 +6,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	cmtcfg "github.com/cometbft/cometbft/config"
 	"github.com/spf13/cobra"
 
-	"cosmossdk.io/log"
+	"cosmossdk.io/log/v2"
 	dbm "github.com/cosmos/cosmos-db"
 
 	"github.com/cosmos/cosmos-sdk/client"
@@ -26,7 +25,6 @@ import (
 	genutilcli "github.com/cosmos/cosmos-sdk/x/genutil/client/cli"
 
 	evmclient "github.com/cosmos/evm/client"
-	evmconfig "github.com/cosmos/evm/config"
 	"github.com/cosmos/evm/crypto/hd"
 	evmserver "github.com/cosmos/evm/server"
 
@@ -47,12 +45,11 @@ func main() {
 
 func newRootCmd() (*cobra.Command, error) {
 	cfg := sdk.GetConfig()
-	evmconfig.SetBech32Prefixes(cfg)
-	evmconfig.SetBip44CoinType(cfg)
+	setAddresses(cfg)
 	cfg.Seal()
 
 	// An app over a memory database gives the CLI its codecs and modules.
-	tmp, err := app.New(log.NewNopLogger(), dbm.NewMemDB(), nil, false, simtestutil.EmptyAppOptions{})
+	tmp, err := app.New(log.NewNopLogger(), dbm.NewMemDB(), false, simtestutil.EmptyAppOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +81,7 @@ func newRootCmd() (*cobra.Command, error) {
 			if err := client.SetCmdClientContextHandler(ctx, cmd); err != nil {
 				return err
 			}
-			template, appConfig := evmconfig.InitAppConfig("atest", evmconfig.EVMChainID)
+			template, appConfig := appConfig("atest")
 			return server.InterceptConfigsPreRunHandler(cmd, template, appConfig, cmtcfg.DefaultConfig())
 		},
 	}
@@ -97,14 +94,14 @@ func newRootCmd() (*cobra.Command, error) {
 	return root, nil
 }
 
-func newApp(logger log.Logger, db dbm.DB, trace io.Writer, opts servertypes.AppOptions) evmserver.Application {
-	a, err := app.New(logger, db, trace, true, opts, server.DefaultBaseappOptions(opts)...)
+func newApp(logger log.Logger, db dbm.DB, opts servertypes.AppOptions) evmserver.Application {
+	a, err := app.New(logger, db, true, opts, server.DefaultBaseappOptions(opts)...)
 	if err != nil {
 		panic(err)
 	}
 	return a
 }
 
-func export(log.Logger, dbm.DB, io.Writer, int64, bool, []string, servertypes.AppOptions, []string) (servertypes.ExportedApp, error) {
+func export(log.Logger, dbm.DB, int64, bool, []string, servertypes.AppOptions, []string) (servertypes.ExportedApp, error) {
 	return servertypes.ExportedApp{}, errors.New("chainperf-evmd does not export state")
 }
