@@ -76,8 +76,11 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	e.t = t
 	// Cosmos EVM v0.7's start sets --mempool.max-txs to 0 (the EVM
 	// mempool on) over app.toml's value unless the flag is given: given
-	// here as app.toml has it, for either version.
-	t.Binary, t.Args = e.binary, append(slices.Clone(spec.StartArgs), "--mempool.max-txs="+appMempoolTxs(spec.Mempool))
+	// here as app.toml has it, where start takes it.
+	t.Binary, t.Args = e.binary, spec.StartArgs
+	if sdkchain.HasStartFlag(ctx, e.binary, "--mempool.max-txs") {
+		t.Args = append(slices.Clone(spec.StartArgs), "--mempool.max-txs="+appMempoolTxs(spec.Mempool))
+	}
 	if err := sdkchain.CheckMemory("testnet.evm.wallets", spec.Wallets, len(t.Nodes)); err != nil {
 		return err
 	}

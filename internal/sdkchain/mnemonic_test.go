@@ -71,3 +71,23 @@ func TestMnemonicAsTheSDKDerivesIt(t *testing.T) {
 		}
 	}
 }
+
+// HasStartFlag reads a chain binary's start command: chainperf-sdkd's (the
+// Cosmos SDK's) takes --mempool.max-txs, not a flag it never had, nor a
+// prefix of one.
+func TestHasStartFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds chainperf-sdkd")
+	}
+	bin, err := SDKD.Find(context.Background(), "", t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if !HasStartFlag(ctx, bin, "--mempool.max-txs") || HasStartFlag(ctx, bin, "--mempool.max-txs-nope") || HasStartFlag(ctx, bin, "--mempool.max") {
+		t.Error("start --help read wrong")
+	}
+	if HasStartFlag(ctx, "/nonexistent/chaind", "--home") {
+		t.Error("a binary that does not run has a flag")
+	}
+}

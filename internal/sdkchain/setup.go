@@ -214,6 +214,13 @@ func DefaultConfig(ctx context.Context, binary, home, chainID string) (string, e
 	return filepath.Join(home, "config", "config.toml"), nil
 }
 
+// HasStartFlag says whether binary's start command takes flag (its help
+// lists it).
+func HasStartFlag(ctx context.Context, binary, flag string) bool {
+	out, err := cli(ctx, binary, "start", "--help")
+	return err == nil && bytes.Contains(out, []byte(flag+" "))
+}
+
 // Genesis is the genesis file in n's home.
 func Genesis(n *testnet.Node) string { return filepath.Join(n.Home, "config", "genesis.json") }
 
