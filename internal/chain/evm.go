@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/cometcfg"
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/load"
@@ -139,7 +140,11 @@ func (e *EVM) nodeConfig(ctx context.Context, t *testnet.Testnet) error {
 		return err
 	}
 	t.UseConfigOf(path)
-	if _, set := t.Config["mempool.type"]; !set && e.s.Testnet.EVM.Mempool == "app" {
+	tmpl, err := cometcfg.ReadTemplate(path, filepath.Base(e.binary))
+	if err != nil {
+		return err
+	}
+	if _, set := t.Config["mempool.type"]; !set && hasAppMempool(tmpl) && e.s.Testnet.EVM.Mempool == "app" {
 		t.Config = maps.Clone(t.Config)
 		if t.Config == nil {
 			t.Config = map[string]any{}
@@ -147,6 +152,14 @@ func (e *EVM) nodeConfig(ctx context.Context, t *testnet.Testnet) error {
 		t.Config["mempool.type"] = "app"
 	}
 	return nil
+}
+
+// hasAppMempool says whether the CometBFT a default config belongs to has
+// the application mempool (v0.39: its reap settings). A Cosmos EVM v0.6
+// chain runs v0.38, which refuses the type; its app's CheckTx feeds the
+// app's mempool itself.
+func hasAppMempool(tmpl *cometcfg.Template) bool {
+	return slices.Contains(tmpl.Keys(), "mempool.reap_interval")
 }
 
 // appMempoolTxs is app.toml's mempool.max-txs for the testnet's mempool:
