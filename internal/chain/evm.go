@@ -130,8 +130,9 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 }
 
 // nodeConfig makes the nodes' config.toml from the binary's own default
-// (its CometBFT is v0.39, not the v0.38 chainperf embeds) and, for the
-// application-side mempool, sets mempool.type = "app" there: CometBFT then
+// (its CometBFT need not be the v0.38 chainperf embeds: chainperf-evmd's
+// is v0.39) and, for the application-side mempool, sets mempool.type =
+// "app" where that version has it: CometBFT then
 // hands the txs it hears to the app's mempool and gossips what it reaps
 // from it (Cosmos EVM refuses to start with the two out of step).
 func (e *EVM) nodeConfig(ctx context.Context, t *testnet.Testnet) error {
