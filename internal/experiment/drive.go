@@ -57,7 +57,11 @@ type DriveOptions struct {
 	// follower (a node over a cap, a bad height, a stall, heights left
 	// unread).
 	OnProblem func(kind, detail string)
-	Log       *slog.Logger
+	// Headers, if set, calls a func with each height a node says it
+	// committed, as it says it, until the returned stop: the follower
+	// reads each block then rather than polling for it.
+	Headers func(func(height int64)) (stop func())
+	Log     *slog.Logger
 	// Spread, when set, makes this Drive one of several generators of a
 	// phase (spread.go).
 	Spread *Spread
@@ -151,6 +155,9 @@ func Drive(ctx context.Context, o DriveOptions) (*results.Phase, error) {
 	if len(o.Follow) > 0 {
 		follower = observe.NewFollower(o.Follow, from, feed, o.OnBlock, o.Log)
 		follower.OnProblem = o.OnProblem
+		if o.Headers != nil {
+			defer o.Headers(follower.Wake)()
+		}
 		wg.Add(1)
 		go selfcost.Do(followCtx, selfcost.Follower, func(ctx context.Context) {
 			defer wg.Done()

@@ -268,7 +268,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if err != nil {
 		return err
 	}
-	ph := &phaseRunner{s: s, o: o, r: r, net: net, rec: rec, pools: &pools, targets: targets, follow: follow, made: made}
+	ph := &phaseRunner{s: s, o: o, r: r, net: net, rec: rec, pools: &pools, targets: targets, follow: follow, made: made, events: events}
 	i := 0
 	runPlans := func(plans []phasePlan) error {
 		for _, plan := range plans {
@@ -322,6 +322,7 @@ type phaseRunner struct {
 	pools           *mempools
 	targets, follow []string
 	made            load.Workload // the chain's workload for every phase; nil: one from [workload] per phase
+	events          *why.Events   // the nodes' consensus events; nil when not followed
 }
 
 // targetNodes names the nodes the load goes to.
@@ -385,6 +386,9 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 	}
 	if c, ok := ph.made.(chain.Committer); ok {
 		do.OnCommit = c.Committed
+	}
+	if ph.events != nil {
+		do.Headers = ph.events.OnHeader
 	}
 	ph.pools.mark()
 	var p *results.Phase

@@ -76,8 +76,10 @@ type Follower struct {
 	stalled  bool
 	lastErr  string
 
-	next    atomic.Int64 // next height to read
-	node    int          // index of the node read from
+	next    atomic.Int64  // next height to read
+	wake    chan struct{} // Wake's: a node committed a height not read yet
+	woke    atomic.Int64  // when Wake last had news (unix ns)
+	node    int           // index of the node read from
 	held    *Block
 	blocks  []Block
 	onBlock func(Block)
@@ -90,7 +92,8 @@ func NewFollower(rpcs []string, from int64, ledger Ledger, onBlock func(Block), 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	f := &Follower{rpcs: rpcs, ledger: ledger, poll: 50 * time.Millisecond, log: log, onBlock: onBlock, latest: map[string]int64{}}
+	f := &Follower{rpcs: rpcs, ledger: ledger, poll: 50 * time.Millisecond, log: log, onBlock: onBlock, latest: map[string]int64{},
+		wake: make(chan struct{}, 1)}
 	f.next.Store(max(1, from))
 	return f
 }
@@ -131,6 +134,9 @@ func (f *Follower) Run(ctx context.Context) error {
 	fails := 0
 	for {
 		wait := f.poll
+		if f.woken() {
+			wait = wokenPoll
+		}
 		if err := f.catchUp(ctx, f.rpcs[f.node], read); err != nil && ctx.Err() == nil {
 			// Back off while every node fails: one that answers 64 MiB
 			// each time must not be asked 20 times a second.
@@ -146,12 +152,47 @@ func (f *Follower) Run(ctx context.Context) error {
 			fails = 0
 		}
 		f.checkStall()
+		wake := f.wake
+		if fails > 0 {
+			wake = nil // a failing node is asked no sooner than its backoff
+		}
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(wait):
+		case <-wake:
 		}
 	}
+}
+
+// While nodes' events wake the follower (Wake had news within
+// wokenFor), it asks a node's /status only every wokenPoll besides:
+// the poll every 50 ms was 40 % of the follower's CPU at 600 tx/s, and a
+// /status the node answers 20 times a second. When the events stop
+// (their streams failed), it polls every 50 ms again.
+const (
+	wokenPoll = 500 * time.Millisecond
+	wokenFor  = 5 * time.Second
+)
+
+// Wake tells the follower that a node committed height h (its
+// NewBlockHeader event): it reads at once if it has not read h. It does
+// not block, and may be called before Run and from any goroutine.
+func (f *Follower) Wake(h int64) {
+	if h < f.next.Load() {
+		return
+	}
+	f.woke.Store(time.Now().UnixNano())
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// woken says whether Wake had news within wokenFor.
+func (f *Follower) woken() bool {
+	at := f.woke.Load()
+	return at != 0 && time.Since(time.Unix(0, at)) < wokenFor
 }
 
 // backoff is base doubled n times, at most 2 s.

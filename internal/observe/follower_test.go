@@ -132,3 +132,80 @@ func TestFollowerDoesNotBelieveAFarStart(t *testing.T) {
 		t.Errorf("next %d, said %v; want 21 and height_far_behind", f.Next(), said)
 	}
 }
+
+// Woken by the nodes' events, the follower reads a new height at once and
+// asks /status only every wokenPoll besides; with no news for wokenFor
+// it polls every 50 ms again.
+func TestFollowerWokenByEvents(t *testing.T) {
+	var mu sync.Mutex
+	tip, statuses := int64(1), 0
+	srv := chainServer(t, func() int64 { mu.Lock(); defer mu.Unlock(); return tip })
+	h := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/status" {
+			mu.Lock()
+			statuses++
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+	count := func(d time.Duration) int {
+		mu.Lock()
+		before := statuses
+		mu.Unlock()
+		time.Sleep(d)
+		mu.Lock()
+		defer mu.Unlock()
+		return statuses - before
+	}
+	seen := map[int64]time.Time{}
+	f := NewFollower([]string{srv.URL}, 1, nil, func(b Block) { mu.Lock(); seen[b.Height] = b.Seen; mu.Unlock() }, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	if n := count(time.Second); n < 12 {
+		t.Errorf("not woken: %d /status a second; want about 20 (a poll every 50 ms)", n)
+	}
+	// A height a second, each told by Wake as it comes.
+	raised := map[int64]time.Time{}
+	stop := make(chan struct{})
+	go func() {
+		for range 4 {
+			time.Sleep(250 * time.Millisecond)
+			mu.Lock()
+			tip++
+			raised[tip] = time.Now()
+			h := tip
+			mu.Unlock()
+			f.Wake(h)
+			f.Wake(h - 1) // a height read already: no news
+		}
+		close(stop)
+	}()
+	n := count(time.Second)
+	<-stop
+	time.Sleep(100 * time.Millisecond)
+	if n > 10 {
+		t.Errorf("woken: %d /status in a second with 4 new heights; want at most 10 (the wakes and a poll every %s)", n, wokenPoll)
+	}
+	mu.Lock()
+	for h, at := range raised {
+		// A block is handed on when the next one is read (its commit
+		// round is in the next): the last one raised is not yet.
+		if s, ok := seen[h]; h < tip && (!ok || s.Sub(at) > 100*time.Millisecond) {
+			t.Errorf("height %d read %s after the node had it and said so (read: %v); want at once", h, s.Sub(at), ok)
+		}
+	}
+	if f.Next() != tip+1 {
+		t.Errorf("next %d; want %d", f.Next(), tip+1)
+	}
+	mu.Unlock()
+	// The events stopped long ago: polls every 50 ms again.
+	f.woke.Store(time.Now().Add(-wokenFor - time.Second).UnixNano())
+	time.Sleep(wokenPoll)
+	if n := count(time.Second); n < 12 {
+		t.Errorf("events gone: %d /status a second; want about 20 again", n)
+	}
+}

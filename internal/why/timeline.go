@@ -61,6 +61,27 @@ type Events struct {
 	dropped int
 	n       int
 	wg      sync.WaitGroup
+	heard   map[int]func(int64) // OnHeader's, by key
+	key     int
+}
+
+// OnHeader calls fn with the height of each NewBlockHeader event of any
+// node as it comes (the block follower reads then instead of polling);
+// fn must not block. The returned func stops the calls.
+func (e *Events) OnHeader(fn func(height int64)) (stop func()) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.heard == nil {
+		e.heard = map[int]func(int64){}
+	}
+	e.key++
+	k := e.key
+	e.heard[k] = fn
+	return func() {
+		e.mu.Lock()
+		delete(e.heard, k)
+		e.mu.Unlock()
+	}
 }
 
 // Follow starts following nodes' consensus events until ctx ends; Stop
@@ -223,6 +244,11 @@ func (e *Events) record(node string, msg []byte, at time.Time) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if ev.Result.Data.Type == "tendermint/event/NewBlockHeader" {
+		for _, fn := range e.heard {
+			fn(h)
+		}
+	}
 	byNode := e.at[h]
 	if byNode == nil {
 		if e.n >= maxStamps {

@@ -142,3 +142,22 @@ func TestWSURL(t *testing.T) {
 		t.Errorf("ftp: %v; want refused without the password", err)
 	}
 }
+
+// OnHeader hears each node's NewBlockHeader height and nothing else (a
+// step, a junk height), also past maxStamps, until it is stopped.
+func TestOnHeader(t *testing.T) {
+	e := &Events{at: map[int64]map[string]*stamps{}, address: map[string]string{}, errs: map[string]string{}}
+	var heard []int64
+	stop := e.OnHeader(func(h int64) { heard = append(heard, h) })
+	t0 := time.Now()
+	feed(e, "validator0", 5, t0, 0, 1, 2, 3, 4, "A")
+	feed(e, "validator1", 5, t0, 0, 1, 2, 3, 4, "A")
+	e.record("validator0", []byte(`{"result":{"data":{"type":"tendermint/event/NewBlockHeader","value":{"header":{"height":"x"}}}}}`), t0)
+	e.n = maxStamps
+	feed(e, "validator0", 6, t0, 0, 1, 2, 3, 4, "A")
+	stop()
+	feed(e, "validator0", 7, t0, 0, 1, 2, 3, 4, "A")
+	if fmt.Sprint(heard) != "[5 5 6]" {
+		t.Errorf("heard %v; want [5 5 6]", heard)
+	}
+}
