@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/chainperf/chainperf/internal/nodehttp"
+	"github.com/chainperf/chainperf/internal/selfcost"
 )
 
 // Machine is the node name of machine-wide samples (load1); Self is the
@@ -140,7 +141,7 @@ func (w *Watcher) round(ctx context.Context, keep map[string]bool) {
 			continue
 		}
 		wg.Add(1)
-		go func() {
+		go selfcost.Do(ctx, selfcost.Scraper, func(ctx context.Context) {
 			defer wg.Done()
 			s, cut, err := w.scrape(ctx, t, keep, now)
 			s, dropped := CapSeries(Fold(s, Folded), MaxSeriesPerName)
@@ -159,9 +160,13 @@ func (w *Watcher) round(ctx context.Context, keep map[string]bool) {
 				}
 			}
 			mu.Unlock()
-		}()
+		})
 	}
-	out = append(out, sampleProcesses(w.Targets, now)...)
+	var procs []Sample
+	selfcost.Do(ctx, selfcost.Sampler, func(context.Context) { procs = sampleProcesses(w.Targets, now) })
+	mu.Lock() // the scrapes append under it too
+	out = append(out, procs...)
+	mu.Unlock()
 	wg.Wait()
 	if ctx.Err() != nil {
 		return

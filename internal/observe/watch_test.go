@@ -406,3 +406,32 @@ func realPage(tb testing.TB) ([]byte, map[string]bool) {
 	}
 	return page, keep
 }
+
+// labelOf is a transport that notes the chainperf profile label of each
+// request's context.
+type labelOf struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (l *labelOf) RoundTrip(r *http.Request) (*http.Response, error) {
+	v, _ := pprof.Label(r.Context(), "chainperf")
+	l.mu.Lock()
+	l.seen = append(l.seen, v)
+	l.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A round's scrapes count as the scraper's CPU, not the observer's that
+// runs the watch (the harness line splits them).
+func TestScrapesAreTheScrapers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(exposition)) }))
+	defer srv.Close()
+	l := &labelOf{}
+	w := &Watcher{Targets: []Target{{Node: "validator0", Metrics: srv.URL}, {Node: "validator1", Metrics: srv.URL}},
+		client: &http.Client{Transport: l}, failing: map[string]bool{}, dropped: map[string]bool{}}
+	pprof.Do(context.Background(), pprof.Labels("chainperf", "observer"), func(ctx context.Context) { w.round(ctx, nil) })
+	if fmt.Sprint(l.seen) != "[scraper scraper]" {
+		t.Errorf("scrapes labelled %v; want [scraper scraper]", l.seen)
+	}
+}

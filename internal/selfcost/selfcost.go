@@ -1,6 +1,7 @@
 // Package selfcost measures what chainperf itself takes from the machine
 // while it measures a chain: its process's CPU over a span, and each
-// component's share of it (generator, follower, observer, store), read
+// component's share of it (generator, follower, scraper, sampler,
+// observer, store), read
 // from a CPU profile of chainperf in which every component's goroutines
 // carry a label (Do). On a machine chainperf shares with the nodes it
 // started, that CPU is taken from them.
@@ -25,7 +26,9 @@ import (
 const (
 	Generator = "generator" // pacing, making and sending txs, reading the answers
 	Follower  = "follower"  // reading blocks and their results, matching txs
-	Observer  = "observer"  // scraping the nodes' metrics, sampling their processes
+	Scraper   = "scraper"   // reading and parsing the nodes' metrics pages
+	Sampler   = "sampler"   // sampling the nodes' processes (/proc)
+	Observer  = "observer"  // the nodes' consensus events, mempool reads, the watch's own loop
 	Store     = "store"     // writing to the results database
 	Netem     = "netem"     // the emulated WAN's delay daemon: every packet between emulated hosts
 	Other     = "other"     // the rest: the Go runtime's collector, the live view, set-up
