@@ -137,6 +137,7 @@ func (f *Follower) Run(ctx context.Context) error {
 		if f.woken() {
 			wait = wokenPoll
 		}
+		began := time.Now()
 		if err := f.catchUp(ctx, f.rpcs[f.node], read); err != nil && ctx.Err() == nil {
 			// Back off while every node fails: one that answers 64 MiB
 			// each time must not be asked 20 times a second.
@@ -161,6 +162,16 @@ func (f *Follower) Run(ctx context.Context) error {
 			return nil
 		case <-time.After(wait):
 		case <-wake:
+			// Not sooner than a poll after the last read: a node that
+			// sends header events without end makes the follower ask no
+			// more often than it polled before.
+			if d := f.poll - time.Since(began); d > 0 {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(d):
+				}
+			}
 		}
 	}
 }

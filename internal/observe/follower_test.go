@@ -209,3 +209,35 @@ func TestFollowerWokenByEvents(t *testing.T) {
 		t.Errorf("events gone: %d /status a second; want about 20 again", n)
 	}
 }
+
+// A node that sends header events without end (a height far ahead, over
+// and over) makes the follower ask /status no more often than it polls.
+func TestFollowerWakesBounded(t *testing.T) {
+	var mu sync.Mutex
+	statuses := 0
+	srv := chainServer(t, func() int64 { return 1 })
+	h := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/status" {
+			mu.Lock()
+			statuses++
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+	f := NewFollower([]string{srv.URL}, 2, nil, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			f.Wake(1_000_000)
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	f.Run(ctx)
+	mu.Lock()
+	defer mu.Unlock()
+	if statuses > 25 {
+		t.Errorf("%d /status in a second of endless wakes; want at most about 20 (a poll every 50 ms)", statuses)
+	}
+}
