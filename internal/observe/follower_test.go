@@ -168,7 +168,7 @@ func TestFollowerWokenByEvents(t *testing.T) {
 	if n := count(time.Second); n < 12 {
 		t.Errorf("not woken: %d /status a second; want about 20 (a poll every 50 ms)", n)
 	}
-	// A height a second, each told by Wake as it comes.
+	// A height every 250 ms, each told by Wake as it comes.
 	raised := map[int64]time.Time{}
 	stop := make(chan struct{})
 	go func() {
