@@ -83,11 +83,14 @@ func TestNFQueueDelayAccuracy(t *testing.T) {
 }
 
 // TestNFQueueBandwidth: at 1 Mbit/s a 1428-byte ping and its answer each
-// take 11.4 ms on the wire: the RTT grows by 22.8 ms (within 5 % or 2 ms)
+// take 11.4 ms on the wire: the RTT grows by 22.8 ms (within 5 % or 3 ms)
 // over the same ping through the daemon with no cap. Both go through the
 // daemon's timer (a 1 ms delay): with no delay at all a packet is passed
 // at once, and the timer's own wake-up (about 1 ms a packet here) would
-// count as serialization.
+// count as serialization. On this project's machine the cap adds 24.6-
+// 24.8 ms (three runs, 2026-11-28), 2 ms over the wire time, and 25.03 in
+// a CI run that failed the 2 ms margin; hence 3 ms. A cap not applied
+// adds 0, one applied twice 45.6.
 func TestNFQueueBandwidth(t *testing.T) {
 	ctx, nw := twoHosts(t)
 	plan, _ := PlanFor(latency.Uniform(time.Millisecond, 2), []string{"node0", "node1"}, 0, 0)
@@ -95,7 +98,7 @@ func TestNFQueueBandwidth(t *testing.T) {
 	capped.Bandwidth = 1e6
 	base, slow := pingMedian(t, ctx, nw, plan, 1400), pingMedian(t, ctx, nw, &capped, 1400)
 	t.Logf("1428-byte ping through the daemon: rtt median %.2f ms uncapped, %.2f ms at 1 Mbit/s", base, slow)
-	if want, got := 2*1428*8/1e3, slow-base; math.Abs(got-want) > math.Max(0.05*want, 2) {
+	if want, got := 2*1428*8/1e3, slow-base; math.Abs(got-want) > math.Max(0.05*want, 3) {
 		t.Errorf("the cap added %.2f ms; want %.1f", got, want)
 	}
 }
