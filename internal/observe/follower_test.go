@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,25 +139,12 @@ func TestFollowerDoesNotBelieveAFarStart(t *testing.T) {
 // it polls every 50 ms again.
 func TestFollowerWokenByEvents(t *testing.T) {
 	var mu sync.Mutex
-	tip, statuses := int64(1), 0
-	srv := chainServer(t, func() int64 { mu.Lock(); defer mu.Unlock(); return tip })
-	h := srv.Config.Handler
-	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/status" {
-			mu.Lock()
-			statuses++
-			mu.Unlock()
-		}
-		h.ServeHTTP(w, r)
-	})
+	tip := int64(1)
+	srv, statuses := statusCounted(t, func() int64 { mu.Lock(); defer mu.Unlock(); return tip })
 	count := func(d time.Duration) int {
-		mu.Lock()
-		before := statuses
-		mu.Unlock()
+		before := statuses()
 		time.Sleep(d)
-		mu.Lock()
-		defer mu.Unlock()
-		return statuses - before
+		return statuses() - before
 	}
 	seen := map[int64]time.Time{}
 	f := NewFollower([]string{srv.URL}, 1, nil, func(b Block) { mu.Lock(); seen[b.Height] = b.Seen; mu.Unlock() }, nil)
@@ -213,18 +201,7 @@ func TestFollowerWokenByEvents(t *testing.T) {
 // A node that sends header events without end (a height far ahead, over
 // and over) makes the follower ask /status no more often than it polls.
 func TestFollowerWakesBounded(t *testing.T) {
-	var mu sync.Mutex
-	statuses := 0
-	srv := chainServer(t, func() int64 { return 1 })
-	h := srv.Config.Handler
-	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/status" {
-			mu.Lock()
-			statuses++
-			mu.Unlock()
-		}
-		h.ServeHTTP(w, r)
-	})
+	srv, statuses := statusCounted(t, func() int64 { return 1 })
 	f := NewFollower([]string{srv.URL}, 2, nil, nil, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -235,9 +212,21 @@ func TestFollowerWakesBounded(t *testing.T) {
 		}
 	}()
 	f.Run(ctx)
-	mu.Lock()
-	defer mu.Unlock()
-	if statuses > 25 {
-		t.Errorf("%d /status in a second of endless wakes; want at most about 20 (a poll every 50 ms)", statuses)
+	if n := statuses(); n > 25 {
+		t.Errorf("%d /status in a second of endless wakes; want at most about 20 (a poll every 50 ms)", n)
 	}
+}
+
+// statusCounted is chainServer with a count of the /status asked so far.
+func statusCounted(t *testing.T, latest func() int64) (*httptest.Server, func() int) {
+	var n atomic.Int64
+	srv := chainServer(t, latest)
+	h := srv.Config.Handler
+	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/status" {
+			n.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	})
+	return srv, func() int { return int(n.Load()) }
 }
