@@ -173,10 +173,14 @@ func (f *fault) do(bg, ctx context.Context, net *live.Net, d time.Duration, rec 
 		}
 	}
 	i := rec.began(f.began, f.names, f.stopsNodes)
+	err := f.begin(bg)
 	if f.restarts {
+		// The moment the last of them was gone, not when the stop began: a
+		// node that takes a second to end on SIGTERM still takes txs
+		// meanwhile, and its mempool goes with it.
 		rec.restarted(f.nodes)
 	}
-	if err := f.begin(bg); err != nil || f.end == nil {
+	if err != nil || f.end == nil {
 		return err
 	}
 	clk.SleepUntil(ctx, clk.Now().Add(d))
