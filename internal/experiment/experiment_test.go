@@ -307,28 +307,42 @@ func TestKindsTable(t *testing.T) {
 	}
 }
 
-// The refused-tx count of a phase: from the mark (or the first read after
-// it), a node whose counter was never exported counting 0, a node not
-// read at all making it unknown.
-func TestMempoolsRefused(t *testing.T) {
+// The refused and evicted tx counts of a phase: from the mark (or the
+// first read after it), a node whose counter was never exported counting
+// 0, a node not read at all making it unknown, a node started again (its
+// counters from 0) counting what it counted before and after.
+func TestMempoolsDropped(t *testing.T) {
 	var m mempools
 	size := func(n string) observe.Sample {
 		return observe.Sample{Node: n, Series: "cometbft_mempool_size", Value: 3}
 	}
-	m.tap([]observe.Sample{size("a"), {Node: "a", Series: rejectedSeries, Value: 7}, size("b")})
-	m.mark()
-	m.tap([]observe.Sample{size("a"), {Node: "a", Series: rejectedSeries, Value: 10}, size("b"), {Node: "b", Series: rejectedSeries, Value: 4}})
-	if got, ok := m.refused([]string{"a", "b"}); !ok || got != 7 {
-		t.Errorf("refused %v, %v; want 3 + 4", got, ok)
+	refused := func(n string, v float64) observe.Sample {
+		return observe.Sample{Node: n, Series: rejectedSeries, Value: v}
 	}
-	if _, ok := m.refused([]string{"a", "c"}); ok {
+	evicted := func(n string, v float64) observe.Sample {
+		return observe.Sample{Node: n, Series: evictedSeries, Value: v}
+	}
+	m.tap([]observe.Sample{size("a"), refused("a", 7), evicted("a", 2), size("b")})
+	m.mark()
+	m.tap([]observe.Sample{size("a"), refused("a", 10), evicted("a", 6), size("b"), refused("b", 4)})
+	if got, ok := m.dropped([]string{"a", "b"}); !ok || got.Refused != 7 || got.Evicted != 4 {
+		t.Errorf("dropped %+v, %v; want 3 + 4 refused, 4 evicted", got, ok)
+	}
+	if _, ok := m.dropped([]string{"a", "c"}); ok {
 		t.Error("a node never read: want unknown")
 	}
+	// a started again: its counters read 0, then 2 and 1; not a loss of
+	// what it counted before.
+	m.tap([]observe.Sample{size("a")})
+	m.tap([]observe.Sample{size("a"), refused("a", 2), evicted("a", 1)})
+	if got, _ := m.dropped([]string{"a"}); got.Refused != 5 || got.Evicted != 5 {
+		t.Errorf("dropped %+v across a restart; want 3 + 2 refused, 4 + 1 evicted", got)
+	}
 	// A node first read after the mark: counted from that first read.
-	m.tap([]observe.Sample{size("c"), {Node: "c", Series: rejectedSeries, Value: 50}})
-	m.tap([]observe.Sample{size("c"), {Node: "c", Series: rejectedSeries, Value: 55}})
-	if got, ok := m.refused([]string{"c"}); !ok || got != 5 {
-		t.Errorf("refused %v, %v; want 5 since c's first read", got, ok)
+	m.tap([]observe.Sample{size("c"), refused("c", 50)})
+	m.tap([]observe.Sample{size("c"), refused("c", 55)})
+	if got, ok := m.dropped([]string{"c"}); !ok || got.Refused != 5 || got.Evicted != 0 {
+		t.Errorf("dropped %+v, %v; want 5 refused since c's first read", got, ok)
 	}
 }
 

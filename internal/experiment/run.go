@@ -402,9 +402,9 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 	} else {
 		p, err = Drive(ctx, do)
 	}
-	if refused, known := ph.pools.refused(ph.targetNodes()); p != nil && known {
+	if drops, known := ph.pools.dropped(ph.targetNodes()); p != nil && known {
 		lost := results.LostToStops(p.Ledger, p.Start, ph.rec.stoppedAll(ph.targetNodes()))
-		p.Unresolved = results.ExplainUnresolved(p.Ledger, refused, results.Left{InMempool: p.InMempool, Stopped: lost, NonceTaken: p.NonceTaken, NonceGap: p.NonceGap})
+		p.Unresolved = results.ExplainUnresolved(p.Ledger, drops, results.Left{InMempool: p.InMempool, Stopped: lost, NonceTaken: p.NonceTaken, NonceGap: p.NonceGap})
 	}
 	perr := endPerturb()
 	if endCompanion != nil {

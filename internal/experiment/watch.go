@@ -34,7 +34,7 @@ func watchNodes(ctx context.Context, net *live.Net, o scenario.Observe, rec *rec
 	}
 	if len(o.Metrics) > 0 {
 		// The live view and the unresolved txs' explanation need these.
-		o.Metrics = append(slices.Clone(o.Metrics), "cometbft_mempool_size", rejectedSeries)
+		o.Metrics = append(slices.Clone(o.Metrics), "cometbft_mempool_size", rejectedSeries, evictedSeries)
 	}
 	return watchTargets(ctx, net.Testnet.Standing(), net.Endpoint, net.PID, o, rec, tap)
 }
@@ -171,81 +171,4 @@ func Watch(ctx context.Context, t *testnet.Testnet, o scenario.Observe, st *stor
 		r.Status = results.StatusInterrupted
 	}
 	return rep, st.Finish(context.WithoutCancel(ctx), r)
-}
-
-// mempools keeps the latest mempool size of every node, from the samples
-// the watcher takes, for the live view, and the latest count of txs each
-// node's mempool refused for lack of room, to explain unresolved txs.
-type mempools struct {
-	mu       sync.Mutex
-	size     map[string]float64
-	rejected map[string]float64
-	// base: each node's refused count when the phase began (mark), or
-	// when it was first read after, for a node not read yet then.
-	base map[string]float64
-}
-
-// rejectedSeries counts txs a CometBFT mempool refused for lack of room:
-// those answered "mempool is full", and those dropped silently after
-// their CheckTx said OK because the mempool filled in the meantime.
-const rejectedSeries = "cometbft_mempool_rejected_txs"
-
-func (m *mempools) tap(samples []observe.Sample) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.size == nil {
-		m.size, m.rejected = map[string]float64{}, map[string]float64{}
-	}
-	for _, s := range samples {
-		switch s.Series {
-		case "cometbft_mempool_size":
-			m.size[s.Node] = s.Value
-		case rejectedSeries:
-			m.rejected[s.Node] = s.Value
-		}
-	}
-	for n := range m.size {
-		if _, ok := m.base[n]; !ok && m.base != nil {
-			m.base[n] = m.rejected[n]
-		}
-	}
-}
-
-// mark starts counting the nodes' refused txs from now. A node's count is
-// 0 until it has refused one: go-kit exports a counter only from its
-// first Add, so a node read (its mempool size) without one refused none.
-func (m *mempools) mark() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.base = map[string]float64{}
-	for n := range m.size {
-		m.base[n] = m.rejected[n]
-	}
-}
-
-// refused is how many txs the nodes' mempools refused since mark, and
-// whether every node was read.
-func (m *mempools) refused(nodes []string) (float64, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var sum float64
-	for _, n := range nodes {
-		b, based := m.base[n]
-		if !based {
-			return 0, false
-		}
-		sum += m.rejected[n] - b
-	}
-	return sum, len(nodes) > 0
-}
-
-// max is the largest mempool of any node, -1 when none was read.
-func (m *mempools) max() float64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := -1.0
-	for _, v := range m.size {
-		out = max(out, v)
-	}
-	return out
 }

@@ -47,48 +47,62 @@ func TestSaturation(t *testing.T) {
 
 // Unresolved txs are attributed to the mempools still holding them when
 // the drain ended, then to silent mempool drops: the target
-// nodes' refused count less the "mempool is full" answers chainperf got;
-// what the drops cannot cover is unexplained.
+// nodes' refused count less the "mempool is full" answers chainperf got,
+// then to the target nodes' recheck evictions; what none of these covers
+// is unexplained.
 func TestExplainUnresolved(t *testing.T) {
 	s := load.Summary{Fates: map[load.Fate]int64{load.FateUnresolved: 50}, Reasons: map[string]int64{"mempool is full": 100}}
-	u := ExplainUnresolved(s, 130, Left{})
+	u := ExplainUnresolved(s, Drops{Refused: 130}, Left{})
 	if u.Dropped != 30 || u.Explained != 30 || u.Unexplained != 20 {
 		t.Errorf("%+v; want 30 dropped, 30 explained, 20 unexplained", u)
 	}
-	if u := ExplainUnresolved(s, 500, Left{}); u.Explained != 50 || u.Unexplained != 0 {
+	if u := ExplainUnresolved(s, Drops{Refused: 500}, Left{}); u.Explained != 50 || u.Unexplained != 0 {
 		t.Errorf("%+v; want all 50 explained", u)
 	}
-	if u := ExplainUnresolved(s, 80, Left{}); u.Dropped != 0 || u.Unexplained != 50 || !strings.Contains(u.String(), "50 unexplained") {
+	if u := ExplainUnresolved(s, Drops{Refused: 80}, Left{}); u.Dropped != 0 || u.Unexplained != 50 || !strings.Contains(u.String(), "50 unexplained") {
 		t.Errorf("%+v (%s); want none explained", u, u)
 	}
 	// Txs a node's mempool still held when the drain ended come first:
 	// 20 of the 50, the drops explain 30 of the other 30, none left.
-	if u := ExplainUnresolved(s, 130, Left{InMempool: 20}); u.InMempool != 20 || u.Explained != 30 || u.Unexplained != 0 ||
+	if u := ExplainUnresolved(s, Drops{Refused: 130}, Left{InMempool: 20}); u.InMempool != 20 || u.Explained != 30 || u.Unexplained != 0 ||
 		!strings.Contains(u.String(), "20 still in a node's mempool when the drain ended") {
 		t.Errorf("%+v (%s); want 20 in a mempool, 30 dropped, none unexplained", u, u)
 	}
 	// More held than unresolved (the node lists txs of other senders'
 	// too): at most the unresolved.
-	if u := ExplainUnresolved(s, 0, Left{InMempool: 80}); u.InMempool != 50 || u.Unexplained != 0 {
+	if u := ExplainUnresolved(s, Drops{}, Left{InMempool: 80}); u.InMempool != 50 || u.Unexplained != 0 {
 		t.Errorf("%+v; want the 50 in a mempool", u)
 	}
 	// Txs answered queued (an EVM mempool's nonce gap) that no block took
 	// are named as such before the drops.
 	q := s
 	q.QueuedUnresolved = 45
-	if u := ExplainUnresolved(q, 0, Left{}); u.Queued != 45 || u.Unexplained != 5 ||
+	if u := ExplainUnresolved(q, Drops{}, Left{}); u.Queued != 45 || u.Unexplained != 5 ||
 		!strings.Contains(u.String(), "45 answered with a nonce gap and queued by the node's EVM mempool") {
 		t.Errorf("%+v (%s); want 45 queued, 5 unexplained", u, u)
 	}
 	// EVM txs by their senders' nonces on chain come after those, before
 	// the drops: 45 queued, then 3 replaced and 1 behind a gap of the 5
 	// left, 1 unexplained; none past what is unresolved.
-	if u := ExplainUnresolved(q, 0, Left{NonceTaken: 3, NonceGap: 9}); u.Queued != 45 || u.NonceTaken != 3 || u.NonceGap != 2 || u.Unexplained != 0 ||
+	if u := ExplainUnresolved(q, Drops{}, Left{NonceTaken: 3, NonceGap: 9}); u.Queued != 45 || u.NonceTaken != 3 || u.NonceGap != 2 || u.Unexplained != 0 ||
 		!strings.Contains(u.String(), "3 replaced (their sender's nonce on chain passed theirs") || !strings.Contains(u.String(), "2 behind a nonce gap") {
 		t.Errorf("%+v (%s); want 45 queued, 3 replaced, 2 behind a gap", u, u)
 	}
-	if u := ExplainUnresolved(s, 0, Left{NonceTaken: 1}); u.NonceTaken != 1 || u.NonceGap != 0 || u.Unexplained != 49 || strings.Contains(u.String(), "nonce gap") {
+	if u := ExplainUnresolved(s, Drops{}, Left{NonceTaken: 1}); u.NonceTaken != 1 || u.NonceGap != 0 || u.Unexplained != 49 || strings.Contains(u.String(), "nonce gap") {
 		t.Errorf("%+v (%s); want 1 replaced, 49 unexplained", u, u)
+	}
+	// Recheck evictions come after the drops: 30 dropped, then 15 of the
+	// 20 left evicted, 5 unexplained; the line names them only when the
+	// nodes evicted any.
+	if u := ExplainUnresolved(s, Drops{Refused: 130, Evicted: 15}, Left{}); u.Explained != 30 || u.Evicted != 15 || u.Unexplained != 5 ||
+		!strings.Contains(u.String(), "15 evicted at a recheck (the target nodes' mempools removed 15 txs") {
+		t.Errorf("%+v (%s); want 30 dropped, 15 evicted, 5 unexplained", u, u)
+	}
+	if u := ExplainUnresolved(s, Drops{Evicted: 90}, Left{InMempool: 45}); u.Evicted != 5 || u.Unexplained != 0 {
+		t.Errorf("%+v; want 45 in a mempool, 5 evicted of the 90 evictions", u)
+	}
+	if u := ExplainUnresolved(s, Drops{}, Left{}); strings.Contains(u.String(), "evicted") {
+		t.Errorf("%s: names evictions the nodes did not count", u)
 	}
 }
 
@@ -109,7 +123,7 @@ func TestLostToStops(t *testing.T) {
 	if n := LostToStops(s, start, []time.Time{start.Add(-time.Second)}); n != 0 {
 		t.Errorf("a stop before the phase: %d lost; want 0", n)
 	}
-	u := ExplainUnresolved(s, 0, Left{Stopped: 10})
+	u := ExplainUnresolved(s, Drops{}, Left{Stopped: 10})
 	if u.Stopped != 10 || u.Unexplained != 2 || !strings.Contains(u.String(), "10 due before every node the load goes to was stopped") {
 		t.Errorf("%+v (%s); want 10 lost to the stop, 2 unexplained", u, u)
 	}

@@ -40,10 +40,25 @@ type Unresolved struct {
 	FullAnswers int64 `json:"full_answers"`
 	// Dropped: MempoolRefused - FullAnswers, the silent drops.
 	Dropped int64 `json:"silently_dropped"`
-	// Explained: unresolved txs the drops account for; Unexplained the
-	// rest.
-	Explained   int64 `json:"explained"`
+	// Explained: unresolved txs the drops account for.
+	Explained int64 `json:"explained"`
+	// MempoolEvicted: the increase of the target nodes'
+	// cometbft_mempool_evicted_txs over the phase: txs a recheck after a
+	// block found no longer valid (a sequence another tx took, a tx sent
+	// on a node a block behind) and removed, silently to their sender.
+	// Evicted: the unresolved txs they account for (at most: a copy of a
+	// tx gossiped to several targets is evicted on each).
+	MempoolEvicted int64 `json:"mempool_evicted,omitempty"`
+	Evicted        int64 `json:"evicted,omitempty"`
+	// Unexplained: the rest.
 	Unexplained int64 `json:"unexplained"`
+}
+
+// Drops is what the target nodes' mempools dropped over a phase, by their
+// own counters, each summed over the nodes' restarts.
+type Drops struct {
+	Refused float64 // cometbft_mempool_rejected_txs: no room
+	Evicted float64 // cometbft_mempool_evicted_txs: invalid at a recheck
 }
 
 // Left is what was read of a phase's unresolved txs once its drain
@@ -59,9 +74,9 @@ type Left struct {
 // mempools still holding them when the drain ended, then to the restarts
 // of every target node, to nonce gaps an EVM mempool queued, to their
 // senders' nonces on chain, then to silent mempool drops, given how many
-// txs the target nodes' mempools refused.
-func ExplainUnresolved(s load.Summary, refused float64, left Left) *Unresolved {
-	u := &Unresolved{Unresolved: s.Fates[load.FateUnresolved], MempoolRefused: int64(refused), FullAnswers: s.Reasons["mempool is full"]}
+// txs the target nodes' mempools refused, then to their recheck evictions.
+func ExplainUnresolved(s load.Summary, d Drops, left Left) *Unresolved {
+	u := &Unresolved{Unresolved: s.Fates[load.FateUnresolved], MempoolRefused: int64(d.Refused), MempoolEvicted: int64(d.Evicted), FullAnswers: s.Reasons["mempool is full"]}
 	rest := u.Unresolved
 	take := func(n int64) int64 {
 		n = min(max(n, 0), rest)
@@ -75,6 +90,7 @@ func ExplainUnresolved(s load.Summary, refused float64, left Left) *Unresolved {
 	u.NonceGap = take(left.NonceGap)
 	u.Dropped = max(0, u.MempoolRefused-u.FullAnswers)
 	u.Explained = take(u.Dropped)
+	u.Evicted = take(u.MempoolEvicted)
 	u.Unexplained = rest
 	return u
 }
@@ -99,8 +115,12 @@ func (u *Unresolved) String() string {
 	if u.NonceGap > 0 {
 		held += fmt.Sprintf("%d behind a nonce gap (their sender's nonce on chain stopped below theirs: a tx before them is in no block), ", u.NonceGap)
 	}
-	return fmt.Sprintf("%d unresolved: %s%d explained by silent mempool drops (the target nodes' mempools refused %d txs, %d of them answered \"mempool is full\"; CometBFT drops a tx after its CheckTx said OK when the mempool filled meanwhile), %d unexplained",
-		u.Unresolved, held, u.Explained, u.MempoolRefused, u.FullAnswers, u.Unexplained)
+	evicted := ""
+	if u.MempoolEvicted > 0 {
+		evicted = fmt.Sprintf("%d evicted at a recheck (the target nodes' mempools removed %d txs a block made invalid: a sequence another tx took, or a tx sent on a node a block behind), ", u.Evicted, u.MempoolEvicted)
+	}
+	return fmt.Sprintf("%d unresolved: %s%d explained by silent mempool drops (the target nodes' mempools refused %d txs, %d of them answered \"mempool is full\"; CometBFT drops a tx after its CheckTx said OK when the mempool filled meanwhile), %s%d unexplained",
+		u.Unresolved, held, u.Explained, u.MempoolRefused, u.FullAnswers, evicted, u.Unexplained)
 }
 
 // LostToStops counts the unresolved txs of a phase that started at start
