@@ -78,9 +78,24 @@ func TestFollowerDoesNotBelieveAFarTip(t *testing.T) {
 // A chain that goes on while its node stops giving blocks: the follower
 // says it stalled, and says so once.
 func TestFollowerSaysItStalled(t *testing.T) {
-	var mu sync.Mutex
-	tip := int64(3)
-	srv := chainServer(t, func() int64 { mu.Lock(); defer mu.Unlock(); return tip })
+	blocks := chainServer(t, func() int64 { return 3 }).Config.Handler
+	// Once stalled, the node says 100 and serves no block (its store
+	// closed): a flag the server reads, not a handler swapped while it
+	// serves.
+	var stalled atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case !stalled.Load():
+			blocks.ServeHTTP(w, r)
+		case r.URL.Path == "/status":
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":-1,"result":{"sync_info":{"latest_block_height":"100"}}}`)
+		case r.URL.Path == "/block":
+			fmt.Fprint(w, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32603,"message":"store closed"}}`)
+		default:
+			blocks.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
 	var said []string
 	f := NewFollower([]string{srv.URL}, 1, nil, nil, nil)
 	f.StallAfter = 300 * time.Millisecond
@@ -90,20 +105,7 @@ func TestFollowerSaysItStalled(t *testing.T) {
 	done := make(chan struct{})
 	go func() { f.Run(ctx); close(done) }()
 	time.Sleep(200 * time.Millisecond)
-	// The node says 100 and serves nothing past 3 (its /block is as
-	// before: the server only knows the status's word).
-	srvBlocks := srv.Config.Handler
-	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/status" {
-			fmt.Fprint(w, `{"jsonrpc":"2.0","id":-1,"result":{"sync_info":{"latest_block_height":"100"}}}`)
-			return
-		}
-		if r.URL.Path == "/block" {
-			fmt.Fprint(w, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32603,"message":"store closed"}}`)
-			return
-		}
-		srvBlocks.ServeHTTP(w, r)
-	})
+	stalled.Store(true)
 	time.Sleep(1200 * time.Millisecond)
 	cancel()
 	<-done

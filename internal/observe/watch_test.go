@@ -279,7 +279,16 @@ func TestWatcherBoundsAHostilePage(t *testing.T) {
 	go func() { w.Run(ctx); close(done) }()
 	time.Sleep(150 * time.Millisecond)
 	huge.Store(true)
-	time.Sleep(300 * time.Millisecond)
+	// Until the oversized page was refused (16 MiB takes a while to write
+	// under the race detector), 10 s at most.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		n := len(errs)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+	}
 	cancel()
 	<-done
 	mu.Lock()
