@@ -143,6 +143,9 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 	feed := &blockFeed{Ledger: own, start: start}
 	follower := observe.NewFollower(o.Follow, from+1, feed, nil, o.Log)
 	follower.OnProblem = o.OnProblem
+	if o.Headers != nil {
+		defer o.Headers(follower.Wake)()
+	}
 	followCtx, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Add(2)
