@@ -176,8 +176,8 @@ func (f *fault) do(bg, ctx context.Context, net *live.Net, d time.Duration, rec 
 	err := f.begin(bg)
 	if f.restarts {
 		// The moment the last of them was gone, not when the stop began: a
-		// node that takes a second to end on SIGTERM still takes txs
-		// meanwhile, and its mempool goes with it.
+		// node still ending on SIGTERM takes txs meanwhile, and its mempool
+		// goes with it.
 		rec.restarted(f.nodes)
 	}
 	if err != nil || f.end == nil {
