@@ -33,7 +33,11 @@ const evictedSeries = "cometbft_mempool_evicted_txs"
 // poolCounts are a node's two counters, each summed over its restarts.
 type poolCounts struct{ refused, evicted counter }
 
+// sums are c's counts; none for a node that exported no counter (nil).
 func (c *poolCounts) sums() results.Drops {
+	if c == nil {
+		return results.Drops{}
+	}
 	return results.Drops{Refused: c.refused.sum, Evicted: c.evicted.sum}
 }
 
@@ -76,7 +80,7 @@ func (m *mempools) tap(samples []observe.Sample) {
 	}
 	for n := range m.size {
 		if _, ok := m.base[n]; !ok && m.base != nil {
-			m.base[n] = of(n).sums()
+			m.base[n] = m.counts[n].sums()
 		}
 	}
 }
@@ -90,11 +94,7 @@ func (m *mempools) mark() {
 	defer m.mu.Unlock()
 	m.base = map[string]results.Drops{}
 	for n := range m.size {
-		if c := m.counts[n]; c != nil {
-			m.base[n] = c.sums()
-		} else {
-			m.base[n] = results.Drops{}
-		}
+		m.base[n] = m.counts[n].sums()
 	}
 }
 
@@ -109,11 +109,9 @@ func (m *mempools) dropped(nodes []string) (results.Drops, bool) {
 		if !based {
 			return results.Drops{}, false
 		}
-		if c := m.counts[n]; c != nil {
-			s := c.sums()
-			d.Refused += s.Refused - b.Refused
-			d.Evicted += s.Evicted - b.Evicted
-		}
+		s := m.counts[n].sums()
+		d.Refused += s.Refused - b.Refused
+		d.Evicted += s.Evicted - b.Evicted
 	}
 	return d, len(nodes) > 0
 }

@@ -116,8 +116,8 @@ func waitFault(rec *recorder, ends, stops bool) (results.Fault, bool) {
 
 // A stop's moment, which names the txs lost with the nodes' mempools, is
 // when the last node was gone, not when the stop began: a node that takes
-// a while to end on SIGTERM still takes txs meanwhile (a CI run counted
-// one such tx as unexplained).
+// a while to end on SIGTERM still takes txs meanwhile, and they were
+// left unexplained.
 func TestStopRecordedWhenTheNodesAreGone(t *testing.T) {
 	var gone time.Time
 	f := &fault{began: "stop", names: "all", stopsNodes: true, restarts: true, begin: func(context.Context) error {
