@@ -204,7 +204,7 @@ completed. Exit codes as compare: 0 no gated figure regressed, 1 one did,
 	cmd.Flags().Float64Var(&threshold, "threshold", compare.DefaultThreshold, "smallest change that counts (percent; percentage points for shares)")
 	cmd.Flags().StringSliceVar(&per, "threshold-for", nil, `per-figure threshold, FIGURE=PERCENT, e.g. "latency p99=20" (repeatable)`)
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "seed of the order within rounds (default: random, printed)")
-	cmd.Flags().StringSliceVar(&labels, "label", nil, "label every run, KEY=VALUE (repeatable)")
+	cmd.Flags().Var(newLabelsFlag(&labels), "label", "label every run, KEY=VALUE (repeatable)")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the baseline scenario's report.dir)")
 	cmd.Flags().StringVar(&baseBin, "baseline-binary", "", "run the baseline's testnet on this node (a path or module:...@version)")
 	cmd.Flags().StringVar(&candBin, "candidate-binary", "", "run the candidate's testnet on this node (a path or module:...@version)")

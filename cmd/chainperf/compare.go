@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -63,7 +64,10 @@ input. Usable as a CI step.`,
 				return err
 			}
 			defer st.Close()
-			sides, err := compare.Sides(cmd.Context(), st, args[0], args[1], 0)
+			sides, err := compare.Sides(cmd.Context(), st, args[0], args[1], 0, force)
+			if errors.Is(err, compare.ErrSameRun) {
+				return fmt.Errorf("%w (--force compares anyway)", err)
+			}
 			if err != nil {
 				return err
 			}

@@ -88,6 +88,21 @@ func TestCompareGate(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "no gated figure regressed") {
 		t.Errorf("no change at 3+3: exit %d; want 0\n%s", code, out)
 	}
+	// A run named three times a side is one run a side, not three: it
+	// is refused, not decided on (the repeat made the spread zero and
+	// called latency regressed).
+	out, code = cli(t, reg, "compare", "--db", db, "base0,base0,base0", "slow0,slow0,slow0")
+	if code != 2 || !strings.Contains(out, `run "base0" is named twice`) {
+		t.Errorf("repeated IDs: exit %d; want 2 naming the repeat\n%s", code, out)
+	}
+	// A run on both sides is refused unless forced.
+	out, code = cli(t, reg, "compare", "--db", db, "base0,base1", "base1,same1")
+	if code != 2 || !strings.Contains(out, "run base1 is on both sides") || !strings.Contains(out, "--force") {
+		t.Errorf("a run on both sides: exit %d; want 2 naming it\n%s", code, out)
+	}
+	if out, code = cli(t, reg, "compare", "--db", db, "--force", "base0,base1", "base1,same1"); code == 2 {
+		t.Errorf("a run on both sides with --force: exit %d\n%s", code, out)
+	}
 	// p99 +5 % at 1+1: one run a side cannot show how runs differ.
 	out, code = cli(t, reg, "compare", "--db", db, "base0", "noisy")
 	if code != 3 || !strings.Contains(out, "INCONCLUSIVE: committed tx/s, latency p50, latency p99") || !strings.Contains(out, "1 vs 1: one run a side cannot show how runs differ") {

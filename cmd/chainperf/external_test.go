@@ -121,7 +121,7 @@ interval = "500ms"
 	}
 	// One 4 s run a side has too short a window for per-second batches:
 	// compare says it cannot decide (exit 3), not "unchanged".
-	if out, code := cli(t, reg, "compare", loadID[1], loadID[1], "--db", db); code != 3 || !strings.Contains(out, "committed") || !strings.Contains(out, "INCONCLUSIVE") {
+	if out, code := cli(t, reg, "compare", "--force", loadID[1], loadID[1], "--db", db); code != 3 || !strings.Contains(out, "committed") || !strings.Contains(out, "INCONCLUSIVE") {
 		t.Errorf("compare of a load run: exit %d; want 3, inconclusive\n%s", code, out)
 	}
 	out, code = cli(t, reg, "load", "--rpc", fullRPC, "--rate", "50", "--duration", "2s", "--no-store", "--db", db)
@@ -306,7 +306,10 @@ func TestExternalFindMaxAndRegression(t *testing.T) {
 	if code != 1 || !regexp.MustCompile(`REGRESSED: latency p50`).MatchString(out) {
 		t.Errorf("compare before/after a 10x slower commit: exit %d; want 1 with latency p50 regressed\n%s", code, out)
 	}
-	if out, code := cli(t, reg, "compare", before, before, "--db", db); code == 1 {
+	if out, code := cli(t, reg, "compare", before, before, "--db", db); code != 2 || !strings.Contains(out, "on both sides") {
+		t.Errorf("a run compared with itself: exit %d; want 2, refused\n%s", code, out)
+	}
+	if out, code := cli(t, reg, "compare", "--force", before, before, "--db", db); code == 1 {
 		t.Errorf("a run compared with itself regressed:\n%s", out)
 	}
 }

@@ -160,7 +160,7 @@ A node outside this machine needs --target-is-mine.`,
 	cmd.Flags().BoolVar(&noStore, "no-store", false, "do not store the run or write a report")
 	cmd.Flags().BoolVar(&mine, "target-is-mine", false, "the nodes are yours: allow load to a node outside this machine")
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
-	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable)")
+	cmd.Flags().Var(newLabelsFlag(&labels), "label", "label the run, KEY=VALUE (repeatable)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the run's live figures for Prometheus on this address, e.g. 127.0.0.1:9464 (off by default)")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a --metrics-addr other machines can reach")
 	lf.register(cmd.Flags())

@@ -91,7 +91,7 @@ input or an error.`,
 			return reportRun(cmd.Context(), out, st, r, runErr)
 		},
 	}
-	cmd.Flags().StringSliceVar(&labels, "label", nil, "label the run, KEY=VALUE (repeatable), e.g. --label branch=main")
+	cmd.Flags().Var(newLabelsFlag(&labels), "label", "label the run, KEY=VALUE (repeatable), e.g. --label branch=main")
 	cmd.Flags().Float64Var(&ov.rate, "rate", 0, "override the scenario's [load] rate, tx/s")
 	cmd.Flags().DurationVar(&ov.duration, "duration", 0, "override the scenario's [load] duration, e.g. 60s")
 	cmd.Flags().IntVar(&ov.validators, "validators", 0, "override the scenario's [testnet] validators")

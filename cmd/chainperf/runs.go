@@ -104,7 +104,7 @@ func runsCmd() *cobra.Command {
 	list.Flags().StringVar(&f.Scenario, "scenario", "", "only runs of this scenario")
 	list.Flags().StringVar(&f.Status, "status", "", "only runs with this status (running, complete, failed, interrupted)")
 	list.Flags().StringVar(&since, "since", "", "only runs started since a duration ago (24h) or a date (2026-11-22)")
-	list.Flags().StringSliceVar(&labels, "label", nil, "only runs with this label, KEY=VALUE (repeatable)")
+	list.Flags().Var(newLabelsFlag(&labels), "label", "only runs with this label, KEY=VALUE (repeatable)")
 	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many runs (0: all)")
 
 	var showFormat string

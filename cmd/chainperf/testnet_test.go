@@ -328,6 +328,7 @@ func TestBadInput(t *testing.T) {
 		{"scenario nested deep", []string{"scenario", "check", write("deep.toml", "[testnet]\nargs = "+strings.Repeat("[", 100)+strings.Repeat("]", 100)+"\n")}, "deep.toml:2: nested more than 16"},
 		{"rate flag nan", []string{"load", "--rpc", "http://127.0.0.1:1", "--rate", "nan", "--no-store"}, "load.rate: NaN: not a finite number"},
 		{"drain flag negative", []string{"load", "--rpc", "http://127.0.0.1:1", "--drain", "-5s", "--no-store"}, "experiment.drain_timeout: -5s: cannot be negative"},
+		{"label with a line break", []string{"load", "--rpc", "http://127.0.0.1:1", "--label", "who=me\nwhat=cut", "--no-store"}, `label "who=me\nwhat=cut" holds a line break`},
 		{"threshold inf", []string{"compare", "a", "b", "--threshold", "inf", "--db", filepath.Join(tmp, "none.db")}, "--threshold +Inf"},
 		{"keyword dsn", []string{"runs", "list", "--db", "host=db password=s3cret"}, "a keyword DSN"},
 		{"unknown db scheme", []string{"runs", "list", "--db", "mysql://u:s3cret@db/x"}, `unknown URL scheme "mysql"`},

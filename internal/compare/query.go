@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -21,10 +22,17 @@ func Resolve(ctx context.Context, st *store.Store, side string) ([]string, error
 	}
 	if !strings.ContainsAny(side, ": ") && side != "latest" {
 		var ids []string
+		named := map[string]bool{}
 		for _, id := range strings.Split(side, ",") {
 			if id = strings.TrimSpace(id); id == "" {
 				continue
 			}
+			// A run named twice is not twice the evidence: it would make
+			// the spread between runs zero and decide on nothing.
+			if named[id] {
+				return nil, fmt.Errorf("run %q is named twice: each run counts once, name it once", id)
+			}
+			named[id] = true
 			if _, err := st.Run(ctx, id); err != nil {
 				return nil, fmt.Errorf("run %q: %w", id, err)
 			}
@@ -76,11 +84,16 @@ func Resolve(ctx context.Context, st *store.Store, side string) ([]string, error
 	return ids, nil
 }
 
+// ErrSameRun is a run on both sides of a comparison.
+var ErrSameRun = errors.New("a run compared with itself shows no change whatever happened")
+
 // Sides resolves both sides of a comparison (see Resolve) and reads each
 // run's figures; an error names the side. A side of more than max runs is
-// refused (0: no bound).
-func Sides(ctx context.Context, st *store.Store, base, cand string, max int) ([2][]Values, error) {
+// refused (0: no bound), and so is a run on both sides unless same: a run
+// compared with itself shows no change whatever happened.
+func Sides(ctx context.Context, st *store.Store, base, cand string, max int, same bool) ([2][]Values, error) {
 	var sides [2][]Values
+	var resolved [2][]string
 	for i, arg := range []string{base, cand} {
 		name := []string{"baseline", "candidate"}[i]
 		ids, err := Resolve(ctx, st, arg)
@@ -90,6 +103,15 @@ func Sides(ctx context.Context, st *store.Store, base, cand string, max int) ([2
 		if max > 0 && len(ids) > max {
 			return sides, fmt.Errorf("%s: %d runs; compare at most %d a side", name, len(ids), max)
 		}
+		resolved[i] = ids
+	}
+	if !same {
+		if both := common(resolved[0], resolved[1]); len(both) > 0 {
+			return sides, fmt.Errorf("%s on both sides: %w", plural(both), ErrSameRun)
+		}
+	}
+	for i, ids := range resolved {
+		name := []string{"baseline", "candidate"}[i]
 		for _, id := range ids {
 			r, err := st.Run(ctx, id)
 			if err != nil {
@@ -103,4 +125,27 @@ func Sides(ctx context.Context, st *store.Store, base, cand string, max int) ([2
 		}
 	}
 	return sides, nil
+}
+
+// common lists the IDs in both a and b, in a's order.
+func common(a, b []string) []string {
+	in := map[string]bool{}
+	for _, id := range b {
+		in[id] = true
+	}
+	var both []string
+	for _, id := range a {
+		if in[id] {
+			both = append(both, id)
+		}
+	}
+	return both
+}
+
+// plural names one run or several.
+func plural(ids []string) string {
+	if len(ids) == 1 {
+		return "run " + ids[0] + " is"
+	}
+	return "runs " + strings.Join(ids, ", ") + " are"
 }

@@ -57,7 +57,7 @@ func parseCompare(v url.Values) (compareQuery, error) {
 // does; a side that does not resolve or sides that ran different things
 // are the user's to fix (400).
 func (s *Server) comparison(ctx context.Context, q compareQuery) (*compare.Result, error) {
-	sides, err := compare.Sides(ctx, s.st, q.Base, q.Cand, 200)
+	sides, err := compare.Sides(ctx, s.st, q.Base, q.Cand, 200, false)
 	if err != nil {
 		// A side that names no run or is written wrong is the user's to
 		// fix; the message says which and how.

@@ -60,14 +60,14 @@ func ReadStatusWith(ctx context.Context, c *http.Client, rpc string) (Status, er
 	res := r.Result
 	st := Status{Moniker: res.NodeInfo.Moniker, Network: res.NodeInfo.Network, Version: res.NodeInfo.Version,
 		Time: res.SyncInfo.Time, CatchingUp: res.SyncInfo.CatchingUp, Address: res.ValidatorInfo.Address}
-	if st.Height, err = Int64(res.SyncInfo.Height); err != nil {
+	if st.Height, err = Height(res.SyncInfo.Height); err != nil {
 		return st, fmt.Errorf("%s/status: latest_block_height %w", RedactString(rpc), err)
 	}
 	if len(res.ValidatorInfo.Power) > 0 {
 		st.Power, _ = Int64(res.ValidatorInfo.Power)
 	}
 	if len(res.SyncInfo.Earliest) > 0 {
-		st.Earliest, _ = Int64(res.SyncInfo.Earliest)
+		st.Earliest, _ = Height(res.SyncInfo.Earliest)
 	}
 	return st, nil
 }
@@ -105,6 +105,21 @@ func ReadBlockHash(ctx context.Context, rpc string, height int64) (string, error
 
 // ErrBadNumber is a height or count a node gave that is not one.
 var ErrBadNumber = errors.New("not a height or count from 0 to 2^63-1")
+
+// MaxHeight is the highest height believed (2^53): a chain making a
+// block a millisecond would need 285,000 years to reach it, and every
+// height+1 and height difference the harness computes stays far from
+// int64's edge.
+const MaxHeight = 1 << 53
+
+// Height is Int64 for a block height: above MaxHeight is ErrBadNumber.
+func Height(raw json.RawMessage) (int64, error) {
+	n, err := Int64(raw)
+	if err == nil && n > MaxHeight {
+		return 0, fmt.Errorf("%d is above any chain's height (at most 2^53): %w", n, ErrBadNumber)
+	}
+	return n, err
+}
 
 // Int64 reads a CometBFT integer: a JSON string (or number) of a whole
 // number from 0 to 2^63-1. What is not is an error quoting at most 32

@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	cmtjson "github.com/cometbft/cometbft/libs/json"
 	ctypes "github.com/cometbft/cometbft/rpc/core/types"
 	"github.com/cometbft/cometbft/types"
@@ -231,4 +233,27 @@ func statusCounted(t *testing.T, latest func() int64) (*httptest.Server, func() 
 		h.ServeHTTP(w, r)
 	})
 	return srv, func() int { return int(n.Load()) }
+}
+
+// A node at int64's edge (2^63-1) is not believed: no height wraps to
+// a negative one, no block is read, and the bad height is said.
+func TestFollowerRefusesAHeightAtTheEdge(t *testing.T) {
+	for _, latest := range []int64{math.MaxInt64, math.MaxInt64 - 1, nodehttp.MaxHeight + 1} {
+		srv := chainServer(t, func() int64 { return latest })
+		var said []string
+		var mu sync.Mutex
+		f := NewFollower([]string{srv.URL}, 2, nil, nil, nil)
+		f.OnProblem = func(kind, detail string) { mu.Lock(); said = append(said, kind); mu.Unlock() }
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { f.Run(ctx); close(done) }()
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+		<-done
+		mu.Lock()
+		if blocks := f.Flush(); len(blocks) != 0 || f.Next() != 2 || len(said) == 0 || said[0] != "bad_height" {
+			t.Errorf("latest %d: read %d blocks, next %d, said %v; want none read, next 2, bad_height", latest, len(blocks), f.Next(), said)
+		}
+		mu.Unlock()
+	}
 }

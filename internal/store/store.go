@@ -169,6 +169,11 @@ func open(ctx context.Context, dsn string, mustExist bool) (*Store, error) {
 	return s, nil
 }
 
+// DefaultConnectTimeout is the seconds a PostgreSQL server has to take a
+// connection and answer its start-up, unless the URL's connect_timeout
+// says otherwise.
+const DefaultConnectTimeout = 5
+
 func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, error) {
 	s := &Store{}
 	if err := checkDSN(dsn); err != nil {
@@ -182,13 +187,22 @@ func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, 
 		s.postgres, s.where = true, redact(dsn)
 		// pgx wants the scheme in lower case; the user may not write it so.
 		scheme, rest, _ := strings.Cut(dsn, "://")
-		if readOnly {
-			// pgx passes unknown parameters to the server as settings.
+		param := func(kv string) {
 			sep := "?"
 			if strings.Contains(rest, "?") {
 				sep = "&"
 			}
-			rest += sep + "default_transaction_read_only=on"
+			rest += sep + kv
+		}
+		// A server (or a proxy) that takes the connection and says
+		// nothing would hold every command for ever: the connection,
+		// its start-up included, gets a bound unless the URL sets one.
+		if !strings.Contains(strings.ToLower(rest), "connect_timeout=") {
+			param("connect_timeout=" + strconv.Itoa(DefaultConnectTimeout))
+		}
+		if readOnly {
+			// pgx passes unknown parameters to the server as settings.
+			param("default_transaction_read_only=on")
 		}
 		s.db, err = sql.Open("pgx", strings.ToLower(scheme)+"://"+rest)
 	} else {
@@ -216,6 +230,9 @@ func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, 
 	}
 	if err := s.db.PingContext(ctx); err != nil {
 		s.db.Close()
+		if s.postgres && (errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "timeout")) {
+			return nil, fmt.Errorf("results database %s: cannot connect: no answer in time (the server took the connection and said nothing; ?connect_timeout=SECONDS in the URL waits longer): %w", s.where, err)
+		}
 		return nil, fmt.Errorf("results database %s: cannot connect: %w", s.where, err)
 	}
 	return s, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,6 +247,34 @@ func TestOpenErrors(t *testing.T) {
 	_, err := Open(ctx, "postgres://chainperf:wrongpass@127.0.0.1:1/chainperf?connect_timeout=2")
 	if err == nil || !strings.Contains(err.Error(), "cannot connect") || strings.Contains(err.Error(), "wrongpass") {
 		t.Errorf("Open(unreachable postgres) = %v; want 'cannot connect' and no password", err)
+	}
+}
+
+// A server that takes the connection and never answers its start-up: the
+// default bound ends the wait with an error that says what to set.
+func TestOpenMutePostgres(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never written to
+		}
+	}()
+	start := time.Now()
+	_, err = Open(context.Background(), "postgres://chainperf:pw@"+l.Addr().String()+"/chainperf?sslmode=disable")
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "connect_timeout") || strings.Contains(err.Error(), ":pw@") {
+		t.Errorf("Open(mute server) = %v; want a refusal naming connect_timeout, no password", err)
+	}
+	if took > time.Duration(DefaultConnectTimeout+5)*time.Second {
+		t.Errorf("Open(mute server) took %v; want about %d s", took, DefaultConnectTimeout)
 	}
 }
 
