@@ -37,6 +37,8 @@ for raw in sys.stdin:
             print(f"{'ok  ' if action != 'fail' else 'FAIL'}\t{pkg}\t{secs:.1f}s", flush=True)
         else:
             rows.append(("test", pkg, test, action, secs))
+            if "/" not in test and secs >= 10:  # the slow ones, as they end
+                print(f"    {action} {test} {secs:.1f}s", flush=True)
             if action == "fail":
                 failed = True
                 sys.stdout.write("".join(lines))

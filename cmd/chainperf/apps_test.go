@@ -17,7 +17,7 @@ import (
 // from its Go module version (CI builds them beforehand into its cache
 // with `chainperf scenario build`): the shipped example, a message mix
 // with staking on a chain with mint and distribution, and the same chain
-// with plain bank sends. Every tx's fate accounted, balances and stake
+// with plain bank sends (on the newest). Every tx's fate accounted, balances and stake
 // conserved with the rewards the chain paid read from its events.
 func TestThirdPartyChains(t *testing.T) {
 	if testing.Short() {
@@ -44,7 +44,13 @@ func TestThirdPartyChains(t *testing.T) {
 				}
 			}
 
-			// Bank sends alone on the same build (cached: no second build).
+			// Bank sends alone on the same build (cached: no second build),
+			// on the newest release only: the mix above already sent bank
+			// sends on every release, and this run checks that a chain
+			// paid no rewards to a workload without stake (a minute each).
+			if name != "wasmd-sdk054" {
+				return
+			}
 			send := regexp.MustCompile(`(?s)\[\[workload\.mix\]\].*?\n\[load\]`).ReplaceAllString(text, "[load]")
 			send = strings.Replace(send, `kind = "cosmos-mix"`, `kind = "cosmos-send"`, 1)
 			send = strings.Replace(send, "msgs_per_tx = 1\n", "", 1)

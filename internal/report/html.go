@@ -26,7 +26,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 	}
 	return page.Execute(w, map[string]any{
 		"SweepCharts": SweepCharts(r.Sweep), "Tables": experimentTables(r), "FindingCharts": FindingCharts(r),
-		"Run": r, "Verdict": Verdict(r), "Phases": phases, "Duration": r.End.Sub(r.Start).Round(1e9).String(),
+		"Run": r, "Verdict": Verdict(r), "Phases": phases, "Duration": lastedText(r),
 	})
 }
 
@@ -84,3 +84,9 @@ code { background: #f4f4f4; }
 <h2>Scenario</h2><pre>{{.Run.Text}}</pre>
 </body></html>
 `))
+
+// lastedText is how long the run took, or "no end recorded".
+func lastedText(r *results.Run) string {
+	s, _ := r.Lasted()
+	return s
+}

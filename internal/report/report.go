@@ -146,7 +146,11 @@ func markdownPhase(w io.Writer, i int, p *results.Phase) {
 // Markdown writes the run's summary tables.
 func Markdown(w io.Writer, r *results.Run) {
 	fmt.Fprintf(w, "# chainperf run %s: %s\n\n", r.ID, Verdict(r))
-	fmt.Fprintf(w, "Scenario **%s**, %s to %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), r.End.Sub(r.Start).Round(1e9))
+	if lasted, ok := r.Lasted(); ok {
+		fmt.Fprintf(w, "Scenario **%s**, %s to %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), lasted)
+	} else {
+		fmt.Fprintf(w, "Scenario **%s**, from %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), lasted)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "Error: `%s`\n\n", r.Error)
 	}

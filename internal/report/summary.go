@@ -17,7 +17,11 @@ import (
 // the main phase's figures, the failed criteria, each experiment's result,
 // each finding's summary lines, and where the report is.
 func Summary(out io.Writer, r *results.Run, paths []string) {
-	fmt.Fprintf(out, "run %s: %s in %s\n", r.ID, Verdict(r), r.End.Sub(r.Start).Round(1e9))
+	if lasted, ok := r.Lasted(); ok {
+		fmt.Fprintf(out, "run %s: %s in %s\n", r.ID, Verdict(r), lasted)
+	} else {
+		fmt.Fprintf(out, "run %s: %s (%s)\n", r.ID, Verdict(r), lasted)
+	}
 	if p := r.Main(); p != nil {
 		f, s := p.Figures, p.Ledger
 		fmt.Fprintf(out, "  throughput: offered %.0f tx/s, sent %.0f tx/s, committed %.0f tx/s\n", f.OfferedTPS, f.SentTPS, f.CommittedTPS)

@@ -135,6 +135,16 @@ type Record struct {
 	Trial *Trial `json:"trial,omitempty"`
 }
 
+// Lasted is how long the run took, rounded to the second, as text, and
+// false with "no end recorded" for a run whose end was never written (a
+// killed harness) or is before its start: never a negative duration.
+func (r Record) Lasted() (string, bool) {
+	if r.End.IsZero() || r.End.Before(r.Start) {
+		return "no end recorded", false
+	}
+	return r.End.Sub(r.Start).Round(time.Second).String(), true
+}
+
 // A Trial places a run in an interleaved comparison: its session, its
 // round (one run of each side a round, in a random order), its side and
 // its position in the session's order of runs.
