@@ -72,17 +72,19 @@ dir = "`+repo+`"
 ref = "`+ref+`"
 [load]
 rate = 100
-duration = "10s"
+duration = "8s"
 [experiment]
 kind = "steady"
-warmup = "2s"
+warmup = "1s"
 cooldown = "1s"
 drain_timeout = "10s"
 `), 0o644)
 		return f
 	}
-	// Each step runs the good commit and its own interleaved, 10 s runs,
-	// until p50 is decided at a 25 % threshold (the sleep doubles it).
+	// Each step runs the good commit and its own interleaved, 8 s runs,
+	// until p50 is decided at a 25 % threshold (the sleep doubles it: a
+	// block every 3 s or so against about one a second). One validator,
+	// the least that makes blocks; 8 s of load, 1 s of warm-up.
 	out, code := cli(t, reg, "bisect", "--db", db, "--good", commits[0], "--bad", "main", "--scenario", scenarioFor("main"),
 		"--figure", "latency p50", "--threshold", "25", "--report-dir", filepath.Join(tmp, "reports"))
 	if code != 0 {

@@ -98,13 +98,13 @@ duration = "3s"
 	leftIn(t, cs, ns)
 
 	// A run that fails its criteria in the pod fails here, with exit 1,
-	// and is stored as failed.
+	// and is stored as failed (one validator: the verdict is the subject).
 	failing := filepath.Join(tmp, "failing.toml")
 	os.WriteFile(failing, []byte(fmt.Sprintf(`name = "harness-pod-fails"
 [testnet]
 provider = "kubernetes"
-validators = 4
-full_nodes = 1
+validators = 1
+full_nodes = 0
 [testnet.kubernetes]
 namespace = %q
 harness = "pod"
