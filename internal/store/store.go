@@ -220,7 +220,7 @@ func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, 
 			// The writer made it WAL; a reader in WAL mode never blocks it.
 			opts = "?mode=ro&_pragma=busy_timeout(10000)"
 		}
-		s.db, err = sql.Open("sqlite", "file:"+dsn+opts)
+		s.db, err = sql.Open("sqlite", "file:"+uriPath(dsn)+opts)
 		if err == nil && !readOnly {
 			s.db.SetMaxOpenConns(1)
 		}
@@ -236,6 +236,13 @@ func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, 
 		return nil, fmt.Errorf("results database %s: cannot connect: %w", s.where, err)
 	}
 	return s, nil
+}
+
+// uriPath is a file path as the path of a SQLite URI: its '%', '?' and
+// '#' escaped, so that a file named "runs?1.db" is that file and not
+// "runs" with a parameter (the path is taken as a path, as printed).
+func uriPath(p string) string {
+	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p)
 }
 
 // Close closes the database.

@@ -484,3 +484,41 @@ func TestSamplesInManyInserts(t *testing.T) {
 		})
 	}
 }
+
+// A SQLite path with '?', '#' or '%' in a name is that file: not cut at
+// the '?' as a URI's parameters, nor read as an escape.
+func TestPathWithURICharacters(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"runs?x=1.db", "runs#2.db", "runs%3f.db"} {
+		p := filepath.Join(t.TempDir(), name)
+		st, err := Open(ctx, p)
+		if err != nil {
+			t.Fatalf("Open(%q) = %v", name, err)
+		}
+		if err := st.Begin(ctx, sampleRun("r1", time.Now()), Owner{PID: 1, Host: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		entries, _ := os.ReadDir(filepath.Dir(p))
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if _, err := os.Stat(p); err != nil || len(names) == 0 {
+			t.Errorf("%q: the file is not there under its name (%v); the folder holds %q", name, err, names)
+		}
+		for _, n := range names {
+			if !strings.HasPrefix(n, name) {
+				t.Errorf("%q: the folder holds %q, not a file of that name", name, n)
+			}
+		}
+		st, err = OpenExisting(ctx, p)
+		if err != nil {
+			t.Fatalf("OpenExisting(%q) = %v", name, err)
+		}
+		if _, err := st.Run(ctx, "r1"); err != nil {
+			t.Errorf("%q: the run is not read back: %v", name, err)
+		}
+		st.Close()
+	}
+}
