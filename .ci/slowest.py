@@ -23,7 +23,8 @@ try:
 except FileNotFoundError:
     pass
 
-total = sum(s for _, s in stages)
+# Indented stages ran inside the one above them (side by side): not added.
+total = sum(s for name, s in stages if not name.startswith(" "))
 print(f"\nwhere the time went ({total} s, {total / 60:.1f} min):")
 for name, secs in stages:
     print(f"  {secs:6d} s  {name}")
