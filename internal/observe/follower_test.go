@@ -123,16 +123,7 @@ func TestFollowerSaysItStalled(t *testing.T) {
 // start) is not believed either: the follower reads from the node's tip.
 func TestFollowerDoesNotBelieveAFarStart(t *testing.T) {
 	srv := chainServer(t, func() int64 { return 20 })
-	var said []string
-	var mu sync.Mutex
-	f := NewFollower([]string{srv.URL}, 9_000_000_000, nil, nil, nil)
-	f.OnProblem = func(kind, detail string) { mu.Lock(); said = append(said, kind); mu.Unlock() }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { f.Run(ctx); close(done) }()
-	time.Sleep(300 * time.Millisecond)
-	cancel()
-	<-done
+	f, said := followBriefly(srv.URL, 9_000_000_000)
 	if f.Next() != 21 || strings.Join(said, ",") != "height_far_behind" {
 		t.Errorf("next %d, said %v; want 21 and height_far_behind", f.Next(), said)
 	}
@@ -240,20 +231,27 @@ func statusCounted(t *testing.T, latest func() int64) (*httptest.Server, func() 
 func TestFollowerRefusesAHeightAtTheEdge(t *testing.T) {
 	for _, latest := range []int64{math.MaxInt64, math.MaxInt64 - 1, nodehttp.MaxHeight + 1} {
 		srv := chainServer(t, func() int64 { return latest })
-		var said []string
-		var mu sync.Mutex
-		f := NewFollower([]string{srv.URL}, 2, nil, nil, nil)
-		f.OnProblem = func(kind, detail string) { mu.Lock(); said = append(said, kind); mu.Unlock() }
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { f.Run(ctx); close(done) }()
-		time.Sleep(300 * time.Millisecond)
-		cancel()
-		<-done
-		mu.Lock()
+		f, said := followBriefly(srv.URL, 2)
 		if blocks := f.Flush(); len(blocks) != 0 || f.Next() != 2 || len(said) == 0 || said[0] != "bad_height" {
 			t.Errorf("latest %d: read %d blocks, next %d, said %v; want none read, next 2, bad_height", latest, len(blocks), f.Next(), said)
 		}
-		mu.Unlock()
 	}
+}
+
+// followBriefly runs a follower of one node from start for 300 ms and
+// returns it, stopped, with the kinds of problem it said.
+func followBriefly(rpc string, start int64) (*Follower, []string) {
+	var said []string
+	var mu sync.Mutex
+	f := NewFollower([]string{rpc}, start, nil, nil, nil)
+	f.OnProblem = func(kind, detail string) { mu.Lock(); said = append(said, kind); mu.Unlock() }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	time.Sleep(300 * time.Millisecond)
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	return f, said
 }
