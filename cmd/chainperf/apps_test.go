@@ -23,6 +23,7 @@ func TestThirdPartyChains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs three wasmd releases")
 	}
+	t.Parallel()
 	for _, name := range []string{"wasmd-sdk050", "wasmd-sdk053", "wasmd-sdk054"} {
 		t.Run(name, func(t *testing.T) {
 			text := example(t, name)

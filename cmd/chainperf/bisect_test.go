@@ -10,7 +10,7 @@ import (
 )
 
 // slowRepo makes a git repository holding the slownode program (a
-// CometBFT kvstore node) with four commits on main, the third of which
+// CometBFT kvstore node) with three commits on main, the last of which
 // adds a 2 s sleep to FinalizeBlock (longer than timeout_commit, which would otherwise absorb it), and a branch "broken" whose
 // commit does not compile. It returns the dir and main's commits.
 func slowRepo(t *testing.T) (string, []string) {
@@ -41,13 +41,11 @@ func slowRepo(t *testing.T) (string, []string) {
 	commit("docs: a readme")
 	write("delay.go", delay("2000 * time.Millisecond"))
 	commit("finalize: check every tx again")
-	write("README", "slownode, a node for tests\n")
-	commit("docs: say what it is for")
 	run("checkout", "-q", "-b", "broken")
 	write("delay.go", "package main\n\nconst delay = nosuchthing\n")
 	commit("broken: does not compile")
 	run("checkout", "-q", "main")
-	return dir, commits[:4]
+	return dir, commits[:3]
 }
 
 // TestBisectFindsTheSlowdown: bisect names the commit that added the
@@ -81,7 +79,9 @@ drain_timeout = "10s"
 `), 0o644)
 		return f
 	}
-	// Each step runs the good commit and its own interleaved, 8 s runs,
+	// Two steps: main (bad, checked first), then the readme's commit
+	// (good), which leaves the sleep's commit as the first bad one. Each
+	// step runs the good commit and its own interleaved, 8 s runs,
 	// until p50 is decided at a 25 % threshold (the sleep doubles it: a
 	// block every 3 s or so against about one a second). One validator,
 	// the least that makes blocks; 8 s of load, 1 s of warm-up.
@@ -94,7 +94,7 @@ drain_timeout = "10s"
 		t.Errorf("bisect did not name %s:\n%s", commits[2], out)
 	}
 	// compare: before (the good commit's run) and after (main's) by commit query.
-	out, code = cli(t, reg, "compare", "--db", db, "commit:"+commits[0][:10], "commit:"+commits[3][:10])
+	out, code = cli(t, reg, "compare", "--db", db, "commit:"+commits[0][:10], "commit:"+commits[2][:10])
 	if code != 1 || !regexp.MustCompile(`REGRESSED: .*latency p50`).MatchString(out) {
 		t.Errorf("compare before/after: exit %d; want 1 with latency p50 regressed\n%s", code, out)
 	}
@@ -114,8 +114,8 @@ drain_timeout = "10s"
 		t.Errorf("a failed build stored a run:\n%s", out)
 	}
 	entries, _ := os.ReadDir(filepath.Join(tmp, "builds"))
-	if len(entries) != 4 {
-		t.Errorf("%d cached builds; want 4 (good, c1, c2, main), each built once", len(entries))
+	if len(entries) != 3 {
+		t.Errorf("%d cached builds; want 3 (good, the readme's, main), each built once", len(entries))
 	}
 }
 

@@ -38,6 +38,7 @@ func TestCosmosSendConservesBalances(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos SDK chain")
 	}
+	t.Parallel()
 	for _, kind := range []string{"cosmos-send", "cosmos-multisend"} {
 		t.Run(kind, func(t *testing.T) {
 			mode := map[string]string{"cosmos-send": "pregenerate", "cosmos-multisend": "live"}[kind]
@@ -136,6 +137,7 @@ func TestCosmosBadInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos SDK chain")
 	}
+	t.Parallel()
 	for _, tc := range []struct {
 		name, chain, workload string
 		experiment            string
@@ -217,6 +219,7 @@ func TestCosmosMixAndUnordered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos SDK chain")
 	}
+	t.Parallel()
 	const chain = `[testnet]
 validators = 2
 full_nodes = 1

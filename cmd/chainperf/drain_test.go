@@ -19,6 +19,7 @@ func TestDrainEndsWithTxsInAMempool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real CometBFT node")
 	}
+	t.Parallel()
 	reg, tmp := t.TempDir(), t.TempDir()
 	sc := filepath.Join(tmp, "slow.toml")
 	if err := os.WriteFile(sc, []byte(`name = "slow-blocks"

@@ -26,6 +26,7 @@ func TestEVMMempoolQueuesAGap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Cosmos EVM chain")
 	}
+	t.Parallel()
 	for _, c := range []struct {
 		mempool string
 		take2   bool   // the node takes nonce 2
@@ -120,6 +121,7 @@ func TestEVMNonceGaps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Cosmos EVM chain")
 	}
+	t.Parallel()
 	// The app mempool's run reads the pools too (testnet.evm.pool_reads).
 	for _, c := range []struct{ mempool, reads string }{{"app", "250ms"}, {"cometbft", "0s"}} {
 		code, out, r := runScenario(t, fmt.Sprintf(`name = "gaps"

@@ -23,6 +23,7 @@ func TestEVMTransfer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos EVM chain")
 	}
+	t.Parallel()
 	run := func(via, extra string, repeats int) (int, string, results.Run, map[load.Fate]int64) {
 		code, out, r := runScenario(t, fmt.Sprintf(`name = "evm"
 [testnet]
@@ -102,6 +103,7 @@ func TestEVMERC20(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos EVM chain")
 	}
+	t.Parallel()
 	run := func(tokens int, workload string) (int, string, results.Run, map[load.Fate]int64) {
 		code, out, r := runScenario(t, fmt.Sprintf(`name = "erc20"
 [testnet]
@@ -232,6 +234,7 @@ func TestEVMBadInput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos EVM chain")
 	}
+	t.Parallel()
 	runBad := func(extra string) (string, int) {
 		tmp := t.TempDir()
 		scn := filepath.Join(tmp, "s.toml")

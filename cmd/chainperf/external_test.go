@@ -29,6 +29,7 @@ func TestExternalNetwork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
+	t.Parallel()
 	reg, tmp := t.TempDir(), t.TempDir()
 	dir := filepath.Join(tmp, "net")
 	if out, code := cli(t, reg, "testnet", "up", "--detach", "--dir", dir); code != 0 {

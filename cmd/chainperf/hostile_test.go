@@ -73,6 +73,7 @@ func TestHostileNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a run a case")
 	}
+	t.Parallel()
 	var escapes atomic.Int64
 	upstream := fakeChain(t, providertest.Config{Interval: 200 * time.Millisecond, Reject: func(tx []byte) string {
 		if escapes.Add(1)%7 == 0 {

@@ -21,13 +21,13 @@ import (
 	"github.com/chainperf/chainperf/internal/testnet/kubernetes/kubetest"
 )
 
-// TestKubernetesHarnessInAPod: with harness = "pod" the whole harness runs
+// kubernetesHarnessInAPod: with harness = "pod" the whole harness runs
 // as a Job's pod (as the service account of kube/rbac/role.yaml), its
 // output comes to the caller as it goes, and at the end the run, its
 // report and its profiles land in the caller's own database and report
 // dir, with the caller's label and exit code; nothing is left in the
 // namespace. Interrupted, the pod's run tears its testnet down.
-func TestKubernetesHarnessInAPod(t *testing.T) {
+func kubernetesHarnessInAPod(t *testing.T) {
 	cs := kubetest.Cluster(t)
 	ctx := context.Background()
 	ns := privilegedNamespace(t, cs, "chainperf-harness-"+fmt.Sprint(time.Now().UnixNano()%100000))
@@ -132,7 +132,7 @@ max_p99_latency = "1ms"
 	// Ctrl-C while the pod's load runs: its run is stopped and its
 	// testnet torn down; nothing is stored.
 	cmd := exec.Command(binary, "run", scn, "--db", db, "--report-dir", reports)
-	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+t.TempDir())
+	cmd.Env = registryEnv(t.TempDir())
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
 	must(t, cmd.Start())

@@ -16,14 +16,14 @@ import (
 	"github.com/chainperf/chainperf/internal/testnet/kubernetes/kubetest"
 )
 
-// TestKubernetesHomeKeptOnItsVolume: with testnet.kubernetes.storage_class
+// kubernetesHomeKeptOnItsVolume: with testnet.kubernetes.storage_class
 // each node's home is a claim; validator3's pod is killed under load and
 // made again on the same volume: its files are those of its first start
 // (not copied again) and its signing state went on, the faults table says
 // the home was kept, and the claims are deleted with the testnet. The
 // class's volumes are host directories this test makes (the local cluster
 // has no provisioner), removed at its end.
-func TestKubernetesHomeKeptOnItsVolume(t *testing.T) {
+func kubernetesHomeKeptOnItsVolume(t *testing.T) {
 	cs := kubetest.Cluster(t)
 	ctx := context.Background()
 	class := fmt.Sprintf("chainperf-test-%d", os.Getpid())

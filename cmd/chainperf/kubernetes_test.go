@@ -27,6 +27,30 @@ import (
 	"github.com/chainperf/chainperf/internal/testnet/kubernetes/kubetest"
 )
 
+// TestKubernetes runs the kubernetes provider's command tests one after
+// another, in one test that runs beside the other tests that call
+// t.Parallel: each counts the cluster's chainperf namespaces before and
+// after, so two of them at once would count each other's.
+func TestKubernetes(t *testing.T) {
+	kubetest.Cluster(t)
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"Run", kubernetesRun},
+		{"Cleanup", kubernetesCleanup},
+		{"ThroughTheAPIServer", kubernetesThroughTheAPIServer},
+		{"DryRun200", kubernetesDryRun200},
+		{"RBACRole", kubernetesRBACRole},
+		{"Chains", kubernetesChains},
+		{"HarnessInAPod", kubernetesHarnessInAPod},
+		{"HomeKeptOnItsVolume", kubernetesHomeKeptOnItsVolume},
+	} {
+		t.Run(c.name, c.test)
+	}
+}
+
 // chainperfNamespaces lists the namespaces chainperf made in the cluster.
 func chainperfNamespaces(t *testing.T, cs k8s.Interface) []string {
 	t.Helper()
@@ -41,13 +65,13 @@ func chainperfNamespaces(t *testing.T, cs k8s.Interface) []string {
 	return out
 }
 
-// TestKubernetesRun: 4 validators and a full node as pods of a real
+// kubernetesRun: 4 validators and a full node as pods of a real
 // cluster, 10 ms emulated between every two pods, 30 s of load; a
 // validator's pod is killed (deleted) and comes back, a 2|2 partition
 // stops the chain until it heals. Every tx gets its fate (the
 // conservation law, none unresolved), the run records its WAN, it is
 // stored and reported, and nothing of the testnet is left in the cluster.
-func TestKubernetesRun(t *testing.T) {
+func kubernetesRun(t *testing.T) {
 	cs := kubetest.Cluster(t)
 	before := chainperfNamespaces(t, cs)
 	tmp := t.TempDir()
@@ -130,11 +154,11 @@ duration = "8s"
 	}
 }
 
-// TestKubernetesCleanup: Ctrl-C of `testnet up` on a cluster deletes the
+// kubernetesCleanup: Ctrl-C of `testnet up` on a cluster deletes the
 // testnet's namespace; after a SIGKILL of the harness, `chainperf clean`
 // does (its state file says where the pods are), and with the state file
 // gone too, `chainperf clean --all` finds the namespace by its labels.
-func TestKubernetesCleanup(t *testing.T) {
+func kubernetesCleanup(t *testing.T) {
 	cs := kubetest.Cluster(t)
 	for _, c := range []struct {
 		name  string
@@ -170,7 +194,7 @@ func TestKubernetesCleanup(t *testing.T) {
 	}
 }
 
-// TestKubernetesThroughTheAPIServer: a harness that reaches only the API
+// kubernetesThroughTheAPIServer: a harness that reaches only the API
 // server (its group's packets to the local cluster's pod network are
 // rejected). With reach = "pods" it fails at the first node it calls;
 // with reach = "api" the same run passes: the nodes' RPC, metrics, pprof
@@ -180,7 +204,7 @@ func TestKubernetesCleanup(t *testing.T) {
 // merged, every one of the schedule's txs has its fate and the load went
 // out as asked. (The spread load had a 20 s run of its own; this run
 // checks the same with one testnet fewer.)
-func TestKubernetesThroughTheAPIServer(t *testing.T) {
+func kubernetesThroughTheAPIServer(t *testing.T) {
 	cs := kubetest.Cluster(t)
 	before := chainperfNamespaces(t, cs)
 	// The local cluster's pods are on 10.244.77.0/24 (kube/localcluster).
@@ -192,7 +216,7 @@ func TestKubernetesThroughTheAPIServer(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("iptables", append([]string{"-D"}, rule...)...).Run() })
 	outside := func(args ...string) (string, int) {
 		cmd := exec.Command(binary, args...)
-		cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+t.TempDir())
+		cmd.Env = registryEnv(t.TempDir())
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 0, Gid: 4242, Groups: []uint32{}}}
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
@@ -287,11 +311,11 @@ duration = "2s"
 	}
 }
 
-// TestKubernetesDryRun200: the 200-validator example (3 regions, 8 full
+// kubernetesDryRun200: the 200-validator example (3 regions, 8 full
 // nodes, 8 generator pods) is accepted object for object by the cluster's
 // API server and nothing is kept; a pod the server refuses (a memory
 // request above its limit) fails the dry run with the server's reason.
-func TestKubernetesDryRun200(t *testing.T) {
+func kubernetesDryRun200(t *testing.T) {
 	cs := kubetest.Cluster(t)
 	before := chainperfNamespaces(t, cs)
 	reg := t.TempDir()
@@ -311,17 +335,16 @@ func TestKubernetesDryRun200(t *testing.T) {
 	}
 }
 
-// TestKubernetesRBACRole: kube/rbac/role.yaml is enough. A service account
+// kubernetesRBACRole: kube/rbac/role.yaml is enough. A service account
 // with only that Role in a given namespace runs a testnet there (pods,
 // their files, a pod killed and back, load from 2 generator pods whose
 // logs are read) and leaves nothing in it; the same account cannot make
 // a namespace of its own, so a scenario that needs one is refused up
 // front.
-func TestKubernetesRBACRole(t *testing.T) {
+func kubernetesRBACRole(t *testing.T) {
 	cs := kubetest.Cluster(t)
 	ctx := context.Background()
-	ns := "chainperf-rbac-" + strings.ToLower(strings.TrimPrefix(filepath.Base(t.TempDir()), "TestKubernetesRBACRole"))
-	ns = privilegedNamespace(t, cs, strings.Trim(ns[:min(len(ns), 40)], "-"))
+	ns := privilegedNamespace(t, cs, fmt.Sprintf("chainperf-rbac-%d", time.Now().UnixNano()%100000))
 	applyRole(t, cs, ns)
 	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "chainperf", &authv1.TokenRequest{}, metav1.CreateOptions{})
 	must(t, err)
@@ -459,11 +482,11 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// TestKubernetesChains: a Cosmos SDK chain and a Cosmos EVM chain as pods
+// kubernetesChains: a Cosmos SDK chain and a Cosmos EVM chain as pods
 // (their node binaries in chainperf's image, with the libraries a cgo
 // build needs): signed sends, every one committed, and the chain check
 // finds the balances conserved.
-func TestKubernetesChains(t *testing.T) {
+func kubernetesChains(t *testing.T) {
 	kubetest.Cluster(t)
 	for _, c := range []struct{ chain, section, workload string }{
 		{"cosmos", "[testnet.cosmos]\nwallets = 200\ngas_price = 0.001\n", "kind = \"cosmos-send\"\ngas_limit = 100000\n"},

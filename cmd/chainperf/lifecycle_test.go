@@ -26,6 +26,7 @@ func TestMixedVersionsAndARollingUpgrade(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds CometBFT v0.38.26 and starts real nodes")
 	}
+	t.Parallel()
 	code, out, r := runScenario(t, `name = "lifecycle"
 [testnet]
 validators = 4
@@ -94,6 +95,7 @@ func TestStateSyncJoin(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real nodes")
 	}
+	t.Parallel()
 	code, out, r := runScenario(t, `name = "state-sync"
 [testnet]
 validators = 4
@@ -143,6 +145,7 @@ func TestCoordinatedUpgradeOfAnSDKChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds wasmd twice (cached) and runs a Cosmos SDK chain")
 	}
+	t.Parallel()
 	code, out, r := runScenario(t, example(t, "sdk-upgrade"))
 	if code != 0 || !strings.Contains(out, "PASS") {
 		t.Fatalf("exit %d\n%s", code, out)

@@ -31,6 +31,7 @@ func TestCometBFTReportReadsALoadtimeRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
+	t.Parallel()
 	tmp := t.TempDir()
 	report := filepath.Join(tmp, "cometbft-report")
 	if out, err := exec.Command("go", "build", "-o", report, "github.com/cometbft/cometbft/test/loadtime/cmd/report").CombinedOutput(); err != nil {

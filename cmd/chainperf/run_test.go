@@ -55,6 +55,7 @@ func TestRunStoresEverything(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
+	t.Parallel()
 	tmp := t.TempDir()
 	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
 	scn := filepath.Join(tmp, "short.toml")
@@ -178,6 +179,7 @@ func TestKilledRunIsInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
+	t.Parallel()
 	tmp := t.TempDir()
 	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
 	scn := filepath.Join(tmp, "long.toml")
@@ -186,7 +188,7 @@ func TestKilledRunIsInterrupted(t *testing.T) {
 	startAndWait := func(db string) (*exec.Cmd, *bytes.Buffer) {
 		var out bytes.Buffer
 		cmd := exec.Command(binary, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
-		cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
+		cmd.Env = registryEnv(reg)
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

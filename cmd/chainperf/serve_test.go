@@ -62,6 +62,7 @@ func TestDashboardOnRealRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
+	t.Parallel()
 	b, err := browser.Start(context.Background())
 	if errors.Is(err, browser.ErrNoChromium) {
 		t.Skip(err)
@@ -189,7 +190,7 @@ func TestDashboardOnRealRuns(t *testing.T) {
 	maddr := freePort(t)
 	var runOut bytes.Buffer
 	second := exec.Command(binary, "run", scn, "--db", db, "--report-dir", reports, "--label", "branch=main", "--metrics-addr", maddr)
-	second.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
+	second.Env = registryEnv(reg)
 	second.Stdout, second.Stderr = &runOut, &runOut
 	if err := second.Start(); err != nil {
 		t.Fatal(err)

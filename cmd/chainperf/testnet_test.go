@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,6 +51,31 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// lanes gives each registry a range of ports of its own
+// (CHAINPERF_FIRST_PORT): the tests that call t.Parallel start testnets at
+// once, each harness with its own registry and so its own port lock.
+// Ranges of 500 from 27000, below the provider tests' 41000.
+var lanes struct {
+	sync.Mutex
+	of map[string]int
+}
+
+// registryEnv is this process's environment with registry reg and its
+// port range.
+func registryEnv(reg string) []string {
+	lanes.Lock()
+	if lanes.of == nil {
+		lanes.of = map[string]int{}
+	}
+	k, ok := lanes.of[reg]
+	if !ok {
+		k = len(lanes.of)
+		lanes.of[reg] = k
+	}
+	lanes.Unlock()
+	return append(os.Environ(), "CHAINPERF_REGISTRY="+reg, fmt.Sprintf("CHAINPERF_FIRST_PORT=%d", 27000+k%26*500))
+}
+
 // cli runs chainperf with a registry of the test's own and returns
 // combined output and exit code.
 func cli(t *testing.T, registry string, args ...string) (string, int) {
@@ -63,7 +89,7 @@ func cli(t *testing.T, registry string, args ...string) (string, int) {
 func cliState(t *testing.T, registry string, args ...string) (string, int, *os.ProcessState) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+registry)
+	cmd.Env = registryEnv(registry)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -83,7 +109,7 @@ func upForeground(t *testing.T, reg, scenarioText string) (*exec.Cmd, string) {
 	scn := filepath.Join(t.TempDir(), "s.toml")
 	os.WriteFile(scn, []byte(scenarioText), 0o644)
 	cmd := exec.Command(binary, "testnet", "up", "-f", scn)
-	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg)
+	cmd.Env = registryEnv(reg)
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
@@ -374,7 +400,7 @@ func cliLeavesNothing(t *testing.T, reg string, args ...string) (string, int) {
 	netns := listing("/run/netns")
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = cwd
-	cmd.Env = append(os.Environ(), "CHAINPERF_REGISTRY="+reg, "TMPDIR="+tmpdir)
+	cmd.Env = append(registryEnv(reg), "TMPDIR="+tmpdir)
 	out, err := cmd.CombinedOutput()
 	if err != nil && cmd.ProcessState == nil {
 		t.Fatalf("run chainperf %v: %v", args, err)

@@ -9,8 +9,26 @@ import (
 	"syscall"
 )
 
-// FirstAutoPort is where the automatic port search starts.
+// FirstAutoPort is where the automatic port search starts, unless
+// CHAINPERF_FIRST_PORT says otherwise (FirstPort).
 const FirstAutoPort = 26600
+
+// FirstPort is where this process's automatic port search starts:
+// CHAINPERF_FIRST_PORT when set, else FirstAutoPort. Harnesses with
+// registries of their own (each with its own port lock) that run at once
+// take apart ranges this way: a port is free when probed and bound by its
+// node only later, so two searches of one range can both take it.
+func FirstPort() (int, error) {
+	v := os.Getenv("CHAINPERF_FIRST_PORT")
+	if v == "" {
+		return FirstAutoPort, nil
+	}
+	p, err := strconv.Atoi(v)
+	if err != nil || p < 1024 || p > 64000 {
+		return 0, fmt.Errorf("CHAINPERF_FIRST_PORT=%q: want a port from 1024 to 64000", v)
+	}
+	return p, nil
+}
 
 // LockPorts takes the machine-wide lock that port allocation and the first
 // save of a testnet's state hold together, so that two testnets starting at
@@ -32,7 +50,7 @@ func LockPorts() (func(), error) {
 
 // AllocatePorts returns the first port of a block of count free ports on
 // host. With base > 0 that block must be free, else it is an error naming
-// the port in use; with base 0 blocks from FirstAutoPort up are tried. Ports
+// the port in use; with base 0 blocks from FirstPort up are tried. Ports
 // held by registered testnets count as taken even if nothing listens yet.
 func AllocatePorts(host string, base, count int) (int, error) {
 	held := map[int]bool{}
@@ -50,14 +68,18 @@ func AllocatePorts(host string, base, count int) (int, error) {
 		}
 		return base, nil
 	}
-	for b := FirstAutoPort; b+count <= 65000; {
+	first, err := FirstPort()
+	if err != nil {
+		return 0, err
+	}
+	for b := first; b+count <= 65000; {
 		p, ok := firstTaken(host, b, count, held)
 		if !ok {
 			return b, nil
 		}
 		b = p + 1
 	}
-	return 0, fmt.Errorf("no block of %d free ports on %s from %d up", count, host, FirstAutoPort)
+	return 0, fmt.Errorf("no block of %d free ports on %s from %d up", count, host, first)
 }
 
 func firstTaken(host string, base, count int, held map[int]bool) (int, bool) {
