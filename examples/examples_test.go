@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	_ "github.com/chainperf/chainperf/internal/chain" // the chains' tables, as chainperf reads them
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 

@@ -29,7 +29,7 @@ func TestReferenceInStep(t *testing.T) {
 	def.WriteString("./cmd/chainperf -run TestReferenceInStep -update-docs` rewrites this file). Every key a scenario\n")
 	def.WriteString("can set, with its default and what it does; a file sets only what it changes. How scenarios\n")
 	def.WriteString("decode and what they may name: [scenarios.md](scenarios.md).\n\n```toml\n")
-	def.Write(scenario.Default)
+	def.Write(scenario.DefaultText())
 	def.WriteString("```\n")
 	for path, want := range map[string][]byte{
 		"../../docs/reference/cli.md":              cli.Bytes(),

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/examples"
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -106,7 +108,7 @@ chain's own init writes.`,
 		Short: "Print the built-in default scenario (every default, commented)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := cmd.OutOrStdout().Write(scenario.Default)
+			_, err := cmd.OutOrStdout().Write(scenario.DefaultText())
 			return err
 		},
 	}, &cobra.Command{
@@ -148,12 +150,12 @@ chain's own init writes.`,
 // describeNode says which node binary a scenario that builds nothing runs.
 func describeNode(s *scenario.Scenario) string {
 	switch t := s.Testnet; {
-	case t.Chain == "cosmos" && t.Cosmos.Binary != "":
-		return t.Cosmos.Binary
+	case t.Chain == "cosmos" && cosmos.Of(t).Binary != "":
+		return cosmos.Of(t).Binary
 	case t.Chain == "cosmos":
 		return "chainperf's Cosmos SDK test chain (chainperf-sdkd)"
-	case t.Chain == "evm" && t.EVM.Binary != "":
-		return t.EVM.Binary
+	case t.Chain == "evm" && evm.Of(t).Binary != "":
+		return evm.Of(t).Binary
 	case t.Chain == "evm":
 		return "chainperf's Cosmos EVM test chain (chainperf-evmd)"
 	case t.Binary != "":

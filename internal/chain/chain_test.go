@@ -24,8 +24,8 @@ func TestAllIsWhatScenariosName(t *testing.T) {
 	for _, e := range All {
 		names = append(names, e.Name)
 	}
-	if !slices.Equal(names, scenario.Chains) {
-		t.Errorf("chain.All %v, scenario.Chains %v: register a chain in both", names, scenario.Chains)
+	if !slices.Equal(names, scenario.Chains()) {
+		t.Errorf("chain.All %v, scenario.Chains() %v: register a chain in both", names, scenario.Chains())
 	}
 	s := mustParse(t, "")
 	s.Testnet.Chain = "nope"

@@ -40,7 +40,7 @@ func newCosmos(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Ada
 		return &Cosmos{s: s, log: log}, nil // no binary: it runs no node
 	}
 	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
-	bin, err := sdkchain.SDKD.Find(ctx, s.Testnet.Cosmos.Binary, logf)
+	bin, err := sdkchain.SDKD.Find(ctx, cosmos.Of(s.Testnet).Binary, logf)
 	if err != nil {
 		return nil, err
 	}
@@ -50,8 +50,8 @@ func newCosmos(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Ada
 // Prepare runs the SDK binary's init, gentx and collect-gentxs over the
 // homes and funds the wallets in genesis; the nodes run that binary.
 func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
-	t.Binary, t.Args = c.binary, c.s.Testnet.Cosmos.StartArgs
-	ch, err := sdkchain.Setup(ctx, t, c.binary, c.s.Testnet.Cosmos, settingsOf(c.s))
+	t.Binary, t.Args = c.binary, cosmos.Of(c.s.Testnet).StartArgs
+	ch, err := sdkchain.Setup(ctx, t, c.binary, cosmos.Of(c.s.Testnet), settingsOf(c.s))
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 // for all phases, since sequences carry over. A gas limit of 0 is priced
 // by simulating one tx on the chain.
 func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error) {
-	w, cs := c.s.Workload, c.s.Testnet.Cosmos
+	w, cs := c.s.Workload, cosmos.Of(c.s.Testnet)
 	if c.chain != nil {
 		cs = c.chain.Spec // with the denom and prefix read from the chain
 	}
@@ -182,7 +182,7 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 	if c.work == nil {
 		return nil
 	}
-	prefix := c.s.Testnet.Cosmos.Bech32Prefix
+	prefix := cosmos.Of(c.s.Testnet).Bech32Prefix
 	if c.chain != nil {
 		prefix = c.chain.Spec.Bech32Prefix
 	}
@@ -200,7 +200,7 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 	c.record.Balances, c.record.Stats = b, c.work.Stats(secs)
 	r.SetFinding(c.record.Finding())
 	c.log.Info("balance check", "result", b.String())
-	if c.ext != nil && c.s.Testnet.Cosmos.SweepBack {
+	if c.ext != nil && cosmos.Of(c.s.Testnet).SweepBack {
 		back, err := cosmos.Sweep(ctx, nodehttp.Client(nodehttp.Query), c.ext.cfg, c.ext.wallets)
 		c.ext.record.Swept = back
 		r.SetFinding(c.record.Finding())

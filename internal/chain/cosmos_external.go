@@ -28,7 +28,7 @@ type external struct {
 // reads the chain ID, prefix and denom from the chain and tops the wallets
 // up from the funder.
 func (c *Cosmos) fundExternal(ctx context.Context, rpc string) (*external, error) {
-	cs := c.s.Testnet.Cosmos
+	cs := cosmos.Of(c.s.Testnet)
 	began := time.Now()
 	hc := nodehttp.Client(nodehttp.Query)
 	ch, err := cosmos.ReadChain(ctx, hc, rpc)
@@ -75,7 +75,7 @@ func (c *Cosmos) fundExternal(ctx context.Context, rpc string) (*external, error
 const MaxMnemonicBytes = 4096
 
 // readMnemonic reads the funder's mnemonic from its file or variable.
-func readMnemonic(cs scenario.Cosmos) (string, error) {
+func readMnemonic(cs cosmos.Config) (string, error) {
 	return readSecret("testnet.cosmos.funder_mnemonic", cs.FunderMnemonicFile, cs.FunderMnemonicEnv, "mnemonic")
 }
 

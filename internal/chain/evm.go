@@ -57,7 +57,7 @@ func newEVM(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Adapte
 		return &EVM{s: s, log: log}, nil // no binary: it runs no node
 	}
 	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
-	bin, err := sdkchain.EVMD.Find(ctx, s.Testnet.EVM.Binary, logf)
+	bin, err := sdkchain.EVMD.Find(ctx, evm.Of(s.Testnet).Binary, logf)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func wei(n int64) *big.Int {
 // (app.toml: the EVM chain ID and the JSON-RPC server on the node's own
 // ports), makes denom x/vm's gas token and funds the wallets in genesis.
 func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
-	spec := e.s.Testnet.EVM
+	spec := evm.Of(e.s.Testnet)
 	e.t = t
 	// Cosmos EVM v0.7's start sets --mempool.max-txs to 0 (the EVM
 	// mempool on) over app.toml's value unless the flag is given: given
@@ -145,7 +145,7 @@ func (e *EVM) nodeConfig(ctx context.Context, t *testnet.Testnet) error {
 	if err != nil {
 		return err
 	}
-	if _, set := t.Config["mempool.type"]; !set && hasAppMempool(tmpl) && e.s.Testnet.EVM.Mempool == "app" {
+	if _, set := t.Config["mempool.type"]; !set && hasAppMempool(tmpl) && evm.Of(e.s.Testnet).Mempool == "app" {
 		t.Config = maps.Clone(t.Config)
 		if t.Config == nil {
 			t.Config = map[string]any{}
@@ -179,7 +179,7 @@ func appMempoolTxs(mempool string) string {
 // (deploying the token first when the mix sends ERC20 txs): one for all
 // phases, since nonces carry over.
 func (e *EVM) Workload(ctx context.Context, rpcs []string, r *results.Run) (load.Workload, error) {
-	w, spec := e.s.Workload, e.s.Testnet.EVM
+	w, spec := e.s.Workload, evm.Of(e.s.Testnet)
 	cfg := evm.WorkloadConfig{
 		ChainID: spec.ChainID, Denom: spec.Denom, MaxFee: spec.MaxFee, Tip: spec.Tip, Legacy: spec.Legacy,
 		Mix: mixOfEVM(w), MixSeed: w.Seed,
@@ -301,7 +301,7 @@ func nodeJSONRPC(n *testnet.Node) string {
 // checkJSONRPC checks that every running node of the testnet serves
 // JSON-RPC for the chain ID it was given.
 func (e *EVM) checkJSONRPC(ctx context.Context) error {
-	spec := e.s.Testnet.EVM
+	spec := evm.Of(e.s.Testnet)
 	for _, n := range e.t.Nodes {
 		if n.Role == testnet.RoleRotating {
 			continue // not started yet

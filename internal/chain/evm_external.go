@@ -29,7 +29,7 @@ type evmExternal struct {
 // bech32 prefix and the gas token's denom (x/vm's evm_denom), derives the
 // wallets and the deployer from the key and the seed and tops them up.
 func (e *EVM) setUpExternal(ctx context.Context, rpc, jsonrpc string) error {
-	spec := e.s.Testnet.EVM
+	spec := evm.Of(e.s.Testnet)
 	began := time.Now()
 	key, err := readSecret("testnet.evm.funder_key", spec.FunderKeyFile, spec.FunderKeyEnv, "hex private key")
 	if err != nil {
@@ -84,7 +84,7 @@ func (e *EVM) setUpExternal(ctx context.Context, rpc, jsonrpc string) error {
 
 // feeCapCovers refuses a dynamic-fee tx's cap (testnet.evm.max_fee) under
 // the network's base fee plus the tip: no tx of the run could pay it.
-func feeCapCovers(spec scenario.EVM, base *big.Int) error {
+func feeCapCovers(spec evm.Config, base *big.Int) error {
 	need := new(big.Int).Add(base, new(big.Int).SetUint64(spec.Tip))
 	if !spec.Legacy && need.Cmp(new(big.Int).SetUint64(spec.MaxFee)) > 0 {
 		return fmt.Errorf("testnet.evm.max_fee = %d wei a gas is below the network's base fee and the tip (%s): raise it", spec.MaxFee, need)
@@ -116,7 +116,7 @@ func (e *EVM) startBalance(ctx context.Context, wallets []evm.Wallet) (*big.Int,
 // sweepExternal sends what the wallets and the deployer hold back to the
 // funder when testnet.evm.sweep_back asks.
 func (e *EVM) sweepExternal(ctx context.Context, rpc string) error {
-	if e.ext == nil || !e.s.Testnet.EVM.SweepBack {
+	if e.ext == nil || !evm.Of(e.s.Testnet).SweepBack {
 		return nil
 	}
 	d := evm.Deploy{RPC: rpc, JSONRPC: e.ext.jsonrpc, ChainID: e.ext.chainID, Denom: e.ext.denom, Deployer: e.ext.funder, Wait: 60 * time.Second}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/evm"
 )
 
 // A dynamic-fee cap under the network's base fee plus the tip is refused
@@ -24,7 +24,7 @@ func TestFeeCapCovers(t *testing.T) {
 		{10, 1, 1_000_000_000, false, true},
 		{10, 1, 1_000_000_000, true, false},
 	} {
-		err := feeCapCovers(scenario.EVM{MaxFee: c.maxFee, Tip: c.tip, Legacy: c.legacy}, big.NewInt(c.base))
+		err := feeCapCovers(evm.Config{MaxFee: c.maxFee, Tip: c.tip, Legacy: c.legacy}, big.NewInt(c.base))
 		if (err != nil) != c.refused || err != nil && !strings.Contains(err.Error(), "testnet.evm.max_fee") {
 			t.Errorf("cap %d, tip %d, base %d, legacy %v: %v; want refused %v", c.maxFee, c.tip, c.base, c.legacy, err, c.refused)
 		}

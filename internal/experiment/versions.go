@@ -78,11 +78,8 @@ func resolveLifecycle(ctx context.Context, s *scenario.Scenario, phase func(stri
 // from its Go module (with the upgrade's replacements, cached) or a path,
 // started with the chain's start arguments.
 func resolveAppExec(ctx context.Context, p scenario.Perturbation, t scenario.Testnet, phase func(string)) (scenario.Exec, error) {
-	args := t.Cosmos.StartArgs
-	if t.Chain == "evm" {
-		args = t.EVM.StartArgs
-	}
-	args = slices.Clone(args)
+	ref, _ := t.Application()
+	args := slices.Clone(*ref.StartArgs)
 	if !strings.HasPrefix(p.To, build.ModulePrefix) {
 		path, err := filepath.Abs(p.To)
 		return scenario.Exec{Path: path, Args: args}, err
@@ -100,12 +97,8 @@ func resolveAppExec(ctx context.Context, p scenario.Perturbation, t scenario.Tes
 // SDK server's --halt-height, on a copy of the start arguments (the
 // upgrade's binary starts without it).
 func haltAt(t *scenario.Testnet, height int64) {
-	flag := []string{"--halt-height", strconv.FormatInt(height, 10)}
-	if t.Chain == "evm" {
-		t.EVM.StartArgs = append(slices.Clone(t.EVM.StartArgs), flag...)
-		return
-	}
-	t.Cosmos.StartArgs = append(slices.Clone(t.Cosmos.StartArgs), flag...)
+	ref, _ := t.Application() // t's own section from here
+	*ref.StartArgs = append(slices.Clone(*ref.StartArgs), "--halt-height", strconv.FormatInt(height, 10))
 }
 
 // upgradeLabel names what an upgrade's nodes run after it, for the run

@@ -28,7 +28,7 @@ func (e *Error) Error() string { return e.Pos + ": " + e.Msg }
 // default scenario.
 func Open(path string) (*Scenario, error) {
 	if path == "" {
-		return Parse("<default>", Default)
+		return Parse("<default>", DefaultText())
 	}
 	data, err := files.ReadRegular(path, MaxFileBytes)
 	if err != nil {
@@ -138,8 +138,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, err
 	}
 	// workload.mode's default is the chain's: "pregenerate" (default.toml)
-	// but "live" on an EVM chain, whose runs signed live before the EVM
-	// had a pregenerate mode (and whose nonces pregeneration cannot repair).
+	// unless the chain says otherwise (ChainSection.Mode).
 	mode := s.Workload.Mode
 	s.Workload.Mode = ""
 	s, bad, err := decodeAll(file, data, s)
@@ -148,8 +147,8 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	}
 	if s.Workload.Mode == "" {
 		s.Workload.Mode = mode
-		if s.Testnet.Chain == "evm" {
-			s.Workload.Mode = "live"
+		if c, ok := chainNamed(s.Testnet.Chain); ok && c.Mode != "" {
+			s.Workload.Mode = c.Mode
 		}
 	}
 	s.File, s.Text, s.lines = file, data, indexLines(data)
@@ -165,7 +164,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 
 func defaults() (*Scenario, error) {
 	var s Scenario
-	if err := decode("<default>", Default, &s); err != nil {
+	if err := decode("<default>", DefaultText(), &s); err != nil {
 		return nil, fmt.Errorf("built-in default scenario: %w", err)
 	}
 	return &s, nil
@@ -287,8 +286,63 @@ func decode(file string, data []byte, s *Scenario) (err error) {
 			}
 		}
 	}
-	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().EnableUnmarshalerInterface()
-	err = dec.Decode(s)
+	if s.Testnet.sections == nil {
+		s.Testnet.sections = freshSections()
+	}
+	// The scenario's own tables first; the keys of a chain's table are
+	// that chain's, decoded next into its section, as strictly.
+	inChain := func(key string) bool {
+		_, ok := chainNamed(chainTable(key))
+		return ok
+	}
+	if err := explain(file, data, decodeStrict(data, s), func(k string) bool { return !inChain(k) }); err != nil {
+		return err
+	}
+	for _, c := range registered() {
+		if err := decodeSection(file, data, s, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chainTable is the chain a key is under when it is under
+// testnet.<chain> ("" when not).
+func chainTable(key string) string {
+	rest, ok := strings.CutPrefix(key, "testnet.")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, ".")
+	return name
+}
+
+// decodeStrict decodes data into v, refusing keys v has no field for.
+func decodeStrict(data []byte, v any) error {
+	return toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().EnableUnmarshalerInterface().Decode(v)
+}
+
+// decodeSection decodes chain c's [testnet.<c.Name>] table of data into
+// s's section of it: through a struct that holds that table alone, so
+// that its keys are as strictly checked as the scenario's own.
+func decodeSection(file string, data []byte, s *Scenario, c ChainSection) error {
+	sec := reflect.ValueOf(s.Testnet.sections[c.Name])
+	if !sec.IsValid() {
+		sec = reflect.ValueOf(c.New())
+		s.Testnet.sections[c.Name] = sec.Interface()
+	}
+	table := reflect.StructOf([]reflect.StructField{{Name: "S", Type: sec.Type().Elem(), Tag: reflect.StructTag(`toml:"` + c.Name + `"`)}})
+	holder := reflect.New(reflect.StructOf([]reflect.StructField{{Name: "T", Type: table, Tag: `toml:"testnet"`}}))
+	into := holder.Elem().Field(0).Field(0)
+	into.Set(sec.Elem())
+	err := explain(file, data, decodeStrict(data, holder.Interface()), func(k string) bool { return chainTable(k) == c.Name })
+	sec.Elem().Set(into)
+	return err
+}
+
+// explain says a decoder's error in the scenario's words, with its
+// file:line; of the unknown keys it says those mine holds (nil when none).
+func explain(file string, data []byte, err error, mine func(key string) bool) error {
 	if err == nil {
 		return nil
 	}
@@ -298,6 +352,9 @@ func decode(file string, data []byte, s *Scenario) (err error) {
 		for _, e := range strict.Errors {
 			row, _ := e.Position()
 			key := strings.Join(e.Key(), ".")
+			if !mine(key) {
+				continue
+			}
 			msg := fmt.Sprintf("unknown key %q", shorten(key))
 			if s := suggest.Closest(key, knownKeys()); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
@@ -335,7 +392,7 @@ func decode(file string, data []byte, s *Scenario) (err error) {
 }
 
 var (
-	wrongType = regexp.MustCompile(`cannot decode TOML (\w+) into struct field \S+ of type (\S+)`)
+	wrongType = regexp.MustCompile(`cannot decode TOML (\w+) into struct field .+ of type (\S+)$`)
 	defined   = regexp.MustCompile(`^(?:key (\S+) is already defined|table (\S+) already exists)`)
 )
 
@@ -450,6 +507,9 @@ func knownKeys() []string {
 		}
 	}
 	walk(reflect.TypeOf(Scenario{}), "")
+	for _, c := range registered() {
+		walk(reflect.TypeOf(c.New()).Elem(), "testnet."+c.Name+".")
+	}
 	sort.Strings(keys)
 	return keys
 }

@@ -142,7 +142,7 @@ var lifecycleProviders = []string{"process", "netns"}
 // validateLifecycle checks the mixed versions and the upgrades: node
 // binaries a provider can swap, on kvstore (an application chain swaps
 // its app, not its node: not yet), each node in one version.
-func (s *Scenario) validateLifecycle(c *checker) {
+func (s *Scenario) validateLifecycle(c *Checker) {
 	t := s.Testnet
 	upgrades := 0
 	for _, p := range s.Perturbations {
@@ -200,7 +200,7 @@ func (s *Scenario) validateLifecycle(c *checker) {
 // validateUpgrade checks one upgrade perturbation: what it upgrades to,
 // its nodes, and that it ends within the phase; a coordinated one, that
 // the chain can halt at a height and that one phase reaches it.
-func (s *Scenario) validateUpgrade(c *checker, path string, p Perturbation, total Duration, phase string) {
+func (s *Scenario) validateUpgrade(c *Checker, path string, p Perturbation, total Duration, phase string) {
 	t := s.Testnet
 	_, app := t.Application()
 	if strings.TrimSpace(p.To) == "" {
@@ -272,7 +272,7 @@ var SyncKinds = []string{"block", "state"}
 
 // validateStateSync checks what a state-sync join needs: snapshots, the
 // embedded node that takes them, and two validators for the light client.
-func (s *Scenario) validateStateSync(c *checker) {
+func (s *Scenario) validateStateSync(c *Checker) {
 	t, e := s.Testnet, s.Experiment
 	c.oneOf("experiment.rotate_sync", e.RotateSync, SyncKinds)
 	if t.SnapshotInterval < 0 || t.SnapshotInterval > 1_000_000 {

@@ -26,7 +26,7 @@ const (
 // float anywhere (NaN fails every comparison, so "rate <= 0" lets it
 // through and a criterion of NaN never fails), a negative or week-long
 // duration anywhere, and rates and sizes past what one machine can do.
-func (s *Scenario) validateNumbers(c *checker) {
+func (s *Scenario) validateNumbers(c *Checker) {
 	walkNumbers(reflect.ValueOf(s).Elem(), "", c)
 	l := &s.Load
 	type rate struct {
@@ -67,7 +67,7 @@ var durationType = reflect.TypeOf(Duration(0))
 
 // walkNumbers fails every non-finite float and every negative or too long
 // duration under v, naming it by its TOML path.
-func walkNumbers(v reflect.Value, path string, c *checker) {
+func walkNumbers(v reflect.Value, path string, c *Checker) {
 	switch {
 	case v.Type() == durationType:
 		d := Duration(v.Int())

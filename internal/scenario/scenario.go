@@ -15,8 +15,10 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// Default is the built-in default scenario, also the place where every
-// default value is written down and commented.
+// Default is the built-in default scenario's frame, also the place where
+// every default value is written down and commented; each chain's table
+// is its own (ChainSection.Defaults), in the place marked here
+// (DefaultText is the whole).
 //
 //go:embed default.toml
 var Default []byte
@@ -110,12 +112,12 @@ type Testnet struct {
 	// Build, when its Dir is set, makes the node binary from a Go source
 	// tree at a git ref (instead of Binary).
 	Build Build `toml:"build"`
-	// Chain is what the nodes run: "kvstore" (CometBFT's kvstore app),
-	// "cosmos" (a Cosmos SDK chain, described by Cosmos) or "evm" (a
-	// Cosmos EVM chain, described by EVM).
-	Chain  string `toml:"chain"`
-	Cosmos Cosmos `toml:"cosmos"`
-	EVM    EVM    `toml:"evm"`
+	// Chain is what the nodes run: "kvstore" (CometBFT's kvstore app) or
+	// a registered chain, described by its [testnet.<chain>] table
+	// (Section).
+	Chain string `toml:"chain"`
+	// sections are the registered chains' tables, by chain (decode.go).
+	sections map[string]any
 	// Nodes are the nodes of a network that already runs (provider
 	// "external"): chainperf starts and stops none of them.
 	Nodes []ExternalNode `toml:"node"`
@@ -136,95 +138,6 @@ type ExternalNode struct {
 	Pprof   string `toml:"pprof"`    // pprof base URL ("" no profiles)
 	JSONRPC string `toml:"json_rpc"` // EVM JSON-RPC ("" none)
 }
-
-// Cosmos describes a Cosmos SDK chain and the wallets funded in its genesis.
-type Cosmos struct {
-	// Binary is "" for chainperf's test chain (chainperf-sdkd, found or
-	// built), the path of an SDK chain binary (gaiad, simd, ...), or a
-	// released version built from its Go module ("module:PKG@VERSION").
-	// Build builds it from a git tree at a ref instead; Replace swaps the
-	// application's dependencies in either build.
-	Binary       string            `toml:"binary"`
-	Build        AppBuild          `toml:"build"`
-	Replace      map[string]string `toml:"replace"`
-	StartArgs    []string          `toml:"start_args"`
-	Denom        string            `toml:"denom"`
-	Bech32Prefix string            `toml:"bech32_prefix"`
-	// GasPrice is every node's minimum gas price, in denom per unit of gas.
-	GasPrice float64 `toml:"gas_price"`
-	// Stake is each validator's self-delegation per unit of voting power.
-	Stake int64 `toml:"stake"`
-	// Wallets are derived from Seed and funded with WalletBalance each.
-	Wallets       int    `toml:"wallets"`
-	WalletBalance int64  `toml:"wallet_balance"`
-	Seed          string `toml:"seed"`
-	// On an external network the wallets are derived from the funder's
-	// key and Seed and funded by it at the start: its mnemonic is read
-	// from a file or an environment variable, never from the scenario.
-	FunderMnemonicFile string `toml:"funder_mnemonic_file"`
-	FunderMnemonicEnv  string `toml:"funder_mnemonic_env"`
-	FunderHDPath       string `toml:"funder_hd_path"`
-	// SweepBack sends what the wallets hold back to the funder after the
-	// balance check.
-	SweepBack bool `toml:"sweep_back"`
-}
-
-// EVM describes a Cosmos EVM chain and the Ethereum accounts funded in
-// its genesis.
-type EVM struct {
-	// Binary is "" for chainperf's test chain (chainperf-evmd, found or
-	// built), else the path of a Cosmos EVM chain binary (evmd, ...) or a
-	// release ("module:PKG@VERSION"); Build and Replace as for Cosmos.
-	Binary    string            `toml:"binary"`
-	Build     AppBuild          `toml:"build"`
-	Replace   map[string]string `toml:"replace"`
-	StartArgs []string          `toml:"start_args"`
-	// ChainID is the EVM chain ID (EIP-155) txs are signed for.
-	ChainID uint64 `toml:"chain_id"`
-	// Denom is the 18-decimal gas token, Display its whole unit.
-	Denom   string `toml:"denom"`
-	Display string `toml:"display"`
-	// Stake is each validator's self-delegation in whole tokens (10^18
-	// denom) per unit of voting power.
-	Stake int64 `toml:"stake"`
-	// Wallets are derived from Seed and funded with WalletBalance whole
-	// tokens each.
-	Wallets       int    `toml:"wallets"`
-	WalletBalance int64  `toml:"wallet_balance"`
-	Seed          string `toml:"seed"`
-	// MaxFee is the fee cap per unit of gas in wei (the gas price of a
-	// legacy tx), Tip the priority fee; Legacy signs EIP-155 legacy txs
-	// instead of EIP-1559 dynamic-fee ones.
-	MaxFee uint64 `toml:"max_fee"`
-	Tip    uint64 `toml:"tip"`
-	Legacy bool   `toml:"legacy"`
-	// TokenBalance is each wallet's ERC20 tokens (whole tokens of 18
-	// decimals) after the evm-erc20 workload's token is deployed.
-	TokenBalance int64 `toml:"token_balance"`
-	// SendVia is how txs reach the nodes: "cometbft" (broadcast_tx_sync,
-	// in the Cosmos envelope) or "json-rpc" (eth_sendRawTransaction).
-	SendVia string `toml:"send_via"`
-	// Mempool is "app" (Cosmos EVM's application-side mempool) or
-	// "cometbft" (CometBFT's alone), set by app.toml's mempool.max-txs.
-	Mempool string `toml:"mempool"`
-	// PoolReads: how often each load node's application-side mempool is
-	// read (txpool_inspect) to follow the load's txs in it; 0: never.
-	PoolReads Duration `toml:"pool_reads"`
-	// FunderKeyFile or FunderKeyEnv hold the hex private key of the account
-	// that funds the wallets on an external network; SweepBack sends what
-	// they hold back to it after the run.
-	FunderKeyFile string `toml:"funder_key_file"`
-	FunderKeyEnv  string `toml:"funder_key_env"`
-	SweepBack     bool   `toml:"sweep_back"`
-}
-
-// Funded says whether the EVM wallets are funded by a given account at
-// the start, not in genesis.
-func (e EVM) Funded() bool { return e.FunderKeyFile != "" || e.FunderKeyEnv != "" }
-
-// Funded says whether the wallets are funded by a given account at the
-// start, not in genesis.
-func (c Cosmos) Funded() bool { return c.FunderMnemonicFile != "" || c.FunderMnemonicEnv != "" }
 
 // Emulated says whether the testnet emulates a WAN (zones or a delay).
 func (t Testnet) Emulated() bool {
@@ -276,22 +189,22 @@ type AppBuild struct {
 // comes from in its scenario: a binary (a path or "module:PKG@VERSION"),
 // a build from a git tree, the dependencies the build replaces.
 type AppRef struct {
-	Key     string // "testnet.cosmos" or "testnet.evm"
-	Binary  *string
-	Build   *AppBuild
-	Replace *map[string]string
+	Key       string // "testnet.cosmos" or "testnet.evm"
+	Binary    *string
+	Build     *AppBuild
+	Replace   *map[string]string
+	StartArgs *[]string // how its nodes start ({home} is a node's home)
 }
 
 // Application returns where t's application comes from, false for a chain that
-// runs chainperf's own node (kvstore).
+// runs chainperf's own node (kvstore). Its pointers are into t's section:
+// a caller that sets them gives t a section of its own first.
 func (t *Testnet) Application() (AppRef, bool) {
-	switch t.Chain {
-	case "cosmos":
-		return AppRef{"testnet.cosmos", &t.Cosmos.Binary, &t.Cosmos.Build, &t.Cosmos.Replace}, true
-	case "evm":
-		return AppRef{"testnet.evm", &t.EVM.Binary, &t.EVM.Build, &t.EVM.Replace}, true
+	c, ok := chainNamed(t.Chain)
+	if !ok || c.App == nil {
+		return AppRef{}, false
 	}
-	return AppRef{}, false
+	return c.App(t.own(t.Chain)), true
 }
 
 // Workload describes what one transaction is.

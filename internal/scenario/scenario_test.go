@@ -71,7 +71,7 @@ func TestObserveListsReplaceDefaults(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add(Default)
+	f.Add(DefaultText())
 	f.Add([]byte("[testnet]\nvalidators = 2\n[testnet.config]\n\"p2p.send_rate\" = 1\n"))
 	f.Add([]byte("[load]\nmodel = \"steps\"\nsteps = [{rate = 1, duration = \"1s\"}]\n"))
 	// Bad numbers, nesting, strings that look nested, a BOM.
@@ -288,21 +288,6 @@ func TestModeDefaultIsTheChains(t *testing.T) {
 		}
 		if s.Workload.Mode != tc.want {
 			t.Errorf("%q: mode %q; want %q", tc.text, s.Workload.Mode, tc.want)
-		}
-	}
-}
-
-// testnet.evm.pool_reads on a testnet of chainperf's with the app
-// mempool is taken as given, and off by default (the refusals are in
-// TestExternalScenario's table).
-func TestEVMPoolReads(t *testing.T) {
-	for text, want := range map[string]time.Duration{
-		"[testnet]\nchain = \"evm\"\n[testnet.evm]\npool_reads = \"500ms\"\n[workload]\nkind = \"evm-transfer\"\n": 500 * time.Millisecond,
-		"[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\n":                                        0,
-	} {
-		s, err := Parse("e.toml", []byte(text))
-		if err != nil || s.Testnet.EVM.PoolReads.D() != want {
-			t.Errorf("%q: %v, %v; want %v", text, s.Testnet.EVM.PoolReads, err, want)
 		}
 	}
 }

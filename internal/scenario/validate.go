@@ -17,10 +17,6 @@ import (
 var (
 	Providers       = []string{"process", "netns", ProviderKubernetes, ProviderExternal}
 	WorkloadKinds   = []string{"kvstore", "loadtime", "replay", "cosmos-send", "cosmos-multisend", "cosmos-mix", "evm-transfer", "evm-erc20", "evm-mix"}
-	MixMsgs         = []string{"send", "multisend", "delegate", "undelegate", "redelegate"}
-	Chains          = []string{"kvstore", "cosmos", "evm"}
-	CosmosModes     = []string{"pregenerate", "live"}
-	EVMModes        = []string{"pregenerate", "live", "persistent"}
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}
@@ -46,17 +42,26 @@ const MaxClusterNodes = 1000
 // MaxNodes bounds a testnet on one machine; past it ports and memory run out.
 const MaxNodes = 200
 
-type checker struct {
+// A Checker collects a scenario's problems, each at the file:line of the
+// key it is about; a chain's checks (ChainSection) are given one.
+type Checker struct {
 	file  string
 	lines lines
 	errs  []error
 }
 
-func (c *checker) fail(path, format string, args ...any) {
+// Fail says what is wrong with the value at path ("testnet.cosmos.seed").
+func (c *Checker) Fail(path, format string, args ...any) { c.fail(path, format, args...) }
+
+// OneOf fails the value v at path unless it is one of allowed (with the
+// closest as a suggestion).
+func (c *Checker) OneOf(path, v string, allowed []string) { c.oneOf(path, v, allowed) }
+
+func (c *Checker) fail(path, format string, args ...any) {
 	c.errs = append(c.errs, &Error{Pos: c.lines.at(c.file, path), Msg: path + ": " + fmt.Sprintf(format, args...)})
 }
 
-func (c *checker) oneOf(path, v string, allowed []string) {
+func (c *Checker) oneOf(path, v string, allowed []string) {
 	for _, a := range allowed {
 		if v == a {
 			return
@@ -75,7 +80,7 @@ func (c *checker) oneOf(path, v string, allowed []string) {
 
 // validate checks every section; all problems are returned.
 func (s *Scenario) validate(l lines) []error {
-	c := &checker{file: s.File, lines: l}
+	c := &Checker{file: s.File, lines: l}
 	s.validateTestnet(c)
 	s.validateWorkload(c)
 	s.validateLoad(c)
@@ -93,7 +98,7 @@ func (s *Scenario) validate(l lines) []error {
 }
 
 // validateExperiment checks [experiment]: kinds and each kind's keys.
-func (s *Scenario) validateExperiment(c *checker) {
+func (s *Scenario) validateExperiment(c *Checker) {
 	e := &s.Experiment
 	if len(e.Kind) == 0 {
 		c.fail("experiment.kind", "name at least one of %s", strings.Join(ExperimentKinds, ", "))
@@ -155,7 +160,7 @@ func (s *Scenario) validateExperiment(c *checker) {
 }
 
 // validateCriteria checks [criteria].
-func (s *Scenario) validateCriteria(c *checker) {
+func (s *Scenario) validateCriteria(c *Checker) {
 	cr := &s.Criteria
 	if !(cr.MinCommittedTPS >= 0) || math.IsInf(cr.MinCommittedTPS, 0) {
 		c.fail("criteria.min_committed_tps", "%g: a finite rate, 0 or more", cr.MinCommittedTPS)
@@ -199,7 +204,7 @@ func (s *Scenario) validateCriteria(c *checker) {
 	}
 }
 
-func (s *Scenario) validateLoad(c *checker) {
+func (s *Scenario) validateLoad(c *Checker) {
 	l := &s.Load
 	c.oneOf("load.model", l.Model, RateModels)
 	c.oneOf("load.method", l.Method, Methods)
@@ -278,7 +283,7 @@ func (s *Scenario) validateLoad(c *checker) {
 }
 
 // checkPID checks [load.pid]: for the pid rate model and for find-max.
-func (s *Scenario) checkPID(c *checker, path string) {
+func (s *Scenario) checkPID(c *Checker, path string) {
 	p := s.Load.PID
 	c.oneOf(path+".hold", p.Hold, PIDHolds)
 	if p.Target <= 0 {
@@ -317,7 +322,7 @@ func (s *Scenario) checkPID(c *checker, path string) {
 	}
 }
 
-func (s *Scenario) validateObserve(c *checker) {
+func (s *Scenario) validateObserve(c *Checker) {
 	o := &s.Observe
 	if o.Interval < Duration(100*time.Millisecond) || o.Interval > Duration(time.Minute) {
 		c.fail("observe.interval", "%s: must be from 100ms to 1m", o.Interval.D())
@@ -353,7 +358,7 @@ func (s *Scenario) validateObserve(c *checker) {
 	}
 }
 
-func (s *Scenario) validatePerturbations(c *checker) {
+func (s *Scenario) validatePerturbations(c *Checker) {
 	nodes := s.Testnet.NodeNames()
 	total, phase := s.ShortestPhase()
 	for i, p := range s.Perturbations {
@@ -421,7 +426,7 @@ func (s *Scenario) LatencyTable() (*latency.Table, error) {
 
 // checkGroups checks a partition's sides: two or more, each with nodes of
 // the testnet, none in two groups.
-func (s *Scenario) checkGroups(c *checker, path string, groups [][]string, nodes []string) {
+func (s *Scenario) checkGroups(c *Checker, path string, groups [][]string, nodes []string) {
 	if len(groups) < 2 {
 		c.fail(path+".groups", "a partition needs at least two groups, e.g. [[\"validator0\", \"validator1\"], [\"validator2\", \"validator3\"]]")
 	}
@@ -501,15 +506,16 @@ func (t Testnet) ExternalNames() []string {
 // MaxWallets bounds the wallets funded in genesis.
 const MaxWallets = 10_000_000
 
-var (
-	denomRE  = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$`)
-	prefixRE = regexp.MustCompile(`^[a-z]{1,40}$`)
-)
+var denomRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$`)
+
+// IsDenom says whether d is a coin denom: 3 to 128 characters, a letter
+// first, then letters, digits, '/', ':', '.', '_' or '-'.
+func IsDenom(d string) bool { return denomRE.MatchString(d) }
 
 // validateQA checks [experiment.qa]: a grid of cells long enough to count
 // after their warm-up, a share from 0 to 1, a steady run of 0 (none) or
 // at least 10s.
-func (s *Scenario) validateQA(c *checker) {
+func (s *Scenario) validateQA(c *Checker) {
 	q := &s.Experiment.QA
 	checkGrid(c, "experiment.qa.", "a QA grid", q.Connections, q.Rates)
 	if s.Experiment.Pause < 0 {
@@ -532,7 +538,7 @@ func (s *Scenario) validateQA(c *checker) {
 
 // checkGrid checks the connections x rates of a grid whose keys start
 // with prefix.
-func checkGrid(c *checker, prefix, what string, conns []int, rates []float64) {
+func checkGrid(c *Checker, prefix, what string, conns []int, rates []float64) {
 	if len(conns) == 0 || len(rates) == 0 {
 		c.fail(prefix+"connections", "%s with no cells: give at least one of connections and one of rates", what)
 	}

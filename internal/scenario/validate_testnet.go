@@ -24,7 +24,7 @@ import (
 
 // validateTestnet checks [testnet]: provider, sizes, binary or build,
 // CometBFT config overrides, the chain.
-func (s *Scenario) validateTestnet(c *checker) {
+func (s *Scenario) validateTestnet(c *Checker) {
 	t := &s.Testnet
 	c.oneOf("testnet.provider", t.Provider, Providers)
 	if t.Provider == ProviderExternal {
@@ -66,19 +66,21 @@ func (s *Scenario) validateTestnet(c *checker) {
 	if !release { // a release's own keys are checked once it is built
 		s.validateConfig(c)
 	}
-	c.oneOf("testnet.chain", t.Chain, Chains)
-	if t.Chain == "cosmos" {
-		s.validateCosmos(c)
-	}
-	if t.Chain == "evm" {
-		s.validateEVM(c)
-	}
+	s.validateChain(c)
 	s.validateSettings(c)
+}
+
+// validateChain checks testnet.chain and the chain's own table.
+func (s *Scenario) validateChain(c *Checker) {
+	c.oneOf("testnet.chain", s.Testnet.Chain, Chains())
+	if ch, ok := chainNamed(s.Testnet.Chain); ok && ch.Check != nil {
+		ch.Check(s, c)
+	}
 }
 
 // validateSizes checks the node counts and powers against what the
 // provider can hold.
-func validateSizes(c *checker, t *Testnet) {
+func validateSizes(c *Checker, t *Testnet) {
 	if t.Validators < 1 {
 		c.fail("testnet.validators", "%d: a testnet needs at least 1 validator", t.Validators)
 	}
@@ -124,7 +126,7 @@ func validateSizes(c *checker, t *Testnet) {
 
 // validateBinary checks the node binary: a release (module:), a path, or
 // a build from a repository; it reports whether it is a release.
-func validateBinary(c *checker, t *Testnet) (release bool) {
+func validateBinary(c *Checker, t *Testnet) (release bool) {
 	release = strings.HasPrefix(t.Binary, build.ModulePrefix)
 	if release {
 		// Built (or refused) when the run starts: a version the proxy does
@@ -157,32 +159,19 @@ func validateBinary(c *checker, t *Testnet) (release bool) {
 	return release
 }
 
-// EVMMempools are the mempools an EVM testnet can order its txs with.
-var EVMMempools = []string{"app", "cometbft"}
-
-// MaxInFlightPerAccount bounds an EVM account's txs in flight at once
-// (Cosmos EVM's legacy pool queues 64 a account by default).
-const MaxInFlightPerAccount = 64
-
-// EVMMixMsgs are the kinds of tx an evm-mix draws from.
-var EVMMixMsgs = []string{"native", "erc20", "store", "burn", "deploy"}
-
-// maxBurnTurns bounds a burn tx's turns (internal/evm's MaxBurnTurns: 40
-// gas a turn, 4,000,000 gas).
-const maxBurnTurns = 100_000
-
 // LoadtimeMinSize is the smallest tx CometBFT's loadtime payload fits in
 // (load.MinLoadtimeSize; a test keeps them equal).
 const LoadtimeMinSize = 138
 
-var (
-	envRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-	hdPathRE = regexp.MustCompile(`^m(/[0-9]{1,9}'?){1,10}$`)
-)
+var envRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
-// MaxUnorderedTimeout leaves a minute of the SDK's 10-minute bound on an
-// unordered tx's timeout for clocks and block times apart.
-const MaxUnorderedTimeout = 9 * time.Minute
+// EnvName fails the value at path unless it is "" or the name of an
+// environment variable.
+func (c *Checker) EnvName(path, v string) {
+	if v != "" && !envRE.MatchString(v) {
+		c.fail(path, "%q: the name of an environment variable (letters, digits, '_')", v)
+	}
+}
 
 func checkBinary(path string) error {
 	if !strings.Contains(path, "/") {
@@ -202,7 +191,7 @@ func checkBinary(path string) error {
 // validateWAN checks the emulated WAN keys: zones known to the table, a
 // square table of non-negative delays, sane jitter and loss, and the netns
 // provider.
-func (s *Scenario) validateWAN(c *checker) {
+func (s *Scenario) validateWAN(c *Checker) {
 	t := &s.Testnet
 	c.oneOf("testnet.netem_backend", t.NetemBackend, NetemBackends)
 	if t.Jitter < 0 || t.Jitter > 1 {
@@ -249,13 +238,13 @@ func (s *Scenario) validateWAN(c *checker) {
 // Kubernetes accepts, an image source.
 // validateNodeNice checks the nodes' nice: a value Linux has, at or
 // below the harness's priority.
-func (s *Scenario) validateNodeNice(c *checker) {
+func (s *Scenario) validateNodeNice(c *Checker) {
 	if n := s.Testnet.NodeNice; n < 0 || n > 19 {
 		c.fail("testnet.node_nice", "%d: from 0 (the harness's priority) to 19 (the lowest)", n)
 	}
 }
 
-func (s *Scenario) validateKubernetes(c *checker) {
+func (s *Scenario) validateKubernetes(c *Checker) {
 	t := &s.Testnet
 	k := &t.Kubernetes
 	if k.ZoneLabel != "" {
@@ -366,7 +355,7 @@ var NetemBackends = []string{"auto", "tc", "nfqueue"}
 
 // validateConfig checks [testnet.config]: each key is CometBFT's and of
 // its type, and CometBFT accepts the result.
-func (s *Scenario) validateConfig(c *checker) {
+func (s *Scenario) validateConfig(c *Checker) {
 	t := &s.Testnet
 	cfg := config.DefaultConfig()
 	keys := slices.Sorted(maps.Keys(t.Config))
@@ -386,7 +375,7 @@ func (s *Scenario) validateConfig(c *checker) {
 // validateExternal checks a network chainperf did not make: its listed
 // nodes with their URLs, and no key that would need chainperf to make or
 // change the nodes.
-func (s *Scenario) validateExternal(c *checker) {
+func (s *Scenario) validateExternal(c *Checker) {
 	t := &s.Testnet
 	if len(t.Nodes) == 0 {
 		c.fail("testnet.node", "the external provider needs the network's nodes: add [[testnet.node]] with role and rpc")
@@ -417,13 +406,7 @@ func (s *Scenario) validateExternal(c *checker) {
 	case len(t.Config) > 0:
 		c.fail("testnet.config", "config overrides cannot be applied: %s", why)
 	}
-	c.oneOf("testnet.chain", t.Chain, Chains)
-	if t.Chain == "cosmos" {
-		s.validateCosmos(c)
-	}
-	if t.Chain == "evm" {
-		s.validateEVM(c)
-	}
+	s.validateChain(c)
 	s.validateSettings(c)
 	if s.Experiment.Kind.Has(KindRotate) {
 		c.fail("experiment.kind", "rotate starts fresh nodes: an external network has none for chainperf to start")
@@ -431,7 +414,7 @@ func (s *Scenario) validateExternal(c *checker) {
 }
 
 // checkURL checks an http(s) URL with a host; "" is fine unless needed.
-func checkURL(c *checker, path, v string, needed bool) {
+func checkURL(c *Checker, path, v string, needed bool) {
 	if v == "" {
 		if needed {
 			c.fail(path, "give the URL, e.g. \"http://127.0.0.1:26657\"")

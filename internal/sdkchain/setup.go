@@ -18,14 +18,13 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
-	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
 
 // A Chain is what Setup made: the funded wallets and how long genesis took.
 type Chain struct {
 	Binary  string
-	Spec    scenario.Cosmos
+	Spec    cosmos.Config
 	Wallets []cosmos.Wallet
 	Funding cosmos.Funding
 	// GenesisTime is how long deriving and funding the wallets took.
@@ -70,7 +69,7 @@ func memAvailable() (uint64, error) {
 // Setup turns the CometBFT homes t.Setup wrote into homes of the SDK chain
 // at binary (Init), then funds the wallets in genesis, which every node
 // gets.
-func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec scenario.Cosmos, settings Settings) (*Chain, error) {
+func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.Config, settings Settings) (*Chain, error) {
 	if err := CheckMemory("testnet.cosmos.wallets", spec.Wallets, len(t.Nodes)); err != nil {
 		return nil, err
 	}

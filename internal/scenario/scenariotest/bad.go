@@ -108,6 +108,12 @@ var Bads = []Bad{
 	{"evm in flight per account", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\nin_flight_per_account = 65\n", "f.toml:5: workload.in_flight_per_account: 65: from 1"},
 	{"in flight per account not evm", "[workload]\nin_flight_per_account = 2\n", "f.toml:2: workload.in_flight_per_account: 2: for EVM workloads"},
 	{"evm batch", "[testnet]\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\n[load]\nbatch = 10\n", "f.toml:6: load.batch: 10: EVM workloads send one tx per request"},
+	// A chain's own table is decoded as strictly as the scenario's: its
+	// unknown keys with a suggestion, its values' types, at file:line.
+	{"chain key misspelled", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nwalets = 10\n[workload]\nkind = \"cosmos-send\"\n", `f.toml:4: unknown key "testnet.cosmos.walets" (did you mean "testnet.cosmos.wallets"?)`},
+	{"chain value of the wrong type", "[testnet]\nchain = \"evm\"\n[testnet.evm]\nwallets = \"many\"\n[workload]\nkind = \"evm-transfer\"\n", "f.toml:4: testnet.evm.wallets must be an integer, got string"},
+	{"chain table as a value", "[testnet]\nchain = \"cosmos\"\ncosmos = 3\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:3: testnet.cosmos must be a table"},
+	{"table of no chain", "[testnet.cosmoss]\nwallets = 3\n", `f.toml:1: unknown key "testnet.cosmoss"`},
 	{"one wallet", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nwallets = 1\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.wallets: 1: must be from 2"},
 	{"bad denom", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\ndenom = \"1x\"\n[workload]\nkind = \"cosmos-send\"\n", "f.toml:4: testnet.cosmos.denom"},
 	// Where an application comes from, and settings for a chain whose files chainperf writes.

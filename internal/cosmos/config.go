@@ -1,0 +1,207 @@
+package cosmos
+
+import (
+	_ "embed"
+	"regexp"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/scenario"
+)
+
+// defaults is the [testnet.cosmos] table of the built-in default scenario.
+//
+//go:embed default.toml
+var defaults []byte
+
+func init() {
+	scenario.RegisterChain(scenario.ChainSection{
+		Name:          "cosmos",
+		Is:            "a Cosmos SDK chain",
+		Defaults:      defaults,
+		New:           func() any { return new(Config) },
+		Workloads:     []string{"cosmos-send", "cosmos-multisend", "cosmos-mix"},
+		Check:         check,
+		CheckWorkload: checkWorkload,
+		App: func(sec any) scenario.AppRef {
+			c := sec.(*Config)
+			return scenario.AppRef{Key: "testnet.cosmos", Binary: &c.Binary, Build: &c.Build, Replace: &c.Replace, StartArgs: &c.StartArgs}
+		},
+	})
+}
+
+// Of is testnet t's [testnet.cosmos] table (zero when t was not decoded
+// from a scenario); a copy: set it with t.SetSection("cosmos", &c).
+func Of(t scenario.Testnet) Config {
+	if c, ok := t.Section("cosmos").(*Config); ok && c != nil {
+		return *c
+	}
+	return Config{}
+}
+
+// Config is a Cosmos SDK chain's [testnet.cosmos] table: its application
+// and the wallets funded in its genesis.
+type Config struct {
+	// Binary is "" for chainperf's test chain (chainperf-sdkd, found or
+	// built), the path of an SDK chain binary (gaiad, simd, ...), or a
+	// released version built from its Go module ("module:PKG@VERSION").
+	// Build builds it from a git tree at a ref instead; Replace swaps the
+	// application's dependencies in either build.
+	Binary       string            `toml:"binary"`
+	Build        scenario.AppBuild          `toml:"build"`
+	Replace      map[string]string `toml:"replace"`
+	StartArgs    []string          `toml:"start_args"`
+	Denom        string            `toml:"denom"`
+	Bech32Prefix string            `toml:"bech32_prefix"`
+	// GasPrice is every node's minimum gas price, in denom per unit of gas.
+	GasPrice float64 `toml:"gas_price"`
+	// Stake is each validator's self-delegation per unit of voting power.
+	Stake int64 `toml:"stake"`
+	// Wallets are derived from Seed and funded with WalletBalance each.
+	Wallets       int    `toml:"wallets"`
+	WalletBalance int64  `toml:"wallet_balance"`
+	Seed          string `toml:"seed"`
+	// On an external network the wallets are derived from the funder's
+	// key and Seed and funded by it at the start: its mnemonic is read
+	// from a file or an environment variable, never from the scenario.
+	FunderMnemonicFile string `toml:"funder_mnemonic_file"`
+	FunderMnemonicEnv  string `toml:"funder_mnemonic_env"`
+	FunderHDPath       string `toml:"funder_hd_path"`
+	// SweepBack sends what the wallets hold back to the funder after the
+	// balance check.
+	SweepBack bool `toml:"sweep_back"`
+}
+
+
+// Funded says whether the wallets are funded by a given account at the
+// start, not in genesis.
+func (c Config) Funded() bool { return c.FunderMnemonicFile != "" || c.FunderMnemonicEnv != "" }
+
+// Modes are how a Cosmos workload signs: every tx before its phase, or
+// each when due.
+var Modes = []string{"pregenerate", "live"}
+
+// MixMsgs are the message kinds a cosmos-mix draws from.
+var MixMsgs = []string{"send", "multisend", "delegate", "undelegate", "redelegate"}
+
+// MaxUnorderedTimeout leaves a minute of the SDK's 10-minute bound on an
+// unordered tx's timeout for clocks and block times apart.
+const MaxUnorderedTimeout = 9 * time.Minute
+
+var (
+	prefixRE = regexp.MustCompile(`^[a-z]{1,40}$`)
+	hdPathRE = regexp.MustCompile(`^m(/[0-9]{1,9}'?){1,10}$`)
+)
+
+func check(s *scenario.Scenario, c *scenario.Checker) {
+	t, cs := &s.Testnet, Of(s.Testnet)
+	if t.Binary != "" || t.Build.Dir != "" {
+		c.Fail("testnet.binary", "a Cosmos SDK chain names its binary in testnet.cosmos.binary")
+	}
+	if t.Provider == scenario.ProviderExternal && (cs.Binary != "" || cs.Build.Dir != "" || len(cs.Replace) > 0) {
+		c.Fail("testnet.cosmos.binary", "chainperf starts no node of an external network: leave out its binary, build and replace")
+	} else {
+		c.App("testnet.cosmos", cs.Binary, cs.Build, cs.Replace)
+	}
+	if len(cs.StartArgs) == 0 {
+		c.Fail("testnet.cosmos.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
+	}
+	if cs.Denom != "" && !scenario.IsDenom(cs.Denom) {
+		c.Fail("testnet.cosmos.denom", "%q: 3 to 128 characters, a letter first, then letters, digits, '/', ':', '.', '_' or '-' (or \"\": the chain's own)", cs.Denom)
+	}
+	if cs.Bech32Prefix != "" && !prefixRE.MatchString(cs.Bech32Prefix) {
+		c.Fail("testnet.cosmos.bech32_prefix", "%q: 1 to 40 lowercase letters (or \"\": the chain's own)", cs.Bech32Prefix)
+	}
+	if !(cs.GasPrice >= 0) || cs.GasPrice > 1e9 {
+		c.Fail("testnet.cosmos.gas_price", "%g: must be from 0 to 1e9", cs.GasPrice)
+	}
+	if cs.Stake < 1 {
+		c.Fail("testnet.cosmos.stake", "%d: must be at least 1", cs.Stake)
+	}
+	if cs.Wallets < 2 || cs.Wallets > scenario.MaxWallets {
+		c.Fail("testnet.cosmos.wallets", "%d: must be from 2 (a sender and a receiver) to %d", cs.Wallets, scenario.MaxWallets)
+	}
+	if cs.WalletBalance < 1 {
+		c.Fail("testnet.cosmos.wallet_balance", "%d: must be at least 1", cs.WalletBalance)
+	}
+	if cs.Seed == "" {
+		c.Fail("testnet.cosmos.seed", "give a seed: the wallets are derived from it")
+	}
+	external := t.Provider == scenario.ProviderExternal
+	switch {
+	case external && !cs.Funded():
+		c.Fail("testnet.cosmos.funder_mnemonic_file", "an external network's wallets are funded by an account you give: set funder_mnemonic_file (a file holding its mnemonic) or funder_mnemonic_env (a variable holding it)")
+	case external && cs.FunderMnemonicFile != "" && cs.FunderMnemonicEnv != "":
+		c.Fail("testnet.cosmos.funder_mnemonic_env", "give the funder's mnemonic once: funder_mnemonic_file or funder_mnemonic_env, not both")
+	case !external && cs.Funded():
+		c.Fail("testnet.cosmos.funder_mnemonic_file", "a funder is for provider \"external\": a testnet chainperf makes funds its wallets in genesis")
+	case !external && cs.SweepBack:
+		c.Fail("testnet.cosmos.sweep_back", "for provider \"external\" only: a testnet chainperf makes is removed after the run")
+	}
+	c.EnvName("testnet.cosmos.funder_mnemonic_env", cs.FunderMnemonicEnv)
+	if !hdPathRE.MatchString(cs.FunderHDPath) {
+		c.Fail("testnet.cosmos.funder_hd_path", "%q: a BIP-32 path such as \"m/44'/118'/0'/0/0\"", cs.FunderHDPath)
+	}
+}
+
+
+func checkWorkload(s *scenario.Scenario, c *scenario.Checker) {
+	w, cs := &s.Workload, Of(s.Testnet)
+	c.OneOf("workload.mode", w.Mode, Modes)
+	if w.Amount < 1 {
+		c.Fail("workload.amount", "%d: must be at least 1", w.Amount)
+	}
+	if w.Kind == "cosmos-multisend" && (w.Outputs < 1 || w.Outputs > 1000) {
+		c.Fail("workload.outputs", "%d: must be from 1 to 1000", w.Outputs)
+	}
+	if w.GasLimit < 0 {
+		c.Fail("workload.gas_limit", "%d: 0 (simulate one tx) or a gas limit", w.GasLimit)
+	}
+	if w.Fee < -1 {
+		c.Fail("workload.fee", "%d: -1 (gas_limit x gas_price) or an amount of %s", w.Fee, cs.Denom)
+	}
+	if w.Accounts == 1 || w.Accounts > cs.Wallets {
+		c.Fail("workload.accounts", "%d: 0 (all %d wallets) or from 2 to testnet.cosmos.wallets", w.Accounts, cs.Wallets)
+	}
+	if len(w.ChainID) > 50 {
+		c.Fail("workload.chain_id", "%q: at most 50 characters", w.ChainID)
+	}
+	if s.Load.Batch > 1 {
+		c.Fail("load.batch", "%d: Cosmos workloads send one tx per request, so that each wallet's txs reach its one node in order", s.Load.Batch)
+	}
+	if w.MsgsPerTx < 0 || w.MsgsPerTx > 1000 {
+		c.Fail("workload.msgs_per_tx", "%d: 0 or 1 (one message a tx) up to 1000", w.MsgsPerTx)
+	}
+	if w.Unordered && (w.UnorderedTimeout.D() < time.Second || w.UnorderedTimeout.D() > MaxUnorderedTimeout) {
+		c.Fail("workload.unordered_timeout", "%s: from 1s to %s (the SDK refuses an unordered tx whose timeout lies more than 10m ahead)", w.UnorderedTimeout.D(), MaxUnorderedTimeout)
+	}
+	checkMix(s, c)
+}
+
+// checkMix checks a cosmos-mix's message kinds (and that no other kind
+// lists a mix).
+func checkMix(s *scenario.Scenario, c *scenario.Checker) {
+	w := &s.Workload
+	if w.Kind != "cosmos-mix" {
+		c.NoMix(w)
+		return
+	}
+	if len(w.Mix) == 0 {
+		c.Fail("workload.mix", "a cosmos-mix lists its message kinds: [[workload.mix]] msg = \"send\", weight = 70 ...")
+	}
+	seen := c.MixEntries(w.Mix, MixMsgs, "message kind", func(p string, m scenario.MixEntry) {
+		if m.Outputs < 0 || m.Outputs > 1000 {
+			c.Fail(p+".outputs", "%d: 0 (workload.outputs) up to 1000", m.Outputs)
+		}
+		staking := m.Msg == "delegate" || m.Msg == "undelegate" || m.Msg == "redelegate"
+		if m.Validator != nil && (!staking || *m.Validator < 0 || *m.Validator >= max(s.Testnet.Validators, 1)) {
+			c.Fail(p+".validator", "%d: for staking messages, a validator index from 0 to %d", *m.Validator, s.Testnet.Validators-1)
+		}
+		if m.Msg == "redelegate" && s.Testnet.Provider != scenario.ProviderExternal && s.Testnet.Validators < 2 {
+			c.Fail(p+".msg", "redelegate needs 2 validators or more (testnet.validators = %d)", s.Testnet.Validators)
+		}
+	})
+	if (seen["undelegate"] || seen["redelegate"]) && !seen["delegate"] {
+		c.Fail("workload.mix", "undelegate and redelegate need delegate in the mix: a wallet has stake to move only once it delegated")
+	}
+}
+
