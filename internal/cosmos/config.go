@@ -47,7 +47,7 @@ type Config struct {
 	// Build builds it from a git tree at a ref instead; Replace swaps the
 	// application's dependencies in either build.
 	Binary       string            `toml:"binary"`
-	Build        scenario.AppBuild          `toml:"build"`
+	Build        scenario.AppBuild `toml:"build"`
 	Replace      map[string]string `toml:"replace"`
 	StartArgs    []string          `toml:"start_args"`
 	Denom        string            `toml:"denom"`
@@ -70,7 +70,6 @@ type Config struct {
 	// balance check.
 	SweepBack bool `toml:"sweep_back"`
 }
-
 
 // Funded says whether the wallets are funded by a given account at the
 // start, not in genesis.
@@ -143,7 +142,6 @@ func check(s *scenario.Scenario, c *scenario.Checker) {
 	}
 }
 
-
 func checkWorkload(s *scenario.Scenario, c *scenario.Checker) {
 	w, cs := &s.Workload, Of(s.Testnet)
 	c.OneOf("workload.mode", w.Mode, Modes)
@@ -204,4 +202,3 @@ func checkMix(s *scenario.Scenario, c *scenario.Checker) {
 		c.Fail("workload.mix", "undelegate and redelegate need delegate in the mix: a wallet has stake to move only once it delegated")
 	}
 }
-

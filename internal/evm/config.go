@@ -49,7 +49,7 @@ type Config struct {
 	// built), else the path of a Cosmos EVM chain binary (evmd, ...) or a
 	// release ("module:PKG@VERSION"); Build and Replace as for Cosmos.
 	Binary    string            `toml:"binary"`
-	Build     scenario.AppBuild          `toml:"build"`
+	Build     scenario.AppBuild `toml:"build"`
 	Replace   map[string]string `toml:"replace"`
 	StartArgs []string          `toml:"start_args"`
 	// ChainID is the EVM chain ID (EIP-155) txs are signed for.
@@ -90,7 +90,6 @@ type Config struct {
 	FunderKeyEnv  string `toml:"funder_key_env"`
 	SweepBack     bool   `toml:"sweep_back"`
 }
-
 
 // Funded says whether the EVM wallets are funded by a given account at
 // the start, not in genesis.
@@ -195,7 +194,6 @@ func check(s *scenario.Scenario, c *scenario.Checker) {
 	}
 }
 
-
 func checkWorkload(s *scenario.Scenario, c *scenario.Checker) {
 	w, e := &s.Workload, Of(s.Testnet)
 	c.OneOf("workload.mode", w.Mode, Modes)
@@ -227,7 +225,6 @@ func checkWorkload(s *scenario.Scenario, c *scenario.Checker) {
 	}
 }
 
-
 // checkMix checks an evm-mix's kinds: each once, a weight, no
 // Cosmos message settings.
 func checkMix(s *scenario.Scenario, c *scenario.Checker) {
@@ -249,4 +246,3 @@ func checkMix(s *scenario.Scenario, c *scenario.Checker) {
 		}
 	})
 }
-
