@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/chainperf/chainperf/internal/cosmos"
-	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/listen"
 	"github.com/chainperf/chainperf/internal/load"
@@ -219,12 +217,9 @@ func describeModel(s *scenario.Scenario) string {
 
 // describeWorkload says what one tx is.
 func describeWorkload(s *scenario.Scenario) string {
-	if w := s.Workload; w.IsCosmos() {
-		return fmt.Sprintf("%s (%s) from %d wallets", w.Kind, w.Mode, cosmos.Of(s.Testnet).Wallets)
-	} else if w.IsEVM() {
-		what := map[string]string{"evm-transfer": fmt.Sprintf(" of %d wei", w.Amount), "evm-erc20": fmt.Sprintf(" of %d token units", w.Amount)}[w.Kind]
-		return fmt.Sprintf("%s%s from %d Ethereum accounts", w.Kind, what, evm.Of(s.Testnet).Wallets)
-	} else if w.Kind == "replay" {
+	if d := s.DescribeWorkload(); d != "" {
+		return d
+	} else if w := s.Workload; w.Kind == "replay" {
 		return "replay of " + w.ReplayFile
 	}
 	w, err := load.WorkloadFrom(s.Workload, s.Load, "")

@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/examples"
-	"github.com/chainperf/chainperf/internal/cosmos"
-	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -149,15 +147,12 @@ chain's own init writes.`,
 
 // describeNode says which node binary a scenario that builds nothing runs.
 func describeNode(s *scenario.Scenario) string {
-	switch t := s.Testnet; {
-	case t.Chain == "cosmos" && cosmos.Of(t).Binary != "":
-		return cosmos.Of(t).Binary
-	case t.Chain == "cosmos":
-		return "chainperf's Cosmos SDK test chain (chainperf-sdkd)"
-	case t.Chain == "evm" && evm.Of(t).Binary != "":
-		return evm.Of(t).Binary
-	case t.Chain == "evm":
-		return "chainperf's Cosmos EVM test chain (chainperf-evmd)"
+	t := s.Testnet
+	switch app, isApp := t.Application(); {
+	case isApp && *app.Binary != "":
+		return *app.Binary
+	case isApp:
+		return fmt.Sprintf("%s (%s)", app.TestChainIs, app.TestChain)
 	case t.Binary != "":
 		return t.Binary
 	}

@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	_ "embed"
+	"fmt"
 	"regexp"
 	"time"
 
@@ -22,9 +23,13 @@ func init() {
 		Workloads:     []string{"cosmos-send", "cosmos-multisend", "cosmos-mix"},
 		Check:         check,
 		CheckWorkload: checkWorkload,
+		Describe: func(s *scenario.Scenario) string {
+			return fmt.Sprintf("%s (%s) from %d wallets", s.Workload.Kind, s.Workload.Mode, Of(s.Testnet).Wallets)
+		},
 		App: func(sec any) scenario.AppRef {
 			c := sec.(*Config)
-			return scenario.AppRef{Key: "testnet.cosmos", Binary: &c.Binary, Build: &c.Build, Replace: &c.Replace, StartArgs: &c.StartArgs}
+			return scenario.AppRef{Key: "testnet.cosmos", Binary: &c.Binary, Build: &c.Build, Replace: &c.Replace, StartArgs: &c.StartArgs,
+				TestChain: "chainperf-sdkd", TestChainIs: "chainperf's Cosmos SDK test chain"}
 		},
 	})
 }

@@ -24,11 +24,18 @@ func init() {
 		// pregeneration cannot repair nonces).
 		Mode:          "live",
 		Workloads:     []string{"evm-transfer", "evm-erc20", "evm-mix"},
+		WorkloadKeys:  []string{"read_rate", "in_flight_per_account"},
 		Check:         check,
 		CheckWorkload: checkWorkload,
+		Describe: func(s *scenario.Scenario) string {
+			w := s.Workload
+			what := map[string]string{"evm-transfer": fmt.Sprintf(" of %d wei", w.Amount), "evm-erc20": fmt.Sprintf(" of %d token units", w.Amount)}[w.Kind]
+			return fmt.Sprintf("%s%s from %d Ethereum accounts", w.Kind, what, Of(s.Testnet).Wallets)
+		},
 		App: func(sec any) scenario.AppRef {
 			c := sec.(*Config)
-			return scenario.AppRef{Key: "testnet.evm", Binary: &c.Binary, Build: &c.Build, Replace: &c.Replace, StartArgs: &c.StartArgs}
+			return scenario.AppRef{Key: "testnet.evm", Binary: &c.Binary, Build: &c.Build, Replace: &c.Replace, StartArgs: &c.StartArgs,
+				TestChain: "chainperf-evmd", TestChainIs: "chainperf's Cosmos EVM test chain"}
 		},
 	})
 }

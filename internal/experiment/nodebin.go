@@ -55,8 +55,9 @@ func ResolveNode(ctx context.Context, s *scenario.Scenario, phase func(string)) 
 // upgrade says otherwise.
 func resolveMain(ctx context.Context, s *scenario.Scenario, phase func(string)) (*scenario.Scenario, *NodeBinary, error) {
 	t := s.Testnet
+	_, isApp := t.Application()
 	switch {
-	case t.Chain == "cosmos" || t.Chain == "evm":
+	case isApp:
 		return resolveApp(ctx, s, phase)
 	case t.Build.Dir != "":
 		b := t.Build

@@ -118,11 +118,8 @@ func WorkloadFrom(w scenario.Workload, l scenario.Load, runID string) (Workload,
 		}
 		return k, nil
 	}
-	if w.IsCosmos() {
-		return nil, fmt.Errorf("workload %q sends from wallets funded in a genesis chainperf writes: use `chainperf run` with testnet.chain = \"cosmos\"", w.Kind)
-	}
-	if w.IsEVM() {
-		return nil, fmt.Errorf("workload %q sends from accounts funded in a genesis chainperf writes: use `chainperf run` with testnet.chain = \"evm\"", w.Kind)
+	if c := scenario.ChainOfWorkload(w.Kind); c != "" {
+		return nil, fmt.Errorf("workload %q sends from wallets funded in a genesis chainperf writes: use `chainperf run` with testnet.chain = %q", w.Kind, c)
 	}
 	return nil, fmt.Errorf("unknown workload %q", w.Kind)
 }

@@ -25,6 +25,9 @@ type ChainSection struct {
 	Defaults []byte
 	// New returns a pointer to a zero section: a struct with toml tags.
 	New func() any
+	// WorkloadKeys are the [workload] keys only its kinds take
+	// ("read_rate"): set for another kind, they are refused.
+	WorkloadKeys []string
 	// Mode is workload.mode's default on this chain ("": default.toml's).
 	Mode string
 	// Workloads are the workload kinds the chain runs; the first two are
@@ -35,6 +38,9 @@ type ChainSection struct {
 	// (and the testnet runs this chain).
 	Check         func(s *Scenario, c *Checker)
 	CheckWorkload func(s *Scenario, c *Checker)
+	// Describe says what one tx of a workload of its kinds is, for the
+	// plan a run prints ("cosmos-send (pregenerate) from 1000 wallets").
+	Describe func(s *Scenario) string
 	// App says where the chain's application comes from; nil: the chain
 	// runs chainperf's own node (testnet.binary or testnet.build).
 	App func(section any) AppRef
@@ -110,6 +116,23 @@ func Chains() []string {
 	return out
 }
 
+// WorkloadKinds lists every workload kind: the kvstore kinds, then each
+// chain's.
+func WorkloadKinds() []string {
+	out := slices.Clone(KvstoreKinds)
+	for _, c := range registered() {
+		out = append(out, c.Workloads...)
+	}
+	return out
+}
+
+// ChainOfWorkload names the chain that runs workload kind k ("" for the
+// kvstore kinds).
+func ChainOfWorkload(k string) string {
+	c, _ := chainOfWorkload(k)
+	return c.Name
+}
+
 // chainOfWorkload is the chain that runs workload kind k, false for the
 // kvstore kinds.
 func chainOfWorkload(k string) (ChainSection, bool) {
@@ -119,6 +142,15 @@ func chainOfWorkload(k string) (ChainSection, bool) {
 		}
 	}
 	return ChainSection{}, false
+}
+
+// DescribeWorkload is what the chain that runs s's workload says one of
+// its txs is; "" for a kvstore kind.
+func (s *Scenario) DescribeWorkload() string {
+	if c, ok := chainOfWorkload(s.Workload.Kind); ok && c.Describe != nil {
+		return c.Describe(s)
+	}
+	return ""
 }
 
 // Section is testnet's decoded [testnet.<name>] table (a pointer to the

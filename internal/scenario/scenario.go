@@ -9,7 +9,6 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -194,6 +193,10 @@ type AppRef struct {
 	Build     *AppBuild
 	Replace   *map[string]string
 	StartArgs *[]string // how its nodes start ({home} is a node's home)
+	// TestChain is chainperf's own chain of this kind, which runs when
+	// neither binary nor build is given ("chainperf-sdkd"), TestChainIs
+	// what it is ("chainperf's Cosmos SDK test chain").
+	TestChain, TestChainIs string
 }
 
 // Application returns where t's application comes from, false for a chain that
@@ -263,11 +266,6 @@ type MixEntry struct {
 	Validator *int `toml:"validator"`
 }
 
-// IsEVM says whether the workload sends EVM transactions.
-func (w Workload) IsEVM() bool { return strings.HasPrefix(w.Kind, "evm-") }
-
-// IsCosmos says whether the workload sends Cosmos SDK transactions.
-func (w Workload) IsCosmos() bool { return strings.HasPrefix(w.Kind, "cosmos-") }
 
 // Experiment describes what a run does with the testnet and the load.
 type Experiment struct {

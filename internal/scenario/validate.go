@@ -16,7 +16,9 @@ import (
 // Known values of the enumerated keys.
 var (
 	Providers       = []string{"process", "netns", ProviderKubernetes, ProviderExternal}
-	WorkloadKinds   = []string{"kvstore", "loadtime", "replay", "cosmos-send", "cosmos-multisend", "cosmos-mix", "evm-transfer", "evm-erc20", "evm-mix"}
+	// KvstoreKinds are the workload kinds of chainperf's own node; each
+	// chain adds its own (WorkloadKinds).
+	KvstoreKinds = []string{"kvstore", "loadtime", "replay"}
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}

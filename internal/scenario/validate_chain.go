@@ -16,7 +16,7 @@ import (
 func (s *Scenario) validateWorkload(c *Checker) {
 	t := &s.Testnet
 	w := &s.Workload
-	c.oneOf("workload.kind", w.Kind, WorkloadKinds)
+	c.oneOf("workload.kind", w.Kind, WorkloadKinds())
 	owner, chainKind := chainOfWorkload(w.Kind)
 	switch on, onChain := chainNamed(t.Chain); {
 	case chainKind && t.Chain != owner.Name:
@@ -26,10 +26,11 @@ func (s *Scenario) validateWorkload(c *Checker) {
 	case onChain:
 		c.fail("workload.kind", "%q sends kvstore txs, which %s rejects: use %s", w.Kind, on.Is, strings.Join(on.Workloads[:min(2, len(on.Workloads))], " or "))
 	}
-	if !w.IsEVM() && w.ReadRate != 0 {
+	takes := func(key string) bool { return chainKind && slices.Contains(owner.WorkloadKeys, key) }
+	if !takes("read_rate") && w.ReadRate != 0 {
 		c.fail("workload.read_rate", "%g: for EVM workloads (reads go to the nodes' JSON-RPC)", w.ReadRate)
 	}
-	if !w.IsEVM() && w.InFlightPerAccount != 1 {
+	if !takes("in_flight_per_account") && w.InFlightPerAccount != 1 {
 		c.fail("workload.in_flight_per_account", "%d: for EVM workloads (the others send one tx of an account at a time, or unordered)", w.InFlightPerAccount)
 	}
 	if w.TxSize < 64 || w.TxSize > 1<<20 {

@@ -189,16 +189,16 @@ func (t *Testnet) Exec(n *Node) (binary string, args []string) {
 // VersionOf says what n runs, for the run record: its version, the
 // testnet's binary, or the embedded node.
 func (t *Testnet) VersionOf(n *Node) string {
+	app, isApp := t.spec.Application()
 	switch {
 	case n.Version != "":
 		return n.Version
 	case t.spec.AppLabel != "":
 		return t.spec.AppLabel
-	case t.spec.Chain == "cosmos" || t.spec.Chain == "evm":
-		if ref, _ := t.spec.Application(); *ref.Binary != "" {
-			return *ref.Binary
-		}
-		return map[string]string{"cosmos": "chainperf-sdkd", "evm": "chainperf-evmd"}[t.spec.Chain]
+	case isApp && *app.Binary != "":
+		return *app.Binary
+	case isApp:
+		return app.TestChain
 	case t.spec.Binary != "":
 		return t.spec.Binary
 	}
