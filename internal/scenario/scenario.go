@@ -266,7 +266,6 @@ type MixEntry struct {
 	Validator *int `toml:"validator"`
 }
 
-
 // Experiment describes what a run does with the testnet and the load.
 type Experiment struct {
 	// Kind lists the experiment's parts, run in order on one testnet.

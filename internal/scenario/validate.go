@@ -15,10 +15,10 @@ import (
 
 // Known values of the enumerated keys.
 var (
-	Providers       = []string{"process", "netns", ProviderKubernetes, ProviderExternal}
+	Providers = []string{"process", "netns", ProviderKubernetes, ProviderExternal}
 	// KvstoreKinds are the workload kinds of chainperf's own node; each
 	// chain adds its own (WorkloadKinds).
-	KvstoreKinds = []string{"kvstore", "loadtime", "replay"}
+	KvstoreKinds    = []string{"kvstore", "loadtime", "replay"}
 	Selections      = []string{"uniform", "zipf"}
 	RateModels      = []string{"constant", "connections", "steps", "ramp", "max", "users", "pid"}
 	Methods         = []string{"sync", "async", "commit"}
