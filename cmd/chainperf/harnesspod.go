@@ -76,7 +76,7 @@ func runInPod(cmd *cobra.Command, s *scenario.Scenario, st *store.Store, reportD
 		}
 		return err
 	}
-	ids, err := harnesspod.Import(context.WithoutCancel(ctx), st, tmp, reportDir)
+	ids, err := st.ImportDir(context.WithoutCancel(ctx), tmp, filepath.Join(harnesspod.Out, "reports"), reportDir)
 	if err != nil {
 		return fmt.Errorf("the harness pod's results: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/examples"
+	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -36,7 +37,7 @@ func scenarioCmd() *cobra.Command {
 			if parts := s.Testnet.ScaleProfileParts(); len(parts) > 0 && s.Testnet.Provider != scenario.ProviderExternal {
 				scale = "; scale profile " + strings.Join(parts, ",")
 			}
-			settings, err := experiment.CheckSettings(cmd.Context(), s, false, nil)
+			settings, err := chain.CheckSettings(cmd.Context(), s, false, nil)
 			if err != nil {
 				return err
 			}
@@ -75,7 +76,7 @@ chain's own init writes.`,
 			} else {
 				fmt.Fprintf(out, "built: %s\n", bin.Describe)
 			}
-			settings, err := experiment.CheckSettings(cmd.Context(), spec, true, phase)
+			settings, err := chain.CheckSettings(cmd.Context(), spec, true, phase)
 			if err != nil {
 				return err
 			}

@@ -288,14 +288,14 @@ network whose runs that key funds: testnet.evm.funder_key_file = FILE
 			if err != nil {
 				return err
 			}
-			if sc.Testnet.Chain != "evm" {
-				return fmt.Errorf("the scenario's chain is %q: only an EVM testnet (chain = \"evm\") has a genesis wallet whose key this writes", sc.Testnet.Chain)
+			w, seed, err := evm.GenesisWallet(sc.Testnet)
+			if err != nil {
+				return err
 			}
-			w := evm.Derive(evm.Of(sc.Testnet).Seed, 0)
 			if err := evm.WriteKeyFile(out, w); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "the key of %s (genesis wallet 0 of seed %q) is in %s\n", w.Address, evm.Of(sc.Testnet).Seed, out)
+			fmt.Fprintf(cmd.OutOrStdout(), "the key of %s (genesis wallet 0 of seed %q) is in %s\n", w.Address, seed, out)
 			return nil
 		},
 	}

@@ -98,6 +98,17 @@ type Config struct {
 	SweepBack     bool   `toml:"sweep_back"`
 }
 
+// GenesisWallet is wallet 0 of an EVM testnet chainperf makes (funded
+// in its genesis) and the seed it is derived from; an error for a testnet
+// of another chain.
+func GenesisWallet(t scenario.Testnet) (Wallet, string, error) {
+	if t.Chain != "evm" {
+		return Wallet{}, "", fmt.Errorf("the scenario's chain is %q: only an EVM testnet (chain = \"evm\") has a genesis wallet whose key this writes", t.Chain)
+	}
+	seed := Of(t).Seed
+	return Derive(seed, 0), seed, nil
+}
+
 // Funded says whether the EVM wallets are funded by a given account at
 // the start, not in genesis.
 func (e Config) Funded() bool { return e.FunderKeyFile != "" || e.FunderKeyEnv != "" }

@@ -1,7 +1,11 @@
 package layers
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,4 +65,65 @@ func TestExperimentOnlyFromCmd(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNoChainNamedOutsideTheChains: a chain is its own package and one
+// registration. The scenario, the testnet, the experiment, the load and
+// the command neither test a chain's name nor reach a chain's table by a
+// field of its own, and the first four import no chain package (the
+// command wires the chains in).
+func TestNoChainNamedOutsideTheChains(t *testing.T) {
+	chainPkgs := []string{"internal/cosmos", "internal/evm", "internal/sdkchain"}
+	named := regexp.MustCompile(`"(cosmos|evm)"|\.(Cosmos|EVM)\b`)
+	for _, dir := range []string{"scenario", "testnet", "experiment", "load", "cmd"} {
+		root := "../" + dir
+		if dir == "cmd" {
+			root = "../../cmd"
+		}
+		for _, l := range goList(t, "-f", "{{.ImportPath}}:{{.Dir}}:{{join .GoFiles \",\"}}:{{join .Imports \",\"}}", root+"/...") {
+			parts := strings.SplitN(l, ":", 4)
+			pkg, pkgDir, files, imports := parts[0], parts[1], parts[2], parts[3]
+			if strings.HasSuffix(pkg, "test") { // test tables and fakes (scenariotest's bad inputs)
+				continue
+			}
+			for _, imp := range strings.Split(imports, ",") {
+				if dir != "cmd" && slices.Contains(chainPkgs, strings.TrimPrefix(imp, mod)) {
+					t.Errorf("%s imports %s", pkg, imp)
+				}
+			}
+			for _, f := range strings.Split(files, ",") {
+				for i, line := range readLines(t, filepath.Join(pkgDir, f)) {
+					if code, _, _ := strings.Cut(line, "//"); named.MatchString(code) {
+						t.Errorf("%s:%d names a chain: %s", filepath.Join(strings.TrimPrefix(pkg, mod), f), i+1, strings.TrimSpace(line))
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestNoProviderReachesTheStore: a provider makes a testnet real; what a
+// run found reaches the results database through the experiment (a
+// harness pod's runs through the command, store.ImportDir).
+func TestNoProviderReachesTheStore(t *testing.T) {
+	for _, pkg := range goList(t, "../testnet/...") {
+		if strings.HasSuffix(pkg, "test") { // the test fakes and helpers
+			continue
+		}
+		for _, d := range goList(t, "-deps", pkg) {
+			if d == mod+"internal/store" {
+				t.Errorf("%s depends on internal/store", strings.TrimPrefix(pkg, mod))
+			}
+		}
+	}
+}
+
+// readLines is a source file's lines.
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(data), "\n")
 }

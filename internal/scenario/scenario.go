@@ -9,9 +9,12 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/chainperf/chainperf/internal/build"
 )
 
 // Default is the built-in default scenario's frame, also the place where
@@ -197,6 +200,17 @@ type AppRef struct {
 	// neither binary nor build is given ("chainperf-sdkd"), TestChainIs
 	// what it is ("chainperf's Cosmos SDK test chain").
 	TestChain, TestChainIs string
+}
+
+// Source is the build the application asks for; false when it names a
+// path or chainperf's test chain instead.
+func (ref AppRef) Source() (build.App, bool) {
+	b := *ref.Build
+	app := build.App{Dir: b.Dir, Ref: b.Ref, Package: b.Package, Replace: *ref.Replace}
+	if strings.HasPrefix(*ref.Binary, build.ModulePrefix) {
+		app.Module = *ref.Binary
+	}
+	return app, app.Module != "" || app.Dir != ""
 }
 
 // Application returns where t's application comes from, false for a chain that

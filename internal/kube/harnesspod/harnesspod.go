@@ -19,12 +19,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/chainperf/chainperf/internal/store"
 )
 
 // Port is where the pod serves its results (in its own network namespace).
@@ -206,79 +203,4 @@ const Out = "/out"
 func Args(scenario string, flags []string) []string {
 	args := []string{scenario, "--db", filepath.Join(Out, "runs.db"), "--report-dir", filepath.Join(Out, "reports")}
 	return append(args, flags...)
-}
-
-// Import imports every run of the pod's database in dir into st,
-// their reports and profiles copied into reportDir.
-func Import(ctx context.Context, st *store.Store, dir, reportDir string) ([]string, error) {
-	db := filepath.Join(dir, "runs.db")
-	if _, err := os.Stat(db); err != nil {
-		return nil, nil // the run ended before it stored anything
-	}
-	from, err := store.Open(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	defer from.Close()
-	list, err := from.List(ctx, store.Filter{})
-	if err != nil {
-		return nil, err
-	}
-	abs, err := filepath.Abs(reportDir)
-	if err != nil {
-		return nil, err
-	}
-	podReports := filepath.Join(Out, "reports")
-	rename := func(p string) string {
-		if rest, ok := strings.CutPrefix(p, podReports); ok {
-			return abs + rest
-		}
-		return p
-	}
-	var ids []string
-	for _, l := range list {
-		if err := copyTree(filepath.Join(dir, "reports", l.ID), filepath.Join(abs, l.ID)); err != nil {
-			return ids, err
-		}
-		if err := st.Import(ctx, from, l.ID, rename); err != nil {
-			return ids, err
-		}
-		ids = append(ids, l.ID)
-	}
-	return ids, nil
-}
-
-// copyTree copies the regular files under src (made by Unpack: no links)
-// to dst; a src that does not exist copies nothing.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if os.IsNotExist(err) && path == src {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		to := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		in, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(f, in); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
-	})
 }
