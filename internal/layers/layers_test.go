@@ -37,6 +37,7 @@ func TestReadersKnowNoChain(t *testing.T) {
 		{"dashboard", []string{"cosmos", "evm", "sdkchain", "chain"}},
 		{"scenario", []string{"netem"}},
 		{"finding", []string{"results", "load", "scenario"}}, // a leaf
+		{"results", []string{"netem"}},                       // the WAN a run had is latency.WAN
 	} {
 		deps := map[string]bool{}
 		for _, d := range goList(t, "-deps", "../"+tc.pkg) {

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/latency"
 )
 
 // Hosts are the emulated hosts a shaper works on: host i runs in network
@@ -19,17 +21,9 @@ type Hosts interface {
 	Range() netip.Prefix
 }
 
-// WAN describes an emulated wide-area network as a run records it.
-type WAN struct {
-	Backend   string            `json:"backend"` // "tc" or "nfqueue"
-	Table     string            `json:"table"`   // "builtin", a CSV path, "uniform"
-	UniformMS float64           `json:"uniform_ms,omitempty"`
-	Zones     map[string]string `json:"zones,omitempty"` // node -> zone
-	Jitter    float64           `json:"jitter"`          // share of the delay
-	Loss      float64           `json:"loss_pct"`
-	// BandwidthMbit caps each node's sending to the others (0: none).
-	BandwidthMbit float64 `json:"bandwidth_mbit,omitempty"`
-}
+// WAN describes an emulated wide-area network as a run records it
+// (latency.WAN: the run record reads it without netem).
+type WAN = latency.WAN
 
 // A Shaper applies a plan to a testnet's emulated network until closed.
 type Shaper interface {

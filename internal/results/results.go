@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/finding"
+	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/load"
-	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/selfcost"
@@ -201,7 +201,7 @@ type Findings struct {
 
 // WAN describes the emulated wide-area network a run had (the netns
 // provider's delays).
-type WAN = netem.WAN
+type WAN = latency.WAN
 
 // An Event is something done to or seen in the testnet during a run (a
 // perturbation's beginning or end).
