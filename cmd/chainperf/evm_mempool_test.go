@@ -124,7 +124,7 @@ func TestEVMNonceGaps(t *testing.T) {
 	t.Parallel()
 	// The app mempool's run reads the pools too (testnet.evm.pool_reads).
 	for _, c := range []struct{ mempool, reads string }{{"app", "250ms"}, {"cometbft", "0s"}} {
-		code, out, r := runScenario(t, fmt.Sprintf(`name = "gaps"
+		code, out, r := runScenario(t, besideOthers(fmt.Sprintf(`name = "gaps"
 [testnet]
 validators = 2
 full_nodes = 0
@@ -149,7 +149,7 @@ max_unresolved = 1000
 max_unresolved_share = 1
 max_rejected_share = 1
 load_delivered = false
-`, c.mempool, c.reads))
+`, c.mempool, c.reads)))
 		var s load.Summary
 		for _, p := range r.Phases {
 			s.Queued += p.Ledger.Queued

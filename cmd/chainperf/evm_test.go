@@ -25,7 +25,7 @@ func TestEVMTransfer(t *testing.T) {
 	}
 	t.Parallel()
 	run := func(via, extra string, repeats int) (int, string, results.Run, map[load.Fate]int64) {
-		code, out, r := runScenario(t, fmt.Sprintf(`name = "evm"
+		code, out, r := runScenario(t, besideOthers(fmt.Sprintf(`name = "evm"
 [testnet]
 validators = 2
 full_nodes = 1
@@ -51,7 +51,7 @@ drain_timeout = "20s"
 max_unresolved = 0
 load_delivered = false
 max_rejected_share = 0.01
-`, via, extra, repeats))
+`, via, extra, repeats)))
 		if evmOf(r) == nil || evmOf(r).Wallets != 300 || !strings.Contains(evmOf(r).Workload, "native transfers of 7 wei") {
 			t.Fatalf("no EVM record: %+v\n%s", evmOf(r), out)
 		}
@@ -105,7 +105,7 @@ func TestEVMERC20(t *testing.T) {
 	}
 	t.Parallel()
 	run := func(tokens int, workload string) (int, string, results.Run, map[load.Fate]int64) {
-		code, out, r := runScenario(t, fmt.Sprintf(`name = "erc20"
+		code, out, r := runScenario(t, besideOthers(fmt.Sprintf(`name = "erc20"
 [testnet]
 validators = 2
 full_nodes = 1
@@ -127,7 +127,7 @@ drain_timeout = "20s"
 max_unresolved = 0
 load_delivered = false
 min_committed_tps = 10
-`, tokens, workload))
+`, tokens, workload)))
 		if evmOf(r) == nil || evmOf(r).Balances == nil || evmOf(r).Token == "" {
 			t.Fatalf("no EVM record or token: %+v\n%s", evmOf(r), out)
 		}
@@ -273,7 +273,7 @@ func TestEVMBadInput(t *testing.T) {
 		}
 	})
 	t.Run("fee cap below the base fee", func(t *testing.T) {
-		_, out, r := runScenario(t, fmt.Sprintf(badEVM, "max_fee = 1\ntip = 0"))
+		_, out, r := runScenario(t, besideOthers(fmt.Sprintf(badEVM, "max_fee = 1\ntip = 0")))
 		l := r.Phases[0].Ledger
 		// A refused tx's nonce is used again; bytes the node refused
 		// before, CometBFT v0.39's application mempool refuses as seen.

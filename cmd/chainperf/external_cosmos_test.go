@@ -28,10 +28,14 @@ func TestExternalCosmos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real Cosmos SDK nodes")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	reg, tmp := t.TempDir(), t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(tmp, name)
+		if strings.HasSuffix(name, ".toml") {
+			text = besideOthers(text)
+		}
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -104,8 +108,7 @@ kind = "steady"
 warmup = "1s"
 cooldown = "1s"
 `+nodes.String())
-	t.Setenv("CHAINPERF_TEST_FUNDER", mnemonic)
-	out, code := cli(t, reg, "run", ext, "--db", db, "--report-dir", reports)
+	out, code := cliWith(t, reg, []string{"CHAINPERF_TEST_FUNDER=" + mnemonic}, "run", ext, "--db", db, "--report-dir", reports)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
@@ -161,8 +164,7 @@ cooldown = "1s"
 
 	// Refused with the reason, nothing sent: the variable unset, a file
 	// that is not a mnemonic (its words never quoted).
-	t.Setenv("CHAINPERF_TEST_FUNDER", "")
-	if out, code := cli(t, reg, "run", ext, "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_FUNDER is unset or empty") {
+	if out, code := cliWith(t, reg, []string{"CHAINPERF_TEST_FUNDER="}, "run", ext, "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_FUNDER is unset or empty") {
 		t.Errorf("no mnemonic: exit %d\n%s", code, out)
 	}
 	bad := write("bad.txt", "correct horse battery staple\n")

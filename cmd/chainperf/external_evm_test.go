@@ -31,10 +31,14 @@ func TestExternalEVM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos EVM chain")
 	}
+	t.Parallel()
 	ctx := context.Background()
 	reg, tmp := t.TempDir(), t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(tmp, name)
+		if strings.HasSuffix(name, ".toml") {
+			text = besideOthers(text)
+		}
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -245,9 +249,8 @@ drain_timeout = "20s"
 	}
 	// Refused with the reason: the variable unset; a file that is not a key
 	// (its text never quoted).
-	t.Setenv("CHAINPERF_TEST_EVM_FUNDER", "")
 	byEnv := strings.Replace(string(mustRead(t, ext)), `funder_key_file = "`+keyFile+`"`, `funder_key_env = "CHAINPERF_TEST_EVM_FUNDER"`, 1)
-	if out, code := cli(t, reg, "run", write("env.toml", byEnv), "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_EVM_FUNDER is unset or empty") {
+	if out, code := cliWith(t, reg, []string{"CHAINPERF_TEST_EVM_FUNDER="}, "run", write("env.toml", byEnv), "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_EVM_FUNDER is unset or empty") {
 		t.Errorf("no key: exit %d\n%s", code, out)
 	}
 	bad := write("bad.txt", "0xfeedfacecafe\n")

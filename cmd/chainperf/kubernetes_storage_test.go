@@ -51,7 +51,7 @@ func kubernetesHomeKeptOnItsVolume(t *testing.T) {
 		t.Cleanup(func() { _ = cs.CoreV1().PersistentVolumes().Delete(ctx, name, metav1.DeleteOptions{}) })
 	}
 	before := chainperfNamespaces(t, cs)
-	code, out, r := runScenario(t, `name = "k8s-volume"
+	code, out, r := runScenario(t, besideOthers(`name = "k8s-volume"
 [testnet]
 provider = "kubernetes"
 validators = 4
@@ -71,7 +71,7 @@ kind = "kill"
 nodes = ["validator3"]
 at = "8s"
 duration = "4s"
-`)
+`))
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}

@@ -27,7 +27,7 @@ func TestMixedVersionsAndARollingUpgrade(t *testing.T) {
 		t.Skip("builds CometBFT v0.38.26 and starts real nodes")
 	}
 	t.Parallel()
-	code, out, r := runScenario(t, `name = "lifecycle"
+	code, out, r := runScenario(t, besideOthers(`name = "lifecycle"
 [testnet]
 validators = 4
 full_nodes = 1
@@ -52,7 +52,7 @@ duration = "2s"
 gap = "2s"
 [criteria]
 max_unresolved = 0
-`)
+`))
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
@@ -96,7 +96,7 @@ func TestStateSyncJoin(t *testing.T) {
 		t.Skip("starts real nodes")
 	}
 	t.Parallel()
-	code, out, r := runScenario(t, `name = "state-sync"
+	code, out, r := runScenario(t, besideOthers(`name = "state-sync"
 [testnet]
 validators = 4
 full_nodes = 1
@@ -111,7 +111,7 @@ rotate_sync = "state"
 catchup_timeout = "40s"
 [criteria]
 max_unresolved = 0
-`)
+`))
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, out)
 	}
@@ -145,7 +145,9 @@ func TestCoordinatedUpgradeOfAnSDKChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds wasmd twice (cached) and runs a Cosmos SDK chain")
 	}
-	t.Parallel()
+	// Alone (no t.Parallel): the share of txs lost to the halt and restart
+	// grows with how long the nodes take to stop and start, which the
+	// example's criteria bound (beside two other tests a CI run lost 4.4 %).
 	code, out, r := runScenario(t, example(t, "sdk-upgrade"))
 	if code != 0 || !strings.Contains(out, "PASS") {
 		t.Fatalf("exit %d\n%s", code, out)

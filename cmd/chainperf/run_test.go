@@ -55,7 +55,6 @@ func TestRunStoresEverything(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
-	t.Parallel()
 	tmp := t.TempDir()
 	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
 	scn := filepath.Join(tmp, "short.toml")

@@ -84,12 +84,26 @@ func cli(t *testing.T, registry string, args ...string) (string, int) {
 	return out, code
 }
 
+// cliWith is cli with variables set (or, as "NAME=", emptied) in
+// chainperf's environment alone: a test that calls t.Parallel cannot
+// t.Setenv.
+func cliWith(t *testing.T, registry string, env []string, args ...string) (string, int) {
+	t.Helper()
+	out, code, _ := cliEnvState(t, registry, env, args...)
+	return out, code
+}
+
 // cliState is cli that also gives the ended process's state (its
 // resource use).
 func cliState(t *testing.T, registry string, args ...string) (string, int, *os.ProcessState) {
 	t.Helper()
+	return cliEnvState(t, registry, nil, args...)
+}
+
+func cliEnvState(t *testing.T, registry string, env []string, args ...string) (string, int, *os.ProcessState) {
+	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Env = registryEnv(registry)
+	cmd.Env = append(registryEnv(registry), env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
