@@ -138,30 +138,7 @@ func check(s *scenario.Scenario, c *scenario.Checker) {
 	} else {
 		c.App("testnet.evm", e.Binary, e.Build, e.Replace)
 	}
-	switch {
-	case external && !e.Funded():
-		c.Fail("testnet.evm.funder_key_file", "an external network's wallets are funded by an account you give: set funder_key_file (a file holding its hex private key) or funder_key_env (a variable holding it)")
-	case external && e.FunderKeyFile != "" && e.FunderKeyEnv != "":
-		c.Fail("testnet.evm.funder_key_env", "give the funder's key once: funder_key_file or funder_key_env, not both")
-	case !external && e.Funded():
-		c.Fail("testnet.evm.funder_key_file", "a funder is for provider \"external\": a testnet chainperf makes funds its wallets in genesis")
-	case !external && e.SweepBack:
-		c.Fail("testnet.evm.sweep_back", "for provider \"external\" only: a testnet chainperf makes is removed after the run")
-	}
-	c.EnvName("testnet.evm.funder_key_env", e.FunderKeyEnv)
-	if external {
-		served := 0
-		for i, n := range t.Nodes {
-			if n.JSONRPC != "" {
-				served++
-			} else if e.SendVia == "json-rpc" {
-				c.Fail(fmt.Sprintf("testnet.node[%d].json_rpc", i), "testnet.evm.send_via = \"json-rpc\" sends to the nodes' JSON-RPC: give each node's URL")
-			}
-		}
-		if served == 0 {
-			c.Fail("testnet.node", "an EVM network's checks read its JSON-RPC: give json_rpc (e.g. \"http://10.0.0.5:8545\") for at least one node")
-		}
-	}
+	checkExternal(t, e, c)
 	if len(e.StartArgs) == 0 {
 		c.Fail("testnet.evm.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
 	}
@@ -263,4 +240,34 @@ func checkMix(s *scenario.Scenario, c *scenario.Checker) {
 			c.Fail(p+".amount", "a burn's turns of its loop (40 gas each), from 1 to %d (workload.amount is %d)", MaxBurnTurns, w.Amount)
 		}
 	})
+}
+
+// checkExternal checks the funder an external network needs (and a
+// testnet chainperf makes must not have), and the nodes' JSON-RPC.
+func checkExternal(t *scenario.Testnet, e Config, c *scenario.Checker) {
+	external := t.Provider == scenario.ProviderExternal
+	switch {
+	case external && !e.Funded():
+		c.Fail("testnet.evm.funder_key_file", "an external network's wallets are funded by an account you give: set funder_key_file (a file holding its hex private key) or funder_key_env (a variable holding it)")
+	case external && e.FunderKeyFile != "" && e.FunderKeyEnv != "":
+		c.Fail("testnet.evm.funder_key_env", "give the funder's key once: funder_key_file or funder_key_env, not both")
+	case !external && e.Funded():
+		c.Fail("testnet.evm.funder_key_file", "a funder is for provider \"external\": a testnet chainperf makes funds its wallets in genesis")
+	case !external && e.SweepBack:
+		c.Fail("testnet.evm.sweep_back", "for provider \"external\" only: a testnet chainperf makes is removed after the run")
+	}
+	c.EnvName("testnet.evm.funder_key_env", e.FunderKeyEnv)
+	if external {
+		served := 0
+		for i, n := range t.Nodes {
+			if n.JSONRPC != "" {
+				served++
+			} else if e.SendVia == "json-rpc" {
+				c.Fail(fmt.Sprintf("testnet.node[%d].json_rpc", i), "testnet.evm.send_via = \"json-rpc\" sends to the nodes' JSON-RPC: give each node's URL")
+			}
+		}
+		if served == 0 {
+			c.Fail("testnet.node", "an EVM network's checks read its JSON-RPC: give json_rpc (e.g. \"http://10.0.0.5:8545\") for at least one node")
+		}
+	}
 }
