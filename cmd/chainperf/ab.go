@@ -213,17 +213,7 @@ completed. Exit codes as compare: 0 no gated figure regressed, 1 one did,
 
 // abScenario opens one side's scenario, on another node binary if asked.
 func abScenario(file, bin string) (*scenario.Scenario, error) {
-	s, err := openScenario(file, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := onBinary(s, bin); err != nil {
-		return nil, fmt.Errorf("%s on %s: %w", file, bin, err)
-	}
-	if err := experiment.Check(s); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return resolveScenario(file, binaryEdit(fmt.Sprintf("%s on %s", file, bin), bin))
 }
 
 func describeSide(file, bin string) string {

@@ -40,11 +40,8 @@ Figures are those of 'chainperf compare', e.g. "committed tx/s",
 "latency p99", "max sustainable tx/s".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := scenario.Open(file)
+			s, err := resolveScenario(file)
 			if err != nil {
-				return err
-			}
-			if err := experiment.Check(s); err != nil {
 				return err
 			}
 			dir, setRef := bisectSource(s)

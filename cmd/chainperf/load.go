@@ -44,7 +44,8 @@ func (f *loadFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.txs, "txs", "", "replay the txs of this file, in order: one hex or base64 tx a line (CometBFT loadtime txs are stamped again when sent)")
 }
 
-// apply sets the flags the user gave on s and validates the result.
+// apply sets the flags the user gave on s (resolveScenario checks the
+// result).
 func (f *loadFlags) apply(fs *pflag.FlagSet, s *scenario.Scenario) error {
 	changed := false
 	set := func(name string, fn func()) {
@@ -73,7 +74,7 @@ func (f *loadFlags) apply(fs *pflag.FlagSet, s *scenario.Scenario) error {
 		// Short command-line loads measure the whole phase.
 		s.Experiment.Warmup, s.Experiment.Cooldown = 0, 0
 	}
-	return s.Check()
+	return nil
 }
 
 func loadCmd() *cobra.Command {
@@ -172,38 +173,30 @@ A node outside this machine needs --target-is-mine.`,
 // file (or the default) with the flags over them, aimed at the nodes at
 // rpcs as an external network, one steady phase, no faults or profiles.
 func loadScenario(cmd *cobra.Command, file string, rpcs []string, lf *loadFlags, mine bool) (*scenario.Scenario, error) {
-	s, err := scenario.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	if err := lf.apply(cmd.Flags(), s); err != nil {
-		return nil, err
-	}
-	if cmd.Flags().Changed("drain") {
-		d, _ := cmd.Flags().GetDuration("drain")
-		s.Experiment.DrainTimeout = scenario.Duration(d)
-	}
-	t := &s.Testnet
-	t.Provider, t.TargetIsMine, t.Nodes = scenario.ProviderExternal, mine, nil
-	t.Zones, t.NodeZones, t.UniformDelay, t.BandwidthMbit, t.Config = nil, nil, 0, 0, nil
-	t.Binary, t.Build.Dir = "", ""
-	for _, u := range rpcs {
-		t.Nodes = append(t.Nodes, scenario.ExternalNode{Role: "full", RPC: u})
-	}
-	s.Experiment.Kind, s.Experiment.Repeats = scenario.Kinds{scenario.KindSteady}, 1
-	s.Perturbations, s.Observe.Profiles = nil, nil
-	// A load run is its own thing: filed under the default scenario's
-	// name it would mix with real default runs in queries and trends.
-	if file == "" {
-		s.Name = "load"
-	} else {
-		s.Name = "load-" + s.Name
-	}
-	s.File = "command line"
-	if err := s.Check(); err != nil {
-		return nil, err
-	}
-	return s, experiment.Check(s)
+	return resolveScenario(file, edit{"", func(s *scenario.Scenario) error { return lf.apply(cmd.Flags(), s) }}, edit{"", func(s *scenario.Scenario) error {
+		if cmd.Flags().Changed("drain") {
+			d, _ := cmd.Flags().GetDuration("drain")
+			s.Experiment.DrainTimeout = scenario.Duration(d)
+		}
+		t := &s.Testnet
+		t.Provider, t.TargetIsMine, t.Nodes = scenario.ProviderExternal, mine, nil
+		t.Zones, t.NodeZones, t.UniformDelay, t.BandwidthMbit, t.Config = nil, nil, 0, 0, nil
+		t.Binary, t.Build.Dir = "", ""
+		for _, u := range rpcs {
+			t.Nodes = append(t.Nodes, scenario.ExternalNode{Role: "full", RPC: u})
+		}
+		s.Experiment.Kind, s.Experiment.Repeats = scenario.Kinds{scenario.KindSteady}, 1
+		s.Perturbations, s.Observe.Profiles = nil, nil
+		// A load run is its own thing: filed under the default scenario's
+		// name it would mix with real default runs in queries and trends.
+		if file == "" {
+			s.Name = "load"
+		} else {
+			s.Name = "load-" + s.Name
+		}
+		s.File = "command line"
+		return nil
+	}})
 }
 
 // describeModel says what [load] and [workload] send.

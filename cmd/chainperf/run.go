@@ -43,18 +43,12 @@ input or an error.`,
 			if len(args) == 1 {
 				file = args[0]
 			}
-			s, err := openScenario(file, backend)
-			if err != nil {
-				return err
-			}
-			if err := onBinary(s, nodeBinary); err != nil {
-				return fmt.Errorf("--binary: %w", err)
-			}
 			lbl, err := parseLabels(labels)
 			if err != nil {
 				return err
 			}
-			if err := ov.apply(cmd.Flags(), s, lbl); err != nil {
+			s, err := resolveScenario(file, backendEdit(backend), binaryEdit("--binary", nodeBinary), ov.edit(cmd.Flags(), lbl))
+			if err != nil {
 				return err
 			}
 			if reportDir == "" {
@@ -166,40 +160,6 @@ func describePlan(s *scenario.Scenario) string {
 	return out
 }
 
-// onBinary runs the scenario's testnet on another node binary, or for a
-// Cosmos SDK or EVM chain another build of its application ("" keeps its
-// own): the same scenario, so that compare pairs the runs.
-func onBinary(s *scenario.Scenario, bin string) error {
-	if bin == "" {
-		return nil
-	}
-	if app, ok := s.Testnet.Application(); ok { // the chain application: a path or a release
-		*app.Binary, *app.Build = bin, scenario.AppBuild{}
-	} else {
-		s.Testnet.Binary, s.Testnet.Build = bin, scenario.Build{}
-	}
-	return s.Check()
-}
-
-// openScenario reads a scenario ("" the default) and applies a forced
-// netem backend ("" keeps the scenario's).
-func openScenario(file, backend string) (*scenario.Scenario, error) {
-	s, err := scenario.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	if err := experiment.Check(s); err != nil {
-		return nil, err
-	}
-	if backend != "" {
-		s.Testnet.NetemBackend = backend
-		if err := s.Check(); err != nil {
-			return nil, fmt.Errorf("--netem-backend: %w", err)
-		}
-	}
-	return s, nil
-}
-
 func parseLabels(in []string) (map[string]string, error) {
 	out := map[string]string{}
 	for _, l := range in {
@@ -234,31 +194,38 @@ type overrides struct {
 	validators int
 }
 
-func (o *overrides) apply(fs *pflag.FlagSet, s *scenario.Scenario, labels map[string]string) error {
+// edit makes the overrides given: the changes, the scenario's name with
+// them and the run's label.
+func (o *overrides) edit(fs *pflag.FlagSet, labels map[string]string) edit {
 	var said []string
 	if fs.Changed("rate") {
-		s.Load.Rate = o.rate
 		said = append(said, fmt.Sprintf("rate=%g", o.rate))
 	}
 	if fs.Changed("duration") {
-		s.Load.Duration = scenario.Duration(o.duration)
 		said = append(said, "duration="+o.duration.String())
 	}
 	if fs.Changed("validators") {
-		s.Testnet.Validators = o.validators
 		said = append(said, fmt.Sprintf("validators=%d", o.validators))
 	}
 	if len(said) == 0 {
+		return edit{}
+	}
+	return edit{"with " + strings.Join(said, " "), func(s *scenario.Scenario) error {
+		if fs.Changed("rate") {
+			s.Load.Rate = o.rate
+		}
+		if fs.Changed("duration") {
+			s.Load.Duration = scenario.Duration(o.duration)
+		}
+		if fs.Changed("validators") {
+			s.Testnet.Validators = o.validators
+		}
+		if s.Experiment.Warmup.D()+s.Experiment.Cooldown.D() >= s.Load.Length() {
+			s.Experiment.Warmup, s.Experiment.Cooldown = 0, 0 // a short load is measured whole
+		}
+		// Spaces, not commas: --label filters split at commas.
+		s.Name += " [" + strings.Join(said, " ") + "]"
+		labels["overrides"] = strings.Join(said, " ")
 		return nil
-	}
-	if s.Experiment.Warmup.D()+s.Experiment.Cooldown.D() >= s.Load.Length() {
-		s.Experiment.Warmup, s.Experiment.Cooldown = 0, 0 // a short load is measured whole
-	}
-	if err := s.Check(); err != nil {
-		return fmt.Errorf("with %s: %w", strings.Join(said, " "), err)
-	}
-	// Spaces, not commas: --label filters split at commas.
-	s.Name += " [" + strings.Join(said, " ") + "]"
-	labels["overrides"] = strings.Join(said, " ")
-	return nil
+	}}
 }

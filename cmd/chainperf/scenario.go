@@ -26,11 +26,8 @@ func scenarioCmd() *cobra.Command {
 		Example: `  chainperf scenario check examples/find-max.toml`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := scenario.Open(args[0])
+			s, err := resolveScenario(args[0])
 			if err != nil {
-				return err
-			}
-			if err := experiment.Check(s); err != nil {
 				return err
 			}
 			scale := ""

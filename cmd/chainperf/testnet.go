@@ -49,7 +49,7 @@ would make (pods, ConfigMaps, Secrets, the generators' Job) and keeps none.`,
 			if detach && dir == "" {
 				return fmt.Errorf("--detach needs --dir: the dir is how status and down find the testnet")
 			}
-			sc, err := openScenario(file, backend)
+			sc, err := resolveScenario(file, backendEdit(backend))
 			if err != nil {
 				return err
 			}
@@ -284,7 +284,7 @@ network whose runs that key funds: testnet.evm.funder_key_file = FILE
 (examples/external-evm.toml).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sc, err := openScenario(file, "")
+			sc, err := resolveScenario(file)
 			if err != nil {
 				return err
 			}
