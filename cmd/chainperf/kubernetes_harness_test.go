@@ -33,7 +33,7 @@ func kubernetesHarnessInAPod(t *testing.T) {
 	ns := privilegedNamespace(t, cs, "chainperf-harness-"+fmt.Sprint(time.Now().UnixNano()%100000))
 	tmp := t.TempDir()
 	scn := filepath.Join(tmp, "pod.toml")
-	os.WriteFile(scn, []byte(fmt.Sprintf(`name = "harness-pod"
+	os.WriteFile(scn, []byte(besideOthers(fmt.Sprintf(`name = "harness-pod"
 [testnet]
 provider = "kubernetes"
 validators = 4
@@ -54,7 +54,7 @@ kind = "kill"
 nodes = ["validator3"]
 at = "2s"
 duration = "3s"
-`, ns)), 0o644)
+`, ns))), 0o644)
 	db, reports := filepath.Join(tmp, "mine.db"), filepath.Join(tmp, "my-reports")
 
 	// Without the service account, said before anything is made.
