@@ -52,8 +52,8 @@ var chains struct {
 }
 
 // RegisterChain adds a chain's section. A second chain of one name, a
-// section that is not a pointer to a struct or defaults that do not open
-// with the chain's table are programming errors: it panics.
+// section that is not a pointer to a struct or defaults whose first table
+// is not the chain's are programming errors: it panics.
 func RegisterChain(c ChainSection) {
 	chains.Lock()
 	defer chains.Unlock()

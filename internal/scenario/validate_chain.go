@@ -21,7 +21,7 @@ func (s *Scenario) validateWorkload(c *Checker) {
 	switch on, onChain := chainNamed(t.Chain); {
 	case chainKind && t.Chain != owner.Name:
 		c.fail("workload.kind", "%q needs %s: set testnet.chain = %q", w.Kind, owner.Is, owner.Name)
-	case chainKind:
+	case chainKind && owner.CheckWorkload != nil:
 		owner.CheckWorkload(s, c)
 	case onChain:
 		c.fail("workload.kind", "%q sends kvstore txs, which %s rejects: use %s", w.Kind, on.Is, strings.Join(on.Workloads[:min(2, len(on.Workloads))], " or "))
