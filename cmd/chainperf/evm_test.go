@@ -103,7 +103,8 @@ func TestEVMERC20(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos EVM chain")
 	}
-	t.Parallel()
+	// Alone (no t.Parallel): its reads are open loop and all must be
+	// answered; beside two other testnets a CI run skipped 5 of 79.
 	run := func(tokens int, workload string) (int, string, results.Run, map[load.Fate]int64) {
 		code, out, r := runScenario(t, besideOthers(fmt.Sprintf(`name = "erc20"
 [testnet]

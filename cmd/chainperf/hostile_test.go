@@ -147,7 +147,7 @@ func TestHostileNodes(t *testing.T) {
 			args = []string{"load", "--rpc", rpc, "--rate", "40", "--duration", length, "--drain", "3s", "--db", db, "--report-dir", reports}
 		} else {
 			scn := filepath.Join(t.TempDir(), "ext.toml") // not in dir: it holds the password
-			os.WriteFile(scn, []byte(`name = "hostile"
+			os.WriteFile(scn, []byte(besideOthers(`name = "hostile"
 [testnet]
 provider = "external"
 [[testnet.node]]
@@ -165,7 +165,7 @@ cooldown = "1s"
 drain_timeout = "3s"
 [observe]
 interval = "500ms"
-`), 0o644)
+`)), 0o644)
 			args = []string{"run", scn, "--db", db, "--report-dir", reports}
 		}
 		out, code, rss := measured(t, t.TempDir(), args...)
