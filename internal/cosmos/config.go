@@ -36,12 +36,7 @@ func init() {
 
 // Of is testnet t's [testnet.cosmos] table (zero when t was not decoded
 // from a scenario); a copy: set it with t.SetSection("cosmos", &c).
-func Of(t scenario.Testnet) Config {
-	if c, ok := t.Section("cosmos").(*Config); ok && c != nil {
-		return *c
-	}
-	return Config{}
-}
+func Of(t scenario.Testnet) Config { return scenario.SectionOf[Config](t, "cosmos") }
 
 // Config is a Cosmos SDK chain's [testnet.cosmos] table: its application
 // and the wallets funded in its genesis.

@@ -42,12 +42,7 @@ func init() {
 
 // Of is testnet t's [testnet.evm] table (zero when t was not decoded from
 // a scenario); a copy: set it with t.SetSection("evm", &c).
-func Of(t scenario.Testnet) Config {
-	if c, ok := t.Section("evm").(*Config); ok && c != nil {
-		return *c
-	}
-	return Config{}
-}
+func Of(t scenario.Testnet) Config { return scenario.SectionOf[Config](t, "evm") }
 
 // Config is a Cosmos EVM chain's [testnet.evm] table: its application
 // and the Ethereum accounts funded in its genesis.

@@ -158,6 +158,16 @@ func (s *Scenario) DescribeWorkload() string {
 // The scenario's copies share it: change it through SetSection.
 func (t Testnet) Section(name string) any { return t.sections[name] }
 
+// SectionOf is a copy of testnet t's chain table name, of type T (zero
+// when t was not decoded from a scenario); set it with SetSection.
+func SectionOf[T any](t Testnet, name string) T {
+	if c, ok := t.sections[name].(*T); ok && c != nil {
+		return *c
+	}
+	var zero T
+	return zero
+}
+
 // own gives t a copy of chain name's section of its own (copies of t
 // share theirs until then) and returns it.
 func (t *Testnet) own(name string) any {
