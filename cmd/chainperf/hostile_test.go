@@ -137,14 +137,16 @@ func TestHostileNodes(t *testing.T) {
 		rpc := strings.Replace(h.URL, "http://", "http://probe:"+rpcSecret+"@", 1)
 		db, reports := filepath.Join(dir, "runs.db"), filepath.Join(dir, "reports")
 		var args []string
-		// A stall is said after 10 s without a block: that case runs
-		// long enough to see it.
-		length := "6s"
+		// 4 s: the trick starts 1.5 s in, and the run reads the node
+		// (status, blocks, results, metrics) again after that. A stall is
+		// said after 10 s without a block: that case runs long enough to
+		// see it.
+		length := "4s"
 		if tc.trick == providertest.StopBlocks {
 			length = "14s"
 		}
 		if tc.via == "load" {
-			args = []string{"load", "--rpc", rpc, "--rate", "40", "--duration", length, "--drain", "3s", "--db", db, "--report-dir", reports}
+			args = []string{"load", "--rpc", rpc, "--rate", "40", "--duration", length, "--drain", "2s", "--db", db, "--report-dir", reports}
 		} else {
 			scn := filepath.Join(t.TempDir(), "ext.toml") // not in dir: it holds the password
 			os.WriteFile(scn, []byte(besideOthers(`name = "hostile"
@@ -162,7 +164,7 @@ duration = "`+length+`"
 kind = "steady"
 warmup = "1s"
 cooldown = "1s"
-drain_timeout = "3s"
+drain_timeout = "2s"
 [observe]
 interval = "500ms"
 `)), 0o644)

@@ -65,7 +65,7 @@ func chainperfNamespaces(t *testing.T, cs k8s.Interface) []string {
 }
 
 // kubernetesRun: 4 validators and a full node as pods of a real
-// cluster, 10 ms emulated between every two pods, 30 s of load; a
+// cluster, 10 ms emulated between every two pods, 20 s of load; a
 // validator's pod is killed (deleted) and comes back, a 2|2 partition
 // stops the chain until it heals. Every tx gets its fate (the
 // conservation law, none unresolved), the run records its WAN, it is
@@ -84,7 +84,7 @@ full_nodes = 1
 uniform_delay = "10ms"
 [load]
 rate = 100
-duration = "30s"
+duration = "20s"
 [experiment]
 kind = "steady"
 warmup = "1s"
@@ -94,13 +94,13 @@ max_unresolved = 0
 [[perturbation]]
 kind = "kill"
 nodes = ["validator3"]
-at = "4s"
-duration = "6s"
+at = "3s"
+duration = "5s"
 [[perturbation]]
 kind = "partition"
 groups = [["validator0", "validator1", "full0"], ["validator2", "validator3"]]
-at = "17s"
-duration = "8s"
+at = "11s"
+duration = "6s"
 `)), 0o644)
 	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", reports)
 	if code != 0 {
@@ -120,8 +120,8 @@ duration = "8s"
 		}
 	}
 	p := r.Main()
-	if s := p.Ledger; !s.Balanced() || s.Sent != 3000 || s.Fates[load.FateUnresolved] != 0 || s.Fates[load.FateCommitted] == 0 {
-		t.Errorf("ledger %+v: want 3000 sent, every one with its fate", s)
+	if s := p.Ledger; !s.Balanced() || s.Sent != 2000 || s.Fates[load.FateUnresolved] != 0 || s.Fates[load.FateCommitted] == 0 {
+		t.Errorf("ledger %+v: want 2000 sent, every one with its fate", s)
 	}
 	var inSplit, afterHeal int
 	for _, b := range p.Blocks {
@@ -369,7 +369,7 @@ current-context: c
 [testnet]
 provider = "kubernetes"
 validators = 4
-full_nodes = 1
+full_nodes = 0
 [testnet.kubernetes]
 kubeconfig = %q
 namespace = %q
@@ -488,7 +488,8 @@ func must(t *testing.T, err error) {
 // kubernetesChains: a Cosmos SDK chain and a Cosmos EVM chain as pods
 // (their node binaries in chainperf's image, with the libraries a cgo
 // build needs): signed sends, every one committed, and the chain check
-// finds the balances conserved.
+// finds the balances conserved. Two validators, the fewest that gossip
+// txs and blocks between pods.
 func kubernetesChains(t *testing.T) {
 	kubetest.Cluster(t)
 	for _, c := range []struct{ chain, section, workload string }{
@@ -501,8 +502,8 @@ func kubernetesChains(t *testing.T) {
 			os.WriteFile(scn, []byte(besideOthers(fmt.Sprintf(`name = "k8s-%s"
 [testnet]
 provider = "kubernetes"
-validators = 4
-full_nodes = 1
+validators = 2
+full_nodes = 0
 chain = %q
 %s
 [workload]

@@ -6,47 +6,12 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/kubernetes"
 	"github.com/chainperf/chainperf/internal/testnet/kubernetes/kubetest"
 	"github.com/chainperf/chainperf/internal/testnet/providertest"
 )
-
-// The kubernetes provider passes the checks every provider passes, on real
-// CometBFT nodes in pods of a real cluster; after Close the testnet's
-// namespace and every object with its label are gone.
-func TestKubernetesConformance(t *testing.T) {
-	cs := kubetest.Cluster(t)
-	exe := providertest.Chainperf(t)
-	// A 5 ms delay between every two pods (each pod's agent), so that
-	// the latency fault has delays to scale.
-	s, err := scenario.Parse("t.toml", []byte("[testnet]\nvalidators = 4\nfull_nodes = 1\nprovider = \"kubernetes\"\nuniform_delay = \"5ms\"\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tn := providertest.Testnet(t, s.Testnet)
-	p, err := kubernetes.New(tn, s.Testnet, nil, testnet.ProviderOptions{Exe: exe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	providertest.Setup(t, tn)
-	ns := testnet.ClusterNamespace(tn.ID)
-	t.Cleanup(func() { _ = kubernetes.DeleteNamespace(context.Background(), cs, ns) })
-	providertest.Conformance(t, providertest.Subject{Provider: p, Testnet: tn, Patience: 60 * time.Second, Block: 1300 * time.Millisecond,
-		Gone: func(t *testing.T) {
-			ctx := context.Background()
-			if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); err == nil {
-				t.Errorf("namespace %s left", ns)
-			}
-			pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: kubernetes.LabelTestnet + "=" + tn.ID})
-			if err != nil || len(pods.Items) > 0 {
-				t.Errorf("pods left: %v %v", pods, err)
-			}
-		}})
-}
 
 // The emulated delays are real in the pods: with 40 ms one way between
 // every two pods, a TCP handshake from one validator's pod to the other's
