@@ -70,7 +70,7 @@ dir = "`+repo+`"
 ref = "`+ref+`"
 [load]
 rate = 100
-duration = "5s"
+duration = "8s"
 [experiment]
 kind = "steady"
 warmup = "1s"
@@ -81,11 +81,10 @@ drain_timeout = "10s"
 	}
 	// Two steps: main (bad, checked first), then the readme's commit
 	// (good), which leaves the sleep's commit as the first bad one. Each
-	// step runs the good commit and its own interleaved, 5 s runs,
+	// step runs the good commit and its own interleaved, 8 s runs,
 	// until p50 is decided at a 25 % threshold (the sleep doubles it: a
 	// block every 3 s or so against about one a second). One validator,
-	// the least that makes blocks; 5 s of load (5 blocks against 2: p50
-	// 1 s against 3), 1 s of warm-up.
+	// the least that makes blocks; 8 s of load, 1 s of warm-up.
 	out, code := cli(t, reg, "bisect", "--db", db, "--good", commits[0], "--bad", "main", "--scenario", scenarioFor("main"),
 		"--figure", "latency p50", "--threshold", "25", "--report-dir", filepath.Join(tmp, "reports"))
 	if code != 0 {

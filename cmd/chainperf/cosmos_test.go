@@ -207,6 +207,24 @@ func TestCosmosBadInput(t *testing.T) {
 			}
 		})
 	}
+	// A template field the chain's message does not have: refused before
+	// the load, with the scenario's line and the chain's own field names.
+	t.Run("template misspelled", func(t *testing.T) {
+		tmp := t.TempDir()
+		scn := filepath.Join(tmp, "s.toml")
+		text := strings.Replace(fmt.Sprintf(badCosmos, "", "", ""), `kind = "cosmos-send"`, `kind = "cosmos-mix"
+[[workload.mix]]
+msg = "tsend"
+weight = 1
+template = '{"@type": "/cosmos.bank.v1beta1.MsgSend", "from_address": "{wallet}", "to_adress": "{other}"}'`, 1)
+		os.WriteFile(scn, []byte(text), 0o644)
+		line := strings.Count(text[:strings.Index(text, "template =")], "\n") + 1
+		out, code := cli(t, t.TempDir(), "run", scn, "--db", filepath.Join(tmp, "runs.db"), "--report-dir", filepath.Join(tmp, "r"))
+		if code == 0 || !strings.Contains(out, fmt.Sprintf("s.toml:%d: workload.mix[0].template: to_adress: cosmos.bank.v1beta1.MsgSend has no field", line)) ||
+			!strings.Contains(out, `did you mean "to_address"?`) {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+	})
 	t.Run("not an SDK chain", func(t *testing.T) {
 		tmp := t.TempDir()
 		scn := filepath.Join(tmp, "s.toml")
@@ -229,9 +247,11 @@ func TestCosmosBadInput(t *testing.T) {
 
 // TestCosmosMixAndUnordered runs the workloads of a Catalyst-style test on
 // the real SDK chain: a message mix of two messages a tx with staking, whose
-// balance check counts what is delegated and unbonding; unordered txs from
-// a few wallets; and unordered txs that expire, which end refused with
-// "timeout" as their reason.
+// balance check counts what is delegated and unbonding, and two messages
+// given as templates (encoded with the chain's own descriptors), one to an
+// address a set-up tx bound: their effect on every wallet is read from the
+// chain's coin events; unordered txs from a few wallets; and unordered txs
+// that expire, which end refused with "timeout" as their reason.
 func TestCosmosMixAndUnordered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos SDK chain")
@@ -282,6 +302,20 @@ amount = 1000
 msg = "redelegate"
 weight = 10
 amount = 1000
+[[workload.mix]]
+msg = "tsend"
+weight = 10
+template = """{"@type": "/cosmos.bank.v1beta1.MsgSend", "from_address": "{wallet}", "to_address": "{other}",
+  "amount": [{"denom": "{denom}", "amount": "{int:1:9}"}]}"""
+[[workload.mix]]
+msg = "to-sink"
+weight = 10
+template = """{"@type": "/cosmos.bank.v1beta1.MsgSend", "from_address": "{wallet}", "to_address": "{sink}",
+  "amount": [{"denom": "{denom}", "amount": "{choice:3|5}"}]}"""
+[[workload.setup]]
+msg = """{"@type": "/cosmos.bank.v1beta1.MsgSend", "from_address": "{wallet}", "to_address": "{wallet}",
+  "amount": [{"denom": "{denom}", "amount": "1"}]}"""
+bind = {sink = "message.sender"}
 [load]
 rate = 60
 duration = "8s"
@@ -293,8 +327,17 @@ duration = "8s"
 		if !b.OK() || b.Staking == 0 || b.Delegated == 0 || b.Unbonding == 0 || b.Failed != 0 {
 			t.Fatalf("balances: %s\n%v", b, b.Examples)
 		}
-		if b.Held+b.Delegated+b.Unbonding+b.FeesPaid != b.Funded {
-			t.Fatalf("held + delegated + unbonding + fees = %d, funded %d", b.Held+b.Delegated+b.Unbonding+b.FeesPaid, b.Funded)
+		// The templated txs: every wallet as their coin events say (199
+		// of 200: the set-up's wallet is not the load's), and what went
+		// to the set-up's address counted out of the wallets.
+		if b.ByEvents == 0 || b.Outside <= 0 || b.Checked != 199 {
+			t.Fatalf("templated txs: %d by their events, %d out; %d wallets checked: %s", b.ByEvents, b.Outside, b.Checked, b)
+		}
+		if s := cosmosOf(r).Setup; len(s) != 1 || !strings.HasPrefix(s[0].Bound, "sink=") || s[0].Height == 0 || s[0].GasUsed == 0 {
+			t.Fatalf("set-up txs %+v", s)
+		}
+		if int64(b.Held+b.Delegated+b.Unbonding+b.FeesPaid)+b.Outside != int64(b.Funded) {
+			t.Fatalf("held + delegated + unbonding + fees + out = %d, funded %d", int64(b.Held+b.Delegated+b.Unbonding+b.FeesPaid)+b.Outside, b.Funded)
 		}
 		var msgs int64
 		for _, k := range st.Kinds {
@@ -303,7 +346,7 @@ duration = "8s"
 				t.Errorf("kind %+v: nothing committed or measured", k)
 			}
 		}
-		if len(st.Kinds) != 5 || msgs != 2*int64(b.Committed) {
+		if len(st.Kinds) != 7 || msgs != 2*int64(b.Committed) {
 			t.Fatalf("%d kinds, %d messages committed for %d txs of 2", len(st.Kinds), msgs, b.Committed)
 		}
 		if !strings.Contains(out, "delegated") || !strings.Contains(out, "unbonding") {

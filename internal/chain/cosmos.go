@@ -83,12 +83,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	} else {
 		wallets = c.chain.Wallets
 	}
-	if w.Accounts > 0 {
-		wallets = wallets[:w.Accounts]
-		if start != nil {
-			start = start[:w.Accounts]
-		}
-	}
+	wallets, start, setupWallet := loadWallets(w, wallets, start)
 	pick := func(seed uint64) (load.Selector, error) {
 		if w.Selection == "zipf" {
 			return load.NewZipf(len(wallets), w.ZipfShift, w.ZipfExponent, seed)
@@ -108,6 +103,10 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		fee = uint64(math.Ceil(float64(w.GasLimit) * cs.GasPrice))
 	}
 	mix := mixOf(w)
+	setup, err := c.templates(ctx, rpcs[0], chainID, denom, cs.GasPrice, setupWallet, mix)
+	if err != nil {
+		return nil, err
+	}
 	var validators []string
 	if slices.ContainsFunc(mix, func(m cosmos.MixEntry) bool { return m.Msg == cosmos.MsgDelegateKind }) {
 		if validators, err = cosmos.QueryValidators(ctx, nodehttp.Client(nodehttp.Query), rpcs[0]); err != nil {
@@ -135,15 +134,33 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	}
 	c.work = cw
 	if c.ext != nil {
-		c.record = &CosmosRecord{Wallets: len(wallets), Workload: cw.String(), Funding: c.ext.record}
+		c.record = &CosmosRecord{Wallets: len(wallets), Workload: cw.String(), Funding: c.ext.record, Setup: setup}
 		r.SetFinding(c.record.Finding())
 		return cw, nil
 	}
 	nodeVersion(r, c.chain.Binary)
 	c.record = &CosmosRecord{Binary: c.chain.Binary, Wallets: c.chain.Funding.Wallets, GenesisBytes: c.chain.Funding.Bytes,
-		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String()}
+		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String(), Setup: setup}
 	r.SetFinding(c.record.Finding())
 	return cw, nil
+}
+
+// loadWallets is the wallets the load sends from (and their start
+// balances, if known): the first workload.accounts, less the last wallet
+// when set-up steps send from it, which it returns.
+func loadWallets(w scenario.Workload, wallets []cosmos.Wallet, start []uint64) ([]cosmos.Wallet, []uint64, cosmos.Wallet) {
+	var setup cosmos.Wallet
+	n := len(wallets)
+	if len(w.Setup) > 0 {
+		setup, n = wallets[n-1], n-1
+	}
+	if w.Accounts > 0 && w.Accounts < n {
+		n = w.Accounts
+	}
+	if start != nil {
+		start = start[:n]
+	}
+	return wallets[:n], start, setup
 }
 
 // mixOf is the workload's message kinds: the mix of a cosmos-mix, else

@@ -50,6 +50,8 @@ type CosmosRecord struct {
 	// Funding is set when a given account funded the wallets on a running
 	// chain (an external network) instead of genesis.
 	Funding *Funding `json:"funding,omitempty"`
+	// Setup is the set-up txs sent before the load, as the chain ran them.
+	Setup []cosmos.SetupTx `json:"setup,omitempty"`
 }
 
 // Funding is how the wallets of a run on an external network were funded
@@ -154,6 +156,14 @@ func (c *CosmosRecord) Finding() finding.Finding {
 	if s := c.Stats; len(s.Kinds) > 0 {
 		f.Tables = append(f.Tables, kindTable("By message kind", fmt.Sprintf("Counted by message (%d a tx): a tx's latency is each of its messages', its gas shared out equally; committed msg/s over the %.0f s of load, latency over every phase.", max(s.MsgsPerTx, 1), s.LoadSecs), s.Kinds))
 		f.Figures = kindFigures(s.Kinds)
+	}
+	if len(c.Setup) > 0 {
+		t := finding.Table{Title: "Set-up txs", Note: "Sent before the load from a wallet of their own, one after another, each in a block before the next.",
+			Columns: []string{"step", "message", "height", "gas used", "bound", "tx"}}
+		for _, s := range c.Setup {
+			t.Rows = append(t.Rows, []string{fmt.Sprint(s.Step), s.Msg, fmt.Sprint(s.Height), fmt.Sprint(s.GasUsed), s.Bound, s.Hash})
+		}
+		f.Tables = append(f.Tables, t)
 	}
 	if s := c.Stats; s.Expired > 0 {
 		f.Summary = append(f.Summary, finding.Line{Label: "expired", Text: fmt.Sprintf("%d accepted unordered txs were in no block by their timeout (nodes drop them at recheck): unresolved for that reason", s.Expired)})
@@ -287,7 +297,13 @@ func BalanceSummary(b *cosmos.Balances) string {
 	if b.FailedFees > 0 {
 		parts += fmt.Sprintf(" + %d fees of failed txs", b.FailedFees)
 	}
-	total := b.Held + b.Delegated + b.Unbonding + b.FeesPaid + b.FailedFees
+	total := int64(b.Held + b.Delegated + b.Unbonding + b.FeesPaid + b.FailedFees)
+	if b.ByEvents > 0 {
+		// Templated txs moved coins out of the wallets (to contracts, a
+		// pool), as their coin events say.
+		parts += fmt.Sprintf(" + %d moved out by %d templated txs (their coin events)", b.Outside, b.ByEvents)
+		total += b.Outside
+	}
 	funded := fmt.Sprintf("funded %d", b.Funded)
 	if b.Rewards > 0 {
 		// A chain with distribution paid the staking wallets rewards.

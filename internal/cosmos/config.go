@@ -3,9 +3,13 @@ package cosmos
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/msgtemplate"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -21,6 +25,7 @@ func init() {
 		Defaults:      defaults,
 		New:           func() any { return new(Config) },
 		Workloads:     []string{"cosmos-send", "cosmos-multisend", "cosmos-mix"},
+		WorkloadKeys:  []string{"setup"},
 		Check:         check,
 		CheckWorkload: checkWorkload,
 		Describe: func(s *scenario.Scenario) string {
@@ -172,12 +177,51 @@ func checkWorkload(s *scenario.Scenario, c *scenario.Checker) {
 	if w.Unordered && (w.UnorderedTimeout.D() < time.Second || w.UnorderedTimeout.D() > MaxUnorderedTimeout) {
 		c.Fail("workload.unordered_timeout", "%s: from 1s to %s (the SDK refuses an unordered tx whose timeout lies more than 10m ahead)", w.UnorderedTimeout.D(), MaxUnorderedTimeout)
 	}
-	checkMix(s, c)
+	bound := checkSetup(s, c)
+	checkMix(s, c, bound)
+}
+
+var (
+	templateNameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+	eventAttrRE    = regexp.MustCompile(`^[A-Za-z0-9_./-]{1,64}\.[A-Za-z0-9_./-]{1,64}$`)
+)
+
+// checkSetup checks the set-up steps and returns the names they bind.
+func checkSetup(s *scenario.Scenario, c *scenario.Checker) []string {
+	w, cs := &s.Workload, Of(s.Testnet)
+	var bound []string
+	for i, st := range w.Setup {
+		p := fmt.Sprintf("workload.setup[%d]", i)
+		if _, err := msgtemplate.Syntax(st.Msg, bound); err != nil {
+			c.Fail(p+".msg", "%v", err)
+		}
+		if st.Count < 0 || st.Count > 100 {
+			c.Fail(p+".count", "%d: 0 or 1 (once) up to 100", st.Count)
+		}
+		for _, name := range slices.Sorted(maps.Keys(st.Bind)) {
+			switch attr := st.Bind[name]; {
+			case slices.Contains(msgtemplate.Builtins, name) || !templateNameRE.MatchString(name):
+				c.Fail(p+".bind."+name, "%q: a placeholder's name, 1 to 32 lowercase letters, digits, '_' or '-', none of the built-in ones (%s)", name, strings.Join(msgtemplate.Builtins, ", "))
+			case slices.Contains(bound, name):
+				c.Fail(p+".bind."+name, "%q is bound by an earlier step: give each name once", name)
+			case !eventAttrRE.MatchString(attr):
+				c.Fail(p+".bind."+name, "%q: an event's type and attribute, \"type.attribute\" (e.g. \"instantiate._contract_address\")", attr)
+			}
+			bound = append(bound, name)
+		}
+	}
+	if len(w.Setup) > 0 && cs.Wallets < 3 {
+		c.Fail("testnet.cosmos.wallets", "%d: set-up steps send from a wallet of their own, the last: 3 or more", cs.Wallets)
+	}
+	if len(w.Setup) > 0 && w.Accounts >= cs.Wallets {
+		c.Fail("workload.accounts", "%d: set-up steps take the last wallet: at most testnet.cosmos.wallets - 1 (0: all the others)", w.Accounts)
+	}
+	return bound
 }
 
 // checkMix checks a cosmos-mix's message kinds (and that no other kind
-// lists a mix).
-func checkMix(s *scenario.Scenario, c *scenario.Checker) {
+// lists a mix); a template may use the names set-up steps bind.
+func checkMix(s *scenario.Scenario, c *scenario.Checker, bound []string) {
 	w := &s.Workload
 	if w.Kind != "cosmos-mix" {
 		c.NoMix(w)
@@ -187,6 +231,18 @@ func checkMix(s *scenario.Scenario, c *scenario.Checker) {
 		c.Fail("workload.mix", "a cosmos-mix lists its message kinds: [[workload.mix]] msg = \"send\", weight = 70 ...")
 	}
 	seen := c.MixEntries(w.Mix, MixMsgs, "message kind", func(p string, m scenario.MixEntry) {
+		if m.Template != "" {
+			if slices.Contains(MixMsgs, m.Msg) || !templateNameRE.MatchString(m.Msg) {
+				c.Fail(p+".msg", "%q: a templated message's name of yours, 1 to 32 lowercase letters, digits, '_' or '-', none of chainperf's own kinds (%s)", m.Msg, strings.Join(MixMsgs, ", "))
+			}
+			if _, err := msgtemplate.Syntax(m.Template, bound); err != nil {
+				c.Fail(p+".template", "%v", err)
+			}
+			if m.Amount != 0 || m.Outputs != 0 || m.Validator != nil {
+				c.Fail(p+".amount", "a templated message gives its own amounts and addresses: leave out amount, outputs and validator")
+			}
+			return
+		}
 		if m.Outputs < 0 || m.Outputs > 1000 {
 			c.Fail(p+".outputs", "%d: 0 (workload.outputs) up to 1000", m.Outputs)
 		}

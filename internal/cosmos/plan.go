@@ -20,7 +20,18 @@ func (w *Workload) cost(e *effect) uint64 {
 			c += k.Amount
 		}
 	}
-	return c
+	return c // a template's effect is the chain's to say: its events
+}
+
+// templated says whether a tx holds a message of a template: its effect on
+// balances is read from the chain's events.
+func (w *Workload) templated(e *effect) bool {
+	for _, m := range e.msgs {
+		if w.cfg.Mix[m.kind].Template != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // bond is what a tx adds to its sender's stake with its own validator.
@@ -86,9 +97,10 @@ func splitmix(x uint64) uint64 {
 
 // message makes message n of the run of entry k from wallet from.
 func (w *Workload) message(k int, n uint64, from int) msgEffect {
-	m := msgEffect{kind: uint8(k)}
-	switch e := w.cfg.Mix[k]; e.Msg {
-	case MsgSendKind, MsgMultiSendKind:
+	m := msgEffect{kind: uint8(k), n: n}
+	e := w.cfg.Mix[k]
+	switch {
+	case e.Template != nil, e.Msg == MsgSendKind, e.Msg == MsgMultiSendKind:
 		nw := len(w.wallets)
 		m.to = make([]int32, 0, e.Outputs)
 		for j := range e.Outputs {

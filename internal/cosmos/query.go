@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -13,6 +14,9 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
+
+// maxQueryAnswer bounds an abci_query answer.
+const maxQueryAnswer = 128 << 20
 
 // Query runs a gRPC query of the app through CometBFT's abci_query on the
 // node at rpc ("http://host:port") and returns the response message. Height
@@ -44,7 +48,9 @@ func Query(ctx context.Context, c *http.Client, rpc, path string, req []byte, he
 			Data    string `json:"data"`
 		} `json:"error"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+	// The largest answer read is the chain's descriptors (a few MB, as
+	// base64 in JSON).
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxQueryAnswer)).Decode(&out); err != nil {
 		return nil, fmt.Errorf("%s %s: %w", rpc, path, err)
 	}
 	switch {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -62,6 +63,15 @@ func rewardsWithdrawn(ctx context.Context, c *http.Client, rpc string, hashes ma
 // txRewards reads one committed tx's withdraw_rewards events: the amount
 // of denom each delegator received.
 func txRewards(ctx context.Context, c *http.Client, rpc string, h load.Hash, denom string) (map[string]uint64, error) {
+	events, err := txEvents(ctx, c, rpc, h)
+	if err != nil {
+		return nil, err
+	}
+	return withdrawals(events, denom)
+}
+
+// txEvents reads one committed tx's events from the node's tx index.
+func txEvents(ctx context.Context, c *http.Client, rpc string, h load.Hash) ([]event, error) {
 	url := fmt.Sprintf("%s/tx?hash=0x%X", rpc, h[:])
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -90,7 +100,82 @@ func txRewards(ctx context.Context, c *http.Client, rpc string, h load.Hash, den
 	if err := json.Unmarshal(b, &r); err != nil || r.Result == nil {
 		return nil, fmt.Errorf("%s/tx: no result for committed tx %X (%v)", rpc, h[:6], err)
 	}
-	return withdrawals(r.Result.TxResult.Events, denom)
+	return r.Result.TxResult.Events, nil
+}
+
+// eventDeltas sums, by address, what the txs of hashes moved of denom: the
+// coin_received events' amounts less the coin_spent ones' (the fee too).
+func eventDeltas(ctx context.Context, c *http.Client, rpc string, hashes map[load.Hash]int32, denom string) (map[string]int64, error) {
+	out := map[string]int64{}
+	var mu sync.Mutex
+	var firstErr error
+	work := make(chan load.Hash)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for h := range work {
+				events, err := txEvents(ctx, c, rpc, h)
+				var d map[string]int64
+				if err == nil {
+					d, err = coinMoves(events, denom)
+				}
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				for a, x := range d {
+					out[a] += x
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for h := range hashes {
+		work <- h
+	}
+	close(work)
+	wg.Wait()
+	return out, firstErr
+}
+
+// coinMoves is what one tx's coin_spent and coin_received events moved of
+// denom, by address.
+func coinMoves(events []event, denom string) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, e := range events {
+		var who, sign = "", int64(0)
+		switch e.Type {
+		case "coin_spent":
+			who, sign = "spender", -1
+		case "coin_received":
+			who, sign = "receiver", 1
+		default:
+			continue
+		}
+		var addr, amount string
+		for _, a := range e.Attributes {
+			switch a.Key {
+			case who:
+				addr = a.Value
+			case "amount":
+				amount = a.Value
+			}
+		}
+		n, err := coinsOf(amount, denom)
+		if err != nil {
+			return nil, fmt.Errorf("%s amount %q: %w", e.Type, amount, err)
+		}
+		if n > math.MaxInt64/2 {
+			return nil, fmt.Errorf("%s amount %q: too large", e.Type, amount)
+		}
+		if n > 0 && addr == "" {
+			return nil, fmt.Errorf("a %s event of %d%s names no %s", e.Type, n, denom, who)
+		}
+		out[addr] += sign * int64(n)
+	}
+	return out, nil
 }
 
 type event struct {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/msgtemplate"
 )
 
 // signAll signs refs on every core; tx seq gets memo number memo+seq.
@@ -93,6 +95,15 @@ func (w *Workload) signWith(b *Builder, ref txRef, memo int64, mix []MixEntry, g
 	}
 	for _, msg := range ref.eff.msgs {
 		k := mix[msg.kind]
+		if k.Template != nil {
+			v := msgtemplate.Vars{Wallet: from.Address, Other: w.wallets[msg.to[0]].Address, Denom: w.cfg.Denom, N: msg.n, Seed: w.cfg.MixSeed}
+			body, err := k.Template.Append(nil, &v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k.Msg, err)
+			}
+			spec.Msgs = append(spec.Msgs, Any{k.Template.URL, body})
+			continue
+		}
 		coin := Coin{Denom: w.cfg.Denom, Amount: k.Amount}
 		switch k.Msg {
 		case MsgSendKind:

@@ -42,6 +42,12 @@ type Balances struct {
 	// the chain's withdraw_rewards events say (0 on a chain without
 	// distribution).
 	Rewards uint64 `json:"rewards,omitempty"`
+	// ByEvents: committed txs with a templated message, whose effect on
+	// every wallet is what their coin_spent and coin_received events say;
+	// Outside what those txs moved out of the wallets (to contracts and
+	// modules) beyond their fees, less what they brought in.
+	ByEvents int   `json:"by_events,omitempty"`
+	Outside  int64 `json:"outside,omitempty"`
 	// Checked: every wallet; Mismatched of them hold what no count of
 	// paid fees of their failed txs explains, or have other stake than
 	// their committed txs say.
@@ -64,6 +70,9 @@ func (b *Balances) String() string {
 	rewards := ""
 	if b.Rewards > 0 {
 		rewards = fmt.Sprintf(" + staking rewards withdrawn %d", b.Rewards)
+	}
+	if b.ByEvents > 0 {
+		stake += fmt.Sprintf(" + %d moved out by %d templated txs (their coin events)", b.Outside, b.ByEvents)
 	}
 	return fmt.Sprintf("%d wallets: funded %d%s%s, held %d%s + fees %d + failed txs' fees %d (fee collector %d); %d committed, %d failed; %d of %d checked wallets mismatched",
 		b.Wallets, b.Funded, b.Denom, rewards, b.Held, stake, b.FeesPaid, b.FailedFees, b.FeeCollector, b.Committed, b.Failed, b.Mismatched, b.Checked)
@@ -90,59 +99,22 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	}
 	at := tip - 1
 	n := len(w.wallets)
-	// Changes from the start balance, by wallet: of the balance (with
-	// what is unbonding: an entry that matures moves back into it), and
-	// of what is delegated.
-	expected := make([]int64, n)
-	delegated := make([]int64, n)
-	staking := map[int]bool{}
-	failedFrom := make([]int64, n)
 	b := &Balances{Denom: w.cfg.Denom, Wallets: n, Height: at}
 	for i := range n {
 		b.Funded += w.start(i)
 	}
-	stakingTxs := map[load.Hash]int32{} // committed txs that may have withdrawn rewards
-	w.mu.Lock()
-	for h, e := range w.effects {
-		for _, m := range e.msgs {
-			if w.cfg.Mix[m.kind].staking() {
-				staking[int(e.from)] = true
-				if e.code == 0 {
-					stakingTxs[h] = e.from
-				}
-			}
-		}
-		switch {
-		case e.code == 0:
-			b.Committed++
-			b.FeesPaid += w.cfg.Fee
-			expected[e.from] -= int64(w.cost(e))
-			for _, m := range e.msgs {
-				k := w.cfg.Mix[m.kind]
-				for _, r := range m.to {
-					expected[r] += int64(k.Amount)
-				}
-				switch k.Msg {
-				case MsgDelegateKind:
-					delegated[e.from] += int64(k.Amount)
-				case MsgUndelegateKind:
-					delegated[e.from] -= int64(k.Amount)
-					expected[e.from] += int64(k.Amount)
-				}
-			}
-		case e.code > 0:
-			b.Failed++
-			failedFrom[e.from]++
-		}
-	}
-	w.mu.Unlock()
-	rewards, err := rewardsWithdrawn(ctx, w.http, rpc, stakingTxs, w.wallets, w.cfg.Denom)
+	t := w.tally(b)
+	expected, delegated, staking, failedFrom := t.expected, t.delegated, t.staking, t.failedFrom
+	rewards, err := rewardsWithdrawn(ctx, w.http, rpc, t.stakingTxs, w.wallets, w.cfg.Denom)
 	if err != nil {
 		return nil, fmt.Errorf("read the staking rewards the run's txs withdrew: %w", err)
 	}
 	for i, r := range rewards {
 		expected[i] += int64(r)
 		b.Rewards += r
+	}
+	if err := w.byEvents(ctx, rpc, t, b); err != nil {
+		return nil, err
 	}
 	held, err := balancesAt(ctx, w.http, rpc, w.wallets, w.cfg.Denom, at)
 	if err != nil {
@@ -180,8 +152,101 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 		}
 		b.FailedFees += uint64(paid * fee)
 	}
-	b.Conserved = b.Held+b.Delegated+b.Unbonding+b.FeesPaid+b.FailedFees == b.Funded+b.Rewards
+	b.Conserved = int64(b.Held+b.Delegated+b.Unbonding+b.FeesPaid+b.FailedFees)+b.Outside == int64(b.Funded+b.Rewards)
 	return b, nil
+}
+
+// tallied is what the committed txs say each wallet's balance and stake
+// did, before the chain's own word on rewards and templated txs.
+type tallied struct {
+	// Changes from the start balance, by wallet: of the balance (with
+	// what is unbonding: an entry that matures moves back into it), and
+	// of what is delegated.
+	expected, delegated, failedFrom []int64
+	staking                         map[int]bool
+	stakingTxs                      map[load.Hash]int32 // committed txs that may have withdrawn rewards
+	templatedTxs                    map[load.Hash]int32 // committed txs whose effect the chain's events say
+	stakedByEvents                  int64               // what their built-in delegations moved: delegated, not out
+}
+
+// tally goes through every tx made, counting into b the committed and
+// failed ones and their fees.
+func (w *Workload) tally(b *Balances) tallied {
+	n := len(w.wallets)
+	t := tallied{expected: make([]int64, n), delegated: make([]int64, n), failedFrom: make([]int64, n),
+		staking: map[int]bool{}, stakingTxs: map[load.Hash]int32{}, templatedTxs: map[load.Hash]int32{}}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for h, e := range w.effects {
+		templated := w.templated(e)
+		for _, m := range e.msgs {
+			if w.cfg.Mix[m.kind].staking() {
+				t.staking[int(e.from)] = true
+				if e.code == 0 && !templated { // a templated tx's rewards are in its events
+					t.stakingTxs[h] = e.from
+				}
+			}
+		}
+		switch {
+		case e.code == 0:
+			b.Committed++
+			b.FeesPaid += w.cfg.Fee
+			if templated {
+				t.templatedTxs[h] = e.from
+			} else {
+				t.expected[e.from] -= int64(w.cost(e))
+			}
+			for _, m := range e.msgs {
+				k := w.cfg.Mix[m.kind]
+				if !templated {
+					for _, r := range m.to {
+						t.expected[r] += int64(k.Amount)
+					}
+				}
+				// Stake is the staking module's, not a coin event: as signed.
+				switch k.Msg {
+				case MsgDelegateKind:
+					t.delegated[e.from] += int64(k.Amount)
+					if templated {
+						t.stakedByEvents += int64(k.Amount)
+					}
+				case MsgUndelegateKind:
+					t.delegated[e.from] -= int64(k.Amount)
+					t.expected[e.from] += int64(k.Amount) // unbonding, counted with the balance
+				}
+			}
+		case e.code > 0:
+			b.Failed++
+			t.failedFrom[e.from]++
+		}
+	}
+	return t
+}
+
+// byEvents adds to each wallet's expected balance what the committed
+// templated txs' coin events say it gained or lost (their fees too), and
+// counts into b what those txs moved out of the wallets.
+func (w *Workload) byEvents(ctx context.Context, rpc string, t tallied, b *Balances) error {
+	if len(t.templatedTxs) == 0 {
+		return nil
+	}
+	index := make(map[string]int, len(w.wallets))
+	for i, wl := range w.wallets {
+		index[wl.Address] = i
+	}
+	deltas, err := eventDeltas(ctx, w.http, rpc, t.templatedTxs, w.cfg.Denom)
+	if err != nil {
+		return fmt.Errorf("read the coin events of the run's templated txs: %w", err)
+	}
+	b.ByEvents = len(t.templatedTxs)
+	b.Outside = -int64(b.ByEvents)*int64(w.cfg.Fee) - t.stakedByEvents
+	for addr, d := range deltas {
+		if i, ok := index[addr]; ok {
+			t.expected[i] += d
+			b.Outside -= d
+		}
+	}
+	return nil
 }
 
 // walletMatches says whether a wallet is as its committed txs say: it has

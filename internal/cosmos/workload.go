@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/msgtemplate"
 	"github.com/chainperf/chainperf/internal/nodehttp"
 )
 
@@ -47,6 +48,9 @@ type MixEntry struct {
 	// i mod n), else that index. A redelegation moves stake from it to
 	// the next validator.
 	Validator int
+	// Template, if set, is the message (Msg is then the user's name for
+	// it): what it does to balances is read from the chain's events.
+	Template *msgtemplate.Template
 }
 
 // staking says whether the kind moves stake.
@@ -149,11 +153,13 @@ type effect struct {
 }
 
 // msgEffect is one message of a tx: its mix entry and whom it pays or
-// which validators it stakes with.
+// which validators it stakes with; a template's {other} and its number in
+// the run ({counter}, and the seed of its random placeholders).
 type msgEffect struct {
 	kind     uint8
 	to       []int32
 	val, dst int32
+	n        uint64
 }
 
 // NewWorkload returns a workload over wallets (numbered as funded).
@@ -185,6 +191,8 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 			return nil, fmt.Errorf("redelegate needs 2 validators, the chain has %d", len(cfg.Validators))
 		case m.staking() && m.Validator >= len(cfg.Validators):
 			return nil, fmt.Errorf("message kind %q: validator %d of %d", m.Msg, m.Validator, len(cfg.Validators))
+		case m.Template != nil:
+			cfg.Mix[i].Outputs = 1 // the wallet {other} names
 		case m.Msg == MsgSendKind:
 			cfg.Mix[i].Outputs = 1
 		case m.Msg == MsgMultiSendKind && m.Outputs < 1:

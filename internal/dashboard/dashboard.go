@@ -10,12 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/store"
 )
 
@@ -117,14 +119,17 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, msg stri
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
-	s.pages.ExecuteTemplate(w, "error.html", map[string]any{"Title": http.StatusText(code), "Code": code, "Message": msg})
+	_ = printable.Rendered(w, func(w io.Writer) error {
+		return s.pages.ExecuteTemplate(w, "error.html", map[string]any{"Title": http.StatusText(code), "Code": code, "Message": msg})
+	})
 }
 
-// render writes a page; a template error after the first byte can only be
-// logged.
+// render writes a page, rendered whole first (a template error is a 500,
+// not half a page), its text escaped as the terminal's is.
 func (s *Server) render(w http.ResponseWriter, name string, data any) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := s.pages.ExecuteTemplate(w, name, data); err != nil {
+	if err := printable.Rendered(w, func(w io.Writer) error { return s.pages.ExecuteTemplate(w, name, data) }); err != nil {
 		s.log.Error("dashboard template", "page", name, "err", err)
+		http.Error(w, "the page could not be made: "+err.Error(), http.StatusInternalServerError)
 	}
 }

@@ -32,6 +32,8 @@ const MaxDescriptorBytes = 64 << 20
 type Descriptors struct {
 	files *protoregistry.Files
 	count int
+	// Skipped are files left out, with why (at most 20).
+	Skipped []string
 }
 
 // ParseDescriptors reads a cosmos.reflection.v1.FileDescriptorsResponse
@@ -75,11 +77,49 @@ func ParseDescriptors(resp []byte) (*Descriptors, error) {
 	if len(set.File) == 0 {
 		return nil, fmt.Errorf("the chain answered no file descriptors")
 	}
-	files, err := protodesc.FileOptions{AllowUnresolvable: true}.NewFiles(set)
-	if err != nil {
-		return nil, fmt.Errorf("the chain's descriptors do not make a whole: %w", err)
+	files, skipped := register(set.File)
+	if files.NumFiles() == 0 {
+		return nil, fmt.Errorf("none of the chain's %d descriptors could be read: %s", len(set.File), strings.Join(skipped, "; "))
 	}
-	return &Descriptors{files: files, count: len(set.File)}, nil
+	return &Descriptors{files: files, count: files.NumFiles(), Skipped: skipped}, nil
+}
+
+// register builds the registry file by file, each after its imports: a
+// file that does not build (a chain may serve one protobuf-go finds
+// invalid) is left out with its reason, not the whole set; a file whose
+// import is missing keeps its other messages.
+func register(all []*descriptorpb.FileDescriptorProto) (*protoregistry.Files, []string) {
+	byName := map[string]*descriptorpb.FileDescriptorProto{}
+	for _, f := range all {
+		byName[f.GetName()] = f
+	}
+	files := new(protoregistry.Files)
+	state := map[string]int{} // 1: visiting, 2: done
+	var skipped []string
+	var visit func(f *descriptorpb.FileDescriptorProto)
+	visit = func(f *descriptorpb.FileDescriptorProto) {
+		if state[f.GetName()] != 0 {
+			return // done, or an import cycle: built as far as it goes
+		}
+		state[f.GetName()] = 1
+		for _, dep := range f.GetDependency() {
+			if d, ok := byName[dep]; ok {
+				visit(d)
+			}
+		}
+		state[f.GetName()] = 2
+		fd, err := protodesc.FileOptions{AllowUnresolvable: true}.New(f, files)
+		if err == nil {
+			err = files.RegisterFile(fd)
+		}
+		if err != nil && len(skipped) < 20 {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", f.GetName(), err))
+		}
+	}
+	for _, f := range all {
+		visit(f)
+	}
+	return files, skipped
 }
 
 // types resolves the chain's messages by name, for protobuf-go's own

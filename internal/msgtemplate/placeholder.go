@@ -31,7 +31,7 @@ type ph struct {
 	choices []string // {choice:a|b|c}
 	arg     string   // {file:path}, {module:path}
 	salt    uint64   // sets one placeholder's random draws apart from another's
-	bound   string   // a set-up step's answer
+	bound   []string // a set-up step's answers: one drawn per message
 	isBound bool
 }
 
@@ -44,7 +44,7 @@ type seg struct {
 // segments splits s at its placeholders; "{{" and "}}" are literal braces.
 // bound holds the names set-up steps bind (values may be empty while only
 // checking); salt numbers the placeholders for their random draws.
-func segments(s string, bound map[string]string, salt *uint64) ([]seg, error) {
+func segments(s string, bound map[string][]string, salt *uint64) ([]seg, error) {
 	var out []seg
 	var lit strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -81,7 +81,7 @@ func segments(s string, bound map[string]string, salt *uint64) ([]seg, error) {
 	return out, nil
 }
 
-func parsePH(body string, bound map[string]string, salt uint64) (*ph, error) {
+func parsePH(body string, bound map[string][]string, salt uint64) (*ph, error) {
 	name, arg, hasArg := strings.Cut(body, ":")
 	p := &ph{name: name, arg: arg, salt: salt}
 	switch name {
@@ -120,14 +120,14 @@ func parsePH(body string, bound map[string]string, salt uint64) (*ph, error) {
 	return p, nil
 }
 
-func boundList(bound map[string]string) string {
+func boundList(bound map[string][]string) string {
 	if len(bound) == 0 {
 		return "none"
 	}
 	return strings.Join(keys(bound), ", ")
 }
 
-func keys(m map[string]string) []string {
+func keys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -157,7 +157,13 @@ func (p *ph) value(v *Vars) string {
 	case "choice":
 		return p.choices[mix64(v.N^v.Seed^p.salt*0xbf58476d1ce4e5b9)%uint64(len(p.choices))]
 	}
-	return p.bound
+	switch len(p.bound) {
+	case 0:
+		return ""
+	case 1:
+		return p.bound[0]
+	}
+	return p.bound[mix64(v.N^v.Seed^p.salt*0x94d049bb133111eb)%uint64(len(p.bound))]
 }
 
 // resolve is the string segs make for one message.
@@ -182,7 +188,7 @@ func resolve(segs []seg, v *Vars) string {
 // constant says whether segs hold no placeholder that changes per message.
 func constant(segs []seg) bool {
 	for _, s := range segs {
-		if s.ph != nil && !s.ph.isBound && s.ph.name != "file" && s.ph.name != "module" {
+		if s.ph != nil && !(s.ph.isBound && len(s.ph.bound) <= 1) && s.ph.name != "file" && s.ph.name != "module" {
 			return false
 		}
 	}

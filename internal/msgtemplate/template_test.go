@@ -107,7 +107,7 @@ func TestTemplateMatchesProtobufGo(t *testing.T) {
 		{"enum by number, null", `{"@type": "/test.v1.MsgAll", "option": 1, "inner": null}`, `{"option": "VOTE_OPTION_YES"}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tmpl, err := Compile(d, c.template, Options{Bound: map[string]string{"contract": "wasm1contract", "code": "12"}})
+			tmpl, err := Compile(d, c.template, Options{Bound: map[string][]string{"contract": {"wasm1contract"}, "code": {"12"}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +223,7 @@ func FuzzTemplate(f *testing.F) {
 		if _, err := Syntax(text, []string{"contract"}); err != nil {
 			return
 		}
-		tmpl, err := Compile(d, text, Options{Bound: map[string]string{"contract": "c"}})
+		tmpl, err := Compile(d, text, Options{Bound: map[string][]string{"contract": {"c1", "c2"}}})
 		if err != nil {
 			return
 		}

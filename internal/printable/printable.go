@@ -6,6 +6,7 @@
 package printable
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -72,6 +73,19 @@ func (pw *Writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// Rendered renders a page into memory through render and writes it with
+// every control and direction character escaped as Clean escapes them: a
+// label or a node's text in a page reads as it does in the terminal, and
+// a rune is never cut between two writes.
+func Rendered(w io.Writer, render func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := render(&b); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, Clean(b.String()))
+	return err
 }
 
 // Line is Clean for a one-line field (a name, a label, a cell): newlines

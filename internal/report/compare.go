@@ -7,6 +7,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/compare"
 	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -41,10 +42,12 @@ func CompareHTML(w io.Writer, res *compare.Result, base, cand Side) error {
 		}
 		return r.Sweep.ProcessedTable()
 	}
-	return comparePage.Execute(w, map[string]any{
-		"Res": res, "Header": compare.Header, "Rows": rows, "Summary": res.Summary(),
-		"Base": base.Run, "Cand": cand.Run, "BaseTable": table(base.Run), "CandTable": table(cand.Run),
-		"Grids": grids, "Charts": charts, "Phases": titles,
+	return printable.Rendered(w, func(w io.Writer) error {
+		return comparePage.Execute(w, map[string]any{
+			"Res": res, "Header": compare.Header, "Rows": rows, "Summary": res.Summary(),
+			"Base": base.Run, "Cand": cand.Run, "BaseTable": table(base.Run), "CandTable": table(cand.Run),
+			"Grids": grids, "Charts": charts, "Phases": titles,
+		})
 	})
 }
 

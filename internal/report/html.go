@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -24,9 +25,11 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 		ph.Charts = PhaseCharts(p, r.Faults, series)
 		phases = append(phases, ph)
 	}
-	return page.Execute(w, map[string]any{
-		"SweepCharts": SweepCharts(r.Sweep), "Tables": experimentTables(r), "FindingCharts": FindingCharts(r),
-		"Run": r, "Verdict": Verdict(r), "Phases": phases, "Duration": lastedText(r),
+	return printable.Rendered(w, func(w io.Writer) error {
+		return page.Execute(w, map[string]any{
+			"SweepCharts": SweepCharts(r.Sweep), "Tables": experimentTables(r), "FindingCharts": FindingCharts(r),
+			"Run": r, "Verdict": Verdict(r), "Phases": phases, "Duration": lastedText(r),
+		})
 	})
 }
 

@@ -64,3 +64,21 @@ func TestFindingTextIsText(t *testing.T) {
 		}
 	}
 }
+
+// report.html and the compare page show a label's or a finding's escape
+// sequence and direction override as the terminal does, never raw: a
+// U+202E reorders what a reader sees, an ESC or a BEL is a byte a tool
+// that cats the page would act on.
+func TestHTMLHoldsNoControlOrDirection(t *testing.T) {
+	r := &results.Run{Record: results.Record{ID: "r", Scenario: "n\u202egnp.exe", Status: results.StatusComplete,
+		Labels: map[string]string{"branch": "evil\x1b]0;pwned\x07"}}}
+	r.SetFinding(finding.Finding{Source: "chain/x", Title: "X\x1b[2J", Summary: []finding.Line{{Label: "b", Text: "off\u202e"}}})
+	var page strings.Builder
+	if err := HTML(&page, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := page.String()
+	if strings.ContainsAny(out, "\x1b\x07\u202e") || !strings.Contains(out, `evil\x1b]0;pwned\x07`) || !strings.Contains(out, `n\u202egnp.exe`) {
+		t.Errorf("report.html carries a control or direction character raw, or lost the label")
+	}
+}

@@ -52,11 +52,19 @@ func checkShape(file string, data []byte) error {
 	if len(data) > MaxFileBytes {
 		return &Error{Pos: file, Msg: fmt.Sprintf("%d bytes: a scenario is at most %d", len(data), MaxFileBytes)}
 	}
-	depth, line := 0, 1
+	depth, line, dots := 0, 1, 0
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {
 		case '\n':
-			line++
+			line, dots = line+1, 0
+		case '=', ',':
+			dots = 0
+		case '.':
+			// A dotted key nests as deep as its parts; a value holds
+			// a dot or two at most (a float, a time), and no '=' after.
+			if dots++; dots > MaxDepth {
+				return &Error{Pos: fmt.Sprintf("%s:%d", file, line), Msg: fmt.Sprintf("a dotted key of more than %d parts", MaxDepth)}
+			}
 		case '#':
 			for i+1 < len(data) && data[i+1] != '\n' {
 				i++
@@ -64,6 +72,7 @@ func checkShape(file string, data []byte) error {
 		case '"', '\'':
 			i = skipString(data, i, &line)
 		case '[', '{':
+			dots = 0
 			if depth++; depth > MaxDepth {
 				return &Error{Pos: fmt.Sprintf("%s:%d", file, line), Msg: fmt.Sprintf("nested more than %d arrays or tables deep", MaxDepth)}
 			}

@@ -262,6 +262,10 @@ type Workload struct {
 	// Mix, for kind "cosmos-mix": the message kinds a tx's messages are
 	// drawn from by weight.
 	Mix []MixEntry `toml:"mix"`
+	// Setup, for Cosmos workloads: txs sent one after another before the
+	// load (store a contract, instantiate it), each checked, binding what
+	// the chain answered to placeholders of the mix's templates.
+	Setup []SetupStep `toml:"setup"`
 	// ReplayFile, for kind "replay": the recorded txs to send, one hex or
 	// base64 tx a line.
 	ReplayFile string `toml:"replay_file"`
@@ -269,8 +273,14 @@ type Workload struct {
 
 // A MixEntry is one message kind of a cosmos-mix workload.
 type MixEntry struct {
-	Msg    string  `toml:"msg"` // send, multisend, delegate, undelegate, redelegate
+	// Msg: send, multisend, delegate, undelegate, redelegate; or, with a
+	// Template, a name of the user's for the message.
+	Msg    string  `toml:"msg"`
 	Weight float64 `toml:"weight"`
+	// Template is any message of the chain in its proto JSON, with
+	// placeholders ({wallet}, {other}, {counter}, ...): encoded with the
+	// message descriptors the chain serves.
+	Template string `toml:"template"`
 	// Amount sent to each receiver or staked (0: workload.amount);
 	// Outputs receivers of a multisend (0: workload.outputs).
 	Amount  int64 `toml:"amount"`
@@ -278,6 +288,18 @@ type MixEntry struct {
 	// Validator the sender stakes with (by index; unset: wallet i with
 	// validator i mod the validators).
 	Validator *int `toml:"validator"`
+}
+
+// A SetupStep is a tx a Cosmos workload sends before its load, from a
+// wallet of its own, Count times (its {counter} 0, 1, ...), waiting for each
+// to commit: a failed step fails the run.
+type SetupStep struct {
+	Msg   string `toml:"msg"` // a message template, as a mix entry's
+	Count int    `toml:"count"`
+	// Bind names a placeholder after an attribute of the step's events
+	// ("instantiate._contract_address"): with Count > 1 it holds every
+	// tx's, and each message draws one.
+	Bind map[string]string `toml:"bind"`
 }
 
 // Experiment describes what a run does with the testnet and the load.

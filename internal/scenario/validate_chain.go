@@ -30,6 +30,9 @@ func (s *Scenario) validateWorkload(c *Checker) {
 	if !takes("read_rate") && w.ReadRate != 0 {
 		c.fail("workload.read_rate", "%g: for EVM workloads (reads go to the nodes' JSON-RPC)", w.ReadRate)
 	}
+	if !takes("setup") && len(w.Setup) > 0 {
+		c.fail("workload.setup[0]", "for the Cosmos workloads (kind is %q)", w.Kind)
+	}
 	if !takes("in_flight_per_account") && w.InFlightPerAccount != 1 {
 		c.fail("workload.in_flight_per_account", "%d: for EVM workloads (the others send one tx of an account at a time, or unordered)", w.InFlightPerAccount)
 	}
@@ -88,7 +91,9 @@ func (c *Checker) MixEntries(mix []MixEntry, kinds []string, noun string, each f
 	seen := map[string]bool{}
 	for i, m := range mix {
 		p := fmt.Sprintf("workload.mix[%d]", i)
-		c.oneOf(p+".msg", m.Msg, kinds)
+		if m.Template == "" { // a template's name is the chain's to check
+			c.oneOf(p+".msg", m.Msg, kinds)
+		}
 		if seen[m.Msg] {
 			c.fail(p+".msg", "%q twice: give each %s once", m.Msg, noun)
 		}

@@ -76,6 +76,22 @@ func (s *Scenario) validateChain(c *Checker) {
 	if ch, ok := chainNamed(s.Testnet.Chain); ok && ch.Check != nil {
 		ch.Check(s, c)
 	}
+	// An application named in another chain's table would not run: say
+	// so, never measure the kvstore app in its place.
+	for _, ch := range registered() {
+		if ch.Name == s.Testnet.Chain || ch.App == nil || s.Testnet.sections[ch.Name] == nil {
+			continue
+		}
+		ref := ch.App(s.Testnet.sections[ch.Name])
+		if *ref.Binary == "" && ref.Build.Dir == "" {
+			continue
+		}
+		key := ref.Key + ".binary"
+		if *ref.Binary == "" {
+			key = ref.Key + ".build.dir"
+		}
+		c.fail(key, "names %s's application, which runs only with testnet.chain = %q: testnet.chain is %q; set it", ch.Is, ch.Name, s.Testnet.Chain)
+	}
 }
 
 // validateSizes checks the node counts and powers against what the

@@ -59,8 +59,9 @@ var (
 	userinfoRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*:/{0,3})[^/\s"'<>]*@`)
 	// name:password@ after a boundary, with no scheme at all.
 	bareRE = regexp.MustCompile(`(^|[\s/"'=(<,])[^/\s"'<>@:,]+:[^/\s"'<>,]*@`)
-	// password=, sslpassword= and kin in a query string or keyword DSN.
-	paramRE = regexp.MustCompile(`(?i)\b((?:ssl)?password|passwd|passphrase|pwd)(\s*[=:]\s*)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&;,'"<>)]+)`)
+	// password=, sslpassword= and kin in a query string or keyword DSN,
+	// and password:x; not "passwd: no such run" (a word, then a message).
+	paramRE = regexp.MustCompile(`(?i)\b((?:ssl)?password|passwd|passphrase|pwd)(\s*=\s*|:)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[^\s&;,'"<>)]+)`)
 	// "password": "..." in JSON.
 	jsonRE = regexp.MustCompile(`(?i)("(?:ssl)?password"|"passphrase")(\s*:\s*)"(?:[^"\\]|\\.)*"`)
 )

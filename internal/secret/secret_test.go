@@ -26,6 +26,9 @@ func TestRedact(t *testing.T) {
 		{"http://127.0.0.1:26657/status", "", "http://127.0.0.1:26657/status"},
 		{"a bab cab", "", "a bab cab"},
 		{`binary = "module:PKG@VERSION"`, "", `"module:PKG@VERSION"`},
+		// A word, then a message: a run ID that ends in "passwd".
+		{"run 20261129-abc-passwd: no such run", "", "passwd: no such run"},
+		{"password:s3cret", "s3cret", "password:" + Mask},
 	} {
 		got := Redact(tc.in)
 		if tc.gone != "" && strings.Contains(got, tc.gone) {
