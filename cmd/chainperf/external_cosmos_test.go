@@ -23,7 +23,8 @@ import (
 // that one given account funds at the start: chain ID, prefix, denom,
 // account numbers and the node's minimum fee read from the chain; every
 // balance checked after; what is left swept back to the funder; the
-// mnemonic nowhere in the output, the database or the report.
+// mnemonic nowhere in the output, the database or the report. On the same
+// network, a workload learned from its blocks (learnedMix).
 func TestExternalCosmos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real Cosmos SDK nodes")
@@ -162,6 +163,8 @@ cooldown = "1s"
 		return nil
 	})
 
+	learnedMix(t, reg, ext, mnemonic, rpc, db, reports)
+
 	// Refused with the reason, nothing sent: the variable unset, a file
 	// that is not a mnemonic (its words never quoted).
 	if out, code := cliWith(t, reg, []string{"CHAINPERF_TEST_FUNDER="}, "run", ext, "--db", db, "--report-dir", reports); code == 0 || !strings.Contains(out, "$CHAINPERF_TEST_FUNDER is unset or empty") {
@@ -212,4 +215,93 @@ func balanceOf(t *testing.T, hc *http.Client, rpc, address string) uint64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// learnedMix: a run of a known mix (sends, multisends, delegations) on the
+// network, then ` + "`workload learn`" + ` over that run's blocks: one entry a
+// message type, its share of the messages within 2 points of what the run
+// committed; then the learned workload runs to PASS on the same network,
+// every templated tx accounted by its coin events.
+func learnedMix(t *testing.T, reg, ext, mnemonic, rpc, db, reports string) {
+	t.Helper()
+	ctx := context.Background()
+	text := strings.Replace(string(mustRead(t, ext)), "sweep_back = true\n", "", 1)
+	known := strings.Replace(text, "[workload]\nkind = \"cosmos-send\"\n", `[workload]
+kind = "cosmos-mix"
+[[workload.mix]]
+msg = "send"
+weight = 70
+[[workload.mix]]
+msg = "multisend"
+weight = 20
+outputs = 2
+[[workload.mix]]
+msg = "delegate"
+weight = 10
+amount = 1000
+`, 1)
+	scn := filepath.Join(t.TempDir(), "known.toml")
+	os.WriteFile(scn, []byte(known), 0o600)
+	env := []string{"CHAINPERF_TEST_FUNDER=" + mnemonic}
+	out, code := cliWith(t, reg, env, "run", scn, "--db", db, "--report-dir", reports)
+	id := regexp.MustCompile(`run (\d{8}-\d{6}-[0-9a-f]{4}): PASS`).FindStringSubmatch(out)
+	if code != 0 || id == nil {
+		t.Fatalf("the known mix: exit %d\n%s", code, out)
+	}
+	sdb, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sdb.Run(ctx, id[1])
+	sdb.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every tx the run sent committed (its balance check says so): the
+	// shares it sent are the shares its blocks hold.
+	committed, total := map[string]float64{}, 0.0
+	for _, k := range chain.CosmosOf(r).Stats.Kinds {
+		committed[k.Msg] = float64(k.Sent)
+		total += float64(k.Sent)
+	}
+	if b := chain.CosmosOf(r).Balances; b == nil || !b.OK() || float64(b.Committed) != total {
+		t.Fatalf("the known mix: balances %+v for %v sent (wallets an earlier run used: their sequences read)", b, committed)
+	}
+	blocks := r.Main().Blocks
+	if len(blocks) == 0 || total == 0 {
+		t.Fatalf("the known mix: %d blocks, %v committed", len(blocks), committed)
+	}
+	from, to := blocks[0].Height, blocks[len(blocks)-1].Height
+	path := filepath.Join(t.TempDir(), "learned.toml")
+	if out, code := cli(t, reg, "workload", "learn", "--rpc", rpc, "--from", fmt.Sprint(from), "--to", fmt.Sprint(to), "-o", path); code != 0 {
+		t.Fatalf("workload learn: exit %d\n%s", code, out)
+	}
+	learned := string(mustRead(t, path))
+	t.Logf("learned from blocks %d-%d:\n%s", from, to, learned)
+	shares := map[string]string{"send": "/cosmos.bank.v1beta1.MsgSend", "multisend": "/cosmos.bank.v1beta1.MsgMultiSend", "delegate": "/cosmos.staking.v1beta1.MsgDelegate"}
+	for kind, url := range shares {
+		m := regexp.MustCompile(`# ` + regexp.QuoteMeta(url) + `: \d+ of \d+ messages \(([0-9.]+) %\)`).FindStringSubmatch(learned)
+		if m == nil {
+			t.Errorf("no learned entry for %s (%s)", kind, url)
+			continue
+		}
+		var got float64
+		fmt.Sscan(m[1], &got)
+		if want := 100 * committed[kind] / total; got < want-2 || got > want+2 {
+			t.Errorf("%s: learned %.1f %% of the messages; the run committed %.1f %%", kind, got, want)
+		}
+	}
+	// The learned workload, run on the same network.
+	i := strings.Index(learned, "[workload]")
+	if i < 0 {
+		t.Fatalf("no [workload] in what learn wrote")
+	}
+	again := regexp.MustCompile(`(?s)\[workload\]\nkind = "cosmos-send"\n`).ReplaceAllLiteralString(text, "")
+	again = strings.Replace(again, "[load]", learned[i:]+"\n[load]", 1)
+	scn = filepath.Join(t.TempDir(), "learned.toml")
+	os.WriteFile(scn, []byte(again), 0o600)
+	out, code = cliWith(t, reg, env, "run", scn, "--db", db, "--report-dir", reports)
+	if code != 0 || !strings.Contains(out, "PASS") || !strings.Contains(out, "templated txs") {
+		t.Fatalf("the learned workload: exit %d\n%s\n%s", code, again, out)
+	}
 }

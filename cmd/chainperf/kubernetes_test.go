@@ -369,7 +369,7 @@ current-context: c
 [testnet]
 provider = "kubernetes"
 validators = 4
-full_nodes = 0
+full_nodes = 1
 [testnet.kubernetes]
 kubeconfig = %q
 namespace = %q

@@ -124,7 +124,7 @@ chain slower.`,
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&dbFlag, "db", "", "results database: a SQLite file or a postgres:// URL (default: $CHAINPERF_DB, else ./chainperf.db)")
-	root.AddCommand(runCmd(), runsCmd(), compareCmd(), abCmd(), trendCmd(), bisectCmd(), reportCmd(), testnetCmd(), loadCmd(), sinkCmd(), scenarioCmd(), cleanCmd(), nodeCmd(), podCmd(), harnessPodCmd(), generateCmd(), serveCmd(), versionCmd())
+	root.AddCommand(runCmd(), runsCmd(), compareCmd(), abCmd(), trendCmd(), bisectCmd(), reportCmd(), testnetCmd(), loadCmd(), sinkCmd(), scenarioCmd(), cleanCmd(), nodeCmd(), podCmd(), harnessPodCmd(), generateCmd(), serveCmd(), workloadCmd(), versionCmd())
 	root.Version = versionText()
 	root.SetVersionTemplate("{{.Version}}\n")
 	for _, c := range root.Commands() {

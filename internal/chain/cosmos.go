@@ -10,6 +10,7 @@ import (
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/nodehttp"
+	"github.com/chainperf/chainperf/internal/readload"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/sdkchain"
@@ -28,6 +29,7 @@ type Cosmos struct {
 	work   *cosmos.Workload
 	ext    *external // on an external network
 	record *CosmosRecord
+	reads  *readload.Reads // the read load beside the txs, if asked
 }
 
 var (
@@ -72,29 +74,19 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		chainID = w.ChainID
 	}
 	var wallets []cosmos.Wallet
-	var start []uint64
+	var start, seqs []uint64
 	if cs.Funded() {
 		ext, err := c.fundExternal(ctx, rpcs[0])
 		if err != nil {
 			return nil, err
 		}
 		c.ext = ext
-		wallets, start, chainID, denom, cs.GasPrice = ext.wallets, ext.start, ext.chain.ID, ext.cfg.Denom, ext.cfg.GasPrice
+		wallets, start, seqs, chainID, denom, cs.GasPrice = ext.wallets, ext.start, ext.seqs, ext.chain.ID, ext.cfg.Denom, ext.cfg.GasPrice
 	} else {
 		wallets = c.chain.Wallets
 	}
-	wallets, start, setupWallet := loadWallets(w, wallets, start)
-	pick := func(seed uint64) (load.Selector, error) {
-		if w.Selection == "zipf" {
-			return load.NewZipf(len(wallets), w.ZipfShift, w.ZipfExponent, seed)
-		}
-		return load.Uniform{N: len(wallets), Seed: seed}, nil
-	}
-	senders, err := pick(w.Seed)
-	if err != nil {
-		return nil, err
-	}
-	receivers, err := pick(w.Seed ^ 0x9e3779b97f4a7c15)
+	wallets, start, seqs, setupWallet := loadWallets(w, wallets, start, seqs)
+	senders, receivers, err := selectors(w, len(wallets))
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +95,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		fee = uint64(math.Ceil(float64(w.GasLimit) * cs.GasPrice))
 	}
 	mix := mixOf(w)
-	setup, err := c.templates(ctx, rpcs[0], chainID, denom, cs.GasPrice, setupWallet, mix)
+	setup, reads, err := c.templates(ctx, rpcs[0], chainID, denom, cs.GasPrice, setupWallet, mix)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +109,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		Kind: w.Kind, Live: w.Mode == "live", ChainID: chainID, Denom: denom,
 		Mix: mix, MsgsPerTx: w.MsgsPerTx, MixSeed: w.Seed, Validators: validators,
 		Unordered: w.Unordered, Timeout: w.UnorderedTimeout.D(),
-		GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance), Start: start,
+		GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance), Start: start, Sequences: seqs,
 		Senders: senders, Receivers: receivers, Targets: len(rpcs), RPCs: rpcs, CacheDir: w.CacheDir,
 		GasPrice: cs.GasPrice, FeeFromGas: w.Fee < 0,
 		Logf: func(f string, a ...any) { c.log.Info(fmt.Sprintf(f, a...)) },
@@ -133,6 +125,9 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		c.log.Info("simulated gas", "used", used, "workload", cw.String())
 	}
 	c.work = cw
+	if c.reads, err = startReads(ctx, w, rpcs, wallets, denom, reads); err != nil {
+		return nil, err
+	}
 	if c.ext != nil {
 		c.record = &CosmosRecord{Wallets: len(wallets), Workload: cw.String(), Funding: c.ext.record, Setup: setup}
 		r.SetFinding(c.record.Finding())
@@ -145,10 +140,36 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	return cw, nil
 }
 
+// selectors pick the senders and the receivers among n wallets, by the
+// workload's selection, with different seeds.
+func selectors(w scenario.Workload, n int) (load.Selector, load.Selector, error) {
+	pick := func(seed uint64) (load.Selector, error) {
+		if w.Selection == "zipf" {
+			return load.NewZipf(n, w.ZipfShift, w.ZipfExponent, seed)
+		}
+		return load.Uniform{N: n, Seed: seed}, nil
+	}
+	senders, err := pick(w.Seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	receivers, err := pick(w.Seed ^ 0x9e3779b97f4a7c15)
+	return senders, receivers, err
+}
+
+// startReads starts the read load beside the txs, if the workload asks
+// for one (nil if not).
+func startReads(ctx context.Context, w scenario.Workload, rpcs []string, wallets []cosmos.Wallet, denom string, custom []cosmos.CustomRead) (*readload.Reads, error) {
+	if !(w.ReadRate > 0) {
+		return nil, nil
+	}
+	return cosmos.StartReads(ctx, cosmos.ReadConfig{RPCs: rpcs, Rate: w.ReadRate, Wallets: wallets, Denom: denom, Custom: custom, Seed: w.Seed})
+}
+
 // loadWallets is the wallets the load sends from (and their start
-// balances, if known): the first workload.accounts, less the last wallet
-// when set-up steps send from it, which it returns.
-func loadWallets(w scenario.Workload, wallets []cosmos.Wallet, start []uint64) ([]cosmos.Wallet, []uint64, cosmos.Wallet) {
+// balances and sequences, if known): the first workload.accounts, less the
+// last wallet when set-up steps send from it, which it returns.
+func loadWallets(w scenario.Workload, wallets []cosmos.Wallet, start, seqs []uint64) ([]cosmos.Wallet, []uint64, []uint64, cosmos.Wallet) {
 	var setup cosmos.Wallet
 	n := len(wallets)
 	if len(w.Setup) > 0 {
@@ -160,7 +181,10 @@ func loadWallets(w scenario.Workload, wallets []cosmos.Wallet, start []uint64) (
 	if start != nil {
 		start = start[:n]
 	}
-	return wallets[:n], start, setup
+	if seqs != nil {
+		seqs = seqs[:n]
+	}
+	return wallets[:n], start, seqs, setup
 }
 
 // mixOf is the workload's message kinds: the mix of a cosmos-mix, else
@@ -198,6 +222,10 @@ func mixOf(w scenario.Workload) []cosmos.MixEntry {
 func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) error {
 	if c.work == nil {
 		return nil
+	}
+	if c.reads != nil { // the read load ran from the set-up's end to here
+		c.record.Reads = c.reads.Stop()
+		r.SetFinding(c.record.Finding())
 	}
 	prefix := cosmos.Of(c.s.Testnet).Bech32Prefix
 	if c.chain != nil {

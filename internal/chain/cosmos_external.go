@@ -21,6 +21,7 @@ type external struct {
 	cfg     cosmos.FundConfig
 	wallets []cosmos.Wallet
 	start   []uint64
+	seqs    []uint64 // each wallet's next sequence
 	record  *Funding
 }
 
@@ -68,7 +69,7 @@ func (c *Cosmos) fundExternal(ctx context.Context, rpc string) (*external, error
 	cfg.GasPrice = f.GasPrice
 	rec := &Funding{Funder: funder.Address, ChainID: ch.ID, Denom: denom, Txs: f.Txs, Paid: f.Paid, Fees: f.Fees,
 		GasPrice: f.GasPrice, Secs: time.Since(began).Seconds()}
-	return &external{chain: ch, cfg: cfg, wallets: wallets, start: f.Start, record: rec}, nil
+	return &external{chain: ch, cfg: cfg, wallets: wallets, start: f.Start, seqs: f.Sequences, record: rec}, nil
 }
 
 // MaxMnemonicBytes bounds a mnemonic file: 24 words fit in 300 bytes.

@@ -17,22 +17,23 @@ import (
 const setupWait = 60 * time.Second
 
 // templates runs the workload's set-up steps from their wallet and
-// compiles the mix's templates with what the steps bound, both against the
-// message descriptors the chain serves. It fills mix's templates in
-// place and returns the set-up txs as the chain ran them.
-func (c *Cosmos) templates(ctx context.Context, rpc, chainID, denom string, gasPrice float64, wallet cosmos.Wallet, mix []cosmos.MixEntry) ([]cosmos.SetupTx, error) {
+// compiles the mix's templates and the read load's queries with what the
+// steps bound, all against the message descriptors the chain serves. It
+// fills mix's templates in place and returns the set-up txs as the chain
+// ran them, and the queries.
+func (c *Cosmos) templates(ctx context.Context, rpc, chainID, denom string, gasPrice float64, wallet cosmos.Wallet, mix []cosmos.MixEntry) ([]cosmos.SetupTx, []cosmos.CustomRead, error) {
 	w := c.s.Workload
-	templated := len(w.Setup) > 0
+	templated := len(w.Setup) > 0 || len(w.Reads) > 0
 	for _, m := range w.Mix {
 		templated = templated || m.Template != ""
 	}
 	if !templated {
-		return nil, nil
+		return nil, nil, nil
 	}
 	client := nodehttp.Client(nodehttp.Query)
 	desc, err := cosmos.Descriptors(ctx, client, rpc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c.log.Info("read the chain's message descriptors", "files", desc.Files(), "msg types", len(desc.Msgs()), "left out", len(desc.Skipped))
 	file := func(kind, path string) ([]byte, error) {
@@ -51,20 +52,33 @@ func (c *Cosmos) templates(ctx context.Context, rpc, chainID, denom string, gasP
 		cfg := cosmos.SetupConfig{RPC: rpc, ChainID: chainID, Denom: denom, GasPrice: gasPrice, Wallet: wallet, Desc: desc, File: file,
 			Wait: setupWait, Logf: func(f string, a ...any) { c.log.Info(fmt.Sprintf(f, a...)) }}
 		if bound, done, err = cosmos.RunSetup(ctx, client, cfg, steps); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+	}
+	compile := func(key, text string) (*msgtemplate.Template, error) {
+		t, err := msgtemplate.Compile(desc, text, msgtemplate.Options{Bound: bound, File: file})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", c.s.Pos(key), key, err)
+		}
+		return t, nil
 	}
 	for i, m := range w.Mix {
 		if m.Template == "" {
 			continue
 		}
-		t, err := msgtemplate.Compile(desc, m.Template, msgtemplate.Options{Bound: bound, File: file})
-		if err != nil {
-			return nil, fmt.Errorf("%s: workload.mix[%d].template: %w", c.s.Pos(fmt.Sprintf("workload.mix[%d].template", i)), i, err)
+		if mix[i].Template, err = compile(fmt.Sprintf("workload.mix[%d].template", i), m.Template); err != nil {
+			return nil, nil, err
 		}
-		mix[i].Template = t
 	}
-	return done, nil
+	var reads []cosmos.CustomRead
+	for i, r := range w.Reads {
+		t, err := compile(fmt.Sprintf("workload.read[%d].request", i), r.Request)
+		if err != nil {
+			return nil, nil, err
+		}
+		reads = append(reads, cosmos.CustomRead{Name: r.Name, Path: r.Path, Request: t})
+	}
+	return done, reads, nil
 }
 
 // absolute is path made absolute against the working directory, as the

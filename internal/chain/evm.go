@@ -17,6 +17,7 @@ import (
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/readload"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/sdkchain"
@@ -39,9 +40,9 @@ type EVM struct {
 	rpc      string     // the CometBFT RPC of the node whose JSON-RPC the check reads
 	record   EVMRecord
 	work     *evm.Workload
-	ext      *evmExternal // on an external network
-	reads    *evm.Reads   // the read load beside the txs, if asked
-	start    *big.Int     // the loaded wallets' and the deployer's wei at the start
+	ext      *evmExternal    // on an external network
+	reads    *readload.Reads // the read load beside the txs, if asked
+	start    *big.Int        // the loaded wallets' and the deployer's wei at the start
 }
 
 var (

@@ -7,6 +7,7 @@ import (
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/finding"
+	"github.com/chainperf/chainperf/internal/readload"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -52,6 +53,8 @@ type CosmosRecord struct {
 	Funding *Funding `json:"funding,omitempty"`
 	// Setup is the set-up txs sent before the load, as the chain ran them.
 	Setup []cosmos.SetupTx `json:"setup,omitempty"`
+	// Reads: the read load beside the txs (workload.read_rate), by kind.
+	Reads []readload.Stats `json:"reads,omitempty"`
 }
 
 // Funding is how the wallets of a run on an external network were funded
@@ -100,7 +103,7 @@ type EVMRecord struct {
 	// Funding: on an external network, what the funder paid (no genesis).
 	Funding *EVMFunding `json:"funding,omitempty"`
 	// Reads: the read load beside the txs (workload.read_rate), by kind.
-	Reads []evm.ReadStats `json:"reads,omitempty"`
+	Reads []readload.Stats `json:"reads,omitempty"`
 }
 
 // EVMFunding is what funding an external EVM network's wallets took, in
@@ -165,6 +168,10 @@ func (c *CosmosRecord) Finding() finding.Finding {
 		}
 		f.Tables = append(f.Tables, t)
 	}
+	if len(c.Reads) > 0 {
+		t, figs := readsFinding(c.Reads)
+		f.Tables, f.Figures = append(f.Tables, t), append(f.Figures, figs...)
+	}
 	if s := c.Stats; s.Expired > 0 {
 		f.Summary = append(f.Summary, finding.Line{Label: "expired", Text: fmt.Sprintf("%d accepted unordered txs were in no block by their timeout (nodes drop them at recheck): unresolved for that reason", s.Expired)})
 	}
@@ -176,6 +183,22 @@ func (c *CosmosRecord) Finding() finding.Finding {
 	return f
 }
 
+// readsFinding is the table and figures of a read load beside the txs.
+func readsFinding(reads []readload.Stats) (finding.Table, []finding.Figure) {
+	t := finding.Table{Title: "Reads beside the txs", Note: "Open loop at workload.read_rate, the kinds in turn, from the end of the set-up to the check; skipped: due while 64 reads were unanswered; latency of the answered ones.",
+		Columns: []string{"read", "sent", "answered", "failed", "skipped", "latency p50 ms", "p99 ms", "max ms", "first failure"}}
+	var figs []finding.Figure
+	for _, k := range reads {
+		t.Rows = append(t.Rows, []string{k.Kind, fmt.Sprint(k.Sent), fmt.Sprint(k.Answered), fmt.Sprint(k.Failed), fmt.Sprint(k.Skipped),
+			fmt.Sprintf("%.1f", k.P50), fmt.Sprintf("%.1f", k.P99), fmt.Sprintf("%.1f", k.Max), k.Example})
+		if k.Answered > 0 {
+			figs = append(figs, finding.Figure{Name: "read latency p99 " + k.Kind, Unit: "ms", Value: k.P99, Better: finding.Lower})
+		}
+		figs = append(figs, finding.Figure{Name: "reads failed " + k.Kind, Value: float64(k.Failed + k.Skipped), Better: finding.Lower})
+	}
+	return t, figs
+}
+
 // Finding is the record as every reader shows it (see CosmosRecord's).
 func (e *EVMRecord) Finding() finding.Finding {
 	f := finding.Finding{Source: SourceEVM, Title: "Cosmos EVM chain", Note: e.Workload + ".", Detail: mustJSON(e)}
@@ -185,17 +208,8 @@ func (e *EVMRecord) Finding() finding.Finding {
 		f.Figures = kindFigures(e.Kinds)
 	}
 	if len(e.Reads) > 0 {
-		t := finding.Table{Title: "Reads beside the txs", Note: "Open loop at workload.read_rate, the kinds in turn, from the end of the set-up to the check; skipped: due while 64 reads were unanswered; latency of the answered ones.",
-			Columns: []string{"read", "sent", "answered", "failed", "skipped", "latency p50 ms", "p99 ms", "max ms", "first failure"}}
-		for _, k := range e.Reads {
-			t.Rows = append(t.Rows, []string{k.Kind, fmt.Sprint(k.Sent), fmt.Sprint(k.Answered), fmt.Sprint(k.Failed), fmt.Sprint(k.Skipped),
-				fmt.Sprintf("%.1f", k.P50), fmt.Sprintf("%.1f", k.P99), fmt.Sprintf("%.1f", k.Max), k.Example})
-			if k.Answered > 0 {
-				f.Figures = append(f.Figures, finding.Figure{Name: "read latency p99 " + k.Kind, Unit: "ms", Value: k.P99, Better: finding.Lower})
-			}
-			f.Figures = append(f.Figures, finding.Figure{Name: "reads failed " + k.Kind, Value: float64(k.Failed + k.Skipped), Better: finding.Lower})
-		}
-		f.Tables = append(f.Tables, t)
+		t, figs := readsFinding(e.Reads)
+		f.Tables, f.Figures = append(f.Tables, t), append(f.Figures, figs...)
 	}
 	if p := e.Pool; p != nil {
 		f.Tables = append(f.Tables, poolTable(p))

@@ -25,7 +25,7 @@ func init() {
 		Defaults:      defaults,
 		New:           func() any { return new(Config) },
 		Workloads:     []string{"cosmos-send", "cosmos-multisend", "cosmos-mix"},
-		WorkloadKeys:  []string{"setup"},
+		WorkloadKeys:  []string{"setup", "read", "read_rate"},
 		Check:         check,
 		CheckWorkload: checkWorkload,
 		Describe: func(s *scenario.Scenario) string {
@@ -179,6 +179,35 @@ func checkWorkload(s *scenario.Scenario, c *scenario.Checker) {
 	}
 	bound := checkSetup(s, c)
 	checkMix(s, c, bound)
+	checkReads(s, c, bound)
+}
+
+var readPathRE = regexp.MustCompile(`^/[A-Za-z0-9_.]{1,200}/[A-Za-z0-9_]{1,100}$`)
+
+// checkReads checks the read load's rate and its queries of the chain's
+// own.
+func checkReads(s *scenario.Scenario, c *scenario.Checker, bound []string) {
+	w := &s.Workload
+	if !(w.ReadRate >= 0) || w.ReadRate > 100_000 {
+		c.Fail("workload.read_rate", "%g: from 0 (no reads) to 100000 a second", w.ReadRate)
+	}
+	if len(w.Reads) > 0 && !(w.ReadRate > 0) {
+		c.Fail("workload.read[0]", "queries go out with the read load: set workload.read_rate above 0")
+	}
+	seen := map[string]bool{}
+	for i, r := range w.Reads {
+		p := fmt.Sprintf("workload.read[%d]", i)
+		if !templateNameRE.MatchString(r.Name) || seen[r.Name] {
+			c.Fail(p+".name", "%q: a name of yours for the query, once, 1 to 32 lowercase letters, digits, '_' or '-'", r.Name)
+		}
+		seen[r.Name] = true
+		if !readPathRE.MatchString(r.Path) {
+			c.Fail(p+".path", "%q: a gRPC query method's path, \"/package.Query/Method\"", r.Path)
+		}
+		if _, err := msgtemplate.Syntax(r.Request, bound); err != nil {
+			c.Fail(p+".request", "%v", err)
+		}
+	}
 }
 
 var (

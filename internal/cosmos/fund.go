@@ -123,11 +123,14 @@ type FundConfig struct {
 type Funded struct {
 	// Start is each wallet's balance once funded (at least Each; more
 	// where an earlier run left more), Paid what the funder sent them.
-	Start    []uint64
-	Paid     uint64
-	Txs      int
-	Fees     uint64
-	GasPrice float64 // what the node took
+	Start []uint64
+	// Sequences are each wallet's next sequence: an earlier run may have
+	// used it.
+	Sequences []uint64
+	Paid      uint64
+	Txs       int
+	Fees      uint64
+	GasPrice  float64 // what the node took
 }
 
 // Fund tops every wallet up to cfg.Each from the funder, in multisends of
@@ -185,7 +188,7 @@ func Fund(ctx context.Context, c *http.Client, cfg FundConfig, wallets []Wallet)
 			return f, fmt.Errorf("funding txs: %w", err)
 		}
 	}
-	f.Start = make([]uint64, len(wallets))
+	f.Start, f.Sequences = make([]uint64, len(wallets)), make([]uint64, len(wallets))
 	err = each(ctx, len(wallets), func(i int) error {
 		h, err := QueryBalance(ctx, c, cfg.RPC, wallets[i].Address, cfg.Denom, 0)
 		if err != nil {
@@ -195,7 +198,7 @@ func Fund(ctx context.Context, c *http.Client, cfg FundConfig, wallets []Wallet)
 			return fmt.Errorf("funding: wallet %d (%s) holds %d%s after its funding tx, not %d: the tx failed in its block", i, wallets[i].Address, h, cfg.Denom, cfg.Each)
 		}
 		a, err := QueryAccount(ctx, c, cfg.RPC, wallets[i].Address)
-		f.Start[i], wallets[i].Number = h, a.Number
+		f.Start[i], f.Sequences[i], wallets[i].Number = h, a.Sequence, a.Number
 		return err
 	})
 	return f, err

@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/prototext"
@@ -111,4 +112,95 @@ func BenchmarkSignTemplate(b *testing.B) {
 		out, _ = x.Append(out[:0], &spec, &ws[0], uint64(i))
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "tx/s")
+}
+
+// bankDescriptors are bankFile with MsgSend's cosmos.msg.v1.signer option
+// (from_address), as a chain serves it.
+func bankDescriptors(t testing.TB) *msgtemplate.Descriptors {
+	t.Helper()
+	f := &descriptorpb.FileDescriptorProto{}
+	if err := prototext.Unmarshal([]byte(bankFile), f); err != nil {
+		t.Fatal(err)
+	}
+	opts := &descriptorpb.MessageOptions{}
+	opts.ProtoReflect().SetUnknown(protowire.AppendString(protowire.AppendTag(nil, 11110000, protowire.BytesType), "from_address"))
+	f.MessageType[1].Options = opts
+	b, _ := proto.Marshal(f)
+	d, err := msgtemplate.ParseDescriptors(protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// A message learned from a block becomes a template whose signer is
+// {wallet}, whose other account is {other} and whose denom is {denom}:
+// filled with the same values it is the same message, byte for byte.
+func TestLearnedTemplateRoundTrips(t *testing.T) {
+	d := bankDescriptors(t)
+	ws, _ := Wallets("l", 2, "cosmos", 0)
+	real := MsgSend(nil, ws[0].Address, ws[1].Address, Coin{"stake", 12})
+	if s, err := d.SignerValue(URLMsgSend, real); err != nil || s != ws[0].Address {
+		t.Fatalf("signer %q, %v", s, err)
+	}
+	text, err := d.FromMessage(URLMsgSend, real, accountsLike(ws[0].Address))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"from_address":"{wallet}"`, `"to_address":"{other}"`, `"denom":"{denom}"`, `"amount":"12"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("learned %s: no %s", text, want)
+		}
+	}
+	tmpl, err := msgtemplate.Compile(d, text, msgtemplate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tmpl.Append(nil, &msgtemplate.Vars{Wallet: ws[0].Address, Other: ws[1].Address, Denom: "stake"})
+	if err != nil || !bytes.Equal(got, real) {
+		t.Fatalf("filled again: %x (%v); the real message %x", got, err, real)
+	}
+	// A contract's address (32 bytes) is not an account: it stays.
+	contract, _ := Bech32("cosmos", make([]byte, 32))
+	if accountsLike(ws[0].Address)(contract) || !accountsLike(ws[0].Address)(ws[1].Address) {
+		t.Error("accountsLike takes a contract's address for an account's, or not an account's")
+	}
+}
+
+// Txs read from a block: a TxRaw's body's messages; anything else is not
+// a Cosmos tx.
+func TestTxMessages(t *testing.T) {
+	ws, _ := Wallets("m", 2, "cosmos", 0)
+	spec := TxSpec{ChainID: "c", Msgs: []Any{{URLMsgSend, MsgSend(nil, ws[0].Address, ws[1].Address, Coin{"stake", 1})}, {URLMsgDelegate, MsgDelegate(nil, ws[0].Address, "v", Coin{"stake", 2})}},
+		Fee: Coin{"stake", 1}, GasLimit: 1}
+	var b Builder
+	tx, err := b.Append(nil, &spec, &ws[0], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := txMessages(tx)
+	if err != nil || len(msgs) != 2 || msgs[0].URL != URLMsgSend || msgs[1].URL != URLMsgDelegate {
+		t.Fatalf("%+v, %v", msgs, err)
+	}
+	for _, bad := range [][]byte{[]byte("key=value"), {0xff}, nil} {
+		if _, err := txMessages(bad); err == nil {
+			t.Errorf("%q read as a Cosmos tx", bad)
+		}
+	}
+}
+
+func TestEntryName(t *testing.T) {
+	taken := map[string]bool{}
+	for url, want := range map[string]string{
+		"/cosmos.bank.v1beta1.MsgSend":                 "bank-send",
+		"/cosmwasm.wasm.v1.MsgExecuteContract":         "wasm-execute-contract",
+		"/cosmos.protocolpool.v1.MsgFundCommunityPool": "protocolpool-fund-community",
+	} {
+		if got := entryName(url, taken); got != want {
+			t.Errorf("entryName(%s) = %q; want %q", url, got, want)
+		}
+	}
+	if got := entryName("/other.bank.v2.MsgSend", taken); got != "bank-send-2" {
+		t.Errorf("a second bank-send: %q", got)
+	}
 }

@@ -79,8 +79,10 @@ type WorkloadConfig struct {
 	Fee       uint64
 	Funded    uint64 // each wallet's genesis balance
 	// Start, if set, is each wallet's balance at the start instead (funded
-	// on a running chain, where earlier runs may have left more).
-	Start []uint64
+	// on a running chain, where earlier runs may have left more), and
+	// Sequences each one's next sequence there (earlier runs used some).
+	Start     []uint64
+	Sequences []uint64
 	// GasPrice prices the fee when FeeFromGas is set: fee = ceil(gas x
 	// price), after a simulation sets the gas limit.
 	GasPrice   float64
@@ -171,6 +173,8 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 		return nil, fmt.Errorf("a Cosmos workload needs at least 2 wallets")
 	case cfg.Start != nil && len(cfg.Start) != len(wallets):
 		return nil, fmt.Errorf("%d start balances for %d wallets", len(cfg.Start), len(wallets))
+	case cfg.Sequences != nil && len(cfg.Sequences) != len(wallets):
+		return nil, fmt.Errorf("%d start sequences for %d wallets", len(cfg.Sequences), len(wallets))
 	case len(cfg.Mix) == 0 || len(cfg.Mix) > 255:
 		return nil, fmt.Errorf("a Cosmos workload needs 1 to 255 message kinds, not %d", len(cfg.Mix))
 	case cfg.Unordered && cfg.Timeout <= 0:
@@ -211,6 +215,9 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	state := make([]wstate, len(wallets))
 	for i := range state {
 		state[i].gate = gate{ch: make(chan struct{}, 1)}
+		if cfg.Sequences != nil {
+			state[i].next = cfg.Sequences[i]
+		}
 	}
 	kinds := make([]KindCounts, len(cfg.Mix))
 	var weights float64

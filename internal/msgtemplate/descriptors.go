@@ -175,7 +175,9 @@ func (d *Descriptors) Msgs() []string {
 			}
 			ms := svcs.Get(i).Methods()
 			for j := range ms.Len() {
-				out = append(out, "/"+string(ms.Get(j).Input().FullName()))
+				if in := ms.Get(j).Input(); !in.IsPlaceholder() { // not an import the chain left out
+					out = append(out, "/"+string(in.FullName()))
+				}
 			}
 		}
 		return true

@@ -240,3 +240,22 @@ func FuzzTemplate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDescriptors feeds the descriptor reader whatever a node might answer:
+// an error or descriptors, never a panic, and what it read finds messages.
+func FuzzDescriptors(f *testing.F) {
+	f.Add(chainAnswer(f))
+	f.Add([]byte{0x0a, 0x03, 0x0a, 0x01, 0x78})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, answer []byte) {
+		d, err := ParseDescriptors(answer)
+		if err != nil {
+			return
+		}
+		for _, url := range d.Msgs() {
+			if _, err := d.Message(url); err != nil {
+				t.Fatalf("listed %s, then not found: %v", url, err)
+			}
+		}
+	})
+}

@@ -266,6 +266,10 @@ type Workload struct {
 	// load (store a contract, instantiate it), each checked, binding what
 	// the chain answered to placeholders of the mix's templates.
 	Setup []SetupStep `toml:"setup"`
+	// Reads, for Cosmos workloads: queries of the chain's own sent among
+	// the read load's kinds (at read_rate), each a gRPC method's path and
+	// its request as a template.
+	Reads []ReadEntry `toml:"read"`
 	// ReplayFile, for kind "replay": the recorded txs to send, one hex or
 	// base64 tx a line.
 	ReplayFile string `toml:"replay_file"`
@@ -300,6 +304,15 @@ type SetupStep struct {
 	// ("instantiate._contract_address"): with Count > 1 it holds every
 	// tx's, and each message draws one.
 	Bind map[string]string `toml:"bind"`
+}
+
+// A ReadEntry is one query of a Cosmos read load: Path is its gRPC
+// method ("/cosmwasm.wasm.v1.Query/SmartContractState"), Request its
+// request message as a template.
+type ReadEntry struct {
+	Name    string `toml:"name"`
+	Path    string `toml:"path"`
+	Request string `toml:"request"`
 }
 
 // Experiment describes what a run does with the testnet and the load.

@@ -28,10 +28,13 @@ func (s *Scenario) validateWorkload(c *Checker) {
 	}
 	takes := func(key string) bool { return chainKind && slices.Contains(owner.WorkloadKeys, key) }
 	if !takes("read_rate") && w.ReadRate != 0 {
-		c.fail("workload.read_rate", "%g: for EVM workloads (reads go to the nodes' JSON-RPC)", w.ReadRate)
+		c.fail("workload.read_rate", "%g: for the Cosmos and EVM workloads (kind is %q)", w.ReadRate, w.Kind)
 	}
 	if !takes("setup") && len(w.Setup) > 0 {
 		c.fail("workload.setup[0]", "for the Cosmos workloads (kind is %q)", w.Kind)
+	}
+	if !takes("read") && len(w.Reads) > 0 {
+		c.fail("workload.read[0]", "for the Cosmos workloads (kind is %q)", w.Kind)
 	}
 	if !takes("in_flight_per_account") && w.InFlightPerAccount != 1 {
 		c.fail("workload.in_flight_per_account", "%d: for EVM workloads (the others send one tx of an account at a time, or unordered)", w.InFlightPerAccount)
