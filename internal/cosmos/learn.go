@@ -65,19 +65,11 @@ func Learn(ctx context.Context, c *http.Client, rpc string, from, to int64, bloc
 	byURL := map[string]*LearnedType{}
 	isAccount := func(string) bool { return false }
 	for h := from; h <= to; h++ {
-		var blk struct {
-			Result struct {
-				Block struct {
-					Data struct {
-						Txs [][]byte `json:"txs"`
-					} `json:"data"`
-				} `json:"block"`
-			} `json:"result"`
-		}
-		if err := boundedJSON(ctx, c, fmt.Sprintf("%s/block?height=%d", rpc, h), &blk); err != nil {
+		txs, err := blockTxs(ctx, c, rpc, h)
+		if err != nil {
 			return nil, err
 		}
-		for _, tx := range blk.Result.Block.Data.Txs {
+		for _, tx := range txs {
 			msgs, err := txMessages(tx)
 			if err != nil {
 				continue // not a Cosmos tx (or not one this reads): not the workload's

@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -9,7 +10,6 @@ import (
 	"io"
 	"math/big"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -20,16 +20,16 @@ const maxQueryAnswer = 128 << 20
 
 // Query runs a gRPC query of the app through CometBFT's abci_query on the
 // node at rpc ("http://host:port") and returns the response message. Height
-// 0 asks for the latest state.
+// 0 asks for the latest state. It is a JSON-RPC POST: a request (a tx to
+// simulate, a contract's code) can be larger than a URL may be.
 func Query(ctx context.Context, c *http.Client, rpc, path string, req []byte, height int64) ([]byte, error) {
-	u := fmt.Sprintf("%s/abci_query?path=%s&data=0x%s", rpc, url.QueryEscape(strconv.Quote(path)), hex.EncodeToString(req))
-	if height > 0 {
-		u += fmt.Sprintf("&height=%d", height)
-	}
-	r, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "abci_query",
+		"params": map[string]any{"path": path, "data": hex.EncodeToString(req), "height": strconv.FormatInt(height, 10)}})
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, rpc, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
+	r.Header.Set("Content-Type", "application/json")
 	resp, err := c.Do(r)
 	if err != nil {
 		return nil, err

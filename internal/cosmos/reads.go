@@ -69,7 +69,7 @@ func StartReads(ctx context.Context, cfg ReadConfig) (*readload.Reads, error) {
 				Block json.RawMessage `json:"block"`
 			} `json:"result"`
 		}
-		if err := boundedJSON(ctx, c, rpc+"/block", &r); err != nil {
+		if err := getJSON(ctx, c, rpc+"/block", &r); err != nil {
 			return err
 		}
 		if r.Result == nil || len(r.Result.Block) == 0 {
@@ -88,7 +88,7 @@ func StartReads(ctx context.Context, cfg ReadConfig) (*readload.Reads, error) {
 				Data    string `json:"data"`
 			} `json:"error"`
 		}
-		if err := boundedJSON(ctx, c, rpc+"/tx_search?query="+q+"&per_page=1&order_by=%22desc%22", &r); err != nil {
+		if err := getJSON(ctx, c, rpc+"/tx_search?query="+q+"&per_page=1&order_by=%22desc%22", &r); err != nil {
 			return err
 		}
 		if r.Error != nil || r.Result == nil {

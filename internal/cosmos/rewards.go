@@ -29,6 +29,21 @@ const maxTxAnswer = 4 << 20
 // the delegator), as the node at rpc reports them.
 func rewardsWithdrawn(ctx context.Context, c *http.Client, rpc string, hashes map[load.Hash]int32, wallets []Wallet, denom string) (map[int32]uint64, error) {
 	out := map[int32]uint64{}
+	err := eachTxEvents(ctx, c, rpc, hashes, func(h load.Hash, events []event) error {
+		got, err := withdrawals(events, denom)
+		// Only the sender's own rewards are its wallet's: others (a
+		// validator's) are not the wallets' business, and a wallet that
+		// gained them would not match its txs.
+		from := hashes[h]
+		out[from] += got[wallets[from].Address]
+		return err
+	})
+	return out, err
+}
+
+// eachTxEvents reads the events of every tx of hashes, 8 at a time, and
+// gives each tx's to f, one call at a time; it returns the first error.
+func eachTxEvents(ctx context.Context, c *http.Client, rpc string, hashes map[load.Hash]int32, f func(load.Hash, []event) error) error {
 	var mu sync.Mutex
 	var firstErr error
 	work := make(chan load.Hash)
@@ -38,16 +53,14 @@ func rewardsWithdrawn(ctx context.Context, c *http.Client, rpc string, hashes ma
 		go func() {
 			defer wg.Done()
 			for h := range work {
-				got, err := txRewards(ctx, c, rpc, h, denom)
+				events, err := txEvents(ctx, c, rpc, h)
 				mu.Lock()
+				if err == nil {
+					err = f(h, events)
+				}
 				if err != nil && firstErr == nil {
 					firstErr = err
 				}
-				// Only the sender's own rewards are its wallet's: others
-				// (a validator's) are not the wallets' business, and a
-				// wallet that gained them would not match its txs.
-				from := hashes[h]
-				out[from] += got[wallets[from].Address]
 				mu.Unlock()
 			}
 		}()
@@ -57,17 +70,7 @@ func rewardsWithdrawn(ctx context.Context, c *http.Client, rpc string, hashes ma
 	}
 	close(work)
 	wg.Wait()
-	return out, firstErr
-}
-
-// txRewards reads one committed tx's withdraw_rewards events: the amount
-// of denom each delegator received.
-func txRewards(ctx context.Context, c *http.Client, rpc string, h load.Hash, denom string) (map[string]uint64, error) {
-	events, err := txEvents(ctx, c, rpc, h)
-	if err != nil {
-		return nil, err
-	}
-	return withdrawals(events, denom)
+	return firstErr
 }
 
 // txEvents reads one committed tx's events from the node's tx index.
@@ -107,37 +110,14 @@ func txEvents(ctx context.Context, c *http.Client, rpc string, h load.Hash) ([]e
 // coin_received events' amounts less the coin_spent ones' (the fee too).
 func eventDeltas(ctx context.Context, c *http.Client, rpc string, hashes map[load.Hash]int32, denom string) (map[string]int64, error) {
 	out := map[string]int64{}
-	var mu sync.Mutex
-	var firstErr error
-	work := make(chan load.Hash)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for h := range work {
-				events, err := txEvents(ctx, c, rpc, h)
-				var d map[string]int64
-				if err == nil {
-					d, err = coinMoves(events, denom)
-				}
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				for a, x := range d {
-					out[a] += x
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for h := range hashes {
-		work <- h
-	}
-	close(work)
-	wg.Wait()
-	return out, firstErr
+	err := eachTxEvents(ctx, c, rpc, hashes, func(_ load.Hash, events []event) error {
+		d, err := coinMoves(events, denom)
+		for a, x := range d {
+			out[a] += x
+		}
+		return err
+	})
+	return out, err
 }
 
 // coinMoves is what one tx's coin_spent and coin_received events moved of

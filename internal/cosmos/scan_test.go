@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -22,8 +23,12 @@ import (
 // gives the total when asked.
 func pagedNode(t *testing.T, n int, entry func(path string, i int) []byte, next func(i int) string, counts bool) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		path, _ := strconv.Unquote(r.URL.Query().Get("path"))
-		req, _ := hex.DecodeString(strings.TrimPrefix(r.URL.Query().Get("data"), "0x"))
+		var call struct {
+			Params struct{ Path, Data string }
+		}
+		_ = json.NewDecoder(r.Body).Decode(&call) // abci_query as a JSON-RPC POST
+		path := call.Params.Path
+		req, _ := hex.DecodeString(call.Params.Data)
 		pageField := protowire.Number(2)
 		if strings.Contains(path, "Accounts") {
 			pageField = 1

@@ -1,13 +1,10 @@
 package cosmos
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"slices"
@@ -51,9 +48,9 @@ type SetupTx struct {
 	Bound   string `json:"bound,omitempty"` // name=value, ...
 }
 
-// maxBlockAnswer bounds a block or its results read while waiting for a
-// set-up tx: a set-up tx's block is small, a busy chain's may not be.
-const maxBlockAnswer = 64 << 20
+// maxAnswer bounds a node's JSON answer (a block or its results: a busy
+// chain's may be large).
+const maxAnswer = 64 << 20
 
 // RunSetup sends every step's txs one after another, each simulated for
 // its gas, signed, and waited for in a block; a step that fails fails the
@@ -90,7 +87,7 @@ func RunSetup(ctx context.Context, c *http.Client, cfg SetupConfig, steps []Setu
 			if err != nil {
 				return nil, nil, fail("%v", err)
 			}
-			used, err := simulatePost(ctx, c, cfg.RPC, tx)
+			used, err := Simulate(ctx, c, cfg.RPC, tx)
 			if err != nil {
 				return nil, nil, fail("the chain refused it in a simulation: %v", err)
 			}
@@ -193,19 +190,11 @@ func waitTx(ctx context.Context, c *http.Client, rpc string, tx []byte, from int
 	for h := from + 1; ; {
 		tip, err := chainHeight(ctx, c, rpc)
 		for err == nil && h <= tip {
-			var blk struct {
-				Result struct {
-					Block struct {
-						Data struct {
-							Txs [][]byte `json:"txs"`
-						} `json:"data"`
-					} `json:"block"`
-				} `json:"result"`
-			}
-			if err = boundedJSON(ctx, c, fmt.Sprintf("%s/block?height=%d", rpc, h), &blk); err != nil {
+			var txs [][]byte
+			if txs, err = blockTxs(ctx, c, rpc, h); err != nil {
 				break
 			}
-			for i, t := range blk.Result.Block.Data.Txs {
+			for i, t := range txs {
 				if sha256.Sum256(t) == want {
 					return blockResult(ctx, c, rpc, h, i, deadline)
 				}
@@ -232,7 +221,7 @@ func blockResult(ctx context.Context, c *http.Client, rpc string, h int64, i int
 				TxsResults []txResult `json:"txs_results"`
 			} `json:"result"`
 		}
-		err := boundedJSON(ctx, c, fmt.Sprintf("%s/block_results?height=%d", rpc, h), &res)
+		err := getJSON(ctx, c, fmt.Sprintf("%s/block_results?height=%d", rpc, h), &res)
 		if err == nil && i < len(res.Result.TxsResults) {
 			return res.Result.TxsResults[i], h, nil
 		}
@@ -247,6 +236,21 @@ func blockResult(ctx context.Context, c *http.Client, rpc string, h int64, i int
 	}
 }
 
+// blockTxs are the txs of block h.
+func blockTxs(ctx context.Context, c *http.Client, rpc string, h int64) ([][]byte, error) {
+	var blk struct {
+		Result struct {
+			Block struct {
+				Data struct {
+					Txs [][]byte `json:"txs"`
+				} `json:"data"`
+			} `json:"block"`
+		} `json:"result"`
+	}
+	err := getJSON(ctx, c, fmt.Sprintf("%s/block?height=%d", rpc, h), &blk)
+	return blk.Result.Block.Data.Txs, err
+}
+
 // chainHeight is the node's latest height.
 func chainHeight(ctx context.Context, c *http.Client, rpc string) (int64, error) {
 	var r struct {
@@ -256,89 +260,10 @@ func chainHeight(ctx context.Context, c *http.Client, rpc string) (int64, error)
 			} `json:"sync_info"`
 		} `json:"result"`
 	}
-	if err := boundedJSON(ctx, c, rpc+"/status", &r); err != nil {
+	if err := getJSON(ctx, c, rpc+"/status", &r); err != nil {
 		return 0, err
 	}
 	return strconv.ParseInt(r.Result.SyncInfo.Height, 10, 64)
-}
-
-// boundedJSON reads a node's JSON answer of at most maxBlockAnswer bytes.
-func boundedJSON(ctx context.Context, c *http.Client, url string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBlockAnswer+1))
-	if err != nil {
-		return err
-	}
-	name, _, _ := strings.Cut(url, "?")
-	if len(b) > maxBlockAnswer {
-		return fmt.Errorf("%s answered more than %d MiB: not read", name, maxBlockAnswer>>20)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
-
-// simulatePost is Simulate over a JSON-RPC POST: a set-up tx (a contract's
-// code) can be larger than a URL may be.
-func simulatePost(ctx context.Context, c *http.Client, rpc string, tx []byte) (uint64, error) {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "abci_query",
-		"params": map[string]any{"path": "/app/simulate", "data": hex.EncodeToString(tx)}})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rpc, bytes.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Result *struct {
-			Response struct {
-				Code  uint32 `json:"code"`
-				Log   string `json:"log"`
-				Value []byte `json:"value"`
-			} `json:"response"`
-		} `json:"result"`
-		Error *struct {
-			Message string `json:"message"`
-			Data    string `json:"data"`
-		} `json:"error"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out); err != nil {
-		return 0, fmt.Errorf("simulate: %w", err)
-	}
-	switch {
-	case out.Error != nil:
-		return 0, fmt.Errorf("simulate: %s %s", out.Error.Message, out.Error.Data)
-	case out.Result == nil:
-		return 0, fmt.Errorf("simulate: answer without result")
-	case out.Result.Response.Code != 0:
-		return 0, fmt.Errorf("code %d: %s", out.Result.Response.Code, out.Result.Response.Log)
-	}
-	var r struct {
-		GasInfo struct {
-			GasUsed string `json:"gas_used"`
-		} `json:"gas_info"`
-	}
-	if err := json.Unmarshal(out.Result.Response.Value, &r); err != nil {
-		return 0, fmt.Errorf("simulate: %w", err)
-	}
-	used, err := strconv.ParseUint(r.GasInfo.GasUsed, 10, 64)
-	if err != nil || used == 0 {
-		return 0, fmt.Errorf("simulate: no gas used in %q", out.Result.Response.Value)
-	}
-	return used, nil
 }
 
 // Descriptors reads the chain's message descriptors from its reflection

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -365,6 +366,7 @@ func WaitHeight(ctx context.Context, c *http.Client, rpc string, need int64, wai
 	}
 }
 
+// getJSON reads a node's JSON answer of at most maxAnswer bytes.
 func getJSON(ctx context.Context, c *http.Client, url string, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -375,8 +377,16 @@ func getJSON(ctx context.Context, c *http.Client, url string, v any) error {
 		return err
 	}
 	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return fmt.Errorf("%s: %w", strings.SplitN(url, "?", 2)[0], err)
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return err
+	}
+	name, _, _ := strings.Cut(url, "?")
+	if len(b) > maxAnswer {
+		return fmt.Errorf("%s answered more than %d MiB: not read", name, maxAnswer>>20)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

@@ -37,7 +37,11 @@ func fakeChain(t *testing.T, balances map[string]int64, nonces map[string]uint64
 			fmt.Fprint(w, `{"result":{"sync_info":{"latest_block_height":"10"}}}`)
 			return
 		}
-		path, _ := strconv.Unquote(r.URL.Query().Get("path"))
+		var call struct {
+			Params struct{ Path, Data string }
+		}
+		_ = json.NewDecoder(r.Body).Decode(&call) // abci_query as a JSON-RPC POST
+		path := call.Params.Path
 		var resp []byte
 		switch path {
 		case "/cosmos.bank.v1beta1.Query/DenomOwners":
@@ -50,7 +54,7 @@ func fakeChain(t *testing.T, balances map[string]int64, nonces map[string]uint64
 				resp = msg(resp, 1, msg(str(nil, 1, "/cosmos.auth.v1beta1.BaseAccount"), 2, base))
 			}
 		case "/cosmos.bank.v1beta1.Query/Balance":
-			req, _ := hex.DecodeString(strings.TrimPrefix(r.URL.Query().Get("data"), "0x"))
+			req, _ := hex.DecodeString(call.Params.Data)
 			if !strings.Contains(string(req), feeCollector) {
 				t.Errorf("balance asked of %q: only the fee collector's is read alone", req)
 			}

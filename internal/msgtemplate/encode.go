@@ -188,7 +188,7 @@ func appendScalar(b []byte, fd protoreflect.FieldDescriptor, text string) ([]byt
 			for i := range fd.Enum().Values().Len() {
 				names = append(names, string(fd.Enum().Values().Get(i).Name()))
 			}
-			return nil, fmt.Errorf("%q is not a %s (one of %s)%s", text, fd.Enum().FullName(), strings.Join(names, ", "), suggest(text, names))
+			return nil, fmt.Errorf("%q is not a %s (one of %s)%s", text, fd.Enum().FullName(), strings.Join(names, ", "), didYouMean(text, names))
 		}
 		return protowire.AppendVarint(b, uint64(x)), nil
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,

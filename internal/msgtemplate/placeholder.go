@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chainperf/chainperf/internal/suggest"
 )
 
 // Vars are one message's values for the placeholders.
@@ -110,7 +112,7 @@ func parsePH(body string, bound map[string][]string, salt uint64) (*ph, error) {
 		v, ok := bound[name]
 		if !ok {
 			return nil, fmt.Errorf("{%s}: no such placeholder: the built-in ones are %s, and set-up steps bind %s%s",
-				body, strings.Join(Builtins, ", "), boundList(bound), suggest(name, append(slices.Clone(Builtins), keys(bound)...)))
+				body, strings.Join(Builtins, ", "), boundList(bound), didYouMean(name, append(slices.Clone(Builtins), keys(bound)...)))
 		}
 		if hasArg {
 			return nil, fmt.Errorf("{%s}: a bound value takes no argument", body)
@@ -202,37 +204,10 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// suggest is "; did you mean %q?" for the nearest of names to s, or "".
-func suggest(s string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := distance(strings.ToLower(s), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
+// didYouMean is "; did you mean %q?" for the nearest of names to s, or "".
+func didYouMean(s string, names []string) string {
+	if best := suggest.Closest(s, names); best != "" {
+		return fmt.Sprintf("; did you mean %q?", best)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf("; did you mean %q?", best)
-}
-
-// distance is the Levenshtein distance of a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return ""
 }

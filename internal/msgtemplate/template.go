@@ -196,7 +196,7 @@ func (c *compiler) message(md protoreflect.MessageDescriptor, obj map[string]any
 			for i := range fields.Len() {
 				names = append(names, string(fields.Get(i).Name()))
 			}
-			return nil, fmt.Errorf("%s: %s has no field %q (its fields: %s)%s", at(path, k), md.FullName(), k, strings.Join(names, ", "), suggest(k, names))
+			return nil, fmt.Errorf("%s: %s has no field %q (its fields: %s)%s", at(path, k), md.FullName(), k, strings.Join(names, ", "), didYouMean(k, names))
 		}
 		v := obj[k]
 		if v == nil {
