@@ -2,14 +2,24 @@ package cosmos
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/msgtemplate"
 )
 
@@ -202,5 +212,71 @@ func TestEntryName(t *testing.T) {
 	}
 	if got := entryName("/other.bank.v2.MsgSend", taken); got != "bank-send-2" {
 		t.Errorf("a second bank-send: %q", got)
+	}
+}
+
+type pick int
+
+func (p pick) Pick(uint64) int { return int(p) }
+func (p pick) String() string  { return "fixed" }
+
+// A committed templated tx is accounted by its coin events: the wallets'
+// balances that match them are conserved; a wallet that holds one coin
+// less than its events say is a mismatch and the sum is not conserved.
+func TestTemplatedTxsAccountedByEvents(t *testing.T) {
+	ws, _ := Wallets("e", 2, "cosmos", 0)
+	const sent, fee = 5, 10
+	events := fmt.Sprintf(`[{"type":"coin_spent","attributes":[{"key":"spender","value":%q},{"key":"amount","value":"%dstake"}]},
+		{"type":"coin_received","attributes":[{"key":"receiver","value":"collector"},{"key":"amount","value":"%dstake"}]},
+		{"type":"coin_spent","attributes":[{"key":"spender","value":%q},{"key":"amount","value":"%dstake"}]},
+		{"type":"coin_received","attributes":[{"key":"receiver","value":%q},{"key":"amount","value":"%dstake"}]}]`,
+		ws[0].Address, fee, fee, ws[0].Address, sent, ws[1].Address, sent)
+	for _, c := range []struct {
+		name     string
+		held1    uint64 // wallet 1's balance on the chain
+		conserve bool
+	}{{"as the events say", 1000 + sent, true}, {"a coin short", 1000 + sent - 1, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			held := map[string]uint64{ws[0].Address: 1000 - sent - fee, ws[1].Address: c.held1}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/status":
+					fmt.Fprint(w, `{"result":{"sync_info":{"latest_block_height":"10"}}}`)
+				case "/tx":
+					fmt.Fprintf(w, `{"result":{"height":"8","tx_result":{"code":0,"events":%s}}}`, events)
+				default: // abci_query of a balance
+					var call struct{ Params struct{ Data string } }
+					_ = json.NewDecoder(r.Body).Decode(&call)
+					req, _ := hex.DecodeString(call.Params.Data)
+					var addr string
+					_ = Fields(req, func(num protowire.Number, _ uint64, b []byte) {
+						if num == 1 {
+							addr = string(b)
+						}
+					})
+					resp := appendCoin(nil, 1, Coin{"stake", held[addr]})
+					fmt.Fprintf(w, `{"result":{"response":{"code":0,"value":%q}}}`, base64.StdEncoding.EncodeToString(resp))
+				}
+			}))
+			defer srv.Close()
+			w, err := NewWorkload(WorkloadConfig{Kind: KindMix, ChainID: "c", Denom: "stake", Mix: []MixEntry{{Msg: "tsend", Weight: 1, Template: bankTemplate(t)}},
+				GasLimit: 100000, Fee: fee, Funded: 1000, Senders: pick(0), Receivers: pick(1), RPCs: []string{srv.URL}}, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tx, err := w.Append(context.Background(), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Sent(0, load.Accepted, "")
+			w.Committed(sha256.Sum256(tx), 8, load.TxResult{}, time.Second)
+			b, err := w.Verify(context.Background(), []string{srv.URL}, "cosmos", time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.ByEvents != 1 || b.Outside != 0 || b.OK() != c.conserve || b.Conserved != c.conserve {
+				t.Errorf("%s; by events %d, out %d, examples %v", b, b.ByEvents, b.Outside, b.Examples)
+			}
+		})
 	}
 }
