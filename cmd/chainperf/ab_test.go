@@ -70,7 +70,7 @@ cooldown = "1s"
 	// A/A check itself (a session run to its end would judge the same two
 	// rounds again: four runs more for nothing new).
 	cmd := exec.Command(binary, "ab", base, "--db", db, "--report-dir", reports, "--min-rounds", "5", "--max-rounds", "5", "--format", "json")
-	cmd.Env = registryEnv(reg)
+	cmd.Env = registryEnv(t, reg)
 	pipe, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {

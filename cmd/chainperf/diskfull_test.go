@@ -53,7 +53,7 @@ func fill(t *testing.T, dir string) {
 func loadInBackground(t *testing.T, rpc, db, reports string) func() (string, int) {
 	var out bytes.Buffer
 	cmd := exec.Command(binary, "load", "--rpc", rpc, "--rate", "100", "--duration", "8s", "--drain", "3s", "--db", db, "--report-dir", reports)
-	cmd.Env = registryEnv(t.TempDir())
+	cmd.Env = registryEnv(t, t.TempDir())
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

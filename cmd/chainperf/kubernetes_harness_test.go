@@ -132,7 +132,7 @@ max_p99_latency = "1ms"
 	// Ctrl-C while the pod's load runs: its run is stopped and its
 	// testnet torn down; nothing is stored.
 	cmd := exec.Command(binary, "run", scn, "--db", db, "--report-dir", reports)
-	cmd.Env = registryEnv(t.TempDir())
+	cmd.Env = registryEnv(t, t.TempDir())
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
 	must(t, cmd.Start())

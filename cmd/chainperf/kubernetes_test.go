@@ -219,7 +219,7 @@ func TestKubernetesThroughTheAPIServer(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command("iptables", append([]string{"-D"}, rule...)...).Run() })
 	outside := func(args ...string) (string, int) {
 		cmd := exec.Command(binary, args...)
-		cmd.Env = registryEnv(t.TempDir())
+		cmd.Env = registryEnv(t, t.TempDir())
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 0, Gid: 4242, Groups: []uint32{}}}
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError

@@ -264,7 +264,7 @@ func TestNetnsNeedsRoot(t *testing.T) {
 	scn := filepath.Join(dir, "s.toml")
 	os.WriteFile(scn, []byte("[testnet]\nprovider = \"netns\"\nvalidators = 1\nfull_nodes = 0\n"), 0o644)
 	cmd := exec.Command(exe, "testnet", "up", "-f", scn)
-	cmd.Env = append(registryEnv(filepath.Join(dir, "reg")), "HOME="+dir)
+	cmd.Env = append(registryEnv(t, filepath.Join(dir, "reg")), "HOME="+dir)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(out), "needs root: run chainperf as root, or use [testnet] provider = \"process\"") {

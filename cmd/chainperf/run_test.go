@@ -187,7 +187,7 @@ func TestKilledRunIsInterrupted(t *testing.T) {
 	startAndWait := func(db string) (*exec.Cmd, *bytes.Buffer) {
 		var out bytes.Buffer
 		cmd := exec.Command(binary, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
-		cmd.Env = registryEnv(reg)
+		cmd.Env = registryEnv(t, reg)
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

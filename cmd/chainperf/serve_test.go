@@ -190,7 +190,7 @@ func TestDashboardOnRealRuns(t *testing.T) {
 	maddr := freePort(t)
 	var runOut bytes.Buffer
 	second := exec.Command(binary, "run", scn, "--db", db, "--report-dir", reports, "--label", "branch=main", "--metrics-addr", maddr)
-	second.Env = registryEnv(reg)
+	second.Env = registryEnv(t, reg)
 	second.Stdout, second.Stderr = &runOut, &runOut
 	if err := second.Start(); err != nil {
 		t.Fatal(err)

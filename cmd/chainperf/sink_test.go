@@ -89,7 +89,7 @@ func TestLoadMetricsAddr(t *testing.T) {
 	maddr := freePort(t)
 	var out strings.Builder
 	load := exec.Command(binary, "load", "--rpc", url, "--rate", "200", "--duration", "6s", "--no-store", "--metrics-addr", maddr)
-	load.Env = registryEnv(reg)
+	load.Env = registryEnv(t, reg)
 	load.Stdout, load.Stderr = &out, &out
 	if err := load.Start(); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,27 +54,48 @@ func TestMain(m *testing.M) {
 
 // lanes gives each registry a range of ports of its own
 // (CHAINPERF_FIRST_PORT): the tests that call t.Parallel start testnets at
-// once, each harness with its own registry and so its own port lock.
-// Ranges of 500 from 27000, below the provider tests' 41000.
+// once, each harness with its own registry and so its own port lock. A
+// range is held until the test that first used the registry ends, so two
+// registries in use at once never share one. The ranges lie below Linux's
+// ephemeral ports (32768 up: a ci run had an outgoing connection take a
+// node's port between the probe and the bind) and above the local
+// cluster's kubelet ports (10248-10259).
 var lanes struct {
 	sync.Mutex
-	of map[string]int
+	of   map[string]int
+	used [laneCount]bool
 }
 
+const (
+	firstLanePort = 11000
+	laneWidth     = 500
+	laneCount     = (26500 - firstLanePort) / laneWidth
+)
+
 // registryEnv is this process's environment with registry reg and its
-// port range.
-func registryEnv(reg string) []string {
+// port range, taken for t's lifetime when t is reg's first user.
+func registryEnv(t *testing.T, reg string) []string {
+	t.Helper()
 	lanes.Lock()
+	defer lanes.Unlock()
 	if lanes.of == nil {
 		lanes.of = map[string]int{}
 	}
 	k, ok := lanes.of[reg]
 	if !ok {
-		k = len(lanes.of)
-		lanes.of[reg] = k
+		k = slices.Index(lanes.used[:], false)
+		if k < 0 {
+			t.Fatalf("all %d port ranges are in use: more registries at once than the tests were laid out for", laneCount)
+		}
+		lanes.used[k], lanes.of[reg] = true, k
+		t.Cleanup(func() {
+			lanes.Lock()
+			defer lanes.Unlock()
+			lanes.used[k] = false
+			delete(lanes.of, reg)
+		})
 	}
-	lanes.Unlock()
-	return append(os.Environ(), "CHAINPERF_REGISTRY="+reg, fmt.Sprintf("CHAINPERF_FIRST_PORT=%d", 27000+k%26*500))
+	return append(os.Environ(), "CHAINPERF_REGISTRY="+reg, fmt.Sprintf("CHAINPERF_FIRST_PORT=%d", firstLanePort+k*laneWidth))
 }
 
 // cli runs chainperf with a registry of the test's own and returns
@@ -103,7 +125,7 @@ func cliState(t *testing.T, registry string, args ...string) (string, int, *os.P
 func cliEnvState(t *testing.T, registry string, env []string, args ...string) (string, int, *os.ProcessState) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
-	cmd.Env = append(registryEnv(registry), env...)
+	cmd.Env = append(registryEnv(t, registry), env...)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -123,7 +145,7 @@ func upForeground(t *testing.T, reg, scenarioText string) (*exec.Cmd, string) {
 	scn := filepath.Join(t.TempDir(), "s.toml")
 	os.WriteFile(scn, []byte(scenarioText), 0o644)
 	cmd := exec.Command(binary, "testnet", "up", "-f", scn)
-	cmd.Env = registryEnv(reg)
+	cmd.Env = registryEnv(t, reg)
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
@@ -414,7 +436,7 @@ func cliLeavesNothing(t *testing.T, reg string, args ...string) (string, int) {
 	netns := listing("/run/netns")
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = cwd
-	cmd.Env = append(registryEnv(reg), "TMPDIR="+tmpdir)
+	cmd.Env = append(registryEnv(t, reg), "TMPDIR="+tmpdir)
 	out, err := cmd.CombinedOutput()
 	if err != nil && cmd.ProcessState == nil {
 		t.Fatalf("run chainperf %v: %v", args, err)

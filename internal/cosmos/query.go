@@ -11,6 +11,8 @@ import (
 	"math/big"
 	"net/http"
 	"strconv"
+	"strings"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -325,11 +327,26 @@ func BlockMaxGas(ctx context.Context, c *http.Client, rpc string) (int64, error)
 			Data    string `json:"data"`
 		} `json:"error"`
 	}
-	if err := getJSON(ctx, c, rpc+"/consensus_params", &r); err != nil {
-		return 0, err
-	}
-	if r.Error != nil {
-		return 0, fmt.Errorf("%s/consensus_params: %s %s", rpc, r.Error.Message, r.Error.Data)
+	// The node answers for its block store's height, whose parameters its
+	// state store saves a moment after the block: just after a commit it
+	// says "could not find consensus params for height #H" (a CI run saw
+	// it on an external EVM chain). A few tries 200 ms apart ride that out.
+	for try := 1; ; try++ {
+		r.Error = nil
+		if err := getJSON(ctx, c, rpc+"/consensus_params", &r); err != nil {
+			return 0, err
+		}
+		if r.Error == nil {
+			break
+		}
+		if try == 5 || !strings.Contains(r.Error.Data, "could not find consensus params") {
+			return 0, fmt.Errorf("%s/consensus_params: %s %s", rpc, r.Error.Message, r.Error.Data)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	n, err := strconv.ParseInt(r.Result.Params.Block.MaxGas, 10, 64)
 	if err != nil {
