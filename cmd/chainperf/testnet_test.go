@@ -57,35 +57,49 @@ func TestMain(m *testing.M) {
 // once, each harness with its own registry and so its own port lock. A
 // range is held until the test that first used the registry ends, so two
 // registries in use at once never share one. The ranges lie below Linux's
-// ephemeral ports (32768 up: a ci run had an outgoing connection take a
+// ephemeral ports (32768 up: a CI run had an outgoing connection take a
 // node's port between the probe and the bind) and above the local
-// cluster's kubelet ports (10248-10259).
+// cluster's kubelet ports (10248-10259): 11000-26500 unless
+// CHAINPERF_TEST_PORTS=FIRST-END gives this process a part of it (.ci/run
+// runs two of these test processes at once).
 var lanes struct {
 	sync.Mutex
 	of   map[string]int
-	used [laneCount]bool
+	used []bool
 }
 
-const (
-	firstLanePort = 11000
-	laneWidth     = 500
-	laneCount     = (26500 - firstLanePort) / laneWidth
-)
+const laneWidth = 500
+
+// portSpan is this process's part of the test ports.
+func portSpan(t *testing.T) (first, count int) {
+	first, end := 11000, 26500
+	if v := os.Getenv("CHAINPERF_TEST_PORTS"); v != "" {
+		a, b, _ := strings.Cut(v, "-")
+		var err1, err2 error
+		first, err1 = strconv.Atoi(a)
+		end, err2 = strconv.Atoi(b)
+		if err1 != nil || err2 != nil || first < 1024 || end > 32000 || end-first < laneWidth {
+			t.Fatalf("CHAINPERF_TEST_PORTS=%q: want FIRST-END, from 1024 to 32000, %d ports at least", v, laneWidth)
+		}
+	}
+	return first, (end - first) / laneWidth
+}
 
 // registryEnv is this process's environment with registry reg and its
 // port range, taken for t's lifetime when t is reg's first user.
 func registryEnv(t *testing.T, reg string) []string {
 	t.Helper()
+	first, count := portSpan(t)
 	lanes.Lock()
 	defer lanes.Unlock()
 	if lanes.of == nil {
-		lanes.of = map[string]int{}
+		lanes.of, lanes.used = map[string]int{}, make([]bool, count)
 	}
 	k, ok := lanes.of[reg]
 	if !ok {
-		k = slices.Index(lanes.used[:], false)
+		k = slices.Index(lanes.used, false)
 		if k < 0 {
-			t.Fatalf("all %d port ranges are in use: more registries at once than the tests were laid out for", laneCount)
+			t.Fatalf("all %d port ranges are in use: more registries at once than the tests were laid out for", count)
 		}
 		lanes.used[k], lanes.of[reg] = true, k
 		t.Cleanup(func() {
@@ -95,7 +109,7 @@ func registryEnv(t *testing.T, reg string) []string {
 			delete(lanes.of, reg)
 		})
 	}
-	return append(os.Environ(), "CHAINPERF_REGISTRY="+reg, fmt.Sprintf("CHAINPERF_FIRST_PORT=%d", firstLanePort+k*laneWidth))
+	return append(os.Environ(), "CHAINPERF_REGISTRY="+reg, fmt.Sprintf("CHAINPERF_FIRST_PORT=%d", first+k*laneWidth))
 }
 
 // cli runs chainperf with a registry of the test's own and returns
