@@ -13,8 +13,8 @@ import (
 //go:embed *.toml
 var files embed.FS
 
-// An Example is one scenario file: its name (without .toml), what its
-// first comment line says, and its text.
+// An Example is one scenario file: its name (without .toml), the first
+// sentence of its opening comment, and its text.
 type Example struct {
 	Name, About string
 	Text        []byte
@@ -27,8 +27,28 @@ func All() []Example {
 	out := make([]Example, 0, len(names))
 	for _, n := range names {
 		text, _ := files.ReadFile(n)
-		about, _, _ := strings.Cut(string(text), "\n")
-		out = append(out, Example{Name: strings.TrimSuffix(n, ".toml"), About: strings.TrimSpace(strings.TrimPrefix(about, "#")), Text: text})
+		out = append(out, Example{Name: strings.TrimSuffix(n, ".toml"), About: firstSentence(string(text)), Text: text})
 	}
 	return out
+}
+
+// firstSentence is the opening comment's first sentence, whole: the
+// comment's lines joined up to the first ". " or its end (a command line
+// such as "#   chainperf run ..." or a blank "#" ends the comment).
+func firstSentence(text string) string {
+	var words []string
+	for _, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(line, "#")
+		rest = strings.TrimSpace(rest)
+		if !ok || rest == "" || strings.HasPrefix(rest, "chainperf ") {
+			break
+		}
+		words = append(words, strings.Fields(rest)...)
+	}
+	for i, w := range words {
+		if strings.HasSuffix(w, ".") && i+1 < len(words) {
+			return strings.Join(words[:i+1], " ")
+		}
+	}
+	return strings.Join(words, " ")
 }

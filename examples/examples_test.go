@@ -4,6 +4,7 @@ package examples
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	_ "github.com/chainperf/chainperf/internal/chain" // the chains' tables, as chainperf reads them
@@ -33,8 +34,9 @@ func TestExamplesParse(t *testing.T) {
 	}
 }
 
-// TestEmbedded: the binary carries every example file, each with what its
-// first comment line says.
+// TestEmbedded: the binary carries every example file, each with the
+// whole first sentence of its opening comment, or all of it before the
+// commands it shows (`scenario examples` cut them at the first line's end).
 func TestEmbedded(t *testing.T) {
 	files, _ := filepath.Glob("*.toml")
 	all := All()
@@ -42,8 +44,21 @@ func TestEmbedded(t *testing.T) {
 		t.Fatalf("%d embedded examples, %d files", len(all), len(files))
 	}
 	for _, e := range all {
-		if e.About == "" || len(e.Text) == 0 {
-			t.Errorf("%s: about %q, %d bytes", e.Name, e.About, len(e.Text))
+		if !strings.HasSuffix(e.About, ".") && !strings.HasSuffix(e.About, ":") || len(e.Text) == 0 {
+			t.Errorf("%s: about %q, %d bytes; want a whole sentence", e.Name, e.About, len(e.Text))
+		}
+	}
+}
+
+func TestFirstSentence(t *testing.T) {
+	for text, want := range map[string]string{
+		"# cosmos-send with 100,000 wallets (a 37.8 MB genesis):\n# every wallet funded. Then more.\n": "cosmos-send with 100,000 wallets (a 37.8 MB genesis): every wallet funded.",
+		"# Runs v0.53.4 and\n# stops\n#   chainperf run x.toml\n# not this.":                           "Runs v0.53.4 and stops",
+		"# One line.\n#\n# Another paragraph.":                                                         "One line.",
+		"name = \"x\"":                                                                                 "",
+	} {
+		if got := firstSentence(text); got != want {
+			t.Errorf("firstSentence(%q) = %q; want %q", text, got, want)
 		}
 	}
 }

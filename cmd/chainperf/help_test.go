@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
 
@@ -74,4 +75,31 @@ func splitWords(s string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// TestMistakesGetHints: a mistyped flag is answered with the flag it
+// likely meant, a missing argument with the command's usage line, a
+// wrong subcommand with the nearest one; each is an error (exit 2).
+func TestMistakesGetHints(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--rat", "5"}, "unknown flag: --rat (did you mean --rate?); `chainperf run --help` lists the flags"},
+		{[]string{"runs", "show", "x", "--summry"}, "(did you mean --summary?)"},
+		{[]string{"runs", "list", "--dbb", "x"}, "(did you mean --db?)"}, // a flag of the root's
+		{[]string{"run", "--nothing-like-any-flag"}, "unknown flag: --nothing-like-any-flag; `chainperf run --help`"},
+		{[]string{"run", "--rate"}, "flag needs an argument: --rate; `chainperf run --help` lists the flags"},
+		{[]string{"report"}, "chainperf report: accepts 1 arg(s), received 0; usage: chainperf report RUN [--report-dir D]"},
+		{[]string{"compare", "a"}, "usage: chainperf compare"},
+		{[]string{"runs", "shw"}, `unknown command "shw" for "chainperf runs" (did you mean "show"?)`},
+	} {
+		root := rootCmd()
+		root.SetArgs(c.args)
+		root.SetOut(io.Discard)
+		err := root.Execute()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("chainperf %s: %v; want an error saying %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
 }

@@ -130,6 +130,8 @@ chain slower.`,
 	for _, c := range root.Commands() {
 		refuseUnknown(c)
 	}
+	hintUsage(root)
+	hintFlags(root)
 	return root
 }
 

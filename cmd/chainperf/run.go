@@ -89,7 +89,7 @@ input or an error.`,
 	cmd.Flags().Float64Var(&ov.rate, "rate", 0, "override the scenario's [load] rate, tx/s")
 	cmd.Flags().DurationVar(&ov.duration, "duration", 0, "override the scenario's [load] duration, e.g. 60s")
 	cmd.Flags().IntVar(&ov.validators, "validators", 0, "override the scenario's [testnet] validators")
-	cmd.Flags().StringVar(&nodeBinary, "binary", "", `run the scenario's testnet on this node instead, e.g. "module:github.com/cometbft/cometbft/cmd/cometbft@v1.0.1" (a release built from its Go module)`)
+	cmd.Flags().StringVar(&nodeBinary, "binary", "", `run the scenario's testnet on this binary instead: for a Cosmos SDK or EVM chain its application (a path, or "module:github.com/CosmWasm/wasmd/cmd/wasmd@v0.61.14"), else the CometBFT node ("module:github.com/cometbft/cometbft/cmd/cometbft@v1.0.1": a release built from its Go module)`)
 	cmd.Flags().StringVar(&reportDir, "report-dir", "", "where reports go (default: the scenario's report.dir)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "serve the run's live figures for Prometheus on this address, e.g. 127.0.0.1:9464 (off by default)")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a --metrics-addr other machines can reach")
@@ -115,12 +115,12 @@ func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.R
 	if werr != nil {
 		werr = fmt.Errorf("report not written: %w", werr)
 	}
-	report.Summary(printable.NewWriter(out), r, paths)
 	var notStored *experiment.NotStored
 	if errors.As(runErr, &notStored) {
+		report.Summary(printable.NewWriter(out), r, paths)
 		return errors.Join(runErr, werr) // said in place of "stored in"
 	}
-	fmt.Fprintf(out, "stored in %s: `chainperf runs show %s`\n", st.Where(), r.ID)
+	endOfRun(out, st, r, paths)
 	if werr != nil {
 		return errors.Join(runErr, werr)
 	}
@@ -135,12 +135,20 @@ func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.R
 	return nil
 }
 
+// endOfRun is the block `chainperf run` ends with, and `runs show
+// --summary` prints again: the summary, where the report is and where the
+// run is stored.
+func endOfRun(out io.Writer, st *store.Store, r *results.Run, paths []string) {
+	report.Summary(printable.NewWriter(out), r, paths)
+	fmt.Fprintf(out, "stored in %s: `chainperf runs show %s`\n", st.Where(), r.ID)
+}
+
 // describePlan says what a scenario will run: its nodes, then its phases
 // with their loads and the workload.
 func describePlan(s *scenario.Scenario) string {
-	nodes := fmt.Sprintf("%d validators + %d full nodes", s.Testnet.Validators, s.Testnet.FullNodes)
+	nodes := count(s.Testnet.Validators, "validator", "validators") + " + " + count(s.Testnet.FullNodes, "full node", "full nodes")
 	if s.Testnet.Provider == scenario.ProviderExternal {
-		nodes = fmt.Sprintf("%d nodes of an external network", len(s.Testnet.Nodes))
+		nodes = count(len(s.Testnet.Nodes), "node", "nodes") + " of an external network"
 	}
 	out := nodes + ", " + describeLoad(s)
 	if v := len(s.Testnet.Versions); v > 0 {

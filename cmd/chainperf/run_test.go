@@ -80,6 +80,32 @@ func TestRunStoresEverything(t *testing.T) {
 	if r.Status != results.StatusComplete || !r.Passed {
 		t.Errorf("run status %s passed %v; want complete and passed", r.Status, r.Passed)
 	}
+	// The end-of-run block again, by a unique start of the run's ID.
+	i, j := strings.Index(out, "\nrun "+r.ID+": "), strings.Index(out, "\nstored in ")
+	if i < 0 || j < i {
+		t.Errorf("no end-of-run block in\n%s", out)
+	} else {
+		block := out[i+1 : j+1+strings.IndexByte(out[j+1:], '\n')+1]
+		again, code := cli(t, reg, "runs", "show", r.ID[:len(r.ID)-2], "--summary", "--db", db)
+		if code != 0 || again != block {
+			t.Errorf("runs show --summary: exit %d\n%s\nwant the end-of-run block:\n%s", code, again, block)
+		}
+	}
+	// Each node's log, kept after its temp dir went.
+	logs, code := cli(t, reg, "runs", "logs", "latest", "--node", "validator0", "--grep", "commit", "--db", db)
+	lines := strings.Split(strings.TrimSpace(logs), "\n")
+	if code != 0 || len(lines) < 5 {
+		t.Errorf("runs logs --node validator0 --grep commit: exit %d, %d lines\n%.2000s", code, len(lines), logs)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "validator0 | ") || !strings.Contains(l, "commit") {
+			t.Errorf("runs logs: line %q is not validator0's or has no \"commit\"", l)
+			break
+		}
+	}
+	if out, code := cli(t, reg, "runs", "logs", "latest", "--node", "validator9", "--db", db); code != 2 || !strings.Contains(out, "full0") {
+		t.Errorf("runs logs of a node the run did not have: exit %d\n%s", code, out)
+	}
 	p := r.Main()
 	if p == nil || len(p.Blocks) == 0 {
 		t.Fatal("no blocks stored")
@@ -347,7 +373,7 @@ func TestRunOverrides(t *testing.T) {
 		t.Errorf("--rate 0: exit %d; want 2 naming the override\n%s", code, out)
 	}
 	out, code := cli(t, reg, "run", scn, "--rate", "40", "--duration", "4s", "--validators", "1", "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
-	if code != 0 || !strings.Contains(out, "scenario short [rate=40 duration=4s validators=1]: 1 validators") || !strings.Contains(out, "160 sent = 160 committed") {
+	if code != 0 || !strings.Contains(out, "scenario short [rate=40 duration=4s validators=1]: 1 validator +") || !strings.Contains(out, "160 sent = 160 committed") {
 		t.Fatalf("run with overrides: exit %d\n%s", code, out)
 	}
 	list, _ := cli(t, reg, "runs", "list", "--db", db, "--label", "overrides=rate=40 duration=4s validators=1")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,11 +109,14 @@ func runsCmd() *cobra.Command {
 	list.Flags().IntVar(&f.Limit, "limit", 50, "at most this many runs (0: all)")
 
 	var showFormat string
+	var summary bool
 	show := &cobra.Command{
-		Use:   "show RUN_ID",
+		Use:   "show RUN",
 		Short: "Show a stored run's report as text (or its Markdown)",
+		Long:  "Show a stored run's report as text (or its Markdown). RUN is its ID, a unique start of it, latest (the newest run) or latest~N (the run N before the newest).",
 		Example: `  chainperf runs show 20261125-114355-823b
-  chainperf runs show 20261125-114355-823b --format md > run.md`,
+  chainperf runs show latest --summary
+  chainperf runs show 20261125-1143 --format md > run.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openExisting(cmd.Context())
@@ -120,12 +124,20 @@ func runsCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			r, err := st.Run(cmd.Context(), args[0])
+			id, err := st.Find(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			r, err := st.Run(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
 			if showFormat != "text" && showFormat != "md" {
 				return fmt.Errorf("--format %q: use text or md", showFormat)
+			}
+			if summary {
+				endOfRun(cmd.OutOrStdout(), st, r, writtenReport(r.ReportDir))
+				return nil
 			}
 			var md strings.Builder
 			report.Markdown(&md, r)
@@ -138,11 +150,14 @@ func runsCmd() *cobra.Command {
 		},
 	}
 	show.Flags().StringVar(&showFormat, "format", "text", "text (aligned for a terminal) or md (the report's Markdown)")
+	show.Flags().BoolVar(&summary, "summary", false, "print only the block `chainperf run` ended with: verdict, figures, criteria, findings")
 	var format string
 	export := &cobra.Command{
-		Use:   "export RUN_ID [--format json|csv|series]",
+		Use:   "export RUN [--format json|csv|series]",
 		Short: "Export a stored run: the whole record as JSON, its per-second series or its node samples as CSV",
+		Long:  "Export a stored run: the whole record as JSON, its per-second series or its node samples as CSV. RUN is its ID, a unique start of it, latest or latest~N.",
 		Example: `  chainperf runs export 20261125-114355-823b > run.json
+  chainperf runs export latest~1 > previous.json
   chainperf runs export 20261125-114355-823b --format csv > seconds.csv
   chainperf runs export 20261125-114355-823b --format series > nodes.csv`,
 		Args: cobra.ExactArgs(1),
@@ -156,7 +171,8 @@ func runsCmd() *cobra.Command {
 			}
 			defer st.Close()
 			// Both forms say so when there is no such run.
-			if _, err := st.Run(cmd.Context(), args[0]); err != nil {
+			id, err := st.Find(cmd.Context(), args[0])
+			if err != nil {
 				return err
 			}
 			if format != "json" {
@@ -165,13 +181,13 @@ func runsCmd() *cobra.Command {
 					write = st.SeriesCSV
 				}
 				w := csv.NewWriter(cmd.OutOrStdout())
-				if err := write(cmd.Context(), args[0], w.Write); err != nil {
+				if err := write(cmd.Context(), id, w.Write); err != nil {
 					return err
 				}
 				w.Flush()
 				return w.Error()
 			}
-			r, err := st.Run(cmd.Context(), args[0])
+			r, err := st.Run(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
@@ -199,24 +215,30 @@ func runsCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(list, show, export, del)
+	cmd.AddCommand(list, show, export, logsCmd(), del)
 	return cmd
 }
 
 func reportCmd() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
-		Use:     "report RUN_ID [--report-dir D]",
-		Short:   "Render a stored run's report again",
-		Example: `  chainperf report 20261125-114355-823b --report-dir reports`,
-		Args:    cobra.ExactArgs(1),
+		Use:   "report RUN [--report-dir D]",
+		Short: "Render a stored run's report again",
+		Long:  "Render a stored run's report again. RUN is its ID, a unique start of it, latest or latest~N.",
+		Example: `  chainperf report 20261125-114355-823b --report-dir reports
+  chainperf report latest`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			r, err := st.Run(cmd.Context(), args[0])
+			id, err := st.Find(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			r, err := st.Run(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
@@ -237,4 +259,19 @@ func reportCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "report-dir", "chainperf-reports", "where the report goes (RUN_ID/ below it)")
 	return cmd
+}
+
+// writtenReport is the report files of a run that are still where the run
+// wrote them (none when it recorded no report dir).
+func writtenReport(dir string) []string {
+	if dir == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range report.Paths(dir) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
 }

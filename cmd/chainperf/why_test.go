@@ -6,9 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chainperf/chainperf/internal/nodelog"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/why"
@@ -24,7 +28,16 @@ func explained(t *testing.T, r *results.Run, profiles bool) {
 	if !ok {
 		t.Fatalf("run %s: no node internals", r.ID)
 	}
-	for _, name := range []string{why.BlockTime, why.BlockTime + ": executing and committing", "p2p sent: block parts", "p2p sent: votes", "allocated"} {
+	names := []string{"p2p sent: block parts", "p2p sent: votes", "allocated"}
+	// The block time's parts are the step histograms' growth over the
+	// window: a window of fewer than three blocks (an EVM chain beside two other
+	// testnets in CI made one in 3 s) has none to show.
+	if p := r.Main(); p != nil && blocksIn(p) >= 3 {
+		names = append(names, why.BlockTime, why.BlockTime+": executing and committing")
+	} else {
+		t.Logf("run %s: fewer than 3 blocks in the measured window: its block time is not asked for", r.ID)
+	}
+	for _, name := range names {
 		if x, ok := in.Figure(name); !ok || x.Value <= 0 {
 			t.Errorf("run %s: internals figure %q = %+v; want it above 0", r.ID, name, x)
 		}
@@ -42,6 +55,19 @@ func explained(t *testing.T, r *results.Run, profiles bool) {
 	if p, ok := r.Finding(why.SourceProfiles); !ok || len(p.Tables) < 2 {
 		t.Errorf("run %s: window profiles %+v; want the top functions of cpu and allocs", r.ID, p)
 	}
+}
+
+// blocksIn counts the blocks seen in p's measured window.
+func blocksIn(p *results.Phase) int {
+	from := p.Start.Add(time.Duration(p.Window[0] * float64(time.Second)))
+	to := p.Start.Add(time.Duration(p.Window[1] * float64(time.Second)))
+	n := 0
+	for _, b := range p.Blocks {
+		if !b.Seen.Before(from) && !b.Seen.After(to) {
+			n++
+		}
+	}
+	return n
 }
 
 const whyScenario = `name = "why-%s"
@@ -167,5 +193,19 @@ func TestWhyNamesPlantedCauses(t *testing.T) {
 	f, _ := gone.Finding(why.SourceInternals)
 	if !strings.Contains(out, "\n  missing:    validator3 did not sign ") || f == nil || len(f.Tables) < 3 || f.Tables[len(f.Tables)-1].Rows[0][0] != "validator3" {
 		t.Errorf("the missing validator is not named:\n%s", out)
+	}
+	// The others' logs say they lost it: their p2p switches stopped it
+	// as a peer (the kept logs, read).
+	dropped := 0
+	if lf, ok := gone.Finding(nodelog.Source); ok {
+		col := slices.Index(lf.Tables[0].Columns, string(nodelog.PeerDropped))
+		for _, row := range lf.Tables[0].Rows {
+			if n, err := strconv.Atoi(row[col]); err == nil && row[0] != "validator3" {
+				dropped += n
+			}
+		}
+	}
+	if dropped == 0 {
+		t.Errorf("no node's log says it dropped validator3 as a peer:\n%s", out)
 	}
 }

@@ -10,8 +10,9 @@ import (
 	"github.com/chainperf/chainperf/internal/store"
 )
 
-// Resolve turns one side of a comparison into run IDs. A side is a run ID,
-// IDs joined by commas (repeats), or a query of space-separated terms:
+// Resolve turns one side of a comparison into run IDs. A side is a run
+// (an ID, a unique start of one, latest~N: store.Find), runs joined by
+// commas (repeats), or a query of space-separated terms:
 // label:KEY=VALUE, scenario:NAME, commit:PREFIX (runs labelled
 // commit=...), latest (the newest match) or latest:N (the N newest).
 // A query matches complete runs only, newest first.
@@ -29,14 +30,15 @@ func Resolve(ctx context.Context, st *store.Store, side string) ([]string, error
 			}
 			// A run named twice is not twice the evidence: it would make
 			// the spread between runs zero and decide on nothing.
-			if named[id] {
-				return nil, fmt.Errorf("run %q is named twice: each run counts once, name it once", id)
+			found, err := st.Find(ctx, id)
+			if err != nil {
+				return nil, err
 			}
-			named[id] = true
-			if _, err := st.Run(ctx, id); err != nil {
-				return nil, fmt.Errorf("run %q: %w", id, err)
+			if named[found] {
+				return nil, fmt.Errorf("run %q is named twice: each run counts once, name it once", found)
 			}
-			ids = append(ids, id)
+			named[found] = true
+			ids = append(ids, found)
 		}
 		return ids, nil
 	}

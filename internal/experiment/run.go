@@ -230,10 +230,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		return err
 	}
 	r.WAN = net.WAN()
-	defer func() {
-		o.Phase("testnet down")
-		net.Down(context.WithoutCancel(ctx))
-	}()
+	defer teardown(context.WithoutCancel(ctx), o, net, rec, r)
 	t := net.Testnet
 	r.Scale = t.Scale
 	if net.Provider.Name() == "process" || net.Provider.Name() == "netns" {

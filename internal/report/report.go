@@ -30,7 +30,7 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	paths := []string{filepath.Join(dir, "summary.json"), filepath.Join(dir, "report.md")}
+	paths := Paths(dir)[:2]
 	// Whatever reached the record (a node's error, a URL) is masked.
 	if err := files.WriteAtomic(paths[0], []byte(secret.Redact(string(js))), 0o644); err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 	if err := HTML(&html, r, series); err != nil {
 		return nil, fmt.Errorf("report.html: %w", err)
 	}
-	paths = append(paths, filepath.Join(dir, "report.html"))
+	paths = Paths(dir)
 	if err := files.WriteAtomic(paths[2], []byte(secret.Redact(html.String())), 0o644); err != nil {
 		return nil, err
 	}
@@ -143,6 +143,21 @@ func markdownPhase(w io.Writer, i int, p *results.Phase) {
 	}
 }
 
+// mdTable writes rows as a Markdown table, the first its header.
+func mdTable(w io.Writer, rows [][]string) {
+	for i, row := range rows {
+		cells := make([]string, len(row))
+		for j, c := range row { // a cell's own | (a log line's) is no column
+			cells[j] = strings.ReplaceAll(c, "|", `\|`)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		if i == 0 {
+			fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(row)))
+		}
+	}
+	fmt.Fprintln(w)
+}
+
 // Markdown writes the run's summary tables.
 func Markdown(w io.Writer, r *results.Run) {
 	fmt.Fprintf(w, "# chainperf run %s: %s\n\n", r.ID, Verdict(r))
@@ -162,13 +177,7 @@ func Markdown(w io.Writer, r *results.Run) {
 		if t.Note != "" {
 			fmt.Fprintf(w, "%s\n\n", t.Note)
 		}
-		for i, row := range t.Rows {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
-			if i == 0 {
-				fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(row)))
-			}
-		}
-		fmt.Fprintln(w)
+		mdTable(w, t.Rows)
 	}
 	if sw := r.Sweep; sw != nil {
 		fmt.Fprintf(w, "## Sweep\n\nSaturation point: **%.0f tx/s**. %s.\n\n", sw.Saturation, sw.Evidence)
@@ -224,4 +233,9 @@ func Markdown(w io.Writer, r *results.Run) {
 	if wan := r.WAN; wan != nil {
 		fmt.Fprintf(w, "- emulated WAN: %s delays, %s backend, jitter %.0f %%, loss %g %%, zones %v\n", wan.Table, wan.Backend, 100*wan.Jitter, wan.Loss, wan.Zones)
 	}
+}
+
+// Paths are the files Write writes into dir, in the order it says them.
+func Paths(dir string) []string {
+	return []string{filepath.Join(dir, "summary.json"), filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")}
 }

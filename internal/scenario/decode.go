@@ -493,7 +493,8 @@ func shorten(key string) string {
 	return key[:57] + "..."
 }
 
-// knownKeys lists every dotted key a scenario may set, from the struct tags.
+// knownKeys lists every dotted key and table a scenario may set, from the
+// struct tags.
 func knownKeys() []string {
 	var keys []string
 	var walk func(t reflect.Type, prefix string)
@@ -509,6 +510,7 @@ func knownKeys() []string {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct && ft.NumField() > 0 && ft.Field(0).Tag.Get("toml") != "" {
+				keys = append(keys, prefix+tag) // a table: [testnett] means [testnet]
 				walk(ft, prefix+tag+".")
 				continue
 			}
@@ -517,6 +519,7 @@ func knownKeys() []string {
 	}
 	walk(reflect.TypeOf(Scenario{}), "")
 	for _, c := range registered() {
+		keys = append(keys, "testnet."+c.Name)
 		walk(reflect.TypeOf(c.New()).Elem(), "testnet."+c.Name+".")
 	}
 	sort.Strings(keys)

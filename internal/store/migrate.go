@@ -112,6 +112,19 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX node_rounds_at ON node_rounds (run_id, at)`,
 	},
+	6: {
+		// Each node's output, gzipped, kept with the run (a testnet's
+		// temp dir goes at teardown): size is what the node wrote, text
+		// what was kept of it (store.MaxLog).
+		`CREATE TABLE node_logs (
+			run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+			node   TEXT NOT NULL,
+			size   BIGINT NOT NULL,
+			kept   BIGINT NOT NULL,
+			text   BYTEA NOT NULL,
+			PRIMARY KEY (run_id, node)
+		)`,
+	},
 }
 
 // SchemaVersion is the schema this chainperf writes.

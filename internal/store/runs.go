@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -441,4 +442,67 @@ func (s *Store) Record(ctx context.Context, id string) ([]byte, error) {
 		return nil, fmt.Errorf("run %s: %w", id, ErrNotFound)
 	}
 	return rec, err
+}
+
+// Find turns what a user types for one run into its ID: an ID, a unique
+// start of one (20261129-0630), "latest" (the newest run, whatever its
+// status) or "latest~N" (the run N before the newest). A start that fits
+// several runs is an error naming them.
+func (s *Store) Find(ctx context.Context, ref string) (string, error) {
+	if rest, ok := strings.CutPrefix(ref, "latest"); ok && (rest == "" || rest[0] == '~') {
+		n := 0
+		if rest != "" {
+			var err error
+			if n, err = strconv.Atoi(rest[1:]); err != nil || n < 0 {
+				return "", fmt.Errorf("%q: write latest or latest~N, N the runs to go back (latest~1 is the one before the newest)", ref)
+			}
+		}
+		runs, err := s.List(ctx, Filter{Limit: n + 1})
+		if err != nil {
+			return "", err
+		}
+		if len(runs) <= n {
+			return "", fmt.Errorf("%s: the database holds %d run(s): %w", ref, len(runs), ErrNotFound)
+		}
+		return runs[n].ID, nil
+	}
+	// A whole ID as stored (whatever it holds: its readers check it).
+	var id string
+	switch err := s.db.QueryRowContext(ctx, s.q(`SELECT id FROM runs WHERE id = ?`), ref).Scan(&id); {
+	case err == nil:
+		return id, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", err
+	}
+	// The start of an ID: its own characters only, so that it stays a
+	// prefix in LIKE (no % or _ of the user's).
+	if ref == "" || strings.Trim(ref, "0123456789abcdefghijklmnopqrstuvwxyz-") != "" {
+		return "", fmt.Errorf("run %q: %w (an ID has digits, lower-case letters and dashes; `chainperf runs list` shows them)", ref, ErrNotFound)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id FROM runs WHERE id LIKE ? ORDER BY id LIMIT 4`), ref+"%")
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		if err := rows.Scan(&id); err != nil {
+			return "", err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("run %s: %w", ref, ErrNotFound)
+	case 1:
+		return ids[0], nil
+	}
+	more := ""
+	if len(ids) == 4 {
+		ids, more = ids[:3], " and more"
+	}
+	return "", fmt.Errorf("run %q: the start of %s%s; give more of the ID", ref, strings.Join(ids, ", "), more)
 }

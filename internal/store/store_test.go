@@ -376,7 +376,7 @@ func TestSeriesMigrated(t *testing.T) {
 			ctx := context.Background()
 			start := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 			s, r := begun(t, dsn, "run-3", start)
-			for _, q := range []string{`DROP TABLE node_rounds`, `DROP INDEX node_series_at`,
+			for _, q := range []string{`DROP TABLE node_logs`, `DROP TABLE node_rounds`, `DROP INDEX node_series_at`,
 				`CREATE INDEX node_series_run ON node_series (run_id, series, node, at)`, `DELETE FROM schema_version WHERE version > 3`} {
 				if _, err := s.db.ExecContext(ctx, q); err != nil {
 					t.Fatal(err)

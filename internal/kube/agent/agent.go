@@ -32,7 +32,7 @@ func (c Client) Post(ctx context.Context, path string, body any) error {
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, path, bytes.NewReader(b))
+	return c.send(ctx, path, b)
 }
 
 // RTT asks the agent how long a TCP connect from its pod to addr
@@ -202,25 +202,57 @@ type Client struct {
 }
 
 // Do posts to the agent (path "/pause", "/resume", "/cut", "/restore").
+// A request the agent did not answer is sent again, 10 s a try, for 30 s
+// in all: a pod just made again (a kill's) on a busy machine can take
+// that long to answer (a CI run had a partition fail on one), and every
+// request is idempotent (a cut replaces the one before).
 func (c Client) Do(ctx context.Context, path string, req *Request) error {
-	var body io.Reader
+	var b []byte
 	if req != nil {
-		b, _ := json.Marshal(req)
-		body = bytes.NewReader(b)
+		b, _ = json.Marshal(req)
 	}
-	return c.do(ctx, path, body)
+	return c.send(ctx, path, b)
 }
 
-func (c Client) do(ctx context.Context, path string, body io.Reader) error {
+// send posts b (nil: no body) to the agent, again while unanswered.
+func (c Client) send(ctx context.Context, path string, b []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		err := c.do(ctx, path, b)
+		var unanswered *unansweredError
+		if !errors.As(err, &unanswered) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// unansweredError is a request that got no answer (as against an answer
+// that is an error).
+type unansweredError struct{ err error }
+
+func (e *unansweredError) Error() string { return e.err.Error() }
+func (e *unansweredError) Unwrap() error { return e.err }
+
+func (c Client) do(ctx context.Context, path string, b []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	var body io.Reader
+	if b != nil {
+		body = bytes.NewReader(b)
+	}
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Base+path, body)
 	if err != nil {
 		return err
 	}
 	resp, err := http.DefaultClient.Do(r)
 	if err != nil {
-		return fmt.Errorf("the node's agent at %s: %w", c.Base, err)
+		return &unansweredError{fmt.Errorf("the node's agent at %s: %w", c.Base, err)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {

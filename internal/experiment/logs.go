@@ -1,0 +1,48 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+
+	"github.com/chainperf/chainperf/internal/nodelog"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/store"
+	"github.com/chainperf/chainperf/internal/testnet/live"
+)
+
+// teardown keeps the nodes' logs with the run, then takes the testnet
+// down.
+func teardown(ctx context.Context, o RunOptions, net *live.Net, rec *recorder, r *results.Run) {
+	o.Phase("testnet down")
+	keepLogs(ctx, net, rec, r)
+	net.Down(ctx)
+}
+
+// keepLogs stores every node's output with the run before the testnet
+// goes (a temp dir's logs go with it, a pod's with the pod): `chainperf
+// runs logs` reads them, and the run's "Node logs" finding counts what
+// they say. A node whose log cannot be read is said in the run's events;
+// an external network's nodes have none here.
+func keepLogs(ctx context.Context, net *live.Net, rec *recorder, r *results.Run) {
+	if rec.store == nil {
+		return
+	}
+	var counts []nodelog.Counts
+	for _, nd := range net.Testnet.Nodes {
+		text, size, err := net.Log(ctx, nd, store.MaxLog)
+		switch {
+		case errors.Is(err, live.ErrNoLog):
+			continue
+		case err != nil:
+			rec.storeOnly("log", nd.Name+"'s log not kept: "+err.Error())
+			continue
+		}
+		counts = append(counts, nodelog.Read(nd.Name, text))
+		rec.write(func(st *store.Store) error {
+			return st.Log(rec.ctx, rec.runID, store.NodeLog{Node: nd.Name, Size: size, Text: text})
+		})
+	}
+	if len(counts) > 0 {
+		r.SetFinding(nodelog.Finding(counts))
+	}
+}

@@ -1,0 +1,128 @@
+// Package nodelog reads the logs a run kept of its nodes: CometBFT's own
+// plain lines ("E[2026-11-29|07:00:00.123] msg key=value"), the Cosmos
+// SDK's console lines ("7:00AM ERR msg key=value", colour codes taken
+// out) and either one's JSON lines ({"level":"error",...}), one way, into
+// counts of what a reader looks for first, per node.
+package nodelog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/chainperf/chainperf/internal/finding"
+	"github.com/chainperf/chainperf/internal/printable"
+)
+
+// Source is the finding's source.
+const Source = "logs"
+
+// A Kind is what a line says, of the kinds counted.
+type Kind string
+
+const (
+	Error       Kind = "error"        // a line at error level
+	Panic       Kind = "panic"        // a Go panic or fatal error
+	PeerDropped Kind = "peer dropped" // the p2p switch stopped a peer for an error
+	Redial      Kind = "redials"      // it dials a persistent peer it lost, again
+
+)
+
+// Kinds are the kinds counted, in the order they are shown.
+var Kinds = []Kind{Error, Panic, PeerDropped, Redial}
+
+// Counts is one node's log read: the lines of each kind and the first
+// line of each (as the log has it, colour codes out, at most 300 bytes).
+type Counts struct {
+	Node  string          `json:"node"`
+	Lines int             `json:"lines"`
+	Of    map[Kind]int    `json:"of,omitempty"`
+	First map[Kind]string `json:"first,omitempty"`
+}
+
+var (
+	ansi      = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	plainErr  = regexp.MustCompile(`^E\[\d{4}-\d\d-\d\d\|`)
+	consoleEr = regexp.MustCompile(`^\S+ (ERR|FTL|PNC) `)
+	panics    = regexp.MustCompile(`^(panic: |fatal error: )`)
+	redial    = regexp.MustCompile(`\bReconnecting to peer\b`) // CometBFT's "Added peer" is a debug line
+	dropped   = regexp.MustCompile(`(?i)\bstopping peer for error\b`)
+	// A websocket client that went away without a close: the harness's
+	// own block follower at teardown, logged by every node it followed.
+	goneClient = regexp.MustCompile(`websocket: close 100[16] `)
+)
+
+// Read counts one node's log.
+func Read(node string, text []byte) Counts {
+	c := Counts{Node: node, Of: map[Kind]int{}, First: map[Kind]string{}}
+	for line := range bytes.Lines(text) {
+		line = bytes.TrimRight(ansi.ReplaceAll(line, nil), "\r\n")
+		if len(line) == 0 {
+			continue
+		}
+		c.Lines++
+		for _, k := range kindsOf(line) {
+			c.Of[k]++
+			if _, ok := c.First[k]; !ok {
+				c.First[k] = printable.Clean(string(line[:min(len(line), 300)]))
+			}
+		}
+	}
+	return c
+}
+
+// kindsOf says the kinds of one line.
+func kindsOf(line []byte) []Kind {
+	var out []Kind
+	level := ""
+	if line[0] == '{' {
+		var j struct {
+			Level string `json:"level"`
+		}
+		if json.Unmarshal(line, &j) == nil {
+			level = j.Level
+		}
+	}
+	switch {
+	case goneClient.Match(line):
+	case level == "error" || level == "fatal" || level == "panic",
+		level == "" && (plainErr.Match(line) || consoleEr.Match(line)):
+		out = append(out, Error)
+	}
+	if panics.Match(line) {
+		out = append(out, Panic)
+	}
+	if dropped.Match(line) {
+		out = append(out, PeerDropped)
+	}
+	if redial.Match(line) {
+		out = append(out, Redial)
+	}
+	return out
+}
+
+// Finding is the run's logs read: a row a node with its counts and the
+// first error or panic line it wrote.
+func Finding(nodes []Counts) finding.Finding {
+	t := finding.Table{Columns: []string{"node", "lines"}}
+	for _, k := range Kinds {
+		t.Columns = append(t.Columns, string(k))
+	}
+	t.Columns = append(t.Columns, "first error")
+	total := 0
+	for _, c := range nodes {
+		row := []string{c.Node, fmt.Sprint(c.Lines)}
+		for _, k := range Kinds {
+			row = append(row, fmt.Sprint(c.Of[k]))
+		}
+		first := c.First[Panic]
+		if first == "" {
+			first = c.First[Error]
+		}
+		t.Rows = append(t.Rows, append(row, first))
+		total += c.Of[Error]
+	}
+	note := fmt.Sprintf("The nodes' own logs, kept with the run (`chainperf runs logs`): %d error lines in all.", total)
+	return finding.Finding{Source: Source, Title: "Node logs", Note: note, Tables: []finding.Table{t}}
+}

@@ -1,0 +1,66 @@
+package nodelog
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRead on lines of each format the nodes write: CometBFT's plain
+// lines, the SDK's console lines with their colour codes, JSON lines, a
+// panic; the counts and the first line of each kind. The harness's own
+// websocket going away at teardown is no error of the node's.
+func TestRead(t *testing.T) {
+	log := strings.Join([]string{
+		`I[2026-11-29|07:00:00.123] committed state                              module=state height=5 num_txs=0`,
+		`I[2026-11-29|07:00:00.200] Reconnecting to peer                         module=p2p addr=8a@127.0.0.1:26656`,
+		`E[2026-11-29|07:00:01.000] Stopping peer for error                      module=p2p peer="Peer{MConn{127.0.0.1:26656} 8a out}" err=EOF`,
+		"\x1b[90m7:00AM\x1b[0m \x1b[31mERR\x1b[0m \x1b[1mfailure when running app\x1b[0m \x1b[36merr=\x1b[0m\"bind: address already in use\"",
+		"\x1b[90m7:00AM\x1b[0m \x1b[32mINF\x1b[0m finalizing commit of block module=consensus height=5",
+		`{"level":"error","module":"p2p","_msg":"Stopping peer for error","err":"EOF"}`,
+		`{"level":"info","message":"an ERR in the words of an info line"}`,
+		`panic: runtime error: invalid memory address`,
+		`E[2026-11-29|07:34:55.779] Failed to read request                       module=rpc-server protocol=websocket remote=127.0.0.1:35294 err="websocket: close 1006 (abnormal closure): unexpected EOF"`,
+		``,
+		"I[2026-11-29|07:00:02.000] a line with \x07 a bell",
+	}, "\n")
+	c := Read("validator1", []byte(log))
+	want := map[Kind]int{Error: 3, Panic: 1, PeerDropped: 2, Redial: 1}
+	if c.Lines != 10 {
+		t.Errorf("%d lines; want 10", c.Lines)
+	}
+	for k, n := range want {
+		if c.Of[k] != n {
+			t.Errorf("%s: %d; want %d", k, c.Of[k], n)
+		}
+	}
+	if first := c.First[Error]; !strings.HasPrefix(first, "E[2026-11-29|07:00:01.000] Stopping peer for error") {
+		t.Errorf("first error %q", first)
+	}
+	if first := c.First[Panic]; first != "panic: runtime error: invalid memory address" {
+		t.Errorf("first panic %q", first)
+	}
+	f := Finding([]Counts{c, Read("validator0", nil)})
+	if !strings.Contains(f.Note, "3 error lines") || len(f.Tables[0].Rows) != 2 || f.Tables[0].Rows[0][len(f.Tables[0].Rows[0])-1] != "panic: runtime error: invalid memory address" {
+		t.Errorf("finding %+v", f)
+	}
+}
+
+// FuzzRead: any bytes read as a log count every line at most once a kind
+// and quote no control character.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte("E[2026-11-29|07:00:01.000] Stopping peer for error\npanic: x\n"))
+	f.Add([]byte("{\"level\":\"error\"}\n\x1b[31mERR\x1b[0m\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c := Read("n", b)
+		for k, n := range c.Of {
+			if n > c.Lines {
+				t.Fatalf("%s: %d of %d lines", k, n, c.Lines)
+			}
+		}
+		for _, s := range c.First {
+			if strings.ContainsAny(s, "\x00\x07\x1b\n\r") || len(s) > 4*300 {
+				t.Fatalf("first line %q", s)
+			}
+		}
+	})
+}
