@@ -50,12 +50,14 @@ func besideOthers(text string) string {
 // TestCosmosSendConservesBalances sends signed bank txs on a real SDK
 // chain in two phases (sequences carry over from one to the next) and
 // checks that every tx committed and every wallet's balance is what the
-// committed txs say.
+// committed txs say. Alone (no t.Parallel): beside two other testnets a CI
+// run had 3 of its first phase's 480 pregenerated sends refused in the
+// first seconds, with a reason the run did not keep (it now prints each
+// phase's refusals when it fails); alone it has never seen one.
 func TestCosmosSendConservesBalances(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos SDK chain")
 	}
-	t.Parallel()
 	for _, kind := range []string{"cosmos-send", "cosmos-multisend"} {
 		t.Run(kind, func(t *testing.T) {
 			mode := map[string]string{"cosmos-send": "pregenerate", "cosmos-multisend": "live"}[kind]
@@ -92,7 +94,11 @@ max_rejected_share = 0.001
 load_delivered = false
 `, kind, mode, gas)))
 			if code != 0 || cosmosOf(r) == nil || cosmosOf(r).Balances == nil {
-				t.Fatalf("exit %d\n%s", code, out)
+				var reasons []map[string]int64
+				for _, p := range r.Phases {
+					reasons = append(reasons, p.Ledger.Reasons)
+				}
+				t.Fatalf("exit %d, refusals by phase %v\n%s", code, reasons, out)
 			}
 			b := cosmosOf(r).Balances
 			sent := 0

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/results"
 )
 
 // TestLogs: node logs kept with a run come back as they went in, by node;
-// a run without any has none; more than MaxLog is refused; deleting the
-// run deletes them.
+// a run without any has none; more than MaxLog is refused; a run still
+// running is not deleted; deleting the ended run deletes its logs.
 func TestLogs(t *testing.T) {
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
@@ -35,6 +37,13 @@ func TestLogs(t *testing.T) {
 			}
 			if none, err := s.Logs(ctx, "20261129-060000-bbbb"); err != nil || len(none) != 0 {
 				t.Errorf("a run without logs: %d, %v", len(none), err)
+			}
+			if err := s.Delete(ctx, r.ID); err == nil || !strings.Contains(err.Error(), "is still running (harness pid 42 on h)") {
+				t.Fatalf("delete of a running run: %v; want it refused", err)
+			}
+			r.Status, r.End = results.StatusInterrupted, start.Add(time.Minute)
+			if err := s.Finish(ctx, r); err != nil {
+				t.Fatal(err)
 			}
 			if err := s.Delete(ctx, r.ID); err != nil {
 				t.Fatal(err)

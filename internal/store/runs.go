@@ -301,15 +301,27 @@ func (s *Store) Blocks(ctx context.Context, id string) (map[int][]observe.Block,
 }
 
 // Delete removes a run and everything recorded with it.
+//
+// A run still marked running is refused: its harness would go on writing
+// blocks and samples for a run that is gone. (Callers first mark the runs
+// of dead harnesses interrupted: experiment.Recover.)
 func (s *Store) Delete(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM runs WHERE id = ?`), id)
+	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM runs WHERE id = ? AND status <> ?`), id, string(results.StatusRunning))
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("run %s: %w", id, ErrNotFound)
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	return nil
+	var host string
+	var pid int64
+	switch err := s.db.QueryRowContext(ctx, s.q(`SELECT harness_host, harness_pid FROM runs WHERE id = ?`), id).Scan(&host, &pid); {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("run %s: %w", id, ErrNotFound)
+	case err != nil:
+		return err
+	}
+	return fmt.Errorf("run %s is still running (harness pid %d on %s): end it first (Ctrl-C where it runs), then delete it", id, pid, host)
 }
 
 // Running returns the runs recorded as running on host, with their owners.
