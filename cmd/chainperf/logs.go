@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chainperf/chainperf/internal/nodelog"
 	"github.com/chainperf/chainperf/internal/printable"
 )
 
@@ -59,7 +60,7 @@ external network, have none.`,
 					continue
 				}
 				for _, line := range bytes.Split(bytes.TrimRight(l.Text, "\n"), []byte("\n")) {
-					line = ansi.ReplaceAll(line, nil)
+					line = nodelog.Plain(line)
 					if re.Match(line) {
 						fmt.Fprintf(out, "%s | %s\n", l.Node, printable.Clean(string(line)))
 					}
@@ -72,7 +73,3 @@ external network, have none.`,
 	cmd.Flags().StringVar(&grep, "grep", "", "only the lines this regular expression matches (Go syntax; (?i) for any case)")
 	return cmd
 }
-
-// ansi is a terminal colour code: the SDK's logger writes them, and they
-// are no part of the line.
-var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")

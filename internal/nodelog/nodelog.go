@@ -26,7 +26,6 @@ const (
 	Panic       Kind = "panic"        // a Go panic or fatal error
 	PeerDropped Kind = "peer dropped" // the p2p switch stopped a peer for an error
 	Redial      Kind = "redials"      // it dials a persistent peer it lost, again
-
 )
 
 // Kinds are the kinds counted, in the order they are shown.
@@ -53,11 +52,17 @@ var (
 	goneClient = regexp.MustCompile(`websocket: close 100[16] `)
 )
 
+// Plain is a log line without its terminal colour codes (the SDK's
+// console logger writes them) and line end.
+func Plain(line []byte) []byte {
+	return bytes.TrimRight(ansi.ReplaceAll(line, nil), "\r\n")
+}
+
 // Read counts one node's log.
 func Read(node string, text []byte) Counts {
 	c := Counts{Node: node, Of: map[Kind]int{}, First: map[Kind]string{}}
 	for line := range bytes.Lines(text) {
-		line = bytes.TrimRight(ansi.ReplaceAll(line, nil), "\r\n")
+		line = Plain(line)
 		if len(line) == 0 {
 			continue
 		}
