@@ -13,7 +13,6 @@ import (
 
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/cosmos"
-	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
 	bip39 "github.com/cosmos/go-bip39"
 )
@@ -30,7 +29,6 @@ func TestExternalCosmos(t *testing.T) {
 		t.Skip("starts real Cosmos SDK nodes")
 	}
 	t.Parallel()
-	ctx := context.Background()
 	reg, tmp := t.TempDir(), t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(tmp, name)
@@ -117,15 +115,7 @@ cooldown = "1s"
 	if id == nil || !strings.Contains(out, "conserved") {
 		t.Fatalf("no passed run with conserved balances:\n%s", out)
 	}
-	sdb, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sdb.Run(ctx, id[1])
-	sdb.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := storedRun(t, db, id[1])
 	c := chain.CosmosOf(r)
 	if c == nil || c.Funding == nil || c.Balances == nil {
 		t.Fatalf("the stored run has no funding or balance check: %+v", c)
@@ -224,7 +214,6 @@ func balanceOf(t *testing.T, hc *http.Client, rpc, address string) uint64 {
 // every templated tx accounted by its coin events.
 func learnedMix(t *testing.T, reg, ext, mnemonic, rpc, db, reports string) {
 	t.Helper()
-	ctx := context.Background()
 	text := strings.Replace(string(mustRead(t, ext)), "sweep_back = true\n", "", 1)
 	known := strings.Replace(text, "[workload]\nkind = \"cosmos-send\"\n", `[workload]
 kind = "cosmos-mix"
@@ -248,15 +237,7 @@ amount = 1000
 	if code != 0 || id == nil {
 		t.Fatalf("the known mix: exit %d\n%s", code, out)
 	}
-	sdb, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := sdb.Run(ctx, id[1])
-	sdb.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := storedRun(t, db, id[1])
 	// Every tx the run sent committed (its balance check says so): the
 	// shares it sent are the shares its blocks hold.
 	committed, total := map[string]float64{}, 0.0

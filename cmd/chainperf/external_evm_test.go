@@ -15,7 +15,6 @@ import (
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/nodehttp"
-	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
 )
 
@@ -152,15 +151,7 @@ drain_timeout = "20s"
 		if id == nil || !strings.Contains(out, "conserved") {
 			t.Fatalf("run %d: no passed run with conserved balances:\n%s", round, out)
 		}
-		sdb, err := store.Open(ctx, db)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := sdb.Run(ctx, id[1])
-		sdb.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := storedRun(t, db, id[1])
 		e := chain.EVMOf(r)
 		if e == nil || e.Funding == nil || e.Balances == nil || e.Token == "" {
 			t.Fatalf("run %d: the stored run has no funding, token or balance check: %+v", round, e)

@@ -31,15 +31,11 @@ external network, have none.`,
 			if err != nil {
 				return fmt.Errorf("--grep %q: %w", grep, err)
 			}
-			st, err := openExisting(cmd.Context())
+			st, id, err := openRun(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			id, err := st.Find(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
 			logs, err := st.Logs(cmd.Context(), id)
 			if err != nil {
 				return err

@@ -40,6 +40,21 @@ func openExisting(ctx context.Context) (*store.Store, error) {
 	return recovered(ctx, st, err)
 }
 
+// openRun opens the results database and finds the run ref names (an
+// ID, a unique start of one, latest, latest~N: store.Find).
+func openRun(ctx context.Context, ref string) (*store.Store, string, error) {
+	st, err := openExisting(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := st.Find(ctx, ref)
+	if err != nil {
+		st.Close()
+		return nil, "", err
+	}
+	return st, id, nil
+}
+
 // recovered marks the runs of dead harnesses in st interrupted.
 func recovered(ctx context.Context, st *store.Store, err error) (*store.Store, error) {
 	if err != nil {
@@ -119,15 +134,11 @@ func runsCmd() *cobra.Command {
   chainperf runs show 20261125-1143 --format md > run.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openExisting(cmd.Context())
+			st, id, err := openRun(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			id, err := st.Find(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
 			r, err := st.Run(cmd.Context(), id)
 			if err != nil {
 				return err
@@ -165,16 +176,12 @@ func runsCmd() *cobra.Command {
 			if format != "json" && format != "csv" && format != "series" {
 				return fmt.Errorf("--format %q: use json, csv or series", format)
 			}
-			st, err := openExisting(cmd.Context())
+			// Both forms say so when there is no such run.
+			st, id, err := openRun(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			// Both forms say so when there is no such run.
-			id, err := st.Find(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
 			if format != "json" {
 				write := st.SecondsCSV
 				if format == "series" {
@@ -229,15 +236,11 @@ func reportCmd() *cobra.Command {
   chainperf report latest`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := openExisting(cmd.Context())
+			st, id, err := openRun(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			id, err := st.Find(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
 			r, err := st.Run(cmd.Context(), id)
 			if err != nil {
 				return err

@@ -18,8 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/scenario/scenariotest"
+	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
 	"github.com/chainperf/chainperf/internal/testnet/live"
@@ -110,6 +112,21 @@ func registryEnv(t *testing.T, reg string) []string {
 		})
 	}
 	return append(os.Environ(), "CHAINPERF_REGISTRY="+reg, fmt.Sprintf("CHAINPERF_FIRST_PORT=%d", first+k*laneWidth))
+}
+
+// storedRun reads run id back from the results database db.
+func storedRun(t *testing.T, db, id string) *results.Run {
+	t.Helper()
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Run(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // cli runs chainperf with a registry of the test's own and returns
