@@ -11,7 +11,8 @@ import (
 
 // slowRepo makes a git repository holding the slownode program (a
 // CometBFT kvstore node) with three commits on main, the last of which
-// adds a 2 s sleep to FinalizeBlock (longer than timeout_commit, which would otherwise absorb it), and a branch "broken" whose
+// adds a 1 s sleep to FinalizeBlock (longer than the scenario's 200 ms
+// timeout_commit, which would otherwise absorb it), and a branch "broken" whose
 // commit does not compile. It returns the dir and main's commits.
 func slowRepo(t *testing.T) (string, []string) {
 	t.Helper()
@@ -39,7 +40,7 @@ func slowRepo(t *testing.T) (string, []string) {
 	commit("slownode: a kvstore node")
 	write("README", "slownode\n")
 	commit("docs: a readme")
-	write("delay.go", delay("2000 * time.Millisecond"))
+	write("delay.go", delay("1000 * time.Millisecond"))
 	commit("finalize: check every tx again")
 	run("checkout", "-q", "-b", "broken")
 	write("delay.go", "package main\n\nconst delay = nosuchthing\n")
@@ -65,12 +66,14 @@ func TestBisectFindsTheSlowdown(t *testing.T) {
 [testnet]
 validators = 1
 full_nodes = 0
+[testnet.config]
+"consensus.timeout_commit" = "200ms"
 [testnet.build]
 dir = "`+repo+`"
 ref = "`+ref+`"
 [load]
 rate = 100
-duration = "8s"
+duration = "4s"
 [experiment]
 kind = "steady"
 warmup = "1s"
@@ -81,12 +84,15 @@ drain_timeout = "10s"
 	}
 	// Two steps: main (bad, checked first), then the readme's commit
 	// (good), which leaves the sleep's commit as the first bad one. Each
-	// step runs the good commit and its own interleaved, 8 s runs,
-	// until p50 is decided at a 25 % threshold (the sleep doubles it: a
-	// block every 3 s or so against about one a second). One validator,
-	// the least that makes blocks; 8 s of load, 1 s of warm-up.
+	// step runs the good commit and its own interleaved, 4 s runs,
+	// until p50 is decided at a 25 % threshold (the sleep makes it
+	// several times longer: a block every 1.2 s or so against one every
+	// 0.3 s). One validator, the least that makes blocks; 4 s of load
+	// (a dozen blocks at the good commit), 1 s of warm-up: 8 s runs and a
+	// 2 s sleep took 163 s in CI.
 	out, code := cli(t, reg, "bisect", "--db", db, "--good", commits[0], "--bad", "main", "--scenario", scenarioFor("main"),
 		"--figure", "latency p50", "--threshold", "25", "--report-dir", filepath.Join(tmp, "reports"))
+	t.Logf("bisect:\n%s", out)
 	if code != 0 {
 		t.Fatalf("bisect: exit %d\n%s", code, out)
 	}

@@ -280,9 +280,9 @@ func TestExternalFindMaxAndRegression(t *testing.T) {
 		}
 		return id[1]
 	}
-	// 8 s a run: blocks every 100 ms against every 1 s, a tenfold change
-	// in latency, shows in a 5 s window.
-	steady := "[load]\nrate = 100\nduration = \"8s\"\n[experiment]\nkind = \"steady\"\nwarmup = \"2s\"\ncooldown = \"1s\"\n"
+	// 5 s a run: blocks every 100 ms against every 1 s, a tenfold change
+	// in latency, shows in a 3 s window (8 s runs gave the same verdict).
+	steady := "[load]\nrate = 100\nduration = \"5s\"\n[experiment]\nkind = \"steady\"\nwarmup = \"1s\"\ncooldown = \"1s\"\n"
 
 	fast := network("fast", "100ms")
 	nodes := externalNodes(t, fast)
@@ -294,7 +294,7 @@ func TestExternalFindMaxAndRegression(t *testing.T) {
 	// explained by those drops): load_delivered is off and up to 5 %
 	// unresolved is taken here; the test is about storing and reporting
 	// the run.
-	findMax := run("find-max", "[load.pid]\nstart_rate = 300\n[experiment]\nkind = \"find-max\"\nfind_max_duration = \"20s\"\nfind_max_settle = \"8s\"\n[criteria]\nload_delivered = false\nmax_unresolved_share = 0.05\n", nodes)
+	findMax := run("find-max", "[load.pid]\nstart_rate = 300\n[experiment]\nkind = \"find-max\"\nfind_max_duration = \"12s\"\nfind_max_settle = \"5s\"\n[criteria]\nload_delivered = false\nmax_unresolved_share = 0.05\n", nodes)
 	show, _ := cli(t, reg, "runs", "show", findMax, "--db", db)
 	if !strings.Contains(show, "max sustainable") || !strings.Contains(show, "external network") {
 		t.Errorf("the find-max run does not show its max sustainable rate on an external network:\n%s", show)

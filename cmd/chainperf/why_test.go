@@ -70,16 +70,20 @@ func blocksIn(p *results.Phase) int {
 	return n
 }
 
+// whyScenario's size: four validators, so that one can be missing and
+// the others still commit, and a full node; 12 s of load after 3 s of
+// warm-up (runs of 20 s and 4 s gave the same verdicts; each run is
+// 8 s shorter).
 const whyScenario = `name = "why-%s"
 [testnet]
 validators = 4
 full_nodes = 1
 [load]
 rate = 300
-duration = "20s"
+duration = "12s"
 [experiment]
 kind = "steady"
-warmup = "4s"
+warmup = "3s"
 cooldown = "1s"
 [criteria]
 # The subject is the diagnosis; the load gate has its own tests.
