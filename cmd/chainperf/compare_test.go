@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -64,6 +65,8 @@ func storeRunWith(t *testing.T, st *store.Store, id string, status results.Statu
 // show how runs differ; a NaN threshold is
 // refused before -o's file is touched; an interrupted run needs --force.
 func TestCompareGate(t *testing.T) {
+	// No node, nothing timed: the beside tier.
+	t.Parallel()
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "runs.db")
 	st, err := store.Open(context.Background(), db)
@@ -143,6 +146,8 @@ func TestCompareGate(t *testing.T) {
 // are clear errors (exit 2); exporting a run that is not there fails in
 // both formats.
 func TestReadOnlyCommandsAndBadDB(t *testing.T) {
+	// No node, nothing timed: the beside tier.
+	t.Parallel()
 	tmp := t.TempDir()
 	reg := t.TempDir()
 	missing := filepath.Join(tmp, "none.db")
@@ -203,6 +208,8 @@ func TestReadOnlyCommandsAndBadDB(t *testing.T) {
 // while it is among the newest 5 runs, 0 when only the newest 3 count;
 // a steady series exits 0.
 func TestTrendForNightlyCI(t *testing.T) {
+	// No node, nothing timed: the beside tier.
+	t.Parallel()
 	tmp := t.TempDir()
 	db := filepath.Join(tmp, "runs.db")
 	st, err := store.Open(context.Background(), db)
@@ -230,5 +237,58 @@ func TestTrendForNightlyCI(t *testing.T) {
 	}
 	if out, code := cli(t, reg, "trend", "--db", db, "--figure", "latency p95", "scenario:default"); code != 2 || !strings.Contains(out, `has the figure "latency p95"`) {
 		t.Errorf("trend of a figure no run has: exit %d\n%s", code, out)
+	}
+}
+
+// TestDatabaseOnReadOnlyMedia: a results database on a read-only mount (a
+// read-only bind mount of the dir that holds it, as a CD or a snapshot
+// would be) is read by every reader, and a command that would write it
+// says so in one line, naming the mount's error, before it starts
+// anything. (SQLite opens such a file read-only without a word; the first
+// write then failed as "out of memory (14)" and nothing could be listed.)
+func TestDatabaseOnReadOnlyMedia(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("makes a read-only bind mount: needs root")
+	}
+	src, ro, reg := t.TempDir(), t.TempDir(), t.TempDir()
+	st, err := store.Open(context.Background(), filepath.Join(src, "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := "20261129-100000-aaaa", "20261129-100100-bbbb"
+	storeRun(t, st, a, results.StatusComplete, 500, 1800, 0.02, 1)
+	storeRun(t, st, b, results.StatusComplete, 500, 1800, 0.02, 2)
+	st.Close()
+	mount := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
+			t.Fatalf("mount %v: %v\n%s", args, err, out)
+		}
+	}
+	mount("--bind", src, ro)
+	t.Cleanup(func() { _ = exec.Command("umount", ro).Run() })
+	mount("-o", "remount,bind,ro", ro)
+	db := filepath.Join(ro, "runs.db")
+
+	for _, args := range [][]string{
+		{"runs", "list"}, {"runs", "show", "latest"}, {"runs", "export", a},
+		{"report", a, "--report-dir", filepath.Join(reg, "reports")}, {"compare", a, b},
+	} {
+		out, code := cli(t, reg, append(args, "--db", db)...)
+		if code == 2 || strings.Contains(out, "results database") {
+			t.Errorf("%v on a read-only mount: exit %d\n%s", args, code, out)
+		}
+		if args[1] == "list" && (!strings.Contains(out, a) || !strings.Contains(out, b)) {
+			t.Errorf("runs list on a read-only mount lists not both runs:\n%s", out)
+		}
+	}
+	if out, code := cli(t, reg, "runs", "delete", a, "--db", db); code != 2 || !strings.Contains(out, "is read-only here") || !strings.Contains(out, "read-only file system") {
+		t.Errorf("runs delete on a read-only mount: exit %d; want 2, saying why\n%s", code, out)
+	}
+	scn := filepath.Join(reg, "s.toml")
+	os.WriteFile(scn, []byte("[load]\nrate = 10\nduration = \"10s\"\n"), 0o644)
+	if out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(reg, "reports")); code != 2 ||
+		!strings.Contains(out, "cannot be written by this process") || strings.Contains(out, "validator0") {
+		t.Errorf("run into a read-only database: exit %d; want 2 before any node starts\n%s", code, out)
 	}
 }

@@ -120,6 +120,8 @@ func TestAnyFindingReachesEveryReader(t *testing.T) {
 // (testdata/before-findings/ID.md) but for the chain's figures table, and
 // the run summary is the one it printed (ID.summary).
 func TestRunsStoredBeforeFindings(t *testing.T) {
+	// No node, nothing timed: the beside tier.
+	t.Parallel()
 	tmp, reg := t.TempDir(), t.TempDir()
 	db := filepath.Join(tmp, "old.db")
 	if err := os.WriteFile(db, mustRead(t, "testdata/before-findings.db"), 0o644); err != nil {

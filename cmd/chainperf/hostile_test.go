@@ -106,6 +106,12 @@ func TestHostileNodes(t *testing.T) {
 		{providertest.HeightBackwards, both, 1, []string{"height does not go backwards"}},
 		{providertest.WrongHeight, both, 1, []string{"answered a block of height"}},
 		{providertest.StopBlocks, both, 1, []string{"follower_stalled", "follower_gap"}},
+		// A block read held past the run's end (4 s, under the 10 s the
+		// follower waits to call it a stall): named when the run ends.
+		{providertest.HoldBlock, both, 1, []string{"was still unanswered after"}},
+		// A million one-byte txs in a block (none of them ours): decoded
+		// in the memory an honest node's run takes (the peak check below).
+		{providertest.TinyTxs, both, 0, nil},
 		{providertest.Redirect, both, 2, []string{"redirected to another host"}},
 		{providertest.ControlChars, both, 0, []string{`\x1b]0;pwned`}},
 		{providertest.Cardinality, run, 0, []string{"series_dropped"}},

@@ -145,6 +145,12 @@ duration = "6s"
 	if out, code := cli(t, reg, "runs", "show", r.ID, "--db", db); code != 0 || !strings.Contains(out, "committed") {
 		t.Errorf("runs show: exit %d\n%s", code, out)
 	}
+	// A pod's whole log is kept, read through the API: its start (the
+	// node's first lines) as well as its end; the last 50 lines were all
+	// before.
+	if out, code := cli(t, reg, "runs", "logs", r.ID, "--node", "validator0", "--db", db); code != 0 || strings.Count(out, "\n") <= 50 {
+		t.Errorf("runs logs of a pod: exit %d, %d lines; want its whole log\n%.2000s", code, strings.Count(out, "\n"), out)
+	}
 	if _, err := os.Stat(filepath.Join(reports, r.ID, "report.html")); err != nil {
 		t.Errorf("no report: %v", err)
 	}

@@ -55,10 +55,14 @@ func openRun(ctx context.Context, ref string) (*store.Store, string, error) {
 	return st, id, nil
 }
 
-// recovered marks the runs of dead harnesses in st interrupted.
+// recovered marks the runs of dead harnesses in st interrupted (not in
+// a database this process can only read).
 func recovered(ctx context.Context, st *store.Store, err error) (*store.Store, error) {
 	if err != nil {
 		return nil, err
+	}
+	if st.ReadOnly() != "" {
+		return st, nil
 	}
 	if _, err := experiment.Recover(ctx, st); err != nil {
 		st.Close()

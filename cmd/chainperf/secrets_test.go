@@ -58,6 +58,8 @@ json_rpc = "http:/j:RpcSecret4@127.0.0.1:1"
 // an existing file, a symlink (even to nowhere) and a chain without EVM
 // wallets are refused, and nothing is written through the link.
 func TestFunderKey(t *testing.T) {
+	// No node, nothing timed: the beside tier.
+	t.Parallel()
 	dir, reg := t.TempDir(), t.TempDir()
 	scen := filepath.Join(dir, "evm.toml")
 	if err := os.WriteFile(scen, []byte("[testnet]\nchain = \"evm\"\n[testnet.evm]\nseed = \"team\"\n[workload]\nkind = \"evm-transfer\"\n"), 0o600); err != nil {

@@ -661,6 +661,8 @@ func TestSecondSignal(t *testing.T) {
 // scenario check says when the scale profile will apply: from 16
 // validators by itself, never when it is off.
 func TestScenarioCheckNamesTheScaleProfile(t *testing.T) {
+	// No node, nothing timed: the beside tier.
+	t.Parallel()
 	reg := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(t.TempDir(), name)
@@ -723,6 +725,8 @@ func TestCPUProfileIsTheHarnessOnly(t *testing.T) {
 // external network's own nodes, find-max's own length), not the default
 // shape and the [load] section.
 func TestScenarioCheckSaysThePlan(t *testing.T) {
+	// No node, nothing timed: the beside tier.
+	t.Parallel()
 	p := filepath.Join(t.TempDir(), "s.toml")
 	text := "[testnet]\nprovider = \"external\"\n[[testnet.node]]\nrole = \"full\"\nrpc = \"http://127.0.0.1:26657\"\n[[testnet.node]]\nrole = \"validator\"\nrpc = \"http://127.0.0.1:26660\"\n[experiment]\nkind = \"find-max\"\nfind_max_duration = \"90s\"\n"
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {

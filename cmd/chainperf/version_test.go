@@ -10,6 +10,8 @@ import (
 // commit (or that the build has none) and the Go version; a release
 // build's version (-X main.version) wins.
 func TestVersion(t *testing.T) {
+	// No node, nothing timed: the beside tier.
+	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		out, code := cli(t, t.TempDir(), args...)
 		if code != 0 || !strings.HasPrefix(out, "chainperf ") || !strings.Contains(out, "commit ") || !strings.Contains(out, runtime.Version()) {

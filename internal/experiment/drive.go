@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -435,10 +436,23 @@ func (f *blockFeed) BlockTime(height int64, t time.Time) {
 // sayUnread tells of heights a node said the chain had that the follower
 // did not read by the phase's end: their txs are unresolved, and the run
 // says why.
+// A read the end cut short after a second or more is named, whatever the
+// run's length (a stall is said as it happens only after StallAfter).
 func sayUnread(f *observe.Follower, say func(kind, detail string)) {
-	next, tip := f.Unread()
-	if say == nil || tip < next+1 {
-		return // the last height may be a block made as the phase ended
+	if say == nil {
+		return
 	}
-	say("follower_gap", fmt.Sprintf("heights %d-%d were not read by the end of the phase (the nodes said the chain reached %d)", next, tip, tip))
+	next, tip := f.Unread()
+	why := ""
+	if cut := f.Cut(); len(cut) > 0 {
+		why = ": " + strings.Join(cut, "; ")
+	} else if e := f.LastError(); e != "" {
+		why = " (last error: " + e + ")"
+	}
+	switch {
+	case tip >= next+1: // the last height may be a block made as the phase ended
+		say("follower_gap", fmt.Sprintf("heights %d-%d were not read by the end of the phase (the nodes said the chain reached %d)%s", next, tip, tip, why))
+	case strings.HasPrefix(why, ": "):
+		say("follower_gap", "the end of the phase cut a read short"+why)
+	}
 }

@@ -411,6 +411,15 @@ func (l *Ledger) NoResult(h Hash) bool {
 	return true
 }
 
+// Pending says whether the tx of hash h is the ledger's and in no block
+// yet (a tx the follower must keep from a block it reads).
+func (l *Ledger) Pending(h Hash) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p, ok := l.pend[h]
+	return ok && p.height == 0
+}
+
 // BlockTime records the header time of block height; it completes the
 // CometBFT QA latency (time of block H+1 - send time) of the txs in H-1.
 func (l *Ledger) BlockTime(height int64, t time.Time) {

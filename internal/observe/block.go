@@ -1,30 +1,66 @@
 package observe
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 
 	cmtjson "github.com/cometbft/cometbft/libs/json"
 	rpctypes "github.com/cometbft/cometbft/rpc/jsonrpc/types"
 	"github.com/cometbft/cometbft/types"
+
+	"github.com/chainperf/chainperf/internal/load"
 )
 
-// decodeBlock reads a /block answer in one pass of encoding/json, the txs
-// as base64 (as CometBFT writes them), then the header, evidence and last
-// commit, small, with CometBFT's own JSON. CometBFT's reflection over
-// every tx of a 600-tx block was most of the follower's CPU; the block
-// made is the one CometBFT's decoding makes of what a node writes
-// (FuzzDecodeBlock; encoding/json matches keys in any case and merges a
-// repeated object, CometBFT's does neither).
-func decodeBlock(data []byte, h int64) (*types.Block, error) {
+// A block is a block as the follower keeps it: its header, evidence and
+// last commit, how many txs it held and its size, and only the txs the
+// ledger may know (a hash and a place each). Memory follows what is
+// kept, not what a node sent: a 64 MiB answer of tiny txs is millions of
+// them, none of them ours.
+type block struct {
+	*types.Block // with no txs
+	txs          int
+	bytes        int // the whole block's protobuf size, as types.Block.Size says
+	ours         []ourTx
+}
+
+// ourTx is a tx of a block the ledger may know: its place and hash.
+type ourTx struct {
+	i    int
+	hash load.Hash
+}
+
+// txArray is a block's txs as the answer holds them: encoding/json hands
+// UnmarshalJSON a slice of the answer itself, kept (not copied) and read
+// one tx at a time (eachTx).
+type txArray struct{ raw []byte }
+
+func (a *txArray) UnmarshalJSON(b []byte) error {
+	a.raw = b
+	return nil
+}
+
+// decodeBlock reads a /block answer: the header, evidence and last
+// commit, small, with CometBFT's own JSON; the txs one at a time from
+// the answer, each hashed and counted, and kept only when keep (nil:
+// none) says the ledger knows its hash. CometBFT's reflection over every
+// tx of a 600-tx block was most of the follower's CPU, and a [][]byte of
+// a million tiny txs over a gigabyte; the block is the one CometBFT's
+// decoding makes of what a node writes (FuzzDecodeBlock; encoding/json
+// matches keys in any case and merges a repeated object, CometBFT's does
+// neither).
+func decodeBlock(data []byte, h int64, keep func(load.Hash) bool) (*block, error) {
 	var resp struct {
 		Result *struct {
 			Block *struct {
 				Header json.RawMessage `json:"header"`
 				Data   struct {
-					Txs [][]byte `json:"txs"`
+					Txs txArray `json:"txs"`
 				} `json:"data"`
 				Evidence   json.RawMessage `json:"evidence"`
 				LastCommit json.RawMessage `json:"last_commit"`
@@ -46,22 +82,126 @@ func decodeBlock(data []byte, h int64) (*types.Block, error) {
 		return nil, &badBlock{fmt.Sprintf("block %d: not a CometBFT block (no block)", h)}
 	}
 	rb := resp.Result.Block
-	blk := &types.Block{}
-	for _, tx := range rb.Data.Txs {
-		blk.Data.Txs = append(blk.Data.Txs, tx)
-	}
+	b := &block{Block: &types.Block{}}
 	for _, part := range []struct {
 		raw  json.RawMessage
 		into any
-	}{{rb.Header, &blk.Header}, {rb.Evidence, &blk.Evidence}, {rb.LastCommit, &blk.LastCommit}} {
+	}{{rb.Header, &b.Header}, {rb.Evidence, &b.Evidence}, {rb.LastCommit, &b.LastCommit}} {
 		if len(part.raw) > 0 && string(part.raw) != "null" {
 			if err := cmtjson.Unmarshal(part.raw, part.into); err != nil {
 				return nil, &badBlock{fmt.Sprintf("block %d: not a CometBFT block (%v)", h, err)}
 			}
 		}
 	}
-	if blk.Height != h {
-		return nil, &badBlock{fmt.Sprintf("asked for block %d, answered a block of height %d", h, blk.Height)}
+	if b.Height != h {
+		return nil, &badBlock{fmt.Sprintf("asked for block %d, answered a block of height %d", h, b.Height)}
 	}
-	return blk, nil
+	// The txs' part of the protobuf size: a tag, a length and the bytes
+	// each (types.Data's encoding); the rest is the block's without txs.
+	var data64 uint64
+	err := eachTx(rb.Data.Txs.raw, func(tx []byte) {
+		n := uint64(len(tx))
+		data64 += 1 + varintLen(n) + n
+		if keep != nil {
+			if hash := load.Hash(sha256.Sum256(tx)); keep(hash) {
+				b.ours = append(b.ours, ourTx{i: b.txs, hash: hash})
+			}
+		}
+		b.txs++
+	})
+	if err != nil {
+		return nil, &badBlock{fmt.Sprintf("block %d: not a CometBFT block (%v)", h, err)}
+	}
+	// Data, a field of its own: a tag and a length before it; empty, the
+	// size below counts it as two bytes.
+	if size := b.Block.Size(); size > 0 { // 0: not a block protobuf can hold
+		b.bytes = size - 2 + int(1+varintLen(data64)+data64)
+	}
+	return b, nil
+}
+
+// varintLen is the bytes protobuf's varint of x takes.
+func varintLen(x uint64) uint64 { return uint64(bits.Len64(x|1)+6) / 7 }
+
+// eachTx calls fn with each tx of a JSON array of base64 strings (null:
+// none), decoded as encoding/json decodes a []byte, in a buffer fn must
+// not keep. raw is valid JSON (encoding/json checked the whole answer).
+func eachTx(raw []byte, fn func(tx []byte)) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] != '[' {
+		return fmt.Errorf("txs: not an array")
+	}
+	var buf []byte
+	i := 1
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) {
+			return fmt.Errorf("txs: cut short")
+		}
+		switch raw[i] {
+		case ']':
+			return nil
+		case ',':
+			i++
+			continue
+		case 'n': // null: a nil []byte, as encoding/json makes it
+			if !bytes.HasPrefix(raw[i:], []byte("null")) {
+				return fmt.Errorf("txs: not a string")
+			}
+			fn(nil)
+			i += len("null")
+			continue
+		case '"':
+		default:
+			return fmt.Errorf("txs: not a string")
+		}
+		end, escaped := stringEnd(raw, i)
+		if end < 0 {
+			return fmt.Errorf("txs: cut short")
+		}
+		s := raw[i+1 : end]
+		if escaped { // rare: encoding/json unquotes it first
+			var tx []byte
+			if err := json.Unmarshal(raw[i:end+1], &tx); err != nil {
+				return fmt.Errorf("txs: %v", err)
+			}
+			fn(tx)
+		} else {
+			if n := base64.StdEncoding.DecodedLen(len(s)); cap(buf) < n {
+				buf = make([]byte, n)
+			}
+			n, err := base64.StdEncoding.Decode(buf[:cap(buf)], s)
+			if err != nil {
+				return fmt.Errorf("txs: %v", err)
+			}
+			fn(buf[:n])
+		}
+		i = end + 1
+	}
+}
+
+// stringEnd is the index of the quote that ends the JSON string opening
+// at raw[i] (-1: none), and whether it holds an escape.
+func stringEnd(raw []byte, i int) (int, bool) {
+	escaped := false
+	for j := i + 1; j < len(raw); j++ {
+		switch raw[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j, escaped
+		}
+	}
+	return -1, escaped
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }

@@ -49,6 +49,9 @@ type Ledger interface {
 	// NoResult reports a tx found in a block whose results could not be
 	// read; it reports whether the tx is the ledger's.
 	NoResult(h load.Hash) bool
+	// Pending says whether a tx of this hash is the ledger's and in no
+	// block yet: the follower keeps only those of a block it reads.
+	Pending(h load.Hash) bool
 	BlockTime(height int64, t time.Time)
 }
 
@@ -75,6 +78,7 @@ type Follower struct {
 	lastRead time.Time        // when a block was last read
 	stalled  bool
 	lastErr  string
+	reads    map[string]*pendingRead // the block and results reads under way, or cut by the end
 
 	next    atomic.Int64  // next height to read
 	wake    chan struct{} // Wake's: a node committed a height not read yet
@@ -189,7 +193,7 @@ func (f *Follower) Next() int64 { return f.next.Load() }
 
 // fetched is a block read, waiting for its results.
 type fetched struct {
-	block *types.Block
+	block *block
 	seen  time.Time
 }
 
@@ -204,28 +208,16 @@ func (f *Follower) catchUp(ctx context.Context, rpc string, out chan<- fetched) 
 	latest := st.Height
 	before := f.latest[rpc]
 	f.latest[rpc] = latest
-	switch next := f.next.Load(); {
-	case latest < before:
-		// Below what this node said before: a node restarted empty, or
-		// one that is wrong. Read only what it has; the tip stays.
-		f.problem("height_backwards", rpc, fmt.Sprintf("latest height %d is below the %d it said before: a node's height does not go backwards unless it restarted empty", latest, before))
-	case f.tip == 0 && latest-next > MaxBehind:
-		f.problem("height_far_ahead", rpc, fmt.Sprintf("latest height %d is %d above the first height to read (%d): the start height is not believed; reading from %d",
-			latest, latest-next, next, latest))
-		f.next.Store(latest)
-		f.tip = latest
-	case f.tip == 0 && next-latest > MaxBehind:
-		// The other way: a start height (from one bad answer) far past
-		// the chain would wait for blocks that never come.
-		f.problem("height_far_behind", rpc, fmt.Sprintf("latest height %d is %d below the first height to read (%d): the start height is not believed; reading from %d",
-			latest, next-latest, next, latest+1))
-		f.next.Store(latest + 1)
-		f.tip = latest
-	default:
-		f.tip = max(f.tip, latest)
+	next, tip, kind, detail := heights(latest, before, f.next.Load(), f.tip)
+	if kind != "" {
+		f.problem(kind, rpc, detail)
 	}
+	f.next.Store(next)
+	f.tip = tip
 	for h := f.next.Load(); h <= latest; h = f.next.Load() {
-		blk, err := readBlock(ctx, rpc, h)
+		done := f.track(ctx, "block", fmt.Sprintf("block %d", h), rpc)
+		blk, err := f.readBlock(ctx, rpc, h)
+		done()
 		if err != nil {
 			var bad *badBlock
 			if errors.As(err, &bad) {
@@ -248,52 +240,6 @@ func (f *Follower) catchUp(ctx context.Context, rpc string, out chan<- fetched) 
 	return nil
 }
 
-// checkStall says when no block was read for StallAfter while a node had
-// said there were more (a chain that makes no block is not a stall).
-func (f *Follower) checkStall() {
-	after := f.StallAfter
-	if after <= 0 {
-		after = 10 * time.Second
-	}
-	if f.stalled || f.tip < f.next.Load() || time.Since(f.lastRead) < after {
-		return
-	}
-	f.stalled = true
-	why := f.lastErr
-	if why == "" {
-		why = "no error: the node did not give the block"
-	}
-	f.say("follower_stalled", fmt.Sprintf("no block read for %s while the chain is at height %d and the follower at %d (last: %s)",
-		after, f.tip, f.next.Load(), why))
-}
-
-// problem says something about a node once per kind and node.
-func (f *Follower) problem(kind, rpc, detail string) {
-	key := kind + " " + rpc
-	f.mu.Lock()
-	if f.told == nil {
-		f.told = map[string]bool{}
-	}
-	said := f.told[key]
-	f.told[key] = true
-	f.mu.Unlock()
-	if said {
-		return
-	}
-	f.say(kind, fmt.Sprintf("%s: %s", nodehttp.RedactString(rpc), detail))
-}
-
-func (f *Follower) say(kind, detail string) {
-	f.log.Warn("follower: "+kind, "detail", detail)
-	if f.OnProblem != nil {
-		f.OnProblem(kind, detail)
-	}
-}
-
-// Unread is the first height not read and the highest a node said it
-// had (after Run returned): from > to when every height was read.
-func (f *Follower) Unread() (from, to int64) { return f.next.Load(), f.tip }
-
 // badBlock is an answer to /block that is not the block asked for.
 type badBlock struct{ msg string }
 
@@ -308,14 +254,19 @@ var (
 	resultsClient = nodehttp.Client(nodehttp.Block)
 )
 
-// readBlock reads the block at height h, within nodehttp.Block's caps; a
-// block whose header is of another height is a *badBlock.
-func readBlock(ctx context.Context, rpc string, h int64) (*types.Block, error) {
+// readBlock reads the block at height h, within nodehttp.Block's caps,
+// keeping the txs the ledger has pending; a block whose header is of
+// another height is a *badBlock.
+func (f *Follower) readBlock(ctx context.Context, rpc string, h int64) (*block, error) {
 	data, err := nodehttp.Get(ctx, blockClient, fmt.Sprintf("%s/block?height=%d", rpc, h))
 	if err != nil && len(data) == 0 {
 		return nil, err
 	}
-	blk, err2 := decodeBlock(data, h)
+	var keep func(load.Hash) bool
+	if f.ledger != nil {
+		keep = f.ledger.Pending
+	}
+	blk, err2 := decodeBlock(data, h, keep)
 	if err2 != nil {
 		if err != nil {
 			return nil, err
@@ -339,7 +290,10 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 	var codes []load.TxResult
 	for i := 0; ctx.Err() == nil; i++ {
 		var err error
-		if codes, err = txResults(ctx, f.rpcs[i%len(f.rpcs)], h); err == nil {
+		done := f.track(ctx, "results", fmt.Sprintf("the results of block %d", h), f.rpcs[i%len(f.rpcs)])
+		codes, err = txResults(ctx, f.rpcs[i%len(f.rpcs)], h)
+		done()
+		if err == nil {
 			break
 		}
 		f.log.Warn("follower: block results failed", "height", h, "err", err)
@@ -353,27 +307,24 @@ func (f *Follower) resolve(ctx context.Context, fb fetched) {
 		}
 	}
 	b := Block{
-		Height: h, Time: blk.Time, Seen: fb.seen, Txs: len(blk.Txs),
-		Bytes: blk.Size(), Round: -1, Proposer: blk.ProposerAddress.String(),
+		Height: h, Time: blk.Time, Seen: fb.seen, Txs: blk.txs,
+		Bytes: blk.bytes, Round: -1, Proposer: blk.ProposerAddress.String(),
 	}
-	for i, tx := range blk.Txs {
-		if i >= len(codes) {
-			// No result read (the run ended first, or the node answered
-			// short): the tx's code is not known, so it is not counted
-			// committed.
-			if f.ledger != nil {
-				f.ledger.NoResult(load.Hash(tx.Hash()))
-			}
-			continue
-		}
-		res := codes[i]
+	for _, res := range codes[:min(len(codes), blk.txs)] {
 		if !res.OK() {
 			b.Failed++
 		}
-		if f.ledger == nil {
+	}
+	for _, tx := range blk.ours {
+		if tx.i >= len(codes) {
+			// No result read (the run ended first, or the node answered
+			// short): the tx's code is not known, so it is not counted
+			// committed.
+			f.ledger.NoResult(tx.hash)
 			continue
 		}
-		if lat, ok := f.ledger.Committed(load.Hash(tx.Hash()), h, res, fb.seen); ok {
+		res := codes[tx.i]
+		if lat, ok := f.ledger.Committed(tx.hash, h, res, fb.seen); ok {
 			b.Ours++
 			if !res.OK() {
 				b.OursFailed++

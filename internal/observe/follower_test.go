@@ -255,3 +255,76 @@ func followBriefly(rpc string, start int64) (*Follower, []string) {
 	defer mu.Unlock()
 	return f, said
 }
+
+// A node that holds a block (or a block's results) back for longer than
+// the run has left: the follower's end cuts the read short, and Cut names
+// the read, the node and how long it waited, whatever the run's length
+// (StallAfter, 10 s, passes only in longer runs). Reads that answer are
+// not named.
+func TestFollowerNamesTheReadItsEndCut(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"/block", "block 3 from "},
+		{"/block_results", "the results of block 1 from "},
+	} {
+		t.Run(c.path, func(t *testing.T) {
+			blocks := chainServer(t, func() int64 { return 5 }).Config.Handler
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h := r.URL.Query().Get("height")
+				if r.URL.Path == c.path && (c.path == "/block_results" || h == "3") {
+					<-r.Context().Done() // held until the reader goes
+					return
+				}
+				blocks.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			f := NewFollower([]string{srv.URL}, 1, nil, nil, nil)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { f.Run(ctx); close(done) }()
+			time.Sleep(1500 * time.Millisecond)
+			cancel()
+			<-done
+			cut := strings.Join(f.Cut(), "; ")
+			if !strings.Contains(cut, c.want+srv.URL+" was still unanswered after 1.") {
+				t.Errorf("cut %q; want %q named with its wait", cut, c.want)
+			}
+			if strings.Count(cut, "unanswered") != 1 {
+				t.Errorf("cut %q: want only the held read", cut)
+			}
+		})
+	}
+	// Every read answered: nothing cut.
+	srv := chainServer(t, func() int64 { return 5 })
+	if f, _ := followBriefly(srv.URL, 1); len(f.Cut()) != 0 {
+		t.Errorf("a node that answers: cut %q", f.Cut())
+	}
+}
+
+// FuzzHeights drives the follower's height logic with any four heights
+// (a node's latest, what it said before, the next height to read, the
+// tip): the next height is never below 1 and never wraps, the tip never
+// goes down, and, before a tip is believed, the heights it will read are
+// at most MaxBehind+1 unless it said why.
+func FuzzHeights(f *testing.F) {
+	const top = math.MaxInt64
+	for _, s := range [][4]int64{{5, 0, 1, 0}, {top, 0, 1, 0}, {top, top, top, 0}, {1, 5, 3, 5}, {0, 0, top, 0}, {-1, 0, -5, 0},
+		{1 << 53, 0, 1, 0}, {20, 0, 9_000_000_000, 0}, {top, 0, 2, 10}} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, latest, before, next, tip int64) {
+		tip = max(tip, 0) // the follower's tip starts at 0 and only takes heights it believed
+		n, tp, kind, detail := heights(latest, before, next, tip)
+		if n < 1 {
+			t.Fatalf("heights(%d, %d, %d, %d): next %d", latest, before, next, tip, n)
+		}
+		if tp < tip {
+			t.Fatalf("heights(%d, %d, %d, %d): the tip went from %d down to %d", latest, before, next, tip, tip, tp)
+		}
+		if kind == "" && tip == 0 && latest > n && latest-n > MaxBehind {
+			t.Fatalf("heights(%d, %d, %d, %d): would read %d..%d in silence", latest, before, next, tip, n, latest)
+		}
+		if (kind == "") != (detail == "") {
+			t.Fatalf("kind %q with detail %q", kind, detail)
+		}
+	})
+}

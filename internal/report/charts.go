@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image/color"
 	"math"
 	"sort"
@@ -80,7 +81,15 @@ func newPlot(x, y string) *plot.Plot {
 // its legend beside the data, never over it.
 const chartW, chartH = 11 * vg.Inch, 3.4 * vg.Inch
 
-func render(title string, p *plot.Plot) Chart {
+// render draws p as an SVG to put inline, its legend beside the data.
+// A plot that cannot be drawn (a range gonum cannot place: values at
+// float64's edge) is a chart that says so, not a report that panics.
+func render(title string, p *plot.Plot) (chart Chart) {
+	defer func() {
+		if err := recover(); err != nil {
+			chart = Chart{Title: title, SVG: fmt.Sprintf("<p>chart not drawn: %s</p>", html.EscapeString(fmt.Sprint(err)))}
+		}
+	}()
 	c := vgsvg.NewWith(vgsvg.UseWH(chartW, chartH))
 	dc := draw.New(c)
 	dc.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: chartW, Y: 0}, {X: chartW, Y: chartH}, {X: 0, Y: chartH}})

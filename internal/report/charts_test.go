@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -63,4 +65,34 @@ func TestNinesAxis(t *testing.T) {
 	if _, ok := latencyCurve(old); !ok {
 		t.Error("no curve drawn from stored percentiles")
 	}
+}
+
+// FuzzPhaseCharts draws a phase's charts from blocks and seconds at the
+// edges (heights at int64's, times centuries apart, counts negative or
+// huge, latencies NaN or infinite): every chart is drawn or says it was
+// not, and nothing panics (a node at height 2^63-1 once made writing
+// report.html panic after the run was stored).
+func FuzzPhaseCharts(f *testing.F) {
+	f.Add(int64(1), int64(2), int64(time.Second), 120.0, 5, 3)
+	f.Add(int64(math.MaxInt64), int64(math.MinInt64), int64(math.MaxInt64), math.Inf(1), 1_000_000, 0)
+	f.Add(int64(-1), int64(0), int64(-1e18), math.NaN(), -5, 400)
+	f.Add(int64(7), int64(7), int64(0), -1e308, math.MaxInt32, 1)
+	f.Fuzz(func(t *testing.T, h1, h2, dt int64, lat float64, txs, seconds int) {
+		origin := time.Unix(1_700_000_000, 0)
+		seconds = min(max(seconds, 0), 600)
+		ph := &results.Phase{Name: "steady", Start: origin, End: origin.Add(time.Duration(dt)), Window: [2]float64{0, float64(seconds)}}
+		for range seconds {
+			ph.Ledger.PerSecond = append(ph.Ledger.PerSecond, load.Second{Sent: int64(txs), Committed: int64(txs), LatencyP50: lat, LatencyP99: lat})
+		}
+		for i, h := range []int64{h1, h2} {
+			at := origin.Add(time.Duration(dt) * time.Duration(i))
+			ph.Blocks = append(ph.Blocks, observe.Block{Height: h, Time: at, Seen: at, Txs: txs, Ours: txs, LatencyMean: lat, LatencyMax: lat})
+		}
+		ph.Ledger.Latency = load.Percentiles{P50: lat, P99: lat}
+		for _, c := range PhaseCharts(ph, nil, nil) {
+			if !strings.Contains(c.SVG, "<svg") && !strings.HasPrefix(c.SVG, "<p>chart") {
+				t.Fatalf("chart %q is neither drawn nor said not to be: %.200s", c.Title, c.SVG)
+			}
+		}
+	})
 }

@@ -306,6 +306,9 @@ func (s *Store) Blocks(ctx context.Context, id string) (map[int][]observe.Block,
 // blocks and samples for a run that is gone. (Callers first mark the runs
 // of dead harnesses interrupted: experiment.Recover.)
 func (s *Store) Delete(ctx context.Context, id string) error {
+	if s.readOnly != "" {
+		return fmt.Errorf("results database %s is read-only here (%s): run %s not deleted", s.where, s.readOnly, id)
+	}
 	res, err := s.db.ExecContext(ctx, s.q(`DELETE FROM runs WHERE id = ? AND status <> ?`), id, string(results.StatusRunning))
 	if err != nil {
 		return err

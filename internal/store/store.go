@@ -18,7 +18,8 @@ import (
 	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	_ "modernc.org/sqlite"             // registers "sqlite"
+	"golang.org/x/sys/unix"
+	_ "modernc.org/sqlite" // registers "sqlite"
 
 	"github.com/chainperf/chainperf/internal/files"
 	"github.com/chainperf/chainperf/internal/secret"
@@ -33,7 +34,12 @@ type Store struct {
 	db       *sql.DB
 	postgres bool
 	where    string // for messages: the file or the server, never a password
+	readOnly string // why a reader opened it read-only ("" when it can write)
 }
+
+// ReadOnly says why the database was opened read-only: "" when it was
+// opened to be written.
+func (s *Store) ReadOnly() string { return s.readOnly }
 
 // Locate picks the database: flag, then CHAINPERF_DB, then DefaultPath.
 func Locate(flag string) string {
@@ -131,7 +137,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 }
 
 // OpenExisting opens the database at dsn for a reader: one that does not
-// exist is an error, not made.
+// exist is an error, not made. A SQLite file this process cannot write
+// (read-only media, another user's file) is opened read-only, as
+// OpenReadOnly does: it can be read, not migrated (ReadOnly says why).
 func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
 	return open(ctx, dsn, true)
 }
@@ -145,6 +153,11 @@ func OpenReadOnly(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.readable(ctx)
+}
+
+// readable checks that s, opened read-only, holds this chainperf's schema.
+func (s *Store) readable(ctx context.Context) (*Store, error) {
 	var v int
 	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v); err != nil {
 		s.db.Close()
@@ -161,6 +174,9 @@ func open(ctx context.Context, dsn string, mustExist bool) (*Store, error) {
 	s, err := openDB(ctx, dsn, mustExist, false)
 	if err != nil {
 		return nil, err
+	}
+	if s.readOnly != "" {
+		return s.readable(ctx)
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
@@ -211,16 +227,17 @@ func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, 
 		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
 			return nil, fmt.Errorf("results database %s: directory %s does not exist", dsn, dir)
 		}
-		// WAL: readers never block the writer of a run in progress;
-		// busy_timeout: two chainperf processes may share the file.
-		// temp_store: a statement's journal (a many-row INSERT's, a
-		// second's samples) in memory, not written to a temporary file.
-		opts := "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)"
-		if readOnly {
-			// The writer made it WAL; a reader in WAL mode never blocks it.
-			opts = "?mode=ro&_pragma=busy_timeout(10000)"
+		// SQLite opens a file it cannot write read-only without a word,
+		// and the first write fails as "attempt to write a readonly
+		// database" or "out of memory (14)": a writer is told here, a
+		// reader reads it read-only.
+		if why := unwritable(dsn); why != "" && !readOnly {
+			if !mustExist {
+				return nil, fmt.Errorf("results database %s cannot be written by this process (%s): a run stores into a database it can write (--db or CHAINPERF_DB name another); runs list/show/export, report and compare can read this one", dsn, why)
+			}
+			readOnly, s.readOnly = true, why
 		}
-		s.db, err = sql.Open("sqlite", "file:"+uriPath(dsn)+opts)
+		s.db, err = sql.Open("sqlite", "file:"+uriPath(dsn)+sqliteOptions(dsn, readOnly))
 		if err == nil && !readOnly {
 			s.db.SetMaxOpenConns(1)
 		}
@@ -236,6 +253,43 @@ func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, 
 		return nil, fmt.Errorf("results database %s: cannot connect: %w", s.where, err)
 	}
 	return s, nil
+}
+
+// sqliteOptions are the URI parameters a SQLite database at dsn is
+// opened with, to write or only to read.
+func sqliteOptions(dsn string, readOnly bool) string {
+	// WAL: readers never block the writer of a run in progress;
+	// busy_timeout: two chainperf processes may share the file.
+	// temp_store: a statement's journal (a many-row INSERT's, a
+	// second's samples) in memory, not written to a temporary file.
+	opts := "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)"
+	if readOnly {
+		// The writer made it WAL; a reader in WAL mode never blocks it.
+		opts = "?mode=ro&_pragma=busy_timeout(10000)"
+		// A WAL reader needs the -shm file beside the database, which
+		// a read-only directory cannot take. With no -wal file nobody
+		// writes the database (a writer keeps one while it is open):
+		// it is read as immutable, without that file or any lock.
+		if unwritable(dsn) != "" {
+			if _, werr := os.Lstat(dsn + "-wal"); errors.Is(werr, fs.ErrNotExist) {
+				opts = "?mode=ro&immutable=1"
+			}
+		}
+	}
+	return opts
+}
+
+// unwritable says why this process cannot write the SQLite file at dsn
+// or its directory (where SQLite keeps the -wal and -shm files): read-only
+// media, another user's file or dir. "" when it can, or when neither
+// exists yet but the directory takes files.
+func unwritable(dsn string) string {
+	for _, p := range []string{dsn, filepath.Dir(dsn)} {
+		if err := unix.Access(p, unix.W_OK); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Sprintf("%s: %v", p, err)
+		}
+	}
+	return ""
 }
 
 // uriPath is a file path as the path of a SQLite URI: its '%', '?' and

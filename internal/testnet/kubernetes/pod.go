@@ -226,6 +226,22 @@ func (p *Provider) LogTail(ctx context.Context, n *testnet.Node, most int) ([]by
 	return raw[max(0, len(raw)-most):], nil
 }
 
+// Log gives n's whole pod log for keeping with the run, read through the
+// API to its end (testnet.KeepLog: at most most bytes kept, its first
+// eighth and its end when longer).
+func (p *Provider) Log(ctx context.Context, n *testnet.Node, most int) ([]byte, int64, error) {
+	rc, err := p.cs.CoreV1().Pods(p.ns).GetLogs(podName(n), &corev1.PodLogOptions{Container: "node"}).Stream(ctx)
+	if err != nil {
+		return nil, 0, fmt.Errorf("pod %s/%s's log: %w", p.ns, podName(n), err)
+	}
+	defer rc.Close()
+	text, size, err := testnet.KeepLog(rc, most)
+	if err != nil {
+		return nil, size, fmt.Errorf("pod %s/%s's log: %w", p.ns, podName(n), err)
+	}
+	return text, size, nil
+}
+
 // podLog reads the last lines of a node pod's log.
 func (p *Provider) podLog(ctx context.Context, pod string, lines int64) ([]byte, error) {
 	return p.cs.CoreV1().Pods(p.ns).GetLogs(pod, &corev1.PodLogOptions{Container: "node", TailLines: &lines}).DoRaw(ctx)

@@ -23,6 +23,11 @@ var ErrNoLog = errors.New("no log here")
 // read through the API, what was read). A log that is a symlink or not a
 // regular file is refused: the testnet dir is input too.
 func (n *Net) Log(ctx context.Context, nd *testnet.Node, most int) (text []byte, size int64, err error) {
+	if lr, ok := n.Provider.(testnet.LogReader); ok {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		return lr.Log(ctx, nd, most)
+	}
 	if lt, ok := n.Provider.(testnet.LogTailer); ok {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -69,6 +74,5 @@ func headAndTail(path string, most int) ([]byte, int64, error) {
 	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
 		return nil, 0, err
 	}
-	cut := fmt.Sprintf("\n[chainperf: %d bytes of this log cut here, to keep %d of %d]\n", size-int64(most), most, size)
-	return append(append(head, cut...), tail...), size, nil
+	return append(append(head, testnet.LogCut(size, most)...), tail...), size, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,10 +35,13 @@ const (
 	HugeMetrics     Trick = "huge-metrics"       // /metrics answers HugeBytes of ordinary lines
 	Redirect        Trick = "redirect"           // every answer is a redirect to another host
 	ControlChars    Trick = "control-chars"      // the moniker holds terminal escapes (EscapeText)
+	TinyTxs         Trick = "tiny-txs"           // one /block answer holds TinyTxCount one-byte txs more
+	HoldBlock       Trick = "hold-block"         // one /block request is held until its reader goes
 )
 
 const (
 	HugeBytes         = 200 << 20
+	TinyTxCount       = 1_000_000 // 7 MB of JSON, within the 64 MiB answer cap
 	CardinalitySeries = 200_000
 	EscapeText        = "\x1b]0;pwned\x07\x1b[2J\x1b[31mFAKE PASS\r"
 	escapeTextJSON    = `\u001b]0;pwned\u0007\u001b[2J\u001b[31mFAKE PASS\r`
@@ -62,6 +66,7 @@ type Hostile struct {
 	once      sync.Once
 	first     time.Time
 	otherAddr string
+	played    atomic.Bool // a trick played once (TinyTxs, HoldBlock) was
 }
 
 // NewHostile starts a hostile node in front of upstream.
@@ -151,6 +156,10 @@ func (h *Hostile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case h.trick == StopBlocks && m == "block":
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"jsonrpc":"2.0","id":-1,"error":{"code":-32603,"message":"Internal error","data":"block store unavailable"}}`)
+	case h.trick == TinyTxs && m == "block" && !h.played.Swap(true):
+		h.tinyTxs(w, r)
+	case h.trick == HoldBlock && m == "block" && !h.played.Swap(true):
+		<-r.Context().Done()
 	case h.trick == Cardinality && m == "metrics":
 		h.cardinal(w, r)
 	case h.trick == Redirect:
@@ -186,6 +195,38 @@ func (h *Hostile) rewrite(w http.ResponseWriter, r *http.Request, old, new strin
 	w.WriteHeader(code)
 	w.Write(data)
 }
+
+// tinyTxs answers the node's block with TinyTxCount one-byte txs after
+// its own (so that its own keep their places and results).
+func (h *Hostile) tinyTxs(w http.ResponseWriter, r *http.Request) {
+	data, code := h.fetch(r)
+	at := tinyTxsAt.FindIndex(data)
+	if at == nil {
+		w.WriteHeader(code)
+		w.Write(data)
+		return
+	}
+	list := bytes.TrimSuffix(bytes.TrimPrefix(bytes.TrimPrefix(data[at[0]:at[1]], []byte(`"txs":`)), []byte("[")), []byte("]"))
+	if string(list) == "null" {
+		list = nil
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	w.Write(data[:at[0]])
+	io.WriteString(w, `"txs":[`)
+	w.Write(list)
+	tiny := bytes.Repeat([]byte(`,"AA=="`), TinyTxCount)
+	if len(list) == 0 {
+		tiny = tiny[1:]
+	}
+	w.Write(tiny)
+	io.WriteString(w, "]")
+	w.Write(data[at[1]:])
+}
+
+// tinyTxsAt finds a block's txs in a /block answer: a list of base64
+// strings, or null.
+var tinyTxsAt = regexp.MustCompile(`"txs":(null|\[[^\]]*\])`)
 
 func (h *Hostile) fetch(r *http.Request) ([]byte, int) {
 	u := *h.up
