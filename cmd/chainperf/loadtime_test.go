@@ -45,7 +45,9 @@ func TestCometBFTReportReadsALoadtimeRun(t *testing.T) {
 	}
 	t.Cleanup(func() { cli(t, reg, "testnet", "down", "--dir", dir) })
 	scn := filepath.Join(tmp, "lt.toml")
-	os.WriteFile(scn, []byte(`name = "loadtime"
+	// Beside other testnets (a CI run: its load not delivered as asked):
+	// the subject is what CometBFT's tool reads, not the schedule.
+	os.WriteFile(scn, []byte(besideOthers(`name = "loadtime"
 [testnet]
 provider = "external"
 [workload]
@@ -58,7 +60,7 @@ duration = "8s"
 kind = "steady"
 warmup = "0s"
 cooldown = "0s"
-`+externalNodes(t, dir)), 0o644)
+`+externalNodes(t, dir))), 0o644)
 	db := filepath.Join(tmp, "runs.db")
 	out, code := cli(t, reg, "run", scn, "--db", db, "--report-dir", filepath.Join(tmp, "reports"))
 	id := regexp.MustCompile(`run (\d{8}-\d{6}-[0-9a-f]{4}): PASS`).FindStringSubmatch(out)
