@@ -443,8 +443,8 @@ func sayUnread(f *observe.Follower, say func(kind, detail string)) {
 		return
 	}
 	next, tip := f.Unread()
-	why := ""
-	if cut := f.Cut(); len(cut) > 0 {
+	cut, why := f.Cut(), ""
+	if len(cut) > 0 {
 		why = ": " + strings.Join(cut, "; ")
 	} else if e := f.LastError(); e != "" {
 		why = " (last error: " + e + ")"
@@ -452,7 +452,7 @@ func sayUnread(f *observe.Follower, say func(kind, detail string)) {
 	switch {
 	case tip >= next+1: // the last height may be a block made as the phase ended
 		say("follower_gap", fmt.Sprintf("heights %d-%d were not read by the end of the phase (the nodes said the chain reached %d)%s", next, tip, tip, why))
-	case strings.HasPrefix(why, ": "):
+	case len(cut) > 0:
 		say("follower_gap", "the end of the phase cut a read short"+why)
 	}
 }

@@ -123,85 +123,50 @@ func decodeBlock(data []byte, h int64, keep func(load.Hash) bool) (*block, error
 // varintLen is the bytes protobuf's varint of x takes.
 func varintLen(x uint64) uint64 { return uint64(bits.Len64(x|1)+6) / 7 }
 
-// eachTx calls fn with each tx of a JSON array of base64 strings (null:
-// none), decoded as encoding/json decodes a []byte, in a buffer fn must
-// not keep. raw is valid JSON (encoding/json checked the whole answer).
+// eachTx calls fn with each tx of a JSON array of base64 strings (null
+// or absent: none), decoded as encoding/json decodes a []byte, in a
+// buffer fn must not keep. It walks raw with results.go's scanner.
 func eachTx(raw []byte, fn func(tx []byte)) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	s := scan{b: raw}
+	if s.peek() == 0 || s.literal("null") {
 		return nil
 	}
-	if raw[0] != '[' {
-		return fmt.Errorf("txs: not an array")
-	}
 	var buf []byte
-	i := 1
-	for {
-		i = skipSpace(raw, i)
-		if i >= len(raw) {
-			return fmt.Errorf("txs: cut short")
-		}
-		switch raw[i] {
-		case ']':
-			return nil
-		case ',':
-			i++
-			continue
-		case 'n': // null: a nil []byte, as encoding/json makes it
-			if !bytes.HasPrefix(raw[i:], []byte("null")) {
-				return fmt.Errorf("txs: not a string")
-			}
+	var bad error
+	ok := s.array(func() bool {
+		if s.literal("null") { // a nil []byte, as encoding/json makes it
 			fn(nil)
-			i += len("null")
-			continue
-		case '"':
-		default:
-			return fmt.Errorf("txs: not a string")
+			return true
 		}
-		end, escaped := stringEnd(raw, i)
-		if end < 0 {
-			return fmt.Errorf("txs: cut short")
+		start := s.i
+		if s.peek() != '"' || !s.str() {
+			return false
 		}
-		s := raw[i+1 : end]
-		if escaped { // rare: encoding/json unquotes it first
+		quoted := raw[start:s.i]
+		if bytes.IndexByte(quoted, '\\') >= 0 { // rare: encoding/json unquotes it first
 			var tx []byte
-			if err := json.Unmarshal(raw[i:end+1], &tx); err != nil {
-				return fmt.Errorf("txs: %v", err)
+			if bad = json.Unmarshal(quoted, &tx); bad != nil {
+				return false
 			}
 			fn(tx)
-		} else {
-			if n := base64.StdEncoding.DecodedLen(len(s)); cap(buf) < n {
-				buf = make([]byte, n)
-			}
-			n, err := base64.StdEncoding.Decode(buf[:cap(buf)], s)
-			if err != nil {
-				return fmt.Errorf("txs: %v", err)
-			}
-			fn(buf[:n])
+			return true
 		}
-		i = end + 1
-	}
-}
-
-// stringEnd is the index of the quote that ends the JSON string opening
-// at raw[i] (-1: none), and whether it holds an escape.
-func stringEnd(raw []byte, i int) (int, bool) {
-	escaped := false
-	for j := i + 1; j < len(raw); j++ {
-		switch raw[j] {
-		case '\\':
-			escaped = true
-			j++
-		case '"':
-			return j, escaped
+		text := quoted[1 : len(quoted)-1]
+		if n := base64.StdEncoding.DecodedLen(len(text)); cap(buf) < n {
+			buf = make([]byte, n)
 		}
+		n, err := base64.StdEncoding.Decode(buf[:cap(buf)], text)
+		if bad = err; err != nil {
+			return false
+		}
+		fn(buf[:n])
+		return true
+	})
+	switch {
+	case bad != nil:
+		return fmt.Errorf("txs: %v", bad)
+	case !ok:
+		return fmt.Errorf("txs: not an array of base64 strings")
 	}
-	return -1, escaped
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
+	return nil
 }
