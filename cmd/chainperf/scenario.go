@@ -20,7 +20,7 @@ func scenarioCmd() *cobra.Command {
 		Use:   "scenario",
 		Short: "Check scenario files and print the built-in default and the examples",
 	}
-	cmd.AddCommand(&cobra.Command{
+	cmd.AddCommand(scenarioInitCmd(), &cobra.Command{
 		Use:     "check FILE",
 		Short:   "Check a scenario file: every error with its file:line",
 		Example: `  chainperf scenario check examples/find-max.toml`,

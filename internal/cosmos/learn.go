@@ -2,7 +2,6 @@ package cosmos
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/chainperf/chainperf/internal/msgtemplate"
+	"github.com/chainperf/chainperf/internal/scenario"
 )
 
 // MaxLearnBlocks bounds how many blocks one learning reads.
@@ -218,17 +218,7 @@ func (l *Learned) WriteTOML(w io.Writer) error {
 	fmt.Fprintf(w, "\n[workload]\nkind = \"cosmos-mix\"\ngas_limit = 0\n")
 	for _, t := range l.Types {
 		fmt.Fprintf(w, "\n# %s: %d of %d messages (%.1f %%)\n[[workload.mix]]\nmsg = %q\nweight = %d\ntemplate = %s\n",
-			t.URL, t.Count, l.Msgs, 100*float64(t.Count)/float64(l.Msgs), t.Name, t.Count, tomlString(t.Template))
+			t.URL, t.Count, l.Msgs, 100*float64(t.Count)/float64(l.Msgs), t.Name, t.Count, scenario.Quote(t.Template))
 	}
 	return nil
-}
-
-// tomlString quotes s for TOML: a literal string when it can be one, else
-// a basic string (JSON's escapes are TOML's).
-func tomlString(s string) string {
-	if !strings.ContainsAny(s, "'\n\r") && !strings.ContainsFunc(s, unicode.IsControl) {
-		return "'" + s + "'"
-	}
-	b, _ := json.Marshal(s)
-	return string(b)
 }

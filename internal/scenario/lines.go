@@ -1,8 +1,10 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/pelletier/go-toml/v2/unstable"
 )
@@ -96,4 +98,14 @@ func (l lines) at(file, path string) string {
 		p = p[:i]
 	}
 	return file
+}
+
+// Quote writes s as a TOML string: a literal string when it can be one,
+// else a basic string (JSON's escapes are TOML's).
+func Quote(s string) string {
+	if !strings.ContainsAny(s, "'\n\r") && !strings.ContainsFunc(s, unicode.IsControl) {
+		return "'" + s + "'"
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
 }
