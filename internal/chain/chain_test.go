@@ -3,7 +3,9 @@ package chain
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/sdkchain"
 	"github.com/chainperf/chainperf/internal/testnet/live"
 	"github.com/chainperf/chainperf/internal/testnet/providertest"
 )
@@ -257,5 +260,75 @@ func TestPoolInFinding(t *testing.T) {
 	if len(on.Tables) != 2 || on.Tables[1].Title != "The EVM mempool's word" || len(on.Summary) != 1 ||
 		!strings.Contains(on.Summary[0].Text, "7 of the load's txs named queued by a read every 1000 ms (6 of 50 answered with a nonce gap), 5 then named pending") {
 		t.Errorf("pool reads: tables %d, summary %+v", len(on.Tables), on.Summary)
+	}
+}
+
+// forkedCLI writes a chain binary around the SDK test chain whose CLI is
+// a fork's: the genesis commands at the top (no `genesis` command) and
+// init without --default-denom; with genesis false it has no genesis
+// commands at all.
+func forkedCLI(t *testing.T, real string, genesis bool) string {
+	t.Helper()
+	top := "  add-genesis-account Add a genesis account\n  collect-gentxs Collect genesis txs\n  gentx Generate a genesis tx\n"
+	if !genesis {
+		top = ""
+	}
+	script := `#!/bin/sh
+real='` + real + `'
+case "$1" in
+genesis) echo 'Error: unknown command "genesis" for "forkd"' >&2; exit 1;;
+add-genesis-account|gentx|collect-gentxs) exec "$real" genesis "$@";;
+--help) printf 'Available Commands:\n` + strings.ReplaceAll(top, "\n", `\n`) + `  init Initialize\n  keys Keys\n  start Run\n'; exit 0;;
+init)
+	for a in "$@"; do
+		case "$a" in
+		--default-denom*) echo 'Error: unknown flag: --default-denom' >&2; exit 1;;
+		--help) "$real" init --help | grep -v -- --default-denom; exit 0;;
+		esac
+	done;;
+esac
+exec "$real" "$@"
+`
+	bin := filepath.Join(t.TempDir(), "forkd")
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// A chain whose CLI is a fork's (genesis commands at the top, init
+// without --default-denom) is set up by what its help offers: the
+// scenario's denom patched into genesis, each decision in the run's
+// finding. One with no genesis commands is refused naming what was looked
+// for. Without the help read first, init fails on --default-denom.
+func TestCosmosPrepareFollowsTheChainsCLI(t *testing.T) {
+	bin := os.Getenv("CHAINPERF_SDKD")
+	if testing.Short() || bin == "" {
+		t.Skip("needs CHAINPERF_SDKD (a built chainperf-sdkd) and no -short")
+	}
+	text := "[testnet]\nvalidators = 2\nfull_nodes = 0\nchain = \"cosmos\"\n[testnet.cosmos]\nbinary = %q\ndenom = \"ufork\"\nwallets = 5\n[workload]\nkind = \"cosmos-send\"\n"
+	a, net := adapterOnFake(t, mustParse(t, fmt.Sprintf(text, forkedCLI(t, bin, true))))
+	c := a.(*Cosmos)
+	g, err := os.ReadFile(net.Testnet.Nodes[0].Home + "/config/genesis.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := sdkchain.BondDenom(net.Testnet.Nodes[0].Home + "/config/genesis.json"); d != "ufork" || strings.Contains(string(g), `"stake"`) {
+		t.Errorf("bond denom %q; want ufork, and no stake left in genesis", d)
+	}
+	decided := strings.Join(c.chain.Decided, "; ")
+	if !strings.Contains(decided, "--default-denom") || !strings.Contains(decided, "genesis commands are at the top") {
+		t.Errorf("decisions %q: want the denom patch and the genesis commands' place", decided)
+	}
+
+	s := mustParse(t, fmt.Sprintf(text, forkedCLI(t, bin, false)))
+	a, err = New(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newFake, _ := providertest.Factory(providertest.Config{})
+	_, err = live.Up(context.Background(), s.Testnet, live.UpOptions{Chain: a, Provider: newFake})
+	if err == nil || !strings.Contains(err.Error(), "offers add-genesis-account, gentx, collect-gentxs") {
+		t.Errorf("a CLI without genesis commands: %v; want the commands looked for named", err)
 	}
 }

@@ -135,7 +135,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	}
 	nodeVersion(r, c.chain.Binary)
 	c.record = &CosmosRecord{Binary: c.chain.Binary, Wallets: c.chain.Funding.Wallets, GenesisBytes: c.chain.Funding.Bytes,
-		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String(), Setup: setup}
+		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String(), Setup: setup, CLI: c.chain.Decided}
 	r.SetFinding(c.record.Finding())
 	return cw, nil
 }

@@ -3,6 +3,7 @@ package chain
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/evm"
@@ -55,6 +56,9 @@ type CosmosRecord struct {
 	Setup []cosmos.SetupTx `json:"setup,omitempty"`
 	// Reads: the read load beside the txs (workload.read_rate), by kind.
 	Reads []readload.Stats `json:"reads,omitempty"`
+	// CLI: where set-up followed the chain's own CLI, unlike the SDK's
+	// template app's (read from its help before use).
+	CLI []string `json:"cli,omitempty"`
 }
 
 // Funding is how the wallets of a run on an external network were funded
@@ -104,6 +108,9 @@ type EVMRecord struct {
 	Funding *EVMFunding `json:"funding,omitempty"`
 	// Reads: the read load beside the txs (workload.read_rate), by kind.
 	Reads []readload.Stats `json:"reads,omitempty"`
+	// CLI: where set-up followed the chain's own CLI, unlike the SDK's
+	// template app's (read from its help before use).
+	CLI []string `json:"cli,omitempty"`
 }
 
 // EVMFunding is what funding an external EVM network's wallets took, in
@@ -174,6 +181,9 @@ func (c *CosmosRecord) Finding() finding.Finding {
 	}
 	if s := c.Stats; s.Expired > 0 {
 		f.Summary = append(f.Summary, finding.Line{Label: "expired", Text: fmt.Sprintf("%d accepted unordered txs were in no block by their timeout (nodes drop them at recheck): unresolved for that reason", s.Expired)})
+	}
+	if len(c.CLI) > 0 {
+		f.Summary = append(f.Summary, finding.Line{Label: "set-up", Text: "followed the chain's own CLI: " + strings.Join(c.CLI, "; ")})
 	}
 	if b := c.Balances; b != nil {
 		f.Figures = append(f.Figures, checkFigures(b.Conserved, b.Mismatched,

@@ -61,7 +61,7 @@ func Identify(ctx context.Context, binary string) (Identity, error) {
 	if id.Name == "" {
 		id.Name = filepath.Base(binary) // SDK v0.54 templates leave it unset
 	}
-	if err := checkSDK(ctx, binary); err != nil {
+	if _, err := readShape(ctx, binary); err != nil {
 		return Identity{}, err
 	}
 	home, err := os.MkdirTemp("", "chainperf-identify-")

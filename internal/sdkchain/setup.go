@@ -29,6 +29,8 @@ type Chain struct {
 	Funding cosmos.Funding
 	// GenesisTime is how long deriving and funding the wallets took.
 	GenesisTime time.Duration
+	// Decided: where set-up followed the chain's own CLI (Params.Decided).
+	Decided []string
 }
 
 // bytesPerWallet is about what one funded wallet costs a node in memory
@@ -103,7 +105,7 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.C
 	if err := Distribute(t, genesis); err != nil {
 		return nil, err
 	}
-	return &Chain{Binary: binary, Spec: spec, Wallets: wallets, Funding: funding, GenesisTime: took}, nil
+	return &Chain{Binary: binary, Spec: spec, Wallets: wallets, Funding: funding, GenesisTime: took, Decided: p.Decided}, nil
 }
 
 // Params say what differs between the SDK chains Init sets up.
@@ -119,6 +121,9 @@ type Params struct {
 	// Settings are the scenario's genesis patches and app.toml keys,
 	// checked against the files the chain's init writes.
 	Settings Settings
+	// Decided: what Init did otherwise than the SDK's template app's CLI
+	// would have it, because the chain's CLI differs (its help read first).
+	Decided []string
 }
 
 // Init turns the CometBFT homes t.Setup wrote into homes of the SDK chain
@@ -127,10 +132,18 @@ type Params struct {
 // a key, genesis account and gentx per validator, collect-gentxs. It
 // returns the genesis file it made, in the first validator's home.
 func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (string, error) {
-	if err := checkSDK(ctx, binary); err != nil {
+	sh, err := readShape(ctx, binary)
+	if err != nil {
 		return "", err
 	}
+	if sh.genesis == "" {
+		p.Decided = append(p.Decided, "the genesis commands are at the top of the CLI (no `genesis` command): used there")
+	}
 	run := func(args ...string) ([]byte, error) { return cli(ctx, binary, args...) }
+	patch := ""
+	if !sh.defaultDenom && p.Denom != "" {
+		patch = p.Denom
+	}
 	vals := t.ByRole(testnet.RoleValidator)
 	if len(vals) == 0 {
 		return "", fmt.Errorf("a Cosmos SDK chain needs at least one validator")
@@ -138,11 +151,26 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 	first := vals[0]
 	for _, n := range t.Nodes {
 		args := []string{"init", n.Name, "--chain-id", t.ChainID, "--home", n.Home, "--overwrite"}
-		if p.Denom != "" && p.Denom != "stake" {
+		if p.Denom != "" && p.Denom != "stake" && sh.defaultDenom {
 			args = append(args, "--default-denom", p.Denom)
 		}
 		if _, err := run(args...); err != nil {
 			return "", err
+		}
+		if patch != "" {
+			old, err := BondDenom(Genesis(n))
+			if err != nil {
+				return "", fmt.Errorf("%s init: %w", filepath.Base(binary), err)
+			}
+			if old != patch {
+				changed, err := patchDenom(Genesis(n), old, patch)
+				if err != nil {
+					return "", err
+				}
+				if n == t.Nodes[0] {
+					p.Decided = append(p.Decided, fmt.Sprintf("init has no --default-denom: %d denoms of %q in genesis set to %q", changed, old, patch))
+				}
+			}
 		}
 		if p.Denom == "" {
 			d, err := BondDenom(Genesis(n))
@@ -174,7 +202,7 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 			return "", fmt.Errorf("%s keys add: %w", binary, err)
 		}
 		stake := new(big.Int).Mul(big.NewInt(v.Power), p.Stake).String() + p.Denom
-		if _, err := run("genesis", "add-genesis-account", addr, stake, "--home", first.Home); err != nil {
+		if _, err := run(sh.genesisArgs("add-genesis-account", addr, stake, "--home", first.Home)...); err != nil {
 			return "", err
 		}
 	}
@@ -189,13 +217,13 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 			}
 		}
 		stake := new(big.Int).Mul(big.NewInt(v.Power), p.Stake).String() + p.Denom
-		if _, err := run("genesis", "gentx", "operator", stake,
+		if _, err := run(sh.genesisArgs("gentx", "operator", stake,
 			"--chain-id", t.ChainID, "--home", v.Home, "--keyring-backend", "test",
-			"--moniker", v.Name, "--output-document", filepath.Join(gentxDir, v.Name+".json")); err != nil {
+			"--moniker", v.Name, "--output-document", filepath.Join(gentxDir, v.Name+".json"))...); err != nil {
 			return "", err
 		}
 	}
-	if _, err := run("genesis", "collect-gentxs", "--home", first.Home, "--gentx-dir", gentxDir); err != nil {
+	if _, err := run(sh.genesisArgs("collect-gentxs", "--home", first.Home, "--gentx-dir", gentxDir)...); err != nil {
 		return "", err
 	}
 	if err := p.Settings.PatchGenesis(Genesis(first), filepath.Base(binary)); err != nil {
@@ -236,21 +264,6 @@ func Distribute(t *testnet.Testnet, path string) error {
 	return nil
 }
 
-// checkSDK makes sure binary runs and has the SDK's genesis commands.
-func checkSDK(ctx context.Context, binary string) error {
-	out, err := exec.CommandContext(ctx, binary, "genesis", "--help").CombinedOutput()
-	if err != nil || !bytes.Contains(out, []byte("gentx")) || !bytes.Contains(out, []byte("collect-gentxs")) {
-		msg := strings.TrimSpace(string(out))
-		if len(msg) > 300 {
-			msg = msg[:300] + "..."
-		}
-		if err != nil && msg == "" {
-			msg = err.Error()
-		}
-		return fmt.Errorf("%s is not a Cosmos SDK chain binary chainperf can set up: `%s genesis --help` does not offer gentx and collect-gentxs (SDK v0.47 or later has them): %s", binary, filepath.Base(binary), msg)
-	}
-	return nil
-}
 
 func cli(ctx context.Context, binary string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, binary, args...)
