@@ -140,56 +140,14 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 		p.Decided = append(p.Decided, "the genesis commands are at the top of the CLI (no `genesis` command): used there")
 	}
 	run := func(args ...string) ([]byte, error) { return cli(ctx, binary, args...) }
-	patch := ""
-	if !sh.defaultDenom && p.Denom != "" {
-		patch = p.Denom
-	}
 	vals := t.ByRole(testnet.RoleValidator)
 	if len(vals) == 0 {
 		return "", fmt.Errorf("a Cosmos SDK chain needs at least one validator")
 	}
 	first := vals[0]
-	for _, n := range t.Nodes {
-		args := []string{"init", n.Name, "--chain-id", t.ChainID, "--home", n.Home, "--overwrite"}
-		if p.Denom != "" && p.Denom != "stake" && sh.defaultDenom {
-			args = append(args, "--default-denom", p.Denom)
-		}
-		if _, err := run(args...); err != nil {
+	for i, n := range t.Nodes {
+		if err := initHome(ctx, t, n, binary, sh, p, i == 0); err != nil {
 			return "", err
-		}
-		if patch != "" {
-			old, err := BondDenom(Genesis(n))
-			if err != nil {
-				return "", fmt.Errorf("%s init: %w", filepath.Base(binary), err)
-			}
-			if old != patch {
-				changed, err := patchDenom(Genesis(n), old, patch)
-				if err != nil {
-					return "", err
-				}
-				if n == t.Nodes[0] {
-					p.Decided = append(p.Decided, fmt.Sprintf("init has no --default-denom: %d denoms of %q in genesis set to %q", changed, old, patch))
-				}
-			}
-		}
-		if p.Denom == "" {
-			d, err := BondDenom(Genesis(n))
-			if err != nil {
-				return "", fmt.Errorf("%s init: %w", filepath.Base(binary), err)
-			}
-			p.Denom = d
-		}
-		if err := t.WriteConfig(n); err != nil {
-			return "", fmt.Errorf("%s: %w", n.Name, err)
-		}
-		appToml := filepath.Join(n.Home, "config", "app.toml")
-		edits, err := p.Settings.appTomlEdits(appToml, filepath.Base(binary))
-		if err != nil {
-			return "", err
-		}
-		maps.Copy(edits, p.AppToml(n))
-		if err := editAppToml(appToml, edits); err != nil {
-			return "", fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
 	for _, v := range vals {
@@ -232,6 +190,52 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 	return Genesis(first), nil
 }
 
+// initHome runs binary's init in n's home (the denom given by
+// --default-denom, or written into genesis after when init lacks the flag;
+// "" reads the chain's own), then writes chainperf's config.toml and
+// app.toml's settings. first says whether to record what it decided.
+func initHome(ctx context.Context, t *testnet.Testnet, n *testnet.Node, binary string, sh shape, p *Params, first bool) error {
+	args := []string{"init", n.Name, "--chain-id", t.ChainID, "--home", n.Home, "--overwrite"}
+	if p.Denom != "" && p.Denom != "stake" && sh.defaultDenom {
+		args = append(args, "--default-denom", p.Denom)
+	}
+	if _, err := cli(ctx, binary, args...); err != nil {
+		return err
+	}
+	written, err := BondDenom(Genesis(n))
+	switch {
+	case err != nil && p.Denom == "":
+		return fmt.Errorf("%s init: %w", filepath.Base(binary), err)
+	case err != nil:
+		written = p.Denom // no staking denom to read: the scenario's stands
+	}
+	switch {
+	case p.Denom == "":
+		p.Denom = written
+	case written != p.Denom && !sh.defaultDenom:
+		changed, err := patchDenom(Genesis(n), written, p.Denom)
+		if err != nil {
+			return err
+		}
+		if first {
+			p.Decided = append(p.Decided, fmt.Sprintf("init has no --default-denom: %d denoms of %q in genesis set to %q", changed, written, p.Denom))
+		}
+	}
+	if err := t.WriteConfig(n); err != nil {
+		return fmt.Errorf("%s: %w", n.Name, err)
+	}
+	appToml := filepath.Join(n.Home, "config", "app.toml")
+	edits, err := p.Settings.appTomlEdits(appToml, filepath.Base(binary))
+	if err != nil {
+		return err
+	}
+	maps.Copy(edits, p.AppToml(n))
+	if err := editAppToml(appToml, edits); err != nil {
+		return fmt.Errorf("%s: %w", n.Name, err)
+	}
+	return nil
+}
+
 // DefaultConfig runs binary's init in home (made for it) and returns the
 // config.toml it wrote: the defaults of the CometBFT version it runs.
 func DefaultConfig(ctx context.Context, binary, home, chainID string) (string, error) {
@@ -263,7 +267,6 @@ func Distribute(t *testnet.Testnet, path string) error {
 	}
 	return nil
 }
-
 
 func cli(ctx context.Context, binary string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, binary, args...)
