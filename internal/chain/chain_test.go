@@ -307,7 +307,19 @@ func TestCosmosPrepareFollowsTheChainsCLI(t *testing.T) {
 		t.Skip("needs CHAINPERF_SDKD (a built chainperf-sdkd) and no -short")
 	}
 	text := "[testnet]\nvalidators = 2\nfull_nodes = 0\nchain = \"cosmos\"\n[testnet.cosmos]\nbinary = %q\ndenom = \"ufork\"\nwallets = 5\n[workload]\nkind = \"cosmos-send\"\n"
-	a, net := adapterOnFake(t, mustParse(t, fmt.Sprintf(text, forkedCLI(t, bin, true))))
+	// The way in for what cannot be read from the help: init's extra
+	// arguments and a hook in each home (which init's files it sees).
+	hooks := t.TempDir()
+	hook := filepath.Join(hooks, "hook.sh")
+	os.WriteFile(hook, []byte("#!/bin/sh\nset -e\ntest -f config/app.toml\necho \"$CHAINPERF_NODE $CHAINPERF_ROLE $CHAINPERF_CHAIN_ID\" > \"$CHAINPERF_HOME/hooked\"\n"), 0o755)
+	way := "init_args = [\"--initial-height\", \"7\"]\nsetup_hook = \"hook.sh\"\n"
+	file := filepath.Join(hooks, "scenario.toml") // the hook is relative to it
+	os.WriteFile(file, []byte(strings.Replace(fmt.Sprintf(text, forkedCLI(t, bin, true)), "wallets = 5\n", "wallets = 5\n"+way, 1)), 0o644)
+	s, err := scenario.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, net := adapterOnFake(t, s)
 	c := a.(*Cosmos)
 	g, err := os.ReadFile(net.Testnet.Nodes[0].Home + "/config/genesis.json")
 	if err != nil {
@@ -321,12 +333,32 @@ func TestCosmosPrepareFollowsTheChainsCLI(t *testing.T) {
 		t.Errorf("decisions %q: want the denom patch and the genesis commands' place", decided)
 	}
 
-	s := mustParse(t, fmt.Sprintf(text, forkedCLI(t, bin, false)))
+	for _, n := range net.Testnet.Nodes {
+		if b, err := os.ReadFile(filepath.Join(n.Home, "hooked")); err != nil || string(b) != n.Name+" validator "+net.Testnet.ChainID+"\n" {
+			t.Errorf("%s: the hook wrote %q, %v", n.Name, b, err)
+		}
+	}
+	if !strings.Contains(string(g), `"initial_height": 7`) && !strings.Contains(string(g), `"initial_height": "7"`) {
+		t.Errorf("init_args did not reach init: no initial height 7 in genesis")
+	}
+
+	// A hook that fails stops the set-up with what it printed, escaped.
+	os.WriteFile(hook, []byte("#!/bin/sh\nprintf 'no state for this chain\\033[31m\\n'\nexit 3\n"), 0o755)
 	a, err = New(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	newFake, _ := providertest.Factory(providertest.Config{})
+	_, err = live.Up(context.Background(), s.Testnet, live.UpOptions{Chain: a, Provider: newFake})
+	if err == nil || !strings.Contains(err.Error(), "setup_hook") || !strings.Contains(err.Error(), "no state for this chain?[31m") {
+		t.Errorf("a failing hook: %v; want its output, escaped", err)
+	}
+
+	s = mustParse(t, fmt.Sprintf(text, forkedCLI(t, bin, false)))
+	a, err = New(context.Background(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = live.Up(context.Background(), s.Testnet, live.UpOptions{Chain: a, Provider: newFake})
 	if err == nil || !strings.Contains(err.Error(), "offers add-genesis-account, gentx, collect-gentxs") {
 		t.Errorf("a CLI without genesis commands: %v; want the commands looked for named", err)

@@ -53,7 +53,9 @@ func newCosmos(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Ada
 // homes and funds the wallets in genesis; the nodes run that binary.
 func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	t.Binary, t.Args = c.binary, cosmos.Of(c.s.Testnet).StartArgs
-	ch, err := sdkchain.Setup(ctx, t, c.binary, cosmos.Of(c.s.Testnet), settingsOf(c.s))
+	spec := cosmos.Of(c.s.Testnet)
+	spec.SetupHook = cosmos.HookPath(c.s)
+	ch, err := sdkchain.Setup(ctx, t, c.binary, spec, settingsOf(c.s))
 	if err != nil {
 		return err
 	}

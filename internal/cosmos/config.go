@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -51,12 +53,16 @@ type Config struct {
 	// released version built from its Go module ("module:PKG@VERSION").
 	// Build builds it from a git tree at a ref instead; Replace swaps the
 	// application's dependencies in either build.
-	Binary       string            `toml:"binary"`
-	Build        scenario.AppBuild `toml:"build"`
-	Replace      map[string]string `toml:"replace"`
-	StartArgs    []string          `toml:"start_args"`
-	Denom        string            `toml:"denom"`
-	Bech32Prefix string            `toml:"bech32_prefix"`
+	Binary    string            `toml:"binary"`
+	Build     scenario.AppBuild `toml:"build"`
+	Replace   map[string]string `toml:"replace"`
+	StartArgs []string          `toml:"start_args"`
+	// InitArgs are added to every node's init; SetupHook runs in each
+	// node's home after it (relative to the scenario file).
+	InitArgs     []string `toml:"init_args"`
+	SetupHook    string   `toml:"setup_hook"`
+	Denom        string   `toml:"denom"`
+	Bech32Prefix string   `toml:"bech32_prefix"`
 	// GasPrice is every node's minimum gas price, in denom per unit of gas.
 	GasPrice float64 `toml:"gas_price"`
 	// Stake is each validator's self-delegation per unit of voting power.
@@ -74,6 +80,30 @@ type Config struct {
 	// SweepBack sends what the wallets hold back to the funder after the
 	// balance check.
 	SweepBack bool `toml:"sweep_back"`
+}
+
+// HookPath is the scenario's set-up hook, a path relative to the scenario
+// file made absolute ("": none).
+func HookPath(s *scenario.Scenario) string {
+	h := Of(s.Testnet).SetupHook
+	if h == "" || filepath.IsAbs(h) {
+		return h
+	}
+	return filepath.Join(filepath.Dir(s.File), h)
+}
+
+// executable says why path is no executable regular file (nil: it is).
+func executable(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", path)
+	case st.Mode()&0o111 == 0:
+		return fmt.Errorf("%s is not executable (chmod +x)", path)
+	}
+	return nil
 }
 
 // Funded says whether the wallets are funded by a given account at the
@@ -98,6 +128,7 @@ var (
 
 func check(s *scenario.Scenario, c *scenario.Checker) {
 	t, cs := &s.Testnet, Of(s.Testnet)
+	external := t.Provider == scenario.ProviderExternal
 	if t.Binary != "" || t.Build.Dir != "" {
 		c.Fail("testnet.binary", "a Cosmos SDK chain names its binary in testnet.cosmos.binary")
 	}
@@ -108,6 +139,18 @@ func check(s *scenario.Scenario, c *scenario.Checker) {
 	}
 	if len(cs.StartArgs) == 0 {
 		c.Fail("testnet.cosmos.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
+	}
+	if cs.SetupHook != "" {
+		if external {
+			c.Fail("testnet.cosmos.setup_hook", "chainperf sets up no node of an external network: leave out its set-up hook")
+		} else if err := executable(HookPath(s)); err != nil {
+			c.Fail("testnet.cosmos.setup_hook", "%v: give an executable file (a path relative to the scenario file)", err)
+		}
+	}
+	for _, a := range cs.InitArgs {
+		if a == "" || strings.ContainsAny(a, "\x00\n") {
+			c.Fail("testnet.cosmos.init_args", "%q: each argument a non-empty line", a)
+		}
 	}
 	if cs.Denom != "" && !scenario.IsDenom(cs.Denom) {
 		c.Fail("testnet.cosmos.denom", "%q: 3 to 128 characters, a letter first, then letters, digits, '/', ':', '.', '_' or '-' (or \"\": the chain's own)", cs.Denom)
@@ -130,7 +173,6 @@ func check(s *scenario.Scenario, c *scenario.Checker) {
 	if cs.Seed == "" {
 		c.Fail("testnet.cosmos.seed", "give a seed: the wallets are derived from it")
 	}
-	external := t.Provider == scenario.ProviderExternal
 	switch {
 	case external && !cs.Funded():
 		c.Fail("testnet.cosmos.funder_mnemonic_file", "an external network's wallets are funded by an account you give: set funder_mnemonic_file (a file holding its mnemonic) or funder_mnemonic_env (a variable holding it)")

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/scenario"
 )
 
 // genesisOf is an SDK genesis with one validator account already funded.
@@ -575,5 +576,29 @@ func TestRequiredFee(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%q: %d %v; want %d %v", tc.log, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// A set-up hook is a path relative to the scenario file, checked as an
+// executable regular file; init's extra arguments each a line.
+func TestSetupHookChecked(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "hook.sh"), []byte("#!/bin/sh\n"), 0o644)
+	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
+	text := "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nsetup_hook = %q\ninit_args = [%q]\n[workload]\nkind = \"cosmos-send\"\n"
+	for _, c := range []struct{ hook, arg, want string }{
+		{"hook.sh", "--x", "chmod +x"},
+		{"adir", "--x", "not a regular file"},
+		{"none.sh", "--x", "no such file"},
+		{"", "a\nb", "init_args"},
+	} {
+		_, err := scenario.Parse(filepath.Join(dir, "s.toml"), []byte(fmt.Sprintf(text, c.hook, c.arg)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("hook %q, arg %q: %v; want %q", c.hook, c.arg, err, c.want)
+		}
+	}
+	os.Chmod(filepath.Join(dir, "hook.sh"), 0o755)
+	if s, err := scenario.Parse(filepath.Join(dir, "s.toml"), []byte(fmt.Sprintf(text, "hook.sh", "--x"))); err != nil || HookPath(s) != filepath.Join(dir, "hook.sh") {
+		t.Errorf("an executable hook: %v", err)
 	}
 }

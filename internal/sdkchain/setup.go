@@ -75,7 +75,7 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.C
 	if err := CheckMemory("testnet.cosmos.wallets", spec.Wallets, len(t.Nodes)); err != nil {
 		return nil, err
 	}
-	p := Params{Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake), Settings: settings}
+	p := Params{Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake), Settings: settings, InitArgs: spec.InitArgs, Hook: spec.SetupHook}
 	// The gas price's denom is known once init has said what the chain's is.
 	p.AppToml = func(*testnet.Node) map[string]string {
 		return map[string]string{".minimum-gas-prices": strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + p.Denom)}
@@ -121,6 +121,10 @@ type Params struct {
 	// Settings are the scenario's genesis patches and app.toml keys,
 	// checked against the files the chain's init writes.
 	Settings Settings
+	// InitArgs are added to every node's init; Hook (an absolute path,
+	// "": none) runs in each node's home after init and the config files.
+	InitArgs []string
+	Hook     string
 	// Decided: what Init did otherwise than the SDK's template app's CLI
 	// would have it, because the chain's CLI differs (its help read first).
 	Decided []string
@@ -199,7 +203,7 @@ func initHome(ctx context.Context, t *testnet.Testnet, n *testnet.Node, binary s
 	if p.Denom != "" && p.Denom != "stake" && sh.defaultDenom {
 		args = append(args, "--default-denom", p.Denom)
 	}
-	if _, err := cli(ctx, binary, args...); err != nil {
+	if _, err := cli(ctx, binary, append(args, p.InitArgs...)...); err != nil {
 		return err
 	}
 	written, err := BondDenom(Genesis(n))
@@ -232,6 +236,9 @@ func initHome(ctx context.Context, t *testnet.Testnet, n *testnet.Node, binary s
 	maps.Copy(edits, p.AppToml(n))
 	if err := editAppToml(appToml, edits); err != nil {
 		return fmt.Errorf("%s: %w", n.Name, err)
+	}
+	if p.Hook != "" {
+		return runHook(ctx, p.Hook, binary, t.ChainID, n)
 	}
 	return nil
 }
