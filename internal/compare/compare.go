@@ -142,9 +142,11 @@ type Result struct {
 	Rows      []Row    `json:"figures"`
 	// Regressed lists the gated figures that regressed; Inconclusive
 	// those the data could not decide.
-	Regressed    []string `json:"regressed"`
-	Inconclusive []string `json:"inconclusive,omitempty"`
-	Notes        []string `json:"notes,omitempty"`
+	Regressed    []string       `json:"regressed"`
+	Inconclusive []string       `json:"inconclusive,omitempty"`
+	Notes        []string       `json:"notes,omitempty"`
+	noted        map[string]int // a note's index by its reason
+	noteFigures  map[int]string // the figures a note is of, by index
 	// Changed says what the sides ran differently on purpose (node build,
 	// settings): what the verdicts are about.
 	Changed []string `json:"changed,omitempty"`
@@ -192,8 +194,24 @@ func (res *Result) add(row Row) {
 		res.Regressed = append(res.Regressed, row.Figure)
 	case Inconclusive:
 		res.Inconclusive = append(res.Inconclusive, row.Figure)
-		res.Notes = append(res.Notes, row.Figure+": "+row.Why())
+		res.note(row.Figure, row.Why())
 	}
+}
+
+// note says why of figure; figures with the same reason share one note
+// ("committed tx/s, latency p99: 1 vs 1: one run a side ..."), which a
+// comparison of single runs otherwise printed once a figure.
+func (res *Result) note(figure, why string) {
+	if i, ok := res.noted[why]; ok {
+		res.Notes[i] = res.noteFigures[i] + ", " + figure + ": " + why
+		res.noteFigures[i] += ", " + figure
+		return
+	}
+	if res.noted == nil {
+		res.noted, res.noteFigures = map[string]int{}, map[int]string{}
+	}
+	res.noted[why], res.noteFigures[len(res.Notes)] = len(res.Notes), figure
+	res.Notes = append(res.Notes, figure+": "+why)
 }
 
 // collect is every sample of a figure on one side: a run with repeats

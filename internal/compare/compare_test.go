@@ -184,6 +184,11 @@ func TestCompareGatesAndRenders(t *testing.T) {
 	if !strings.Contains(txt.String(), "INCONCLUSIVE: latency p50") || !strings.Contains(txt.String(), "1 vs 1: one run a side cannot show how runs differ") {
 		t.Errorf("text:\n%s", txt.String())
 	}
+	// One run a side of every gated figure: one note names them all.
+	res = Compare(base[:1], cand[:1], DefaultThreshold, nil)
+	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], strings.Join(res.Inconclusive, ", ")+": 1 vs 1: one run a side") || len(res.Inconclusive) < 3 {
+		t.Errorf("1 vs 1: notes %q for inconclusive %v; want one note naming them all", res.Notes, res.Inconclusive)
+	}
 }
 
 func TestDifferences(t *testing.T) {
