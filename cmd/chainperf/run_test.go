@@ -103,6 +103,21 @@ func TestRunStoresEverything(t *testing.T) {
 			break
 		}
 	}
+	// By time and level: the first 2 s of the run hold some of its lines,
+	// not all; from an hour after its start none; errors alone are fewer.
+	count := func(args ...string) int {
+		out, code := cli(t, reg, append([]string{"runs", "logs", "latest", "--node", "validator0", "--db", db}, args...)...)
+		if code != 0 {
+			t.Fatalf("runs logs %v: exit %d\n%.2000s", args, code, out)
+		}
+		return strings.Count(out, "\n")
+	}
+	if all, early, late, errs := count(), count("--until", "2s"), count("--since", "1h"), count("--level", "error"); early == 0 || early >= all || late != 0 || errs >= all {
+		t.Errorf("runs logs: %d lines, %d in the first 2 s, %d an hour on, %d at error level: want some, none, fewer", all, early, late, errs)
+	}
+	if out, code := cli(t, reg, "runs", "logs", "latest", "--level", "loud", "--db", db); code != 2 || !strings.Contains(out, "warn") {
+		t.Errorf("runs logs --level loud: exit %d\n%s", code, out)
+	}
 	if out, code := cli(t, reg, "runs", "logs", "latest", "--node", "validator9", "--db", db); code != 2 || !strings.Contains(out, "full0") {
 		t.Errorf("runs logs of a node the run did not have: exit %d\n%s", code, out)
 	}

@@ -1,8 +1,10 @@
 package nodelog
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRead on lines of each format the nodes write: CometBFT's plain
@@ -50,6 +52,7 @@ func TestRead(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte("E[2026-11-29|07:00:01.000] Stopping peer for error\npanic: x\n"))
 	f.Add([]byte("{\"level\":\"error\"}\n\x1b[31mERR\x1b[0m\n"))
+	f.Add([]byte("12:01AM WRN x\n{\"level\":\"info\",\"time\":\"2026-11-29T23:59:30.5Z\"}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c := Read("n", b)
 		for k, n := range c.Of {
@@ -62,5 +65,66 @@ func FuzzRead(f *testing.F) {
 				t.Fatalf("first line %q", s)
 			}
 		}
+		// Every line's stamp reads without panic, its level one of the
+		// levels and its time, when it has one, with a precision.
+		for line := range bytes.Lines(b) {
+			s := StampOf(Plain(line), time.Unix(0, 0), time.UTC)
+			if s.Level < None || s.Level > Fatal || !s.At.IsZero() && s.Within <= 0 {
+				t.Fatalf("%q: %+v", line, s)
+			}
+		}
 	})
+}
+
+// Each format's level and time; a console line's clock on the day nearest
+// the run's start; a stack trace goes with its panic line.
+func TestStampAndFilter(t *testing.T) {
+	start := time.Date(2026, 11, 29, 23, 59, 0, 0, time.UTC)
+	for _, c := range []struct {
+		line   string
+		level  Level
+		at     string
+		within time.Duration
+	}{
+		{`E[2026-11-30|00:00:01.250] Stopping peer for error module=p2p`, ErrorLevel, "2026-11-30T00:00:01.25Z", time.Millisecond},
+		{"12:01AM WRN slow block module=state", Warn, "2026-11-30T00:01:00Z", time.Minute},
+		{"11:58PM INF started", Info, "2026-11-29T23:58:00Z", time.Minute},
+		{`{"level":"debug","time":"2026-11-29T23:59:30Z","message":"x"}`, Debug, "2026-11-29T23:59:30Z", time.Second},
+		{`{"level":"error","time":"2026-11-29T23:59:30.5Z"}`, ErrorLevel, "2026-11-29T23:59:30.5Z", time.Millisecond},
+		{"panic: oh", Fatal, "", 0},
+		{"\tgoroutine 1 [running]:", None, "", 0},
+		{`{"level":`, None, "", 0},
+	} {
+		s := StampOf([]byte(c.line), start, time.UTC)
+		at := ""
+		if !s.At.IsZero() {
+			at = s.At.Format(time.RFC3339Nano)
+		}
+		if s.Level != c.level || at != c.at || s.Within != c.within {
+			t.Errorf("%q: %v %q %v; want %v %q %v", c.line, s.Level, at, s.Within, c.level, c.at, c.within)
+		}
+	}
+	log := []string{
+		"I[2026-11-29|23:59:10.000] early",
+		"E[2026-11-29|23:59:40.000] failed",
+		"panic: oh",
+		"\tgoroutine 1 [running]:",
+		"I[2026-11-30|00:00:20.000] late",
+		"11:59PM WRN a minute that overlaps",
+		"\tits second line",
+	}
+	f := Filter{Min: Warn, Since: start.Add(30 * time.Second), Until: start.Add(time.Minute), Near: start, Loc: time.UTC}
+	f.Reset()
+	var kept []string
+	for _, l := range log {
+		if f.Keep([]byte(l)) {
+			kept = append(kept, l)
+		}
+	}
+	if got := strings.Join(kept, "|"); got != "E[2026-11-29|23:59:40.000] failed|panic: oh|\tgoroutine 1 [running]:|11:59PM WRN a minute that overlaps|\tits second line" {
+		t.Errorf("kept %q", got)
+	}
+	if _, err := ParseLevel("loud"); err == nil {
+		t.Error("ParseLevel(loud): no error")
+	}
 }
