@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,6 +104,25 @@ func TestRunStoresEverything(t *testing.T) {
 			t.Errorf("runs logs: line %q is not validator0's or has no \"commit\"", l)
 			break
 		}
+	}
+	// The per-second CSV: wall-clock time, latency, and the committed
+	// txs counted from blocks too (the same txs, by block time).
+	csvOut, code := cli(t, reg, "runs", "export", "latest", "--format", "csv", "--db", db)
+	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	if code != 0 || err != nil || len(recs) < 10 || strings.Join(recs[0], ",") != strings.Join(results.SecondsHeader, ",") {
+		t.Fatalf("runs export --format csv: exit %d, %v\n%.1000s", code, err, csvOut)
+	}
+	var committed, inBlocks int
+	for _, rec := range recs[1:] {
+		c, _ := strconv.Atoi(rec[6])
+		b, _ := strconv.Atoi(rec[12])
+		committed, inBlocks = committed+c, inBlocks+b
+		if _, err := time.Parse(time.RFC3339, rec[7]); err != nil || c > 0 && rec[10] == "" {
+			t.Errorf("csv row %v: want a time and, with commits, a latency", rec)
+		}
+	}
+	if committed == 0 || inBlocks < committed*95/100 || inBlocks > committed {
+		t.Errorf("csv: %d committed by the ledger, %d in blocks; want about the same", committed, inBlocks)
 	}
 	// By time and level: the first 2 s of the run hold some of its lines,
 	// not all; from an hour after its start none; errors alone are fewer.

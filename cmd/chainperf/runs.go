@@ -186,13 +186,9 @@ func runsCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			if format != "json" {
-				write := st.SecondsCSV
-				if format == "series" {
-					write = st.SeriesCSV
-				}
+			if format == "series" {
 				w := csv.NewWriter(cmd.OutOrStdout())
-				if err := write(cmd.Context(), id, w.Write); err != nil {
+				if err := st.SeriesCSV(cmd.Context(), id, w.Write); err != nil {
 					return err
 				}
 				w.Flush()
@@ -202,12 +198,18 @@ func runsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if format == "csv" {
+				w := csv.NewWriter(cmd.OutOrStdout())
+				w.Write(results.SecondsHeader)
+				w.WriteAll(r.Seconds())
+				return w.Error()
+			}
 			enc := json.NewEncoder(cmd.OutOrStdout())
 			enc.SetIndent("", "  ")
 			return enc.Encode(r)
 		},
 	}
-	export.Flags().StringVar(&format, "format", "json", "json, csv (the run's seconds) or series (every node sample: at, node, series, value)")
+	export.Flags().StringVar(&format, "format", "json", "json, csv (the run's seconds: counts, wall-clock time, latency p50/p99, blocks and the run's txs they held) or series (every node sample: at, node, series, value)")
 	del := &cobra.Command{
 		Use:     "delete RUN_ID",
 		Short:   "Delete a stored run and everything recorded with it",
