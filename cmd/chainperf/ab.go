@@ -23,12 +23,14 @@ import (
 // verdictOut is where a verdict goes besides the terminal.
 type verdictOut struct {
 	format, out, junit string
+	all                bool
 }
 
 func (o *verdictOut) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.format, "format", "text", "text, md (for a pull-request comment) or json")
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the verdict to this file instead of standard output")
 	cmd.Flags().StringVar(&o.junit, "junit", "", "also write the verdict as a JUnit XML report (a test case a figure) to this file")
+	cmd.Flags().BoolVar(&o.all, "all", false, "show every figure's row (by default the figures not gated that did not move are folded, a line a group)")
 }
 
 func (o *verdictOut) check() error {
@@ -45,7 +47,7 @@ func (o *verdictOut) write(stdout io.Writer, res *compare.Result) error {
 	var buf bytes.Buffer
 	switch o.format {
 	case "text":
-		res.Text(&buf)
+		res.TextAll(&buf, o.all)
 	case "md", "markdown":
 		res.Markdown(&buf)
 	case "json":

@@ -170,6 +170,17 @@ func TestCompareGatesAndRenders(t *testing.T) {
 	if !strings.Contains(md.String(), "REGRESSED: latency p99, rejected share") || !strings.Contains(md.String(), "| latency p99 (ms) | 2000 (2 samples) | 2500 (2 samples) | +25.0 % |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
+	// Gated figures first; the one not gated that did not move folded.
+	var folded, all strings.Builder
+	res.Text(&folded)
+	res.TextAll(&all, true)
+	if strings.Contains(folded.String(), "cpu full0") || !strings.Contains(folded.String(), "folded (--all shows them): cpu: 1 figure unchanged or undecided") ||
+		!strings.Contains(all.String(), "cpu full0") || strings.Contains(all.String(), "folded") {
+		t.Errorf("folded:\n%s\nall:\n%s", folded.String(), all.String())
+	}
+	if !strings.Contains(md.String(), "<details><summary>cpu: 1 figure unchanged or undecided</summary>") {
+		t.Errorf("markdown without the folded figures collapsed:\n%s", md.String())
+	}
 	var js strings.Builder
 	if err := res.JSON(&js); err != nil || !strings.Contains(js.String(), `"inconclusive": [`) {
 		t.Errorf("json: %v\n%s", err, js.String())

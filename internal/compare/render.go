@@ -66,8 +66,55 @@ func (res *Result) Summary() string {
 	return "no gated figure regressed"
 }
 
-// Text writes the comparison as a terminal table.
-func (res *Result) Text(w io.Writer) {
+// Shown is the rows a reader sees first, gated figures first (in their
+// order), then the figures not gated that moved (regressed or improved);
+// the rest folded into a line a group: "cpu: 12 figures unchanged or
+// undecided". all shows every row, gated first, no line folded.
+func (res *Result) Shown(all bool) (rows []Row, folded []string) {
+	var gated, moved, rest []Row
+	for _, r := range res.Rows {
+		switch {
+		case r.Gated:
+			gated = append(gated, r)
+		case all || r.Verdict == Regressed || r.Verdict == Improved:
+			moved = append(moved, r)
+		default:
+			rest = append(rest, r)
+		}
+	}
+	count, order := map[string]int{}, []string{}
+	for _, r := range rest {
+		g := group(r.Figure)
+		if count[g] == 0 {
+			order = append(order, g)
+		}
+		count[g]++
+	}
+	for _, g := range order {
+		folded = append(folded, fmt.Sprintf("%s: %d figure%s unchanged or undecided", g, count[g], pluralS(count[g])))
+	}
+	return append(gated, moved...), folded
+}
+
+// group is a figure's group: its first word ("cpu validator0" -> "cpu").
+func group(figure string) string {
+	g, _, _ := strings.Cut(figure, " ")
+	return g
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Text writes the comparison as a terminal table: gated figures first,
+// the figures not gated that did not move folded by group (Shown).
+func (res *Result) Text(w io.Writer) { res.TextAll(w, false) }
+
+// TextAll is Text, with every figure's row when all.
+func (res *Result) TextAll(w io.Writer, all bool) {
 	fmt.Fprintf(w, "baseline:  %s\ncandidate: %s\n", strings.Join(res.Baseline, ", "), strings.Join(res.Candidate, ", "))
 	for _, c := range res.Changed {
 		fmt.Fprintf(w, "changed:   %s\n", c)
@@ -78,10 +125,14 @@ func (res *Result) Text(w io.Writer) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(Header, "\t"))
-	for _, r := range res.Rows {
+	rows, folded := res.Shown(all)
+	for _, r := range rows {
 		fmt.Fprintln(tw, strings.Join(r.Cells(), "\t"))
 	}
 	tw.Flush()
+	if len(folded) > 0 {
+		fmt.Fprintf(w, "folded (--all shows them): %s\n", strings.Join(folded, "; "))
+	}
 	fmt.Fprintln(w)
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -89,7 +140,8 @@ func (res *Result) Text(w io.Writer) {
 	fmt.Fprintln(w, res.Summary())
 }
 
-// Markdown writes the comparison for a pull-request comment.
+// Markdown writes the comparison for a pull-request comment: the gated
+// figures and those that moved in the table, the rest in a collapsed one.
 func (res *Result) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "### chainperf compare: %s\n\nBaseline %s; candidate %s.\n\n", res.Summary(),
 		code(res.Baseline), code(res.Candidate))
@@ -99,13 +151,23 @@ func (res *Result) Markdown(w io.Writer) {
 	for _, c := range res.Why {
 		fmt.Fprintf(w, "Why: %s\n\n", c)
 	}
-	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(Header, " | "), strings.Repeat("---|", len(Header)))
-	for _, r := range res.Rows {
-		c := r.Cells()
-		if r.Gated && (r.Verdict == Regressed || r.Verdict == Inconclusive) {
-			c[5] = "**" + c[5] + "**"
+	table := func(rows []Row) {
+		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(Header, " | "), strings.Repeat("---|", len(Header)))
+		for _, r := range rows {
+			c := r.Cells()
+			if r.Gated && (r.Verdict == Regressed || r.Verdict == Inconclusive) {
+				c[5] = "**" + c[5] + "**"
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))
 		}
-		fmt.Fprintf(w, "| %s |\n", strings.Join(c, " | "))
+	}
+	shown, folded := res.Shown(false)
+	table(shown)
+	if len(folded) > 0 {
+		all, _ := res.Shown(true)
+		fmt.Fprintf(w, "\n<details><summary>%s</summary>\n\n", strings.Join(folded, "; "))
+		table(all[len(shown):])
+		fmt.Fprintf(w, "\n</details>\n")
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "\n_Note: %s._\n", n)
