@@ -66,6 +66,10 @@ type DriveOptions struct {
 	// Spread, when set, makes this Drive one of several generators of a
 	// phase (spread.go).
 	Spread *Spread
+	// OnlySender: the run is the only one sending to the network (a
+	// testnet it made): a block holding far more txs than it sent is
+	// implausible (results.Implausible), said and left out of txs/block.
+	OnlySender bool
 }
 
 // Progress is a live snapshot of a run.
@@ -244,8 +248,28 @@ func phaseOf(o DriveOptions, model load.RateModel, wl load.Workload, start time.
 		r.Blocks = follower.Flush()
 	}
 	r.Window = [2]float64{o.Warmup.Seconds(), (model.Length() - o.Cooldown).Seconds()}
+	judgeCounts(o, r)
 	r.Figures = results.Compute(r)
 	return r
+}
+
+// judgeCounts marks the blocks whose tx counts cannot be true of a
+// network only the run loads, and says so.
+func judgeCounts(o DriveOptions, r *results.Phase) {
+	if !o.OnlySender {
+		return
+	}
+	r.Implausible = results.Implausible(r)
+	if len(r.Implausible) == 0 || o.OnProblem == nil {
+		return
+	}
+	for _, b := range r.Blocks {
+		if b.Height == r.Implausible[0] {
+			o.OnProblem("implausible_block", fmt.Sprintf("%d block(s) from height %d held more txs than could be true on a testnet only this run loads (height %d: %d txs, %d of them this run's, which sent %d): left out of txs per block",
+				len(r.Implausible), b.Height, b.Height, b.Txs, b.Ours, r.Ledger.Sent))
+			return
+		}
+	}
 }
 
 // prepare makes the phase's rate model and workload (o.Made, or a fresh

@@ -380,6 +380,7 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 		RunID:   fmt.Sprintf("%s.%d", r.ID, i), Targets: ph.targets, Follow: ph.follow, Load: plan.load, Workload: ph.s.Workload,
 		Warmup: plan.warmup, Cooldown: plan.cooldown, Drain: ph.s.Experiment.DrainTimeout.D(),
 		Progress: progress, Log: o.Log, Made: ph.made, OnProblem: ph.rec.event, InNetwork: ph.inNetwork,
+		OnlySender: ph.s.Testnet.Provider != scenario.ProviderExternal,
 	}
 	if c, ok := ph.made.(chain.Committer); ok {
 		do.OnCommit = c.Committed

@@ -235,6 +235,7 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 		Generator: rep, Blocks: blocks,
 	}
 	r.Window = [2]float64{o.Warmup.Seconds(), (model.Length() - o.Cooldown).Seconds()}
+	judgeCounts(o, r)
 	r.Figures = results.Compute(r)
 	return r, nil
 }

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"slices"
+
 	"github.com/chainperf/chainperf/internal/load"
 )
 
@@ -65,14 +67,39 @@ func Compute(r *Phase) Figures {
 	}
 	if n := len(r.Blocks); n > 1 {
 		f.BlockInterval = r.Blocks[n-1].Time.Sub(r.Blocks[0].Time).Seconds() / float64(n-1)
-		var txs int
+		var txs, counted int
 		for _, b := range r.Blocks {
-			txs += b.Txs
 			f.MaxRound = max(f.MaxRound, b.Round)
+			if !slices.Contains(r.Implausible, b.Height) {
+				txs, counted = txs+b.Txs, counted+1
+			}
 		}
-		f.TxsPerBlock = float64(txs) / float64(n)
+		if counted > 0 {
+			f.TxsPerBlock = float64(txs) / float64(counted)
+		}
 	}
 	return f
+}
+
+// ImplausibleMargin is how many txs nobody here sent a block may hold on a
+// network only the run loads: the chain's set-up txs, a phase's last
+// stragglers.
+const ImplausibleMargin = 1000
+
+// Implausible are the heights of p's blocks that held more txs the run did
+// not send than could be true of a network only the run loads: more than
+// the phase sent, and ImplausibleMargin more. A node that makes txs up (a
+// million one-byte txs in a block) is said, not averaged into txs per
+// block. On a network others load too, no count is implausible: call it
+// only for a testnet chainperf made.
+func Implausible(p *Phase) []int64 {
+	var out []int64
+	for _, b := range p.Blocks {
+		if others := int64(b.Txs - b.Ours); others > p.Ledger.Sent+ImplausibleMargin {
+			out = append(out, b.Height)
+		}
+	}
+	return out
 }
 
 // BlockRate is the phase's commit rate over the blocks seen in its

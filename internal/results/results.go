@@ -38,8 +38,12 @@ type Phase struct {
 	Generators int             `json:"generators,omitempty"`
 	Ledger     load.Summary    `json:"ledger"`
 	Blocks     []observe.Block `json:"blocks,omitempty"`
-	Followed   bool            `json:"followed"`
-	Figures    Figures         `json:"figures"`
+	// Implausible: heights of blocks that held more txs than could be
+	// true of a network only this run loads (Implausible), left out of
+	// txs per block.
+	Implausible []int64 `json:"implausible_blocks,omitempty"`
+	Followed    bool    `json:"followed"`
+	Figures     Figures `json:"figures"`
 	// Drained: how long the drain after the load lasted, seconds.
 	Drained float64 `json:"drained_s,omitempty"`
 	// InMempool: of the txs still waiting for a block when the drain

@@ -30,3 +30,22 @@ func TestSeconds(t *testing.T) {
 		t.Errorf("rows\n%q\nwant\n%q", got, want)
 	}
 }
+
+// A block holding a million txs the run did not send, on a network only
+// the run loads, is implausible: named, and left out of txs per block; a
+// block of a few set-up txs is not.
+func TestImplausibleBlocks(t *testing.T) {
+	at := time.Unix(0, 0)
+	p := &Phase{Ledger: load.Summary{Sent: 200}, Blocks: []observe.Block{
+		{Height: 1, Time: at, Txs: 100, Ours: 100},
+		{Height: 2, Time: at.Add(time.Second), Txs: 1_000_050, Ours: 50},
+		{Height: 3, Time: at.Add(2 * time.Second), Txs: 60, Ours: 50}, // 10 set-up txs
+	}}
+	if got := Implausible(p); len(got) != 1 || got[0] != 2 {
+		t.Fatalf("implausible %v; want [2]", got)
+	}
+	p.Implausible = Implausible(p)
+	if f := Compute(p); f.TxsPerBlock != 80 || f.Blocks != 3 {
+		t.Errorf("txs/block %v over %d blocks; want 80 (the made-up block left out)", f.TxsPerBlock, f.Blocks)
+	}
+}
