@@ -200,7 +200,7 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 // app.toml's settings. first says whether to record what it decided.
 func initHome(ctx context.Context, t *testnet.Testnet, n *testnet.Node, binary string, sh shape, p *Params, first bool) error {
 	args := []string{"init", n.Name, "--chain-id", t.ChainID, "--home", n.Home, "--overwrite"}
-	if p.Denom != "" && p.Denom != "stake" && sh.defaultDenom {
+	if p.Denom != "" && sh.defaultDenom {
 		args = append(args, "--default-denom", p.Denom)
 	}
 	if _, err := cli(ctx, binary, append(args, p.InitArgs...)...); err != nil {
@@ -216,13 +216,17 @@ func initHome(ctx context.Context, t *testnet.Testnet, n *testnet.Node, binary s
 	switch {
 	case p.Denom == "":
 		p.Denom = written
-	case written != p.Denom && !sh.defaultDenom:
+	case written != p.Denom:
 		changed, err := patchDenom(Genesis(n), written, p.Denom)
 		if err != nil {
 			return err
 		}
+		why := "init has no --default-denom"
+		if sh.defaultDenom {
+			why = "init's --default-denom left the bond denom " + strconv.Quote(written)
+		}
 		if first {
-			p.Decided = append(p.Decided, fmt.Sprintf("init has no --default-denom: %d denoms of %q in genesis set to %q", changed, written, p.Denom))
+			p.Decided = append(p.Decided, fmt.Sprintf("%s: %d denoms of %q in genesis set to %q", why, changed, written, p.Denom))
 		}
 	}
 	if err := t.WriteConfig(n); err != nil {
