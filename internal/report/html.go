@@ -29,6 +29,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 		return page.Execute(w, map[string]any{
 			"SweepCharts": SweepCharts(r.Sweep), "Tables": experimentTables(r), "FindingCharts": FindingCharts(r),
 			"Run": r, "Verdict": Verdict(r), "Phases": phases, "Duration": lastedText(r),
+			"HeadlineHeader": HeadlineHeader, "Headline": headlineRows(r),
 		})
 	})
 }
@@ -48,10 +49,13 @@ figure { margin: 1em 0; } figcaption { font-weight: bold; }
 figure svg { width: 100%; height: auto; }
 .band { background: rgba(255,140,0,0.2); padding: 0 4px; }
 code { background: #f4f4f4; }
-</style></head><body>
+</style></head><body data-ready>
 <h1>chainperf run {{.Run.ID}}: <span class="{{.Verdict}}">{{.Verdict}}</span></h1>
 <p>Scenario <b>{{.Run.Scenario}}</b>, {{.Run.Start.Format "2006-01-02 15:04:05"}} UTC, {{.Duration}}.{{if .Run.Error}} Error: <code>{{.Run.Error}}</code>{{end}}</p>
-{{if .Run.Checks}}<h2>Criteria</h2><table><tr><th>criterion</th><th>limit</th><th>value</th><th>result</th></tr>
+{{if .Headline}}<table id="headline"><tr>{{range .HeadlineHeader}}<th>{{.}}</th>{{end}}</tr>
+{{range .Headline}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>
+<p class="note">Rates and latency over each phase's measured window; every tx's fate. The phases' detail, charts and findings follow the criteria.</p>{{end}}
+{{if .Run.Checks}}<h2 id="criteria">Criteria</h2><table><tr><th>criterion</th><th>limit</th><th>value</th><th>result</th></tr>
 {{range .Run.Checks}}<tr><td>{{.Name}}</td><td>{{.Op}} {{.Limit}}</td><td>{{printf "%.4g" .Value}}</td><td class="{{if .Pass}}PASS{{else}}FAIL{{end}}">{{if .Pass}}pass{{else}}FAIL{{end}}</td></tr>
 {{end}}</table>{{end}}
 {{if .Run.Crashed}}<p class="FAIL">Crashed nodes: {{range .Run.Crashed}}{{.}} {{end}}</p>{{end}}

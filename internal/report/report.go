@@ -111,6 +111,23 @@ func figureRows(p *results.Phase) [][2]string {
 }
 
 // fateRows are sent and every fate's count as (name, count) rows.
+// HeadlineHeader names the columns of the headline table: what the
+// end-of-run summary says of each phase, before any detail.
+var HeadlineHeader = []string{"phase", "sent tx/s", "committed tx/s", "latency p50 ms", "latency p99 ms", "sent", "committed", "failed in a block", "rejected", "send errors", "unresolved"}
+
+// headlineRows is a row a phase of the headline table.
+func headlineRows(r *results.Run) [][]string {
+	var rows [][]string
+	for i, p := range r.Phases {
+		f, s := p.Figures, p.Ledger
+		rows = append(rows, []string{phaseTitle(i, p), fmt.Sprintf("%.1f", f.SentTPS), fmt.Sprintf("%.1f", f.CommittedTPS),
+			fmt.Sprintf("%.0f", f.LatencyP50), fmt.Sprintf("%.0f", f.LatencyP99), fmt.Sprint(s.Sent),
+			fmt.Sprint(s.Fates[load.FateCommitted]), fmt.Sprint(s.Fates[load.FateCommittedFailed]), fmt.Sprint(s.Fates[load.FateRejected]),
+			fmt.Sprint(s.Fates[load.FateSendError]), fmt.Sprint(s.Fates[load.FateUnresolved])})
+	}
+	return rows
+}
+
 func fateRows(s load.Summary) [][2]string {
 	rows := [][2]string{{"sent", fmt.Sprint(s.Sent)}}
 	for _, fate := range load.Fates {
@@ -169,15 +186,35 @@ func Markdown(w io.Writer, r *results.Run) {
 	if r.Error != "" {
 		fmt.Fprintf(w, "Error: `%s`\n\n", r.Error)
 	}
+	// The headline first: each phase's rates, latency and fates, then
+	// the criteria; the detail after, the findings' tables collapsed.
+	if rows := headlineRows(r); len(rows) > 0 {
+		mdTable(w, append([][]string{HeadlineHeader}, rows...))
+	}
+	if len(r.Checks) > 0 {
+		fmt.Fprintf(w, "## Criteria\n\n| criterion | limit | value | result |\n|---|---|---|---|\n")
+		for _, c := range r.Checks {
+			res := "pass"
+			if !c.Pass {
+				res = "**FAIL**"
+			}
+			fmt.Fprintf(w, "| %s | %s %g | %.4g | %s |\n", c.Name, c.Op, c.Limit, c.Value, res)
+		}
+		fmt.Fprintln(w)
+	}
 	for i, p := range r.Phases {
 		markdownPhase(w, i, p)
 	}
-	for _, t := range experimentTables(r) {
-		fmt.Fprintf(w, "## %s\n\n", t.Title)
-		if t.Note != "" {
-			fmt.Fprintf(w, "%s\n\n", t.Note)
+	if tables := experimentTables(r); len(tables) > 0 {
+		fmt.Fprintf(w, "<details><summary>Findings: %d tables</summary>\n\n", len(tables))
+		for _, t := range tables {
+			fmt.Fprintf(w, "## %s\n\n", t.Title)
+			if t.Note != "" {
+				fmt.Fprintf(w, "%s\n\n", t.Note)
+			}
+			mdTable(w, t.Rows)
 		}
-		mdTable(w, t.Rows)
+		fmt.Fprintf(w, "</details>\n\n")
 	}
 	if sw := r.Sweep; sw != nil {
 		fmt.Fprintf(w, "## Sweep\n\nSaturation point: **%.0f tx/s**. %s.\n\n", sw.Saturation, sw.Evidence)
@@ -188,17 +225,6 @@ func Markdown(w io.Writer, r *results.Run) {
 				mark = " (saturated)"
 			}
 			fmt.Fprintf(w, "| %d | %g | %.0f | %d | %d | %.1f %%%s | %.0f | %d |\n", c.Connections, c.Rate, c.Offered, c.Expected, c.Committed, 100*c.Share, mark, c.P99, c.Rejected)
-		}
-		fmt.Fprintln(w)
-	}
-	if len(r.Checks) > 0 {
-		fmt.Fprintf(w, "## Criteria\n\n| criterion | limit | value | result |\n|---|---|---|---|\n")
-		for _, c := range r.Checks {
-			res := "pass"
-			if !c.Pass {
-				res = "**FAIL**"
-			}
-			fmt.Fprintf(w, "| %s | %s %g | %.4g | %s |\n", c.Name, c.Op, c.Limit, c.Value, res)
 		}
 		fmt.Fprintln(w)
 	}

@@ -1,0 +1,65 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/browser"
+	"github.com/chainperf/chainperf/internal/results"
+)
+
+// report.html's first screen (1280x900, narrower than the issue's 1400)
+// shows the verdict, every phase's rates, latency and fates, and the
+// criteria, ahead of the findings' tables and the charts: measured in
+// Chromium, so a headline moved below the detail fails.
+func TestHeadlineOnTheFirstScreen(t *testing.T) {
+	b, err := browser.Start(context.Background())
+	if errors.Is(err, browser.ErrNoChromium) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	r, series := fixture()
+	for range 2 { // three phases
+		p := *r.Phases[0]
+		r.Phases = append(r.Phases, &p)
+	}
+	r.Checks = []results.Check{{Name: "committed tx/s", Op: ">=", Limit: 90, Value: 99, Pass: true},
+		{Name: "latency p99 ms", Op: "<=", Limit: 2000, Value: 1800, Pass: true}, {Name: "unresolved share", Op: "<=", Limit: 0, Value: 0, Pass: true}}
+	dir := t.TempDir()
+	if _, err := Write(dir, r, series); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Open("file://"+filepath.Join(dir, "report.html"), 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	type box struct {
+		Rows               int
+		Headline, Criteria float64
+		Verdict            string
+		Detail             float64 // the first phase's own section
+	}
+	got, err := browser.Eval[box](b, `(function () {
+		var h = document.getElementById('headline'), c = document.getElementById('criteria');
+		var crit = c ? c.nextElementSibling : null;
+		return {Rows: h ? h.rows.length - 1 : 0, Headline: h ? h.getBoundingClientRect().bottom : 1e9,
+			Criteria: crit ? crit.getBoundingClientRect().bottom : 1e9, Verdict: document.querySelector('h1').innerText,
+			Detail: Array.from(document.querySelectorAll('h2')).filter(function (e) { return e.innerText.indexOf('Phase 1') === 0; })[0].getBoundingClientRect().top};
+	})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%+v", got)
+	if got.Rows != 3 || got.Headline > 900 || got.Criteria > 900 || got.Detail < got.Criteria {
+		t.Errorf("first screen: %+v; want 3 phase rows and the criteria within 900 px, before the phases' detail", got)
+	}
+	if want := Verdict(r); !strings.Contains(got.Verdict, want) {
+		t.Errorf("h1 %q does not say %s", got.Verdict, want)
+	}
+}
