@@ -83,6 +83,10 @@ kind = "cosmos-send"
 	}
 	hc := &http.Client{Timeout: 10 * time.Second}
 	const gift = 5_000_000_000
+	// `testnet up` returns with the nodes answering, not with a block: an
+	// account query before the first one is refused ("wait for first
+	// block"), as a CI run beside other testnets saw.
+	waitHeight(t, "full0", rpc, 2)
 	pay(t, hc, rpc, "their-chain-7", funder.Address, gift)
 	before := balanceOf(t, hc, rpc, funder.Address)
 

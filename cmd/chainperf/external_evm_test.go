@@ -71,12 +71,14 @@ kind = "evm-transfer"
 		t.Fatal(err)
 	}
 	var nodes strings.Builder
-	var jsonrpc string
+	var jsonrpc, rpc string
 	for _, n := range st.Nodes {
 		j := "http://" + net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.JSONRPC))
 		fmt.Fprintf(&nodes, "[[testnet.node]]\nname = %q\nrole = %q\nrpc = %q\njson_rpc = %q\n", n.Name, n.Role, n.Endpoint().RPC, j)
-		jsonrpc = j
+		jsonrpc, rpc = j, n.Endpoint().RPC
 	}
+	// `testnet up` returns with the nodes answering, not with a block.
+	waitHeight(t, "the network", rpc, 2)
 	// The team's key: the testnet's genesis wallet 0, written by
 	// testnet funder-key to a file of its own (outside tmp, which the
 	// end of the test searches for the key).

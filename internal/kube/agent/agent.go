@@ -202,10 +202,11 @@ type Client struct {
 }
 
 // Do posts to the agent (path "/pause", "/resume", "/cut", "/restore").
-// A request the agent did not answer is sent again, 10 s a try, for 30 s
+// A request the agent did not answer is sent again, 10 s a try, for 60 s
 // in all: a pod just made again (a kill's) on a busy machine can take
-// that long to answer (a CI run had a partition fail on one), and every
-// request is idempotent (a cut replaces the one before).
+// that long to answer (CI runs had a partition fail on one 3 s and then
+// 33 s after the pod came back, beside two other real-node tests), and
+// every request is idempotent (a cut replaces the one before).
 func (c Client) Do(ctx context.Context, path string, req *Request) error {
 	var b []byte
 	if req != nil {
@@ -216,7 +217,7 @@ func (c Client) Do(ctx context.Context, path string, req *Request) error {
 
 // send posts b (nil: no body) to the agent, again while unanswered.
 func (c Client) send(ctx context.Context, path string, b []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, agentPatience)
 	defer cancel()
 	for {
 		err := c.do(ctx, path, b)
@@ -231,6 +232,9 @@ func (c Client) send(ctx context.Context, path string, b []byte) error {
 		}
 	}
 }
+
+// agentPatience is how long Do asks again an agent that does not answer.
+const agentPatience = 60 * time.Second
 
 // unansweredError is a request that got no answer (as against an answer
 // that is an error).
