@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/chainperf/chainperf/internal/load"
 )
 
 // SecondsHeader names the columns of Seconds: the ledger's counts by the
@@ -21,13 +23,21 @@ func (r *Run) Seconds() [][]string {
 	var rows [][]string
 	for i, p := range r.Phases {
 		blocks, ours := map[int]int{}, map[int]int{}
+		secs := len(p.Ledger.PerSecond)
 		for _, b := range p.Blocks {
-			if sec := int(b.Time.Sub(p.Start) / time.Second); b.Time.After(p.Start) || b.Time.Equal(p.Start) {
-				blocks[sec]++
-				ours[sec] += b.Ours - b.OursFailed
-			}
+			// A header's time is its commit's median vote time, a block
+			// interval or a halt behind the wall: the phase's first
+			// blocks can read before its start; they count in second 0.
+			sec := max(0, int(b.Time.Sub(p.Start)/time.Second))
+			blocks[sec]++
+			ours[sec] += b.Ours - b.OursFailed
+			secs = max(secs, sec+1) // a drain's blocks after the last second due
 		}
-		for sec, v := range p.Ledger.PerSecond {
+		for sec := range secs {
+			var v load.Second
+			if sec < len(p.Ledger.PerSecond) {
+				v = p.Ledger.PerSecond[sec]
+			}
 			rows = append(rows, []string{strconv.Itoa(i), strconv.Itoa(sec), fmt.Sprint(v.Sent), fmt.Sprint(v.Accepted),
 				fmt.Sprint(v.Rejected), fmt.Sprint(v.SendError), fmt.Sprint(v.Committed),
 				p.Start.Add(time.Duration(sec) * time.Second).UTC().Format("2006-01-02T15:04:05.000Z"),
