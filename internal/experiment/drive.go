@@ -247,10 +247,16 @@ func phaseOf(o DriveOptions, model load.RateModel, wl load.Workload, start time.
 	if follower != nil {
 		r.Blocks = follower.Flush()
 	}
+	figures(o, model, r)
+	return r
+}
+
+// figures sets the phase's measured window and its figures, the blocks'
+// tx counts judged first.
+func figures(o DriveOptions, model load.RateModel, r *results.Phase) {
 	r.Window = [2]float64{o.Warmup.Seconds(), (model.Length() - o.Cooldown).Seconds()}
 	judgeCounts(o, r)
 	r.Figures = results.Compute(r)
-	return r
 }
 
 // judgeCounts marks the blocks whose tx counts cannot be true of a

@@ -234,9 +234,7 @@ func DriveSpread(ctx context.Context, o DriveOptions, n int, run SpreadRunner) (
 		Start: start, End: time.Now(), Length: model.Length(), Ledger: merged.Summary(), Followed: true,
 		Generator: rep, Blocks: blocks,
 	}
-	r.Window = [2]float64{o.Warmup.Seconds(), (model.Length() - o.Cooldown).Seconds()}
-	judgeCounts(o, r)
-	r.Figures = results.Compute(r)
+	figures(o, model, r)
 	return r, nil
 }
 

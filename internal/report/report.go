@@ -175,19 +175,9 @@ func mdTable(w io.Writer, rows [][]string) {
 	fmt.Fprintln(w)
 }
 
-// Markdown writes the run's summary tables.
-func Markdown(w io.Writer, r *results.Run) {
-	fmt.Fprintf(w, "# chainperf run %s: %s\n\n", r.ID, Verdict(r))
-	if lasted, ok := r.Lasted(); ok {
-		fmt.Fprintf(w, "Scenario **%s**, %s to %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), lasted)
-	} else {
-		fmt.Fprintf(w, "Scenario **%s**, from %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), lasted)
-	}
-	if r.Error != "" {
-		fmt.Fprintf(w, "Error: `%s`\n\n", r.Error)
-	}
-	// The headline first: each phase's rates, latency and fates, then
-	// the criteria; the detail after, the findings' tables collapsed.
+// markdownHeadline writes what a reader reads first: each phase's rates,
+// latency and fates, then the criteria; the detail follows.
+func markdownHeadline(w io.Writer, r *results.Run) {
 	if rows := headlineRows(r); len(rows) > 0 {
 		mdTable(w, append([][]string{HeadlineHeader}, rows...))
 	}
@@ -202,11 +192,30 @@ func Markdown(w io.Writer, r *results.Run) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// Markdown writes the run's summary tables: the headline first, the
+// findings' tables collapsed.
+func Markdown(w io.Writer, r *results.Run) {
+	fmt.Fprintf(w, "# chainperf run %s: %s\n\n", r.ID, Verdict(r))
+	if lasted, ok := r.Lasted(); ok {
+		fmt.Fprintf(w, "Scenario **%s**, %s to %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), lasted)
+	} else {
+		fmt.Fprintf(w, "Scenario **%s**, from %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), lasted)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(w, "Error: `%s`\n\n", r.Error)
+	}
+	markdownHeadline(w, r)
 	for i, p := range r.Phases {
 		markdownPhase(w, i, p)
 	}
 	if tables := experimentTables(r); len(tables) > 0 {
-		fmt.Fprintf(w, "<details><summary>Findings: %d tables</summary>\n\n", len(tables))
+		noun := "tables"
+		if len(tables) == 1 {
+			noun = "table"
+		}
+		fmt.Fprintf(w, "<details><summary>Findings: %d %s</summary>\n\n", len(tables), noun)
 		for _, t := range tables {
 			fmt.Fprintf(w, "## %s\n\n", t.Title)
 			if t.Note != "" {
