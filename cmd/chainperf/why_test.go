@@ -214,4 +214,15 @@ func TestWhyNamesPlantedCauses(t *testing.T) {
 	if dropped == 0 {
 		t.Errorf("no node's log says it dropped validator3 as a peer:\n%s", out)
 	}
+	// And on the run's timeline, at the time a node logged it, after the
+	// kill (1 s into the phase).
+	placed := false
+	for _, e := range gone.Events {
+		if e.Kind == "log" && strings.Contains(e.Detail, "peer dropped line") && gone.Phases[0].Start.Before(e.At) {
+			placed = true
+		}
+	}
+	if !placed {
+		t.Errorf("no event of the run places a node's dropping validator3: %+v", gone.Events)
+	}
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/nodelog"
 	"github.com/chainperf/chainperf/internal/results"
@@ -21,7 +22,8 @@ func teardown(ctx context.Context, o RunOptions, net *live.Net, rec *recorder, r
 // keepLogs stores every node's output with the run before the testnet
 // goes (a temp dir's logs go with it, a pod's with the pod): `chainperf
 // runs logs` reads them, and the run's "Node logs" finding counts what
-// they say. A node whose log cannot be read is said in the run's events;
+// they say, and its errors, panics, peers dropped and redials are events
+// at the time the node wrote them. A node whose log cannot be read is said in the run's events;
 // an external network's nodes have none here.
 func keepLogs(ctx context.Context, net *live.Net, rec *recorder, r *results.Run) {
 	if rec.store == nil {
@@ -37,7 +39,12 @@ func keepLogs(ctx context.Context, net *live.Net, rec *recorder, r *results.Run)
 			rec.storeOnly("log", nd.Name+"'s log not kept: "+err.Error())
 			continue
 		}
-		counts = append(counts, nodelog.Read(nd.Name, text))
+		c := nodelog.ReadNear(nd.Name, text, r.Start, time.Local)
+		counts = append(counts, c)
+		// On the run's timeline: what each node's log said, when.
+		for _, e := range nodelog.Events(c) {
+			rec.eventAt(e.At, "log", e.Detail)
+		}
 		rec.write(func(st *store.Store) error {
 			return st.Log(rec.ctx, rec.runID, store.NodeLog{Node: nd.Name, Size: size, Text: text})
 		})

@@ -80,6 +80,14 @@ func (rc *recorder) event(kind, detail string) {
 	rc.write(func(st *store.Store) error { return st.Event(rc.ctx, rc.runID, kind, detail) })
 }
 
+// eventAt records an event that happened at at (a node's log line's time).
+func (rc *recorder) eventAt(at time.Time, kind, detail string) {
+	rc.mu.Lock()
+	rc.events = append(rc.events, results.Event{At: at, Kind: kind, Detail: detail})
+	rc.mu.Unlock()
+	rc.write(func(st *store.Store) error { return st.EventAt(rc.ctx, rc.runID, at, kind, detail) })
+}
+
 // storeOnly writes an event to the store but not to the run's events
 // (phase changes, scrape errors: the report does not list them).
 func (rc *recorder) storeOnly(kind, detail string) {
@@ -157,6 +165,8 @@ func (rc *recorder) into(r *results.Run) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	r.Events = append([]results.Event(nil), rc.events...)
+	// Logs' events come at the end with the times their lines say.
+	slices.SortStableFunc(r.Events, func(a, b results.Event) int { return a.At.Compare(b.At) })
 	r.Faults = results.Effects(rc.faults, r.Phases)
 	r.StoreErrors = rc.errs
 }

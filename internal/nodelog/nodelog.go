@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/printable"
@@ -38,6 +39,10 @@ type Counts struct {
 	Lines int             `json:"lines"`
 	Of    map[Kind]int    `json:"of,omitempty"`
 	First map[Kind]string `json:"first,omitempty"`
+	// From and To: when the first and the last line of each kind that
+	// said its time were written (ReadNear; none for lines without one).
+	From map[Kind]time.Time `json:"from,omitempty"`
+	To   map[Kind]time.Time `json:"to,omitempty"`
 }
 
 var (
@@ -59,22 +64,74 @@ func Plain(line []byte) []byte {
 }
 
 // Read counts one node's log.
-func Read(node string, text []byte) Counts {
-	c := Counts{Node: node, Of: map[Kind]int{}, First: map[Kind]string{}}
+func Read(node string, text []byte) Counts { return ReadNear(node, text, time.Time{}, time.UTC) }
+
+// ReadNear counts one node's log and when each kind was first and last
+// written: times in loc, a console line's minute on the day nearest near
+// (the run's start; zero: such lines give no time).
+func ReadNear(node string, text []byte, near time.Time, loc *time.Location) Counts {
+	c := Counts{Node: node, Of: map[Kind]int{}, First: map[Kind]string{}, From: map[Kind]time.Time{}, To: map[Kind]time.Time{}}
 	for line := range bytes.Lines(text) {
 		line = Plain(line)
 		if len(line) == 0 {
 			continue
 		}
 		c.Lines++
+		var at time.Time
 		for _, k := range kindsOf(line) {
 			c.Of[k]++
 			if _, ok := c.First[k]; !ok {
 				c.First[k] = printable.Clean(string(line[:min(len(line), 300)]))
 			}
+			if at.IsZero() {
+				at = StampOf(line, near, loc).At
+			}
+			if at.IsZero() || near.IsZero() && at.Year() < 2 {
+				continue
+			}
+			if f, ok := c.From[k]; !ok || at.Before(f) {
+				c.From[k] = at
+			}
+			if at.After(c.To[k]) {
+				c.To[k] = at
+			}
 		}
 	}
 	return c
+}
+
+// An Event is what a node's log said of one kind, placed on the run's
+// timeline at its first line.
+type Event struct {
+	At     time.Time
+	Detail string
+}
+
+// Events are c's kinds as events: how many lines, from when to when, and
+// the first one. Kinds whose lines gave no time are left out (the Node
+// logs finding counts them).
+func Events(c Counts) []Event {
+	var out []Event
+	for _, k := range Kinds {
+		from, ok := c.From[k]
+		if !ok || c.Of[k] == 0 {
+			continue
+		}
+		span := from.Format("15:04:05.000")
+		if to := c.To[k]; to.After(from) {
+			span += " to " + to.Format("15:04:05.000")
+		}
+		out = append(out, Event{At: from, Detail: fmt.Sprintf("%s logged %d %s line%s, %s; the first: %s",
+			c.Node, c.Of[k], k, plural(c.Of[k]), span, c.First[k])})
+	}
+	return out
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // kindsOf says the kinds of one line.

@@ -128,3 +128,40 @@ func TestStampAndFilter(t *testing.T) {
 		t.Error("ParseLevel(loud): no error")
 	}
 }
+
+// Each kind's first and last time, and its event at the first: plain and
+// console lines (the console's minute on the run's day), a panic that
+// gives no time counted but not placed.
+func TestEventsOnTheTimeline(t *testing.T) {
+	start := time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC)
+	log := strings.Join([]string{
+		`E[2026-11-29|07:00:05.100] Stopping peer for error module=p2p peer=a err=EOF`,
+		`I[2026-11-29|07:00:06.000] committed state module=state height=5`,
+		`E[2026-11-29|07:00:09.700] Stopping peer for error module=p2p peer=b err=EOF`,
+		"7:01AM ERR failure when running app err=\"x\"",
+		`panic: oh`,
+	}, "\n")
+	c := ReadNear("validator1", []byte(log), start, time.UTC)
+	if got := c.To[PeerDropped].Sub(c.From[PeerDropped]); c.Of[PeerDropped] != 2 || got != 4600*time.Millisecond {
+		t.Errorf("peer dropped: %d lines over %v; want 2 over 4.6 s", c.Of[PeerDropped], got)
+	}
+	if _, ok := c.From[Panic]; !ok && c.Of[Panic] != 1 || ok {
+		t.Errorf("panic: %d lines, placed %v; want counted, not placed", c.Of[Panic], ok)
+	}
+	ev := Events(c)
+	var lines []string
+	for _, e := range ev {
+		lines = append(lines, e.At.Format("15:04:05.000")+" "+e.Detail)
+	}
+	want := []string{
+		"07:00:05.100 validator1 logged 3 error lines, 07:00:05.100 to 07:01:00.000; the first: E[2026-11-29|07:00:05.100] Stopping peer for error module=p2p peer=a err=EOF",
+		"07:00:05.100 validator1 logged 2 peer dropped lines, 07:00:05.100 to 07:00:09.700; the first: E[2026-11-29|07:00:05.100] Stopping peer for error module=p2p peer=a err=EOF",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	// Without the run's start a console line gives no day: not placed.
+	if c := Read("v", []byte("7:01AM ERR x\n")); len(c.From) != 0 || c.Of[Error] != 1 {
+		t.Errorf("Read of a console line: %+v", c)
+	}
+}

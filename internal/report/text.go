@@ -7,7 +7,8 @@ import (
 )
 
 // MarkdownToText turns chainperf's own Markdown (headings, pipe tables,
-// **bold**, `code`, lists) into plain aligned text.
+// **bold**, `code`, lists, <details> sections: their summary a heading)
+// into plain aligned text.
 func MarkdownToText(md string) string {
 	var out strings.Builder
 	var table [][]string
@@ -44,6 +45,11 @@ func MarkdownToText(md string) string {
 		}
 		flush()
 		switch {
+		case trimmed == "</details>":
+			// A collapsed section ends: nothing to show on a terminal.
+		case strings.HasPrefix(trimmed, "<details><summary>") && strings.HasSuffix(trimmed, "</summary>"):
+			title := plain(strings.TrimSuffix(strings.TrimPrefix(trimmed, "<details><summary>"), "</summary>"))
+			out.WriteString(title + "\n" + strings.Repeat("=", len([]rune(title))) + "\n")
 		case strings.HasPrefix(line, "# "):
 			title := plain(line[2:])
 			out.WriteString(title + "\n" + strings.Repeat("=", len([]rune(title))) + "\n")

@@ -60,7 +60,12 @@ func (s *Store) Begin(ctx context.Context, r *results.Run, o Owner) error {
 // Event records something that happened during a run (a phase change, a
 // fault).
 func (s *Store) Event(ctx context.Context, runID, kind, detail string) error {
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO events (run_id, at, kind, detail) VALUES (?, ?, ?, ?)`), runID, ts(time.Now()), kind, secret.Redact(detail))
+	return s.EventAt(ctx, runID, time.Now(), kind, detail)
+}
+
+// EventAt records an event of a run that happened at at.
+func (s *Store) EventAt(ctx context.Context, runID string, at time.Time, kind, detail string) error {
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO events (run_id, at, kind, detail) VALUES (?, ?, ?, ?)`), runID, ts(at), kind, secret.Redact(detail))
 	return err
 }
 

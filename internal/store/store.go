@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
 	"golang.org/x/sys/unix"
@@ -190,6 +191,12 @@ func open(ctx context.Context, dsn string, mustExist bool) (*Store, error) {
 // says otherwise.
 const DefaultConnectTimeout = 5
 
+// DefaultStatementTimeout bounds one statement on PostgreSQL unless the
+// URL's statement_timeout (ms) says otherwise: generous beside the
+// longest chainperf makes (a long run's node samples, read back in one),
+// short beside for ever.
+const DefaultStatementTimeout = 60 * time.Second
+
 func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, error) {
 	s := &Store{}
 	if err := checkDSN(dsn); err != nil {
@@ -215,6 +222,11 @@ func openDB(ctx context.Context, dsn string, mustExist, readOnly bool) (*Store, 
 		// its start-up included, gets a bound unless the URL sets one.
 		if !strings.Contains(strings.ToLower(rest), "connect_timeout=") {
 			param("connect_timeout=" + strconv.Itoa(DefaultConnectTimeout))
+		}
+		// And one that answers the start-up, then holds a statement
+		// (a lock another session keeps, a stalled proxy): bounded too.
+		if !strings.Contains(strings.ToLower(rest), "statement_timeout=") {
+			param("statement_timeout=" + strconv.Itoa(int(DefaultStatementTimeout/time.Millisecond)))
 		}
 		if readOnly {
 			// pgx passes unknown parameters to the server as settings.

@@ -522,3 +522,38 @@ func TestPathWithURICharacters(t *testing.T) {
 		st.Close()
 	}
 }
+
+// A statement PostgreSQL holds is bounded: by default
+// (DefaultStatementTimeout) and by the URL's statement_timeout, which
+// wins.
+func TestStatementTimeout(t *testing.T) {
+	url, ok := backends(t)["postgres"]
+	if !ok {
+		t.Skip("no PostgreSQL")
+	}
+	ctx := context.Background()
+	for _, c := range []struct{ param, want string }{{"", "1min"}, {"statement_timeout=300", "300ms"}} {
+		u := url
+		if c.param != "" {
+			sep := "?"
+			if strings.Contains(u, "?") {
+				sep = "&"
+			}
+			u += sep + c.param
+		}
+		s, err := Open(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := s.db.QueryRowContext(ctx, "SHOW statement_timeout").Scan(&got); err != nil || got != c.want {
+			t.Errorf("%q: statement_timeout %q, %v; want %q", c.param, got, err, c.want)
+		}
+		if c.param != "" {
+			if _, err := s.db.ExecContext(ctx, "SELECT pg_sleep(2)"); err == nil || !strings.Contains(err.Error(), "statement timeout") {
+				t.Errorf("a 2 s statement under a 300 ms bound: %v", err)
+			}
+		}
+		s.Close()
+	}
+}
