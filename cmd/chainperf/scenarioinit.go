@@ -12,6 +12,7 @@ import (
 	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -66,8 +67,9 @@ written; an existing file is kept unless --force.`,
 			if err := writeChecked(cmd, file, in.Text); err != nil {
 				return err
 			}
+			// What the binary said of itself is input: escaped.
 			fmt.Fprintf(out, "wrote %s: %s, chain %q, denom %s, addresses %s1...; it passes `chainperf scenario check`\n  chainperf run %s\n",
-				file, in.About, in.Kind, in.Denom, in.Prefix, file)
+				file, printable.Clean(in.About), in.Kind, printable.Clean(in.Denom), printable.Clean(in.Prefix), file)
 			return nil
 		},
 	}

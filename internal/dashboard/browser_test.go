@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +65,44 @@ func TestPagesDrawInABrowser(t *testing.T) {
 		if errs := b.Errors(); len(errs) > 0 {
 			t.Errorf("%s: console errors: %v", c.path, errs)
 		}
+	}
+}
+
+// The runs list picks two runs to compare: its form sends the baseline
+// and the candidate picked to the compare page, which compares them.
+func TestRunsListPicksTwoToCompare(t *testing.T) {
+	b, err := browser.Start(context.Background())
+	if errors.Is(err, browser.ErrNoChromium) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	st, path := newDB(t)
+	t0 := time.Now().Add(-time.Hour)
+	for i, tps := range []float64{100, 60} {
+		fakeRun(t, st, fmt.Sprintf("r%d", i), "nightly", nil, t0.Add(time.Duration(i)*time.Minute), tps)
+	}
+	ts := testServer(t, path)
+	if _, err := b.Open(ts.URL+"/", 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	query, err := browser.Eval[string](b, `(function () {
+		document.querySelector('input[name=base][value=r0]').click();
+		document.querySelector('input[name=cand][value=r1]').click();
+		var f = document.getElementById('pick');
+		return f.getAttribute('action') + '?' + new URLSearchParams(new FormData(f)).toString();
+	})()`)
+	u, perr := url.Parse(query)
+	if err != nil || perr != nil || u.Path != "/compare" || u.Query().Get("base") != "r0" || u.Query().Get("cand") != "r1" {
+		t.Fatalf("the runs list's form sends %q (%v); want /compare with base=r0 and cand=r1", query, err)
+	}
+	if _, err := b.Open(ts.URL+query, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.Text("#verdict"); err != nil || !strings.Contains(got, "committed tx/s") {
+		t.Errorf("compare of the picked runs: verdict %q (%v)", got, err)
 	}
 }
 
