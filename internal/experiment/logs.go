@@ -21,10 +21,10 @@ func teardown(ctx context.Context, o RunOptions, net *live.Net, rec *recorder, r
 
 // keepLogs stores every node's output with the run before the testnet
 // goes (a temp dir's logs go with it, a pod's with the pod): `chainperf
-// runs logs` reads them, and the run's "Node logs" finding counts what
-// they say, and its errors, panics, peers dropped and redials are events
-// at the time the node wrote them. A node whose log cannot be read is said in the run's events;
-// an external network's nodes have none here.
+// runs logs` reads them, the run's "Node logs" finding counts what they
+// say, and each node's errors, panics, peers dropped and redials are
+// events at the time it wrote them. A node whose log cannot be read is
+// said in the run's events; an external network's nodes have none here.
 func keepLogs(ctx context.Context, net *live.Net, rec *recorder, r *results.Run) {
 	if rec.store == nil {
 		return
