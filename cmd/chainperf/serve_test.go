@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -17,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/browser"
+	"github.com/chainperf/chainperf/internal/browser/browsertest"
 	"github.com/chainperf/chainperf/internal/compare"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/store"
@@ -63,14 +62,7 @@ func TestDashboardOnRealRuns(t *testing.T) {
 		t.Skip("starts real CometBFT nodes")
 	}
 	t.Parallel()
-	b, err := browser.Start(context.Background())
-	if errors.Is(err, browser.ErrNoChromium) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := browsertest.Start(t)
 	tmp := t.TempDir()
 	reg, db := t.TempDir(), filepath.Join(tmp, "runs.db")
 	scn := filepath.Join(tmp, "dash.toml")

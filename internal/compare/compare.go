@@ -146,7 +146,6 @@ type Result struct {
 	Inconclusive []string       `json:"inconclusive,omitempty"`
 	Notes        []string       `json:"notes,omitempty"`
 	noted        map[string]int // a note's index by its reason
-	noteFigures  map[int]string // the figures a note is of, by index
 	// Changed says what the sides ran differently on purpose (node build,
 	// settings): what the verdicts are about.
 	Changed []string `json:"changed,omitempty"`
@@ -203,14 +202,13 @@ func (res *Result) add(row Row) {
 // comparison of single runs otherwise printed once a figure.
 func (res *Result) note(figure, why string) {
 	if i, ok := res.noted[why]; ok {
-		res.Notes[i] = res.noteFigures[i] + ", " + figure + ": " + why
-		res.noteFigures[i] += ", " + figure
+		res.Notes[i] = strings.TrimSuffix(res.Notes[i], ": "+why) + ", " + figure + ": " + why
 		return
 	}
 	if res.noted == nil {
-		res.noted, res.noteFigures = map[string]int{}, map[int]string{}
+		res.noted = map[string]int{}
 	}
-	res.noted[why], res.noteFigures[len(res.Notes)] = len(res.Notes), figure
+	res.noted[why] = len(res.Notes)
 	res.Notes = append(res.Notes, figure+": "+why)
 }
 

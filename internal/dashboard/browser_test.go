@@ -1,8 +1,6 @@
 package dashboard
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/browser"
+	"github.com/chainperf/chainperf/internal/browser/browsertest"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 )
@@ -19,14 +18,7 @@ import (
 // draws its charts (canvases with painted pixels), shows the stored
 // numbers, and logs no console error, exception or CSP violation.
 func TestPagesDrawInABrowser(t *testing.T) {
-	b, err := browser.Start(context.Background())
-	if errors.Is(err, browser.ErrNoChromium) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := browsertest.Start(t)
 	st, path := newDB(t)
 	t0 := time.Now().Add(-time.Hour)
 	for i, tps := range []float64{100, 101, 99, 60} {
@@ -71,14 +63,7 @@ func TestPagesDrawInABrowser(t *testing.T) {
 // The runs list picks two runs to compare: its form sends the baseline
 // and the candidate picked to the compare page, which compares them.
 func TestRunsListPicksTwoToCompare(t *testing.T) {
-	b, err := browser.Start(context.Background())
-	if errors.Is(err, browser.ErrNoChromium) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := browsertest.Start(t)
 	st, path := newDB(t)
 	t0 := time.Now().Add(-time.Hour)
 	for i, tps := range []float64{100, 60} {
@@ -112,14 +97,7 @@ func TestRunsListPicksTwoToCompare(t *testing.T) {
 // swung between 0 and a block's worth; the pause between phases looked
 // like a stall; latency had no percentile plot on a log scale.
 func TestChartsShowTheTruth(t *testing.T) {
-	b, err := browser.Start(context.Background())
-	if errors.Is(err, browser.ErrNoChromium) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := browsertest.Start(t)
 	st, path := newDB(t)
 	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
 	fakeRun(t, st, "base", "pair", nil, t0, 100)

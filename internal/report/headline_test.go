@@ -1,14 +1,13 @@
 package report
 
 import (
-	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/browser"
+	"github.com/chainperf/chainperf/internal/browser/browsertest"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -17,14 +16,7 @@ import (
 // criteria, ahead of the findings' tables and the charts: measured in
 // Chromium, so a headline moved below the detail fails.
 func TestHeadlineOnTheFirstScreen(t *testing.T) {
-	b, err := browser.Start(context.Background())
-	if errors.Is(err, browser.ErrNoChromium) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := browsertest.Start(t)
 	r, series := fixture()
 	for range 2 { // three phases
 		p := *r.Phases[0]
