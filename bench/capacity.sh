@@ -30,12 +30,12 @@ for i in $(seq 1 "$runs"); do
   # Above capacity the run FAILs its criteria (refused txs, the load not
   # delivered): its committed rate is what is measured.
   "$work/chainperf" run "$work/s.toml" --db "$work/runs.db" --report-dir "$work/reports/$i" >"$work/run$i.log" 2>&1 || true
-  ls "$work/reports/$i"/*/summary.json >/dev/null 2>&1 || { echo "run $i made no report:"; tail -20 "$work/run$i.log"; exit 1; }
+  ls "$work/reports/$i"/*/record.json >/dev/null 2>&1 || { echo "run $i made no report:"; tail -20 "$work/run$i.log"; exit 1; }
 done
 python3 - "$work/reports" <<'PY'
 import glob, json, statistics, sys
 rows = []
-for f in sorted(glob.glob(sys.argv[1] + "/*/*/summary.json"), key=lambda f: int(f.split("/")[-3])):
+for f in sorted(glob.glob(sys.argv[1] + "/*/*/record.json"), key=lambda f: int(f.split("/")[-3])):
     p = json.load(open(f))["phases"][0]["figures"]
     rows.append(p)
     print(f"offered {p['offered_tps']:.0f} tx/s: committed {p['committed_tps']:.0f} tx/s, refused {100 * p['rejected_share']:.0f} %, "

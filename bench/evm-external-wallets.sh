@@ -67,7 +67,7 @@ for round in 1 2; do
   start=$(date +%s.%N)
   "$bin" run "$work/ext.toml" --db "$work/runs.db" --report-dir "$work/reports" >"$work/run$round.log" 2>&1 || true
   end=$(date +%s.%N)
-  sum=$(ls -td "$work"/reports/*/ | head -1)summary.json
+  sum=$(ls -td "$work"/reports/*/ | head -1)record.json
   python3 - "$sum" "$round" "$start" "$end" "$work/run$round.log" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))

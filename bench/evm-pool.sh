@@ -22,7 +22,7 @@ for round in $(seq "$rounds"); do
     sed -e "s/^mempool = .*/mempool = \"app\"\npool_reads = \"$every\"/" -e "s/^rate = .*/rate = $rate/" \
       examples/evm-nonce-gaps.toml >"$work/s.toml"
     "$work/chainperf" run "$work/s.toml" --db "$work/runs.db" --report-dir "$work/reports" >"$work/run.log" 2>&1 || true
-    sum=$(ls -td "$work"/reports/*/ | head -1)summary.json
+    sum=$(ls -td "$work"/reports/*/ | head -1)record.json
     python3 - "$sum" "$every" "$round" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))

@@ -26,7 +26,7 @@ for n in $counts; do
       -e "s/^duration = .*/duration = \"$duration\"/" -e "s/^rate = .*/rate = $rate/" examples/evm-nonce-gaps.toml >"$work/s.toml"
     if [ "$mempool" = app ]; then sed -i 's/^\[testnet.evm\]$/[testnet.evm]\npool_reads = "250ms"/' "$work/s.toml"; fi
     "$work/chainperf" run "$work/s.toml" --db "$work/runs.db" --report-dir "$work/reports" >"$work/run.log" 2>&1 || true
-    sum=$(ls -td "$work"/reports/*/ | head -1)summary.json
+    sum=$(ls -td "$work"/reports/*/ | head -1)record.json
     python3 - "$sum" "$mempool" "$n" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))

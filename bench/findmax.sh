@@ -21,7 +21,7 @@ for i in $(seq 1 "$runs"); do
 done
 python3 - "$work/reports" <<'PY'
 import glob, json, statistics, sys
-xs = [json.load(open(f))["find_max"]["max_tps"] for f in sorted(glob.glob(sys.argv[1] + "/*/summary.json"))]
+xs = [json.load(open(f))["find_max"]["max_tps"] for f in sorted(glob.glob(sys.argv[1] + "/*/record.json"))]
 m = statistics.mean(xs)
 cv = statistics.stdev(xs) / m if len(xs) > 1 else 0
 print(f"max sustainable tx/s over {len(xs)} runs: " + ", ".join(f"{x:.0f}" for x in xs))

@@ -59,7 +59,7 @@ PYTHONPATH=bench python3 - "$work/reports" "$work/runs.db" "$work/chainperf" <<'
 import glob, json, statistics, sys
 from datetime import datetime
 import nodeseries
-summaries = glob.glob(sys.argv[1] + "/*/*/summary.json")
+summaries = glob.glob(sys.argv[1] + "/*/*/record.json")
 db = nodeseries.load(sys.argv[3], sys.argv[2], [json.load(open(f))["id"] for f in summaries])
 print("| validators (+1 full) | scale profile | blocks in 60 s | interval mean | interval stdev | max round | round 0 | committed | latency p50 | CPU per node | RSS per node | chainperf CPU |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")

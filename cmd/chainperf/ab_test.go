@@ -3,11 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"encoding/xml"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,13 +14,11 @@ import (
 // TestABOnRealNodes is the short calibration CI runs (bench/calibrate.sh
 // is the long one): an interleaved A/A session of one scenario on real
 // nodes, ended by Ctrl-C in its third round, gives the verdict on the two
-// rounds that completed, with no regressed or improved gated figure; a
-// planted change (blocks 800 ms later: consensus.timeout_commit 200 ms ->
-// 1 s) is called regressed on latency, exit 1, with a JUnit report that fails
-// and every run stored with its place in the order. Its size: 4 s of load
-// on two validators, short commits so the window still holds blocks (a
-// dozen against four); a 1 s -> 2 s change over 8 s runs took 5 rounds
-// and 199 s in CI.
+// rounds that completed, with no regressed or improved gated figure. The
+// planted change (blocks 800 ms later) is the pull request of
+// TestGateWorkflowOnAThrowawayRepository, through the shipped workflow.
+// Its size: 4 s of load on two validators, short commits so the window
+// still holds blocks (a dozen against four).
 func TestABOnRealNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real CometBFT nodes")
@@ -50,7 +46,7 @@ cooldown = "1s"
 		}
 		return p
 	}
-	base, slow := write("base.toml", "200ms"), write("slow.toml", "1s")
+	base := write("base.toml", "200ms")
 	aa := func(name string, res []byte, out string) {
 		t.Helper()
 		var got struct {
@@ -96,28 +92,5 @@ cooldown = "1s"
 		aa("A/A interrupted", []byte(out[i:]), out)
 	} else {
 		t.Errorf("Ctrl-C in round 3: no verdict\n%s", out)
-	}
-
-	junit := filepath.Join(tmp, "junit.xml")
-	out, code := cli(t, reg, "ab", base, slow, "--db", db, "--report-dir", reports, "--min-rounds", "2", "--max-rounds", "6", "--junit", junit, "--seed", "7",
-		"--threshold-for", "committed tx/s=30") // 4 s runs: ±8 % a round; decided unchanged by round 3-4, not kept undecided to round 6
-	t.Logf("planted:\n%s", out)
-	if code != 1 || !regexp.MustCompile(`REGRESSED: .*latency p50`).MatchString(out) || !strings.Contains(out, "interleaved:") {
-		t.Errorf("blocks a second later: exit %d; want 1 with latency p50 regressed, judged round by round\n%s", code, out)
-	}
-	var suite struct {
-		Failures int `xml:"failures,attr"`
-	}
-	if err := xml.Unmarshal(mustRead(t, junit), &suite); err != nil || suite.Failures == 0 {
-		t.Errorf("junit: %v, %d failures; want the regression as a failure", err, suite.Failures)
-	}
-	// Every run knows its place: the planted session's runs, in order.
-	m := regexp.MustCompile(`round 1 (baseline|candidate) +run (\S+)`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no round-1 run in\n%s", out)
-	}
-	export, _ := cli(t, reg, "runs", "export", m[2], "--db", db)
-	if !regexp.MustCompile(`"trial":\s*\{\s*"session":\s*"[^"]+",\s*"round":\s*1,\s*"side":\s*"` + m[1] + `",\s*"seq":\s*1`).MatchString(export) {
-		t.Errorf("run %s does not record its trial (round 1, %s, first):\n%.1500s", m[2], m[1], export)
 	}
 }

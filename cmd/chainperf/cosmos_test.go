@@ -418,6 +418,6 @@ load_delivered = false
 }
 
 // cosmosOf and evmOf are the chain's own record of a run read back from
-// its summary.json (nil: none).
+// its record.json (nil: none).
 func cosmosOf(r results.Run) *chain.CosmosRecord { return chain.CosmosOf(&r) }
 func evmOf(r results.Run) *chain.EVMRecord       { return chain.EVMOf(&r) }

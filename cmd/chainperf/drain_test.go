@@ -49,7 +49,7 @@ drain_timeout = "1s"
 	if held < 1 || held > unresolved {
 		t.Errorf("%d of %d unresolved in the mempool; want some, at most all", held, unresolved)
 	}
-	sums, _ := filepath.Glob(filepath.Join(reports, "*", "summary.json"))
+	sums, _ := filepath.Glob(filepath.Join(reports, "*", "record.json"))
 	if len(sums) != 1 {
 		t.Fatalf("summaries: %v", sums)
 	}
@@ -65,7 +65,7 @@ drain_timeout = "1s"
 		}
 	}
 	if err := json.Unmarshal(mustRead(t, sums[0]), &rec); err != nil || len(rec.Phases) == 0 {
-		t.Fatalf("summary.json: %v", err)
+		t.Fatalf("record.json: %v", err)
 	}
 	p := rec.Phases[len(rec.Phases)-1]
 	if p.InMempool != int64(held) || p.MempoolAtEnd < p.InMempool || p.Drained < 1 || p.Drained > 5 {

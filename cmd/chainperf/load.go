@@ -327,7 +327,7 @@ over /websocket on a second address (tm-load-test, CometBFT's loadtime).`,
 						return
 					case <-tick.C:
 						if n := s.Txs.Load(); n != last {
-							fmt.Fprintf(out, "%s %d tx/s (%d in all)\n", time.Now().Format("15:04:05"), n-last, n)
+							fmt.Fprintf(out, "%s %d tx/s (%d in all)\n", results.Clock(time.Now()), n-last, n)
 							last = n
 						}
 					}

@@ -32,10 +32,10 @@ func netnsState(t *testing.T) []string {
 	return out
 }
 
-// readSummary reads the summary.json of the one run under reports.
+// readSummary reads the record.json of the one run under reports.
 func readSummary(t *testing.T, reports string) results.Run {
 	t.Helper()
-	dirs, _ := filepath.Glob(filepath.Join(reports, "*", "summary.json"))
+	dirs, _ := filepath.Glob(filepath.Join(reports, "*", "record.json"))
 	if len(dirs) != 1 {
 		t.Fatalf("%d summaries under %s; want 1", len(dirs), reports)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/store"
 )
@@ -215,15 +216,22 @@ func TestRunStoresEverything(t *testing.T) {
 	if len(r.Faults) != 1 || r.Faults[0].CatchUp <= 0 || r.Faults[0].Recovery < 0 {
 		t.Errorf("faults %+v; want the restart with its catch-up time and recovery", r.Faults)
 	}
-	// The report's summary.json says what the database says.
+	// The report's record.json says what the database says, and its
+	// summary.json the headline.
 	var sum results.Run
-	data, err := os.ReadFile(filepath.Join(tmp, "reports", r.ID, "summary.json"))
+	data, err := os.ReadFile(filepath.Join(tmp, "reports", r.ID, "record.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	json.Unmarshal(data, &sum)
 	if sum.Main() == nil || sum.Main().Ledger.Sent != s.Sent || sum.Main().Figures.CommittedTPS != p.Figures.CommittedTPS {
-		t.Errorf("summary.json disagrees with the database")
+		t.Errorf("record.json disagrees with the database")
+	}
+	var head report.Headline
+	data, err = os.ReadFile(filepath.Join(tmp, "reports", r.ID, "summary.json"))
+	if err != nil || json.Unmarshal(data, &head) != nil || head.ID != r.ID || head.Verdict != report.Verdict(r) ||
+		len(head.Phases) != len(r.Phases) || head.Phases[len(head.Phases)-1].Sent != r.Phases[len(r.Phases)-1].Ledger.Sent {
+		t.Errorf("summary.json %+v (%v) is not the run's headline", head, err)
 	}
 
 	os.WriteFile(scn, []byte(strings.Replace(shortScenario, "%s", "100000", 1)), 0o644)

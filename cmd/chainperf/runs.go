@@ -116,7 +116,7 @@ func runsCmd() *cobra.Command {
 					res = map[bool]string{true: "pass", false: "fail"}[*r.Passed]
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", report.Printable(r.ID), report.Printable(r.Scenario), report.Printable(string(r.Status)),
-					res, r.Start.Local().Format("2006-01-02 15:04:05"), report.Printable(results.FormatLabels(r.Labels)))
+					res, results.Stamp(r.Start), report.Printable(results.FormatLabels(r.Labels)))
 			}
 			return w.Flush()
 		},

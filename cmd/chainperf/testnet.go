@@ -14,6 +14,7 @@ import (
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/experiment"
+	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
@@ -152,7 +153,7 @@ func follow(ctx context.Context, out io.Writer, net *live.Net) error {
 		for _, n := range net.Testnet.Nodes {
 			parts = append(parts, fmt.Sprintf("%s=%d", n.Name, h[n.Name]))
 		}
-		fmt.Fprintf(out, "%s heights %s\n", time.Now().Format("15:04:05"), strings.Join(parts, " "))
+		fmt.Fprintf(out, "%s heights %s\n", results.Clock(time.Now()), strings.Join(parts, " "))
 	}
 }
 

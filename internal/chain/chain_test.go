@@ -115,7 +115,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	if !slices.Equal(labels, []string{"expired", "balances"}) {
 		t.Errorf("summary lines %v", labels)
 	}
-	// summary.json keeps the record under "cosmos", as earlier builds
+	// record.json keeps the record under "cosmos", as earlier builds
 	// wrote it, and reads back with one finding.
 	js, err := json.Marshal(r)
 	if err != nil {

@@ -1,9 +1,11 @@
 package dashboard
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +13,9 @@ import (
 	"github.com/chainperf/chainperf/internal/browser"
 	"github.com/chainperf/chainperf/internal/browser/browsertest"
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/store"
 )
 
 // TestPagesDrawInABrowser opens every page in headless Chromium: each
@@ -101,18 +105,19 @@ func TestChartsShowTheTruth(t *testing.T) {
 	st, path := newDB(t)
 	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
 	fakeRun(t, st, "base", "pair", nil, t0, 100)
-	// Two phases 5 s apart; blocks every 2 s, so each other second
-	// commits 200 and the seconds between none.
+	// Two phases 5 s apart; in the second, 100 tx/s in blocks of 1.4 s
+	// (so the seconds seen commit 140, 280 or none) and no block from
+	// 11.2 s to 18.2 s; then a drain of a second at the end.
 	lonely := fakeRun(t, st, "lonely", "alone", nil, t0.Add(time.Minute), 100, func(r *results.Run) {
 		steady := r.Phases[0]
 		warm := &results.Phase{Name: "warm-up", Kind: "warmup", Start: steady.Start, End: steady.Start.Add(10 * time.Second)}
 		warm.Ledger.PerSecond = steady.Ledger.PerSecond[:10]
-		steady.Start, steady.End = warm.End.Add(5*time.Second), warm.End.Add(25*time.Second)
-		for i := range steady.Ledger.PerSecond {
-			steady.Ledger.PerSecond[i].Committed = int64(200 * (i % 2))
-		}
+		steady.Start, steady.End = warm.End.Add(5*time.Second), warm.End.Add(30*time.Second)
+		steady.Blocks, steady.Ledger.PerSecond = blocksEvery(steady.Start, 1400*time.Millisecond, 25, 9, 12)
 		steady.Ledger.LatencyCurve = []load.Quantile{{Percent: 0, MS: 400}, {Percent: 90, MS: 900}, {Percent: 99, MS: 1500}, {Percent: 100, MS: 4000}}
-		r.Phases = []*results.Phase{warm, steady}
+		drain := &results.Phase{Name: "drain", Kind: "drain", Start: steady.End, End: steady.End.Add(time.Second)}
+		drain.Ledger.PerSecond = steady.Ledger.PerSecond[:1]
+		r.Phases = []*results.Phase{warm, steady, drain}
 	})
 	fakeRun(t, st, "cand", "pair", nil, t0.Add(2*time.Minute), 60)
 	ts := testServer(t, path)
@@ -155,19 +160,42 @@ func TestChartsShowTheTruth(t *testing.T) {
 	}
 
 	open("/runs/lonely")
-	mean := eval(`(function () {
-		const u = chainperfPlots.throughput, k = u.series.findIndex(function (s) { return s.label === 'committed, 5 s mean'; });
-		return u.data[k].filter(function (v) { return v != null; });
-	})()`)
-	steady := mean[len(mean)-20:]
-	for i := 3; i < 17; i++ { // the steady phase's seconds away from its ends
-		if steady[i] < 75 || steady[i] > 125 {
-			t.Errorf("committed at second %d of the steady phase: %.0f tx/s; want the 100 it averages (the chart saws)", i, steady[i])
+	line := func(chart, label string) []float64 {
+		t.Helper()
+		return eval(fmt.Sprintf(`(function () {
+			const u = chainperfPlots[%q], k = u.series.findIndex(function (s) { return s.label === %q; });
+			return k < 0 ? [] : u.data[k].map(function (v, i) { return u.data[0][i] > %d ? (v == null ? -1 : v) : -2; }).filter(function (v) { return v !== -2; });
+		})()`, chart, label, lonely.Phases[1].Start.Unix()))
+	}
+	// Over 5 s of whole blocks the steady phase's 100 tx/s is flat (a 5 s
+	// mean of its seconds sawed between 84 and 112), and the stall falls.
+	committed := line("throughput", committedLabel)
+	for i := 7; i <= 12 && i < len(committed); i++ {
+		if math.Abs(committed[i]-100) > 1 {
+			t.Errorf("committed at second %d of the steady phase: %.1f tx/s; want a flat 100 (the chart saws)", i, committed[i])
 		}
 	}
+	if len(committed) < 18 || committed[17] < 0 || committed[17] > 60 {
+		t.Errorf("committed in the stall (second 17): %v; want a fall below 60", committed[min(17, len(committed)):])
+	}
+	// Latency goes on over the seconds without a block between blocks
+	// (no null before the stall) and breaks in the stall.
+	lat := line("latency", "p50")
+	gaps := 0
+	for i, v := range lat {
+		if v == -1 {
+			gaps++
+			if i < 8 {
+				t.Errorf("latency: a gap at point %d, before the stall (%v): the line breaks into fragments", i, lat)
+			}
+		}
+	}
+	if gaps == 0 {
+		t.Errorf("latency %v: no gap in the 7 s stall", lat)
+	}
 	rates := eval(`chainperfPlots['block-rate'].data[1]`)
-	if len(rates) != 19 || rates[5] != 100 {
-		t.Errorf("per-block rates %v: want 19 blocks at 100 tx/s", rates)
+	if len(rates) != 12 || rates[3] != 100 {
+		t.Errorf("per-block rates %v: want 12 blocks at 100 tx/s", rates)
 	}
 	if d := eval(`[chainperfPlots['latency-curve'].scales.y.distr]`); d[0] != 3 {
 		t.Errorf("latency curve's y scale distr %v; want 3 (log)", d)
@@ -187,5 +215,192 @@ func TestChartsShowTheTruth(t *testing.T) {
 		if px[i] != px[i+1] || px[i+1] != px[i+2] || px[i+3] < 30 || px[i+3] > 120 {
 			t.Errorf("the pause's pixel (RGBA %v) is not shaded grey", px[i:i+4])
 		}
+	}
+}
+
+// blocksEvery is a phase's blocks from start, one each every, holding
+// 100 tx/s (each one's latency 500 ms), but none of the ks in skip's
+// range (a stall), and the ledger's n seconds that go with them: each
+// second's txs of the blocks seen in it, its latency when it has any.
+func blocksEvery(start time.Time, every time.Duration, n, skipFrom, skipTo int) ([]observe.Block, []load.Second) {
+	var blocks []observe.Block
+	secs := make([]load.Second, n)
+	per := int(100 * every.Seconds())
+	for k := 1; time.Duration(k)*every < time.Duration(n)*time.Second; k++ {
+		if k >= skipFrom && k <= skipTo {
+			continue
+		}
+		at := start.Add(time.Duration(k) * every)
+		b := observe.Block{Height: int64(len(blocks) + 1), Time: at, Seen: at.Add(50 * time.Millisecond), Txs: per, Ours: per, LatencyMean: 500, LatencyMax: 900}
+		blocks = append(blocks, b)
+		if sec := int(b.Seen.Sub(start) / time.Second); sec < n {
+			secs[sec].Committed += int64(per)
+			secs[sec].LatencyP50, secs[sec].LatencyP99 = 500, 900
+		}
+	}
+	for i := range secs {
+		secs[i].Sent, secs[i].Accepted = 100, 100
+	}
+	return blocks, secs
+}
+
+// TestChartsKeepTheirPromises opens a find-max run's page in Chromium and
+// fails on each way its charts misled before: y axes that started near
+// the data (RSS of a constant 100 MiB drawn as a cliff), a node's colour
+// that changed between charts (validator1 is first of one line on the
+// peers chart), phase labels clipped at the plot's edge or over one
+// another, times without their zone, offered load drawn as the phase's
+// mean, and no sign of the latency find-max held.
+func TestChartsKeepTheirPromises(t *testing.T) {
+	b := browsertest.Start(t)
+	st, path := newDB(t)
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
+	offered := make([]float64, 20)
+	for i := range offered {
+		offered[i] = 50 + 5*float64(i)
+	}
+	fm := fakeRun(t, st, "fm", "findmax", nil, t0, 100, func(r *results.Run) {
+		p := r.Phases[0]
+		p.Name, p.Kind, p.Offered = "find-max", "find-max", offered
+		r.FindMax = &results.FindMax{Hold: "latency", TargetMS: 1200, MaxTPS: 100}
+		for _, name := range []string{"drain after the find-max phase", "cool-down"} {
+			last := r.Phases[len(r.Phases)-1]
+			q := &results.Phase{Name: name, Kind: "steady", Start: last.End, End: last.End.Add(time.Second)}
+			q.Ledger.PerSecond = p.Ledger.PerSecond[:1]
+			r.Phases = append(r.Phases, q)
+		}
+	})
+	var peers []observe.Sample
+	for i := range 20 {
+		peers = append(peers, observe.Sample{At: t0.Add(time.Duration(i) * time.Second), Node: "validator1", Series: "cometbft_p2p_peers", Value: 3})
+	}
+	if err := st.Samples(context.Background(), "fm", peers); err != nil {
+		t.Fatal(err)
+	}
+	ts := testServer(t, path)
+	if _, err := b.Open(ts.URL+"/runs/fm", 20*time.Second); err != nil {
+		t.Fatalf("%v (errors: %v)", err, b.Errors())
+	}
+	type look struct {
+		NotFromZero, Clipped, Overlapping, Labels []string
+		Colours                                   map[string]string
+		Axis, Unzoned                             string
+		Offered, Held                             []float64
+	}
+	got, err := browser.Eval[look](b, `(function () {
+		const out = {NotFromZero: [], Clipped: [], Overlapping: [], Labels: [], Colours: {}, Offered: [], Held: []};
+		const stroke = function (u, k) { const s = u.series[k].stroke; return typeof s === 'function' ? s(u, k) : s; };
+		Object.keys(chainperfPlots).forEach(function (id) {
+			const u = chainperfPlots[id];
+			if (u.scales.y.distr !== 3 && u.scales.y.min !== 0) out.NotFromZero.push(id + ' from ' + u.scales.y.min);
+			u.series.forEach(function (s, k) { if (s.label === 'validator1') out.Colours[id] = stroke(u, k); });
+		});
+		const u = chainperfPlots.throughput, bb = u.bbox, boxes = u.labelBoxes || [];
+		boxes.forEach(function (x, i) {
+			out.Labels.push(x.label);
+			if (x.left < bb.left || x.right > bb.left + bb.width || x.bottom > bb.top + bb.height) out.Clipped.push(x.label);
+			boxes.slice(0, i).forEach(function (y) {
+				if (x.left < y.right && y.left < x.right && x.top < y.bottom && y.top < x.bottom) out.Overlapping.push(y.label + ' / ' + x.label);
+			});
+		});
+		out.Axis = u.axes[0].label;
+		const k = u.series.findIndex(function (s) { return s.label === 'offered'; });
+		out.Offered = u.data[k].slice(0, 20);
+		const l = chainperfPlots['block-latency'], h = l.series.findIndex(function (s) { return s.label === 'find-max target (block max held)'; });
+		out.Held = h < 0 ? [] : l.data[h].filter(function (v) { return v != null; });
+		const text = document.body.innerText, re = /\d\d:\d\d:\d\d(\.\d+)?/g;
+		out.Unzoned = '';
+		for (let m = re.exec(text); m && !out.Unzoned; m = re.exec(text)) {
+			if (text.substr(m.index + m[0].length, 4) !== ' UTC') out.Unzoned = text.substr(m.index, 30);
+		}
+		return out;
+	})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.NotFromZero) > 0 {
+		t.Errorf("y axes not from zero: %v", got.NotFromZero)
+	}
+	if c := got.Colours; c["peers"] == "" || c["peers"] != c["cpu"] || c["cpu"] != c["rss"] {
+		t.Errorf("validator1's colour by chart: %v; want one colour", c)
+	}
+	if len(got.Labels) != len(fm.Phases) || len(got.Clipped) > 0 || len(got.Overlapping) > 0 {
+		t.Errorf("phase labels %v: clipped %v, over one another %v", got.Labels, got.Clipped, got.Overlapping)
+	}
+	if got.Axis != "time (UTC)" || got.Unzoned != "" {
+		t.Errorf("time axis %q; a time without its zone on the page: %q", got.Axis, got.Unzoned)
+	}
+	if fmt.Sprint(got.Offered) != fmt.Sprint(offered) {
+		t.Errorf("offered %v; want the model's per second %v", got.Offered, offered)
+	}
+	if len(got.Held) < 15 || slices.ContainsFunc(got.Held, func(v float64) bool { return v != 1200 }) {
+		t.Errorf("find-max's held latency on the block latency chart: %v; want 1200 ms over the phase's blocks", got.Held)
+	}
+}
+
+// TestLogPaneFollowsTheCharts: a run's page shows the first node's kept
+// log, as text (a line of markup shows its tags); zooming a chart to a
+// few seconds shows only that node's lines written then; another node
+// picked shows its own; a run that kept no logs says so.
+func TestLogPaneFollowsTheCharts(t *testing.T) {
+	b := browsertest.Start(t)
+	st, path := newDB(t)
+	t0 := time.Now().Add(-time.Hour).Truncate(time.Second)
+	fakeRun(t, st, "logged", "logs", nil, t0, 100)
+	fakeRun(t, st, "quiet", "logs", nil, t0.Add(time.Minute), 100)
+	line := func(sec int, msg string) string {
+		return "I[" + t0.Add(time.Duration(sec)*time.Second).Local().Format("2006-01-02|15:04:05.000") + "] " + msg
+	}
+	for _, node := range []string{"validator0", "validator1"} {
+		var text []string
+		for sec := 1; sec <= 9; sec += 2 {
+			text = append(text, line(sec, fmt.Sprintf("%s committed state at %d s", node, sec)))
+		}
+		text = append(text, line(9, "<b>bold</b> from "+node))
+		if err := st.Log(context.Background(), "logged", store.NodeLog{Node: node, Text: []byte(strings.Join(text, "\n") + "\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := testServer(t, path)
+	shown := func(want string) (string, string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			got, err := browser.Eval[[]string](b, `[document.getElementById('logs').dataset.shown || '', document.getElementById('log-lines').innerHTML]`)
+			if err == nil && got[0] == want && got[1] != "" || time.Now().After(deadline) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got[0], got[1]
+			}
+		}
+	}
+	if _, err := b.Open(ts.URL+"/runs/logged", 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	q, html := shown("")
+	if strings.Count(html, "validator0 committed state") != 5 || !strings.Contains(html, "&lt;b&gt;bold&lt;/b&gt;") || strings.Contains(html, "validator1") {
+		t.Errorf("the pane at first (%q): %s; want validator0's 6 lines, the markup as text", q, html)
+	}
+	// 2.5-5.5 s, which the axis pads a little and the pane takes whole.
+	from, to := t0.Add(2*time.Second).Unix(), t0.Add(6*time.Second).Unix()
+	browser.Eval[bool](b, fmt.Sprintf(`chainperfPlots.throughput.setScale('x', {min: %d.5, max: %d.5}) || true`, from, to-1))
+	want := fmt.Sprintf("from=%d&to=%d", from, to)
+	q, html = shown("node=validator0&" + want) // the first node, now picked in the list
+	if q != "node=validator0&"+want || strings.Count(html, "committed state") != 2 || !strings.Contains(html, "at 3 s") || !strings.Contains(html, "at 5 s") {
+		t.Errorf("zoomed to 2-6 s (%q): %s; want the lines at 3 and 5 s", q, html)
+	}
+	browser.Eval[bool](b, `(function () { const s = document.getElementById('log-node'); s.value = 'validator1'; s.dispatchEvent(new Event('change')); return true; })()`)
+	q, html = shown("node=validator1&" + want)
+	if !strings.Contains(html, "validator1 committed state at 3 s") || strings.Contains(html, "validator0") {
+		t.Errorf("validator1 picked (%q): %s", q, html)
+	}
+	if _, err := b.Open(ts.URL+"/runs/quiet", 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, html = shown(""); !strings.Contains(html, "no logs kept") {
+		t.Errorf("a run that kept no logs: %q", html)
+	}
+	if errs := b.Errors(); len(errs) > 0 {
+		t.Errorf("console errors: %v", errs)
 	}
 }

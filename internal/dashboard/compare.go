@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/chainperf/chainperf/internal/compare"
-	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -160,7 +160,7 @@ type runSeries struct {
 	Run       string `json:"run"`
 	Side      string `json:"side"`
 	Phase     string `json:"phase"`
-	Committed []num  `json:"committed"` // 5 s mean
+	Committed []num  `json:"committed"` // over 5 s of whole blocks
 	P99       []num  `json:"p99"`       // of the txs seen committed each second
 }
 
@@ -182,7 +182,7 @@ func (s *Server) overlay(ctx context.Context, res *compare.Result) (string, erro
 				continue
 			}
 			rs := runSeries{Run: id, Side: side.name, Phase: p.Name}
-			for i, c := range load.CommittedMean(p.Ledger.PerSecond, 5) {
+			for i, c := range observe.WindowRates(p.Blocks, p.Start, len(p.Ledger.PerSecond), rateWindow) {
 				rs.Committed = append(rs.Committed, num(c))
 				p99 := p.Ledger.PerSecond[i].LatencyP99
 				if p99 == 0 {

@@ -56,6 +56,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /runs/{id}", s.runPage)
 	mux.HandleFunc("GET /runs/{id}/files/{name}", s.runFile)
 	mux.HandleFunc("GET /api/runs/{id}", s.runData)
+	mux.HandleFunc("GET /api/runs/{id}/logs", s.runLogs)
 	mux.HandleFunc("GET /compare", s.comparePage)
 	mux.HandleFunc("GET /api/compare", s.compareData)
 	mux.HandleFunc("GET /trends", s.trendsPage)

@@ -7,17 +7,12 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/compare"
+	"github.com/chainperf/chainperf/internal/results"
 )
 
 var funcs = template.FuncMap{
-	// when shows a time in the server's zone, to the second.
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "-"
-		}
-		return t.Local().Format("2006-01-02 15:04:05")
-	},
-	"n":    compare.Num, // a figure with the digits it deserves
+	"when": results.Stamp, // chainperf's one way to write a moment
+	"n":    compare.Num,   // a figure with the digits it deserves
 	"base": filepath.Base,
 	"pct":  func(x float64) string { return fmt.Sprintf("%.1f %%", 100*x) },
 	"dur": func(d time.Duration) string {

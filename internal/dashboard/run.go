@@ -14,6 +14,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/report"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/store"
@@ -108,7 +109,8 @@ var reportFileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // reportRoot opens the run's report folder, if it is one: the record names
 // it (a database is not trusted), so it must be a folder named for the run
-// holding the run's summary.json.
+// holding the run's summary.json (the headline; in folders written before
+// record.json, the whole record).
 func reportRoot(run *results.Run) (*os.Root, bool) {
 	if run.ReportDir == "" || filepath.Base(run.ReportDir) != run.ID {
 		return nil, false
@@ -128,8 +130,11 @@ func reportRoot(run *results.Run) (*os.Root, bool) {
 	return nil, false
 }
 
-// summaryID reads the run ID of a summary.json: its "id" comes first, so
-// only the start of a file of megabytes is read.
+// reportNames are the report files a run's page links and serves.
+var reportNames = []string{"report.html", "report.md", "summary.json", report.RecordFile}
+
+// summaryID reads the run ID of a summary.json or record.json: its "id"
+// comes first, so only the start of a file of megabytes is read.
 func summaryID(r io.Reader) string {
 	dec := json.NewDecoder(io.LimitReader(r, 64<<20))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -163,7 +168,7 @@ func reportFiles(run *results.Run) []string {
 	}
 	defer root.Close()
 	var out []string
-	for _, name := range []string{"report.html", "report.md", "summary.json"} {
+	for _, name := range reportNames {
 		if fi, err := root.Lstat(name); err == nil && fi.Mode().IsRegular() {
 			out = append(out, name)
 		}
@@ -172,7 +177,7 @@ func reportFiles(run *results.Run) []string {
 }
 
 // runFile serves one of the run's report files (report.html, report.md,
-// summary.json) or a captured profile, from the run's report folder only.
+// summary.json, record.json) or a captured profile, from the run's report folder only.
 func (s *Server) runFile(w http.ResponseWriter, r *http.Request) {
 	run, err := s.runOf(r)
 	if err != nil {
@@ -182,7 +187,7 @@ func (s *Server) runFile(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	rel := ""
 	switch {
-	case name == "report.html" || name == "report.md" || name == "summary.json":
+	case slices.Contains(reportNames, name):
 		rel = name
 	case reportFileName.MatchString(name) && path.Ext(name) == ".gz":
 		// A profile the run captured (they live in profiles/).

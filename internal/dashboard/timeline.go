@@ -10,6 +10,7 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/store"
 )
 
@@ -31,6 +32,9 @@ type line struct {
 	Label  string `json:"label"`
 	Values []num  `json:"values"`
 	Points bool   `json:"points,omitempty"` // dots, not a line
+	// Slot is the colour a node keeps on every chart of the run (nil:
+	// the line's place in its chart).
+	Slot *int `json:"slot,omitempty"`
 }
 
 // A chart is drawn by the page: X is seconds since the epoch, unless it
@@ -137,7 +141,7 @@ func timelineOf(run *results.Run, series []observe.Sample, events []store.Event)
 		t.Charts = append(t.Charts, committedFromBlocks(blocks))
 	}
 	t.Charts = append(t.Charts, blockRates(blocks))
-	t.Charts = append(t.Charts, blockCharts(blocks)...)
+	t.Charts = append(t.Charts, blockCharts(blocks, findMaxTarget(run))...)
 	t.Charts = append(t.Charts, nodeCharts(series)...)
 	out := t.Charts[:0]
 	for _, c := range t.Charts {
@@ -192,56 +196,86 @@ func perSecond(id, title, unit string, phases []*results.Phase, names []string, 
 	return c
 }
 
+// throughput draws each second's offered, sent and committed tx/s; the
+// committed rate over whole blocks (observe.WindowRates), so a constant
+// load draws a flat line.
 func throughput(phases []*results.Phase) *chart {
-	means := map[*results.Phase][]float64{}
+	committed := map[*results.Phase][]float64{}
 	for _, p := range phases {
-		means[p] = load.CommittedMean(p.Ledger.PerSecond, 5)
+		committed[p] = observe.WindowRates(p.Blocks, p.Start, len(p.Ledger.PerSecond), rateWindow)
 	}
 	return perSecond("throughput", "Offered, sent and committed tx/s", "tx/s", phases,
-		[]string{"offered (phase mean)", "sent", "committed, 5 s mean", "failed in a block"},
+		[]string{"offered", "sent", committedLabel, "failed in a block"},
 		func(p *results.Phase, i int) []float64 {
 			s := p.Ledger.PerSecond[i]
-			return []float64{p.Figures.OfferedTPS, float64(s.Sent), means[p][i], float64(s.Failed)}
+			return []float64{offeredAt(p, i), float64(s.Sent), committed[p][i], float64(s.Failed)}
 		})
 }
 
-func latencyPerSecond(phases []*results.Phase) *chart {
-	zeroGap := func(x float64) float64 {
-		if x == 0 {
-			return math.NaN()
-		}
-		return x
+// rateWindow is the span of blocks a committed rate is taken over.
+const rateWindow = 5 * time.Second
+
+// committedLabel names the committed line of the throughput charts.
+const committedLabel = "committed, 5 s of whole blocks"
+
+// offeredAt is the rate the model scheduled in second i of p: the
+// phase's mean in runs stored before it was kept per second, and nothing
+// past the load.
+func offeredAt(p *results.Phase, i int) float64 {
+	switch {
+	case p.Offered == nil:
+		return p.Figures.OfferedTPS
+	case i < len(p.Offered):
+		return p.Offered[i]
 	}
-	return perSecond("latency", "Commit latency of the txs seen each second", "ms", phases,
-		[]string{"p50", "p99"},
-		func(p *results.Phase, i int) []float64 {
-			s := p.Ledger.PerSecond[i]
-			return []float64{zeroGap(s.LatencyP50), zeroGap(s.LatencyP99)}
-		})
+	return math.NaN()
 }
 
-// committedFromBlocks is a live run's committed tx/s: its txs in the
-// blocks seen each second (the ledger's seconds are written at the end).
+// latencyPerSecond draws the commit latency of the txs seen each second.
+// A second in which no block came between two that came on time is
+// skipped (the line goes on: blocks of 1.4 s leave every third second
+// empty); a second in a stall is a gap.
+func latencyPerSecond(phases []*results.Phase) *chart {
+	c := &chart{ID: "latency", Title: "Commit latency of the txs seen each second", Unit: "ms",
+		Lines: []*line{{Label: "p50"}, {Label: "p99"}}}
+	add := func(x float64, p50, p99 float64) {
+		c.X = append(c.X, num(x))
+		c.Lines[0].Values = append(c.Lines[0].Values, num(p50))
+		c.Lines[1].Values = append(c.Lines[1].Values, num(p99))
+	}
+	for _, p := range phases {
+		if len(p.Ledger.PerSecond) == 0 {
+			continue
+		}
+		if len(c.X) > 0 {
+			add(unix(p.Start), math.NaN(), math.NaN()) // no line joins two phases
+		}
+		stalled := observe.Stalled(p.Blocks)
+		for i, s := range p.Ledger.PerSecond {
+			x := unix(p.Start) + float64(i) + 0.5
+			switch {
+			case s.LatencyP50 > 0:
+				add(x, s.LatencyP50, s.LatencyP99)
+			case stalled(p.Start.Add(time.Duration(i)*time.Second + time.Second/2)):
+				add(x, math.NaN(), math.NaN())
+			}
+		}
+	}
+	return c
+}
+
+// committedFromBlocks is a live run's committed tx/s each second: its txs
+// over 5 s of whole blocks (the ledger's seconds are written at the end).
 func committedFromBlocks(blocks []observe.Block) *chart {
-	c := &chart{ID: "throughput", Title: "Committed tx/s so far (the run's txs in blocks by second seen, 5 s mean)", Unit: "tx/s"}
+	c := &chart{ID: "throughput", Title: "Committed tx/s so far (the run's txs over 5 s of whole blocks)", Unit: "tx/s"}
 	if len(blocks) == 0 {
 		return c
 	}
 	l := &line{Label: "committed"}
 	c.Lines = []*line{l}
 	first := blocks[0].Seen.Truncate(time.Second)
-	per := map[int64]int{}
-	last := int64(0)
-	for _, b := range blocks {
-		s := int64(b.Seen.Sub(first) / time.Second)
-		per[s] += b.Ours
-		last = max(last, s)
-	}
-	secs := make([]load.Second, last+1)
-	for s := range secs {
-		secs[s].Committed = int64(per[int64(s)])
-	}
-	for s, v := range load.CommittedMean(secs, 5) {
+	n := int(blocks[len(blocks)-1].Seen.Sub(first)/time.Second) + 1
+	for s, v := range observe.WindowRates(blocks, first, n, rateWindow) {
 		c.X = append(c.X, num(unix(first)+float64(s)+0.5))
 		l.Values = append(l.Values, num(v))
 	}
@@ -280,9 +314,30 @@ func latencyCurve(p *results.Phase) *chart {
 	return c
 }
 
-func blockCharts(blocks []observe.Block) []*chart {
+// A target is the latency a find-max phase held (the slowest tx of each
+// block) over the phase's span.
+type target struct{ MS, From, To float64 }
+
+func findMaxTarget(run *results.Run) *target {
+	if run.FindMax == nil || run.FindMax.Hold != "latency" {
+		return nil
+	}
+	for _, p := range run.Phases {
+		if p.KindOf() == scenario.KindFindMax && !p.Start.IsZero() {
+			return &target{MS: run.FindMax.TargetMS, From: unix(p.Start), To: unix(p.End)}
+		}
+	}
+	return nil
+}
+
+// blockCharts draws each block's latency (with the latency find-max held,
+// held), interval and txs.
+func blockCharts(blocks []observe.Block, held *target) []*chart {
 	lat := &chart{ID: "block-latency", Title: "Commit latency of the run's txs per block", Unit: "ms",
 		Lines: []*line{{Label: "block mean", Points: true}, {Label: "block max", Points: true}}}
+	if held != nil {
+		lat.Lines = append(lat.Lines, &line{Label: "find-max target (block max held)"})
+	}
 	iv := &chart{ID: "block-interval", Title: "Block interval (header times)", Unit: "s", Lines: []*line{{Label: "interval"}}}
 	txs := &chart{ID: "block-txs", Title: "Txs per block", Unit: "txs", Lines: []*line{{Label: "all txs"}, {Label: "the run's"}}}
 	for i, b := range blocks {
@@ -291,6 +346,13 @@ func blockCharts(blocks []observe.Block) []*chart {
 			lat.X = append(lat.X, num(unix(b.Seen)))
 			lat.Lines[0].Values = append(lat.Lines[0].Values, num(b.LatencyMean))
 			lat.Lines[1].Values = append(lat.Lines[1].Values, num(b.LatencyMax))
+			if held != nil {
+				v := gap
+				if x := unix(b.Seen); x >= held.From && x <= held.To {
+					v = num(held.MS)
+				}
+				lat.Lines[2].Values = append(lat.Lines[2].Values, v)
+			}
 		}
 		if i > 0 {
 			iv.X = append(iv.X, x)
@@ -317,12 +379,22 @@ func nodeCharts(series []observe.Sample) []*chart {
 	if nodes := by["cometbft_mempool_size"]; len(nodes) > 0 {
 		out = append(out, acrossNodes(nodes))
 	}
+	slots := observe.NodeSlots(series)
 	out = append(out,
 		perNode("peers", "Peers per node", "peers", by["cometbft_p2p_peers"], 1, false),
 		perNode("cpu", "CPU per node", "% of one core", by[observe.SeriesCPU], 100, true),
 		perNode("rss", "RSS per node", "MiB", by[observe.SeriesRSS], 1.0/(1<<20), false),
 		perNode("load1", "Machine load", "load1", by[observe.SeriesLoad1], 1, false),
 	)
+	for _, c := range out {
+		if c == nil || c.ID == "mempool" {
+			continue
+		}
+		for _, l := range c.Lines {
+			slot := slots[l.Label]
+			l.Slot = &slot
+		}
+	}
 	return out
 }
 

@@ -255,6 +255,7 @@ func phaseOf(o DriveOptions, model load.RateModel, wl load.Workload, start time.
 // tx counts judged first.
 func figures(o DriveOptions, model load.RateModel, r *results.Phase) {
 	r.Window = [2]float64{o.Warmup.Seconds(), (model.Length() - o.Cooldown).Seconds()}
+	r.Offered = load.OfferedPerSecond(model)
 	judgeCounts(o, r)
 	r.Figures = results.Compute(r)
 }

@@ -29,7 +29,6 @@ var longFuncs = map[string]int{
 	"internal/why/internals.go node":                           89,
 	"internal/testnet/kubernetes/pod.go createPod":             83,
 	"internal/chain/cosmos.go Workload":                        83,
-	"internal/report/charts.go nodeCharts":                     82,
 	"internal/report/report.go Markdown":                       81,
 	"internal/build/app.go BuildApp":                           81,
 }

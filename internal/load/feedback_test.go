@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -91,5 +92,20 @@ func TestPIDBacksOffOnRefusals(t *testing.T) {
 	p.Seen(3*s, 0.5)
 	if got := p.Rate(3 * s); math.Abs(got-900*0.75) > 1e-9 {
 		t.Errorf("after an empty block with half refused: rate %g; want %g", got, 900*0.75)
+	}
+}
+
+// TestOfferedPerSecond: a constant rate offers it every second, the last
+// partial second over its part; a controller offers what it set, second
+// by second (100 tx/s, then 50 from 2.5 s on).
+func TestOfferedPerSecond(t *testing.T) {
+	s := time.Second
+	if got := OfferedPerSecond(Constant{R: 100, D: 2500 * time.Millisecond}); fmt.Sprint(got) != "[100 100 100]" {
+		t.Errorf("constant: %v; want [100 100 100]", got)
+	}
+	p := NewPID(PIDConfig{Target: s, Window: 1, Kp: 1, Min: 1, Max: 1e6, D: 4 * s}, 100)
+	p.set(2500*time.Millisecond, 50)
+	if got := OfferedPerSecond(p); fmt.Sprint(got) != "[100 100 75 50]" {
+		t.Errorf("controller: %v; want [100 100 75 50]", got)
 	}
 }

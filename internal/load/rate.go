@@ -250,3 +250,18 @@ func IntendedTime(m RateModel, n float64, after time.Duration) (time.Duration, b
 	}
 	return hi, true
 }
+
+// OfferedPerSecond is the rate m schedules in each second of its length,
+// from what it has due (the last second, if partial, over its part): for
+// a controller, known only once it has run.
+func OfferedPerSecond(m RateModel) []float64 {
+	length := m.Length()
+	out := make([]float64, int(math.Ceil(length.Seconds())))
+	prev := 0.0
+	for i := range out {
+		from, to := time.Duration(i)*time.Second, min(time.Duration(i+1)*time.Second, length)
+		due := m.Due(to)
+		out[i], prev = (due-prev)/(to-from).Seconds(), due
+	}
+	return out
+}

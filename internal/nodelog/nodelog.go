@@ -117,9 +117,9 @@ func Events(c Counts) []Event {
 		if !ok || c.Of[k] == 0 {
 			continue
 		}
-		span := from.Format("15:04:05.000")
+		span := from.UTC().Format("15:04:05.000 UTC")
 		if to := c.To[k]; to.After(from) {
-			span += " to " + to.Format("15:04:05.000")
+			span += " to " + to.UTC().Format("15:04:05.000 UTC")
 		}
 		out = append(out, Event{At: from, Detail: fmt.Sprintf("%s logged %d %s line%s, %s; the first: %s",
 			c.Node, c.Of[k], k, plural(c.Of[k]), span, c.First[k])})

@@ -154,8 +154,8 @@ func TestEventsOnTheTimeline(t *testing.T) {
 		lines = append(lines, e.At.Format("15:04:05.000")+" "+e.Detail)
 	}
 	want := []string{
-		"07:00:05.100 validator1 logged 3 error lines, 07:00:05.100 to 07:01:00.000; the first: E[2026-11-29|07:00:05.100] Stopping peer for error module=p2p peer=a err=EOF",
-		"07:00:05.100 validator1 logged 2 peer dropped lines, 07:00:05.100 to 07:00:09.700; the first: E[2026-11-29|07:00:05.100] Stopping peer for error module=p2p peer=a err=EOF",
+		"07:00:05.100 validator1 logged 3 error lines, 07:00:05.100 UTC to 07:01:00.000 UTC; the first: E[2026-11-29|07:00:05.100] Stopping peer for error module=p2p peer=a err=EOF",
+		"07:00:05.100 validator1 logged 2 peer dropped lines, 07:00:05.100 UTC to 07:00:09.700 UTC; the first: E[2026-11-29|07:00:05.100] Stopping peer for error module=p2p peer=a err=EOF",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))

@@ -517,3 +517,17 @@ func ProcessStat(pid int) (cpuSeconds, rssBytes float64, err error) {
 	}
 	return st.CPUTime(), float64(st.ResidentMemory()), nil
 }
+
+// NodeSlots gives each node of the samples its colour's index, in name
+// order over every series: a node keeps its colour on every chart of a
+// run, even one it has no line in.
+func NodeSlots(series []Sample) map[string]int {
+	slot := map[string]int{}
+	for _, s := range series {
+		slot[s.Node] = 0
+	}
+	for i, n := range slices.Sorted(maps.Keys(slot)) {
+		slot[n] = i
+	}
+	return slot
+}

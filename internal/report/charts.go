@@ -20,13 +20,19 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
 )
 
 // A Chart is one titled SVG of a report.
 type Chart struct {
 	Title string
 	SVG   string
+	YMax  float64 // the top of its y axis (0 on a log scale)
 }
+
+// A yScale sets the top of charts' y axes by title, so that charts drawn
+// side by side read on one scale; nil draws each to its own data.
+type yScale map[string]float64
 
 // A band is a stretch of a run's timeline when a perturbation held, in
 // seconds since the phase start.
@@ -69,9 +75,14 @@ func bands(faults []results.Fault, origin time.Time, end float64) []band {
 	return out
 }
 
+// newPlot is a chart whose y axis starts at zero (each chart reads a
+// magnitude: from a baseline above zero 1 % looks like a cliff), its
+// ticks in the values' own precision.
 func newPlot(x, y string) *plot.Plot {
 	p := plot.New()
 	p.X.Label.Text, p.Y.Label.Text = x, y
+	p.Y.Min = 0
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks{}, plainTicks{}
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	return p
@@ -84,15 +95,35 @@ const chartW, chartH = 11 * vg.Inch, 3.4 * vg.Inch
 // render draws p as an SVG to put inline, its legend beside the data.
 // A plot that cannot be drawn (a range gonum cannot place: values at
 // float64's edge) is a chart that says so, not a report that panics.
-func render(title string, p *plot.Plot) (chart Chart) {
+func render(title string, p *plot.Plot) Chart { return renderIn(nil, title, p) }
+
+// renderIn is render with the top of the y axis at least scale's for
+// title (a linear axis only).
+func renderIn(scale yScale, title string, p *plot.Plot) (chart Chart) {
+	linear := false
+	if _, ok := p.Y.Scale.(plot.LinearScale); ok {
+		linear = true
+		if top, ok := scale[title]; ok && top > p.Y.Max {
+			p.Y.Max = top
+		}
+	}
+	defer func() {
+		if linear {
+			chart.YMax = p.Y.Max
+		}
+	}()
 	defer func() {
 		if err := recover(); err != nil {
 			chart = Chart{Title: title, SVG: fmt.Sprintf("<p>chart not drawn: %s</p>", html.EscapeString(fmt.Sprint(err)))}
 		}
 	}()
 	c := vgsvg.NewWith(vgsvg.UseWH(chartW, chartH))
-	dc := draw.New(c)
-	dc.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: chartW, Y: 0}, {X: chartW, Y: chartH}, {X: 0, Y: chartH}})
+	full := draw.New(c)
+	full.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: chartW, Y: 0}, {X: chartW, Y: chartH}, {X: 0, Y: chartH}})
+	// A margin: gonum sets the top tick's label and the y axis's name on
+	// the canvas's edge, where the page cut them.
+	const margin = 5 * vg.Millimeter / 2
+	dc := draw.Crop(full, margin, -margin, margin, -margin)
 	leg := p.Legend
 	p.Legend = plot.NewLegend()
 	if r := leg.Rectangle(dc); r.Max.X > r.Min.X {
@@ -179,11 +210,25 @@ func hline(p *plot.Plot, name string, i int, y, x0, x1 float64) {
 	line(p, name, i, plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
 }
 
-// PhaseCharts draws the charts of one load phase: throughput, latency,
-// and the chain's blocks; node series when there are any.
-func PhaseCharts(ph *results.Phase, faults []results.Fault, series []observe.Sample) []Chart {
+// PhaseCharts draws the charts of one load phase of run r (its faults
+// shaded, a find-max target drawn): throughput, latency, and the chain's
+// blocks; node series when there are any.
+func PhaseCharts(ph *results.Phase, r *results.Run, series []observe.Sample) []Chart {
+	return phaseCharts(ph, r, series, nil)
+}
+
+// phaseCharts is PhaseCharts on scale.
+func phaseCharts(ph *results.Phase, r *results.Run, series []observe.Sample, scale yScale) []Chart {
 	origin := ph.Start
 	end := ph.End.Sub(origin).Seconds()
+	var faults []results.Fault
+	var target *results.FindMax
+	if r != nil {
+		faults = r.Faults
+		if ph.KindOf() == scenario.KindFindMax {
+			target = r.FindMax
+		}
+	}
 	bs := bands(faults, origin, end)
 	withBands := func(p *plot.Plot) *plot.Plot {
 		if len(bs) > 0 {
@@ -191,23 +236,7 @@ func PhaseCharts(ph *results.Phase, faults []results.Fault, series []observe.Sam
 		}
 		return p
 	}
-	var out []Chart
-
-	tp := withBands(newPlot("seconds since load start", "tx/s"))
-	var sent, committed, perBlock plotter.XYs
-	mean := load.CommittedMean(ph.Ledger.PerSecond, 5)
-	for i, s := range ph.Ledger.PerSecond {
-		x := float64(i) + 0.5
-		sent = append(sent, plotter.XY{X: x, Y: float64(s.Sent)})
-		committed = append(committed, plotter.XY{X: x, Y: mean[i]})
-	}
-	for _, b := range observe.BlockRates(ph.Blocks) {
-		perBlock = append(perBlock, plotter.XY{X: b.Seen.Sub(origin).Seconds(), Y: b.TPS})
-	}
-	line(tp, "sent (by send time)", 0, sent)
-	line(tp, "committed, 5 s mean (by time seen)", 1, committed)
-	scatter(tp, "committed per block (txs / interval)", 2, perBlock)
-	out = append(out, render("Sent vs committed tx/s", tp))
+	out := []Chart{throughputChart(ph, scale, withBands)}
 
 	lat := withBands(newPlot("seconds since load start (block seen)", "latency ms"))
 	var bmean, mx plotter.XYs
@@ -225,14 +254,49 @@ func PhaseCharts(ph *results.Phase, faults []results.Fault, series []observe.Sam
 		x0, x1 := bmean[0].X, bmean[len(bmean)-1].X
 		hline(lat, fmt.Sprintf("p50 %.0f ms", ph.Ledger.Latency.P50), 2, ph.Ledger.Latency.P50, x0, x1)
 		hline(lat, fmt.Sprintf("p99 %.0f ms", ph.Ledger.Latency.P99), 3, ph.Ledger.Latency.P99, x0, x1)
+		if target != nil && target.Hold == "latency" {
+			hline(lat, fmt.Sprintf("find-max target %.0f ms (block max held)", target.TargetMS), 4, target.TargetMS, 0, end)
+		}
 	}
-	out = append(out, render("Commit latency per block", lat))
+	out = append(out, renderIn(scale, "Commit latency per block", lat))
 
 	if c, ok := latencyCurve(ph); ok {
 		out = append(out, c)
 	}
-	out = append(out, blockCharts(ph, origin, withBands)...)
-	return append(out, nodeCharts(series, origin, withBands)...)
+	out = append(out, blockCharts(ph, origin, target, scale, withBands)...)
+	return append(out, nodeCharts(series, origin, scale, withBands)...)
+}
+
+// throughputChart draws each second's offered and sent tx/s, the committed
+// rate over 5 s of whole blocks (flat under a constant load), and each
+// block's rate.
+func throughputChart(ph *results.Phase, scale yScale, withBands func(*plot.Plot) *plot.Plot) Chart {
+	origin := ph.Start
+	tp := withBands(newPlot("seconds since load start", "tx/s"))
+	var offered, sent, committed, perBlock plotter.XYs
+	rates := observe.WindowRates(ph.Blocks, origin, len(ph.Ledger.PerSecond), 5*time.Second)
+	for i, s := range ph.Ledger.PerSecond {
+		x := float64(i) + 0.5
+		sent = append(sent, plotter.XY{X: x, Y: float64(s.Sent)})
+		if !math.IsNaN(rates[i]) {
+			committed = append(committed, plotter.XY{X: x, Y: rates[i]})
+		}
+		if i < len(ph.Offered) {
+			offered = append(offered, plotter.XY{X: x, Y: ph.Offered[i]})
+		}
+	}
+	for _, b := range observe.BlockRates(ph.Blocks) {
+		perBlock = append(perBlock, plotter.XY{X: b.Seen.Sub(origin).Seconds(), Y: b.TPS})
+	}
+	if ph.Offered == nil && ph.Figures.OfferedTPS > 0 { // runs stored before it was kept per second
+		hline(tp, "offered (phase mean)", 3, ph.Figures.OfferedTPS, 0, ph.Length.Seconds())
+	} else {
+		line(tp, "offered (the rate model's)", 3, offered)
+	}
+	line(tp, "sent (by send time)", 0, sent)
+	line(tp, "committed, 5 s of whole blocks", 1, committed)
+	scatter(tp, "committed per block (txs / interval)", 2, perBlock)
+	return renderIn(scale, "Offered, sent and committed tx/s", tp)
 }
 
 // latencyCurve draws the phase's commit latency by percentile on log
@@ -244,7 +308,8 @@ func latencyCurve(ph *results.Phase) (Chart, bool) {
 		return Chart{}, false
 	}
 	p := newPlot("percentile of the phase's committed txs", "latency ms (log)")
-	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	p.Y.Min = math.Inf(1) // a log scale has no zero
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	last := load.Nines(q[len(q)-2].Percent, 0)
 	var pts plotter.XYs
 	for _, x := range q {
@@ -256,20 +321,9 @@ func latencyCurve(ph *results.Phase) (Chart, bool) {
 	return render("Commit latency by percentile (HDR, log scales)", p), true
 }
 
-// ninesTicks label the curve's x axis 0 %, 90 %, 99 %, ... and max.
-type ninesTicks struct{ last float64 }
-
-func (n ninesTicks) Ticks(lo, hi float64) []plot.Tick {
-	var out []plot.Tick
-	for _, t := range load.NinesTicks(n.last) {
-		out = append(out, plot.Tick{Value: t.At, Label: t.Label})
-	}
-	return out
-}
-
 // blockCharts are the phase's charts by height (interval, txs, size,
 // rounds) and per minute (blocks, txs); none with fewer than two blocks.
-func blockCharts(ph *results.Phase, origin time.Time, withBands func(*plot.Plot) *plot.Plot) []Chart {
+func blockCharts(ph *results.Phase, origin time.Time, target *results.FindMax, scale yScale, withBands func(*plot.Plot) *plot.Plot) []Chart {
 	if len(ph.Blocks) < 2 {
 		return nil
 	}
@@ -288,46 +342,51 @@ func blockCharts(ph *results.Phase, origin time.Time, withBands func(*plot.Plot)
 		}
 	}
 	line(interval, "block interval (header times)", 0, iv)
+	if target != nil && target.Hold != "latency" && len(iv) > 0 {
+		hline(interval, fmt.Sprintf("find-max target %.0f ms", target.TargetMS), 4, target.TargetMS/1000, iv[0].X, iv[len(iv)-1].X)
+	}
 	line(txs, "txs per block", 0, tx)
 	line(size, "block size", 0, sz)
 	scatter(rounds, "commit round", 0, rd)
 	rounds.Y.Min, rounds.Y.Max = 0, math.Max(1, rounds.Y.Max)
-	out = append(out, render("Block interval", interval), render("Txs per block", txs), render("Block size", size), render("Rounds per height", rounds))
+	out = append(out, renderIn(scale, "Block interval", interval), renderIn(scale, "Txs per block", txs), renderIn(scale, "Block size", size), renderIn(scale, "Rounds per height", rounds))
 	bpm, tpm := withBands(newPlot("seconds since load start (block time)", "blocks/min")), withBands(newPlot("seconds since load start (block time)", "txs/min"))
 	b, t := perMinute(ph.Blocks, origin)
+	if len(b) == 0 {
+		return out // not a whole minute of blocks
+	}
 	line(bpm, "blocks in the minute before", 0, b)
 	line(tpm, "txs in the minute before", 0, t)
-	out = append(out, render("Blocks per minute", bpm), render("Txs per minute", tpm))
+	out = append(out, renderIn(scale, "Blocks per minute", bpm), renderIn(scale, "Txs per minute", tpm))
 	return out
 }
 
 // perMinute are the QA's blocks/min and txs/min at each block: the blocks
-// and txs whose header time falls in the minute before it, (t-60s, t];
-// while less than a minute is behind it, in the span since the first
-// block, (first, t], scaled to a minute.
+// and txs whose header time falls in the minute before it, (t-60s, t].
+// Only whole minutes: a block less than a minute after the first has
+// none (a part of a minute scaled up read 29,700 txs/min five seconds
+// into a run).
 func perMinute(blocks []observe.Block, origin time.Time) (bpm, tpm plotter.XYs) {
 	first, from, txs := blocks[0].Time, 0, 0
 	for i, b := range blocks {
 		txs += b.Txs
-		span := min(time.Minute, b.Time.Sub(first))
-		for from <= i && !blocks[from].Time.After(b.Time.Add(-span)) {
+		for from <= i && !blocks[from].Time.After(b.Time.Add(-time.Minute)) {
 			txs -= blocks[from].Txs
 			from++
 		}
-		if span < 5*time.Second {
-			continue // too few blocks behind it to say a rate
+		if b.Time.Sub(first) < time.Minute {
+			continue
 		}
-		scale := time.Minute.Seconds() / span.Seconds()
 		x := b.Time.Sub(origin).Seconds()
-		bpm = append(bpm, plotter.XY{X: x, Y: float64(i-from+1) * scale})
-		tpm = append(tpm, plotter.XY{X: x, Y: float64(txs) * scale})
+		bpm = append(bpm, plotter.XY{X: x, Y: float64(i - from + 1)})
+		tpm = append(tpm, plotter.XY{X: x, Y: float64(txs)})
 	}
 	return bpm, tpm
 }
 
 // nodeCharts draws the scraped and sampled node series: mempool size
 // (mean and max across nodes), peers, RSS and CPU per node, machine load.
-func nodeCharts(series []observe.Sample, origin time.Time, withBands func(*plot.Plot) *plot.Plot) []Chart {
+func nodeCharts(series []observe.Sample, origin time.Time, scale yScale, withBands func(*plot.Plot) *plot.Plot) []Chart {
 	if len(series) == 0 {
 		return nil
 	}
@@ -338,7 +397,8 @@ func nodeCharts(series []observe.Sample, origin time.Time, withBands func(*plot.
 		}
 		by[s.Series][s.Node] = append(by[s.Series][s.Node], plotter.XY{X: s.At.Sub(origin).Seconds(), Y: s.Value})
 	}
-	perNode := func(title, y, name string, scale float64, rate bool) *Chart {
+	slot := observe.NodeSlots(series)
+	perNode := func(title, y, name string, unit float64, rate bool) *Chart {
 		nodes := by[name]
 		if len(nodes) == 0 {
 			return nil
@@ -349,53 +409,25 @@ func nodeCharts(series []observe.Sample, origin time.Time, withBands func(*plot.
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		for i, n := range names {
+		for _, n := range names {
 			pts := nodes[n]
 			var out plotter.XYs
 			for j, pt := range pts {
 				switch {
 				case rate && j > 0 && pt.X > pts[j-1].X:
-					out = append(out, plotter.XY{X: pt.X, Y: (pt.Y - pts[j-1].Y) / (pt.X - pts[j-1].X) * scale})
+					out = append(out, plotter.XY{X: pt.X, Y: (pt.Y - pts[j-1].Y) / (pt.X - pts[j-1].X) * unit})
 				case !rate:
-					out = append(out, plotter.XY{X: pt.X, Y: pt.Y * scale})
+					out = append(out, plotter.XY{X: pt.X, Y: pt.Y * unit})
 				}
 			}
-			line(p, n, i, out)
+			line(p, n, slot[n], out)
 		}
-		c := render(title, p)
+		c := renderIn(scale, title, p)
 		return &c
 	}
 	var out []Chart
 	if nodes := by["cometbft_mempool_size"]; len(nodes) > 0 {
-		// Mean and max across nodes, per scrape round (samples of one
-		// round share their time).
-		type agg struct{ sum, max, n float64 }
-		rounds := map[float64]*agg{}
-		for _, pts := range nodes {
-			for _, pt := range pts {
-				a := rounds[pt.X]
-				if a == nil {
-					a = &agg{}
-					rounds[pt.X] = a
-				}
-				a.sum, a.n, a.max = a.sum+pt.Y, a.n+1, math.Max(a.max, pt.Y)
-			}
-		}
-		xs := make([]float64, 0, len(rounds))
-		for x := range rounds {
-			xs = append(xs, x)
-		}
-		sort.Float64s(xs)
-		var mean, mx plotter.XYs
-		for _, x := range xs {
-			a := rounds[x]
-			mean = append(mean, plotter.XY{X: x, Y: a.sum / a.n})
-			mx = append(mx, plotter.XY{X: x, Y: a.max})
-		}
-		p := withBands(newPlot("seconds since load start", "txs"))
-		line(p, "mean across nodes", 0, mean)
-		line(p, "max across nodes", 1, mx)
-		out = append(out, render("Mempool size", p))
+		out = append(out, mempoolChart(nodes, scale, withBands))
 	}
 	for _, c := range []*Chart{
 		perNode("Peers per node", "peers", "cometbft_p2p_peers", 1, false),
@@ -408,6 +440,38 @@ func nodeCharts(series []observe.Sample, origin time.Time, withBands func(*plot.
 		}
 	}
 	return out
+}
+
+// mempoolChart is the mempool size's mean and max across nodes, per
+// scrape round (samples of one round share their time).
+func mempoolChart(nodes map[string]plotter.XYs, scale yScale, withBands func(*plot.Plot) *plot.Plot) Chart {
+	type agg struct{ sum, max, n float64 }
+	rounds := map[float64]*agg{}
+	for _, pts := range nodes {
+		for _, pt := range pts {
+			a := rounds[pt.X]
+			if a == nil {
+				a = &agg{}
+				rounds[pt.X] = a
+			}
+			a.sum, a.n, a.max = a.sum+pt.Y, a.n+1, math.Max(a.max, pt.Y)
+		}
+	}
+	xs := make([]float64, 0, len(rounds))
+	for x := range rounds {
+		xs = append(xs, x)
+	}
+	sort.Float64s(xs)
+	var mean, mx plotter.XYs
+	for _, x := range xs {
+		a := rounds[x]
+		mean = append(mean, plotter.XY{X: x, Y: a.sum / a.n})
+		mx = append(mx, plotter.XY{X: x, Y: a.max})
+	}
+	p := withBands(newPlot("seconds since load start", "txs"))
+	line(p, "mean across nodes", 0, mean)
+	line(p, "max across nodes", 1, mx)
+	return renderIn(scale, "Mempool size", p)
 }
 
 // SweepCharts draws a sweep's throughput against offered load and its
@@ -499,28 +563,6 @@ func segments(xs, ys []float64) []plotter.XYs {
 	}
 	if len(cur) > 0 {
 		out = append(out, cur)
-	}
-	return out
-}
-
-// wholeTicks marks whole numbers (heights, counts) a round step apart,
-// at most about eight labelled: gonum's default ticks put 7.50 between
-// heights.
-type wholeTicks struct{}
-
-func (wholeTicks) Ticks(min, max float64) []plot.Tick {
-	step := 0.0
-	for decade := 1.0; step == 0; decade *= 10 { // 1, 2, 5, 10, 20, 50, ...
-		for _, m := range []float64{1, 2, 5} {
-			if (max-min)/(decade*m) <= 8 {
-				step = decade * m
-				break
-			}
-		}
-	}
-	var out []plot.Tick
-	for v := math.Ceil(min/step) * step; v <= max; v += step {
-		out = append(out, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
 	}
 	return out
 }

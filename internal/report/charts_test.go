@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/chainperf/chainperf/internal/load"
@@ -95,4 +96,53 @@ func FuzzPhaseCharts(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestChartsReadOnOneScale: a magnitude's axis starts at zero (99..101
+// tx/s was drawn as a cliff); a node keeps its colour on every chart (b,
+// second on the CPU chart, was first and blue on a peers chart it has
+// alone); compare's side-by-side charts share the top of their y axis.
+func TestChartsReadOnOneScale(t *testing.T) {
+	p := newPlot("x", "tx/s")
+	line(p, "", 0, plotter.XYs{{X: 0, Y: 99}, {X: 1, Y: 101}})
+	render("t", p)
+	if p.Y.Min != 0 {
+		t.Errorf("y axis from %g; want 0", p.Y.Min)
+	}
+
+	t0 := time.Unix(1000, 0)
+	var series []observe.Sample
+	for i := range 5 {
+		at := t0.Add(time.Duration(i) * time.Second)
+		series = append(series, observe.Sample{At: at, Node: "a", Series: observe.SeriesCPU, Value: float64(i)},
+			observe.Sample{At: at, Node: "b", Series: observe.SeriesCPU, Value: float64(i)},
+			observe.Sample{At: at, Node: "b", Series: "cometbft_p2p_peers", Value: 3})
+	}
+	for _, c := range nodeCharts(series, t0, nil, func(p *plot.Plot) *plot.Plot { return p }) {
+		if c.Title == "Peers per node" && (strings.Contains(c.SVG, "stroke:#1F77B4") || !strings.Contains(c.SVG, "stroke:#D62728")) {
+			t.Errorf("b's line on the peers chart is not b's red of the CPU chart")
+		}
+	}
+
+	base, _ := fixture()
+	cand, _ := fixture()
+	for i := range cand.Phases[0].Blocks {
+		cand.Phases[0].Blocks[i].Ours, cand.Phases[0].Blocks[i].Txs = 50, 50
+	}
+	b, c := sideBySide(Side{Run: base}, base.Phases[0], Side{Run: cand}, cand.Phases[0])
+	tops := map[string][2]float64{}
+	for _, x := range b {
+		tops[x.Title] = [2]float64{x.YMax, -1}
+	}
+	for _, x := range c {
+		tops[x.Title] = [2]float64{tops[x.Title][0], x.YMax}
+	}
+	if tp := tops["Txs per block"]; tp[0] != tp[1] || tp[0] < 100 {
+		t.Errorf("txs per block side by side: tops %v; want one, above 100", tp)
+	}
+	for title, tp := range tops {
+		if tp[0] != tp[1] {
+			t.Errorf("%s side by side: tops %v", title, tp)
+		}
+	}
 }

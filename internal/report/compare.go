@@ -33,7 +33,7 @@ func CompareHTML(w io.Writer, res *compare.Result, base, cand Side) error {
 	bp, cp := base.Run.Main(), cand.Run.Main()
 	var titles [2]string
 	if bp != nil && cp != nil {
-		charts = pairCharts(mainCharts(base, bp), mainCharts(cand, cp))
+		charts = pairCharts(sideBySide(base, bp, cand, cp))
 		titles = [2]string{bp.Name, cp.Name}
 	}
 	table := func(r *results.Run) [][]string {
@@ -51,9 +51,19 @@ func CompareHTML(w io.Writer, res *compare.Result, base, cand Side) error {
 	})
 }
 
+// sideBySide are both sides' charts, each pair on one y scale: a side
+// drawn to its own data reads 50 tx/s as high as the other's 100.
+func sideBySide(base Side, bp *results.Phase, cand Side, cp *results.Phase) ([]Chart, []Chart) {
+	shared := yScale{}
+	for _, c := range append(mainCharts(base, bp, nil), mainCharts(cand, cp, nil)...) {
+		shared[c.Title] = max(shared[c.Title], c.YMax)
+	}
+	return mainCharts(base, bp, shared), mainCharts(cand, cp, shared)
+}
+
 // mainCharts are the charts of a run's phase with the node series of that
-// phase only (its load and drain).
-func mainCharts(s Side, p *results.Phase) []Chart {
+// phase only (its load and drain), on scale.
+func mainCharts(s Side, p *results.Phase, scale yScale) []Chart {
 	end := p.End
 	if end.IsZero() {
 		end = p.Start.Add(p.Length)
@@ -64,7 +74,7 @@ func mainCharts(s Side, p *results.Phase) []Chart {
 			series = append(series, x)
 		}
 	}
-	return PhaseCharts(p, s.Run.Faults, series)
+	return phaseCharts(p, s.Run, series, scale)
 }
 
 // A chartPair is one chart of each side, under their common title.

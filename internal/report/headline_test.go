@@ -1,6 +1,8 @@
 package report
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/browser"
 	"github.com/chainperf/chainperf/internal/browser/browsertest"
+	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -54,4 +57,44 @@ func TestHeadlineOnTheFirstScreen(t *testing.T) {
 	if want := Verdict(r); !strings.Contains(got.Verdict, want) {
 		t.Errorf("h1 %q does not say %s", got.Verdict, want)
 	}
+}
+
+// summary.json is the headline (its id first, the verdict, the criteria,
+// a row a phase with its fates) and record.json the whole record.
+func TestSummaryJSONIsTheHeadline(t *testing.T) {
+	r, series := fixture()
+	r.Checks = []results.Check{{Name: "committed tx/s", Op: ">=", Limit: 90, Value: 99, Pass: true}}
+	dir := t.TempDir()
+	paths, err := Write(dir, r, series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 4 || filepath.Base(paths[0]) != "summary.json" || filepath.Base(paths[1]) != RecordFile {
+		t.Fatalf("wrote %v", paths)
+	}
+	head, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h Headline
+	if err := json.Unmarshal(head, &h); err != nil || !strings.HasPrefix(string(head), "{\n  \"id\": \"r1\"") {
+		t.Fatalf("summary.json (%v):\n%s", err, head)
+	}
+	if h.Verdict != "PASS" || len(h.Criteria) != 1 || len(h.Phases) != 1 || h.Phases[0].CommittedTPS != r.Phases[0].Figures.CommittedTPS ||
+		h.Phases[0].Fates[load.FateCommitted] != 1000 || h.Record != RecordFile {
+		t.Errorf("headline %+v", h)
+	}
+	var whole results.Run
+	if err := json.Unmarshal(mustReadFile(t, paths[1]), &whole); err != nil || whole.ID != "r1" || len(whole.Phases[0].Blocks) != 10 {
+		t.Errorf("record.json: %v, %d blocks; want the whole record", err, len(whole.Phases[0].Blocks))
+	}
+}
+
+func mustReadFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -22,7 +22,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 	var phases []phase
 	for i, p := range r.Phases {
 		ph := phase{Title: phaseTitle(i, p), Rows: figureRows(p), Fates: fateRows(p.Ledger)}
-		ph.Charts = PhaseCharts(p, r.Faults, series)
+		ph.Charts = PhaseCharts(p, r, series)
 		phases = append(phases, ph)
 	}
 	return printable.Rendered(w, func(w io.Writer) error {
@@ -37,7 +37,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 // svg marks a chart's SVG, made here by gonum/plot, as safe to inline.
 func svg(s string) template.HTML { return template.HTML(s) } //nolint:gosec // our own output
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": svg, "mulf": func(f float64) float64 { return 100 * f }}).Parse(`<!DOCTYPE html>
+var page = template.Must(template.New("report").Funcs(template.FuncMap{"svg": svg, "when": results.Stamp, "whenMilli": results.StampMilli, "mulf": func(f float64) float64 { return 100 * f }}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>chainperf run {{.Run.ID}}: {{.Verdict}}</title>
 <style>
@@ -51,7 +51,7 @@ figure svg { width: 100%; height: auto; }
 code { background: #f4f4f4; }
 </style></head><body data-ready>
 <h1>chainperf run {{.Run.ID}}: <span class="{{.Verdict}}">{{.Verdict}}</span></h1>
-<p>Scenario <b>{{.Run.Scenario}}</b>, {{.Run.Start.Format "2006-01-02 15:04:05"}} UTC, {{.Duration}}.{{if .Run.Error}} Error: <code>{{.Run.Error}}</code>{{end}}</p>
+<p>Scenario <b>{{.Run.Scenario}}</b>, {{when .Run.Start}}, {{.Duration}}.{{if .Run.Error}} Error: <code>{{.Run.Error}}</code>{{end}}</p>
 {{if .Headline}}<table id="headline"><tr>{{range .HeadlineHeader}}<th>{{.}}</th>{{end}}</tr>
 {{range .Headline}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>
 <p class="note">Rates and latency over each phase's measured window; every tx's fate. The phases' detail, charts and findings follow the criteria.</p>{{end}}
@@ -62,7 +62,7 @@ code { background: #f4f4f4; }
 {{range .Tables}}<h2>{{.Title}}</h2>{{if .Note}}<p>{{.Note}}</p>{{end}}<table>{{range $i, $row := .Rows}}<tr>{{range $row}}{{if eq $i 0}}<th>{{.}}</th>{{else}}<td>{{.}}</td>{{end}}{{end}}</tr>{{end}}</table>
 {{end}}
 {{if .Run.Events}}<h2>Events</h2><p>Perturbations are shaded <span class="band">bands</span> on the charts.</p><table><tr><th>at</th><th>event</th></tr>
-{{range .Run.Events}}<tr><td>{{.At.Format "15:04:05.000"}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
+{{range .Run.Events}}<tr><td>{{whenMilli .At}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
 {{with .Run.Sweep}}<h2>Sweep</h2><p>Saturation point: <b>{{printf "%.0f" .Saturation}} tx/s</b>. {{.Evidence}}.</p>
 <table><tr><th>connections</th><th>tx/s each</th><th>offered tx/s</th><th>expected</th><th>committed</th><th>share</th><th>p99 ms</th><th>rejected</th></tr>
 {{range .Cells}}<tr{{if .Saturated}} class="FAIL"{{end}}><td>{{.Connections}}</td><td>{{.Rate}}</td><td>{{printf "%.0f" .Offered}}</td><td>{{.Expected}}</td><td>{{.Committed}}</td><td>{{printf "%.1f %%" (mulf .Share)}}</td><td>{{printf "%.0f" .P99}}</td><td>{{.Rejected}}</td></tr>
@@ -77,7 +77,7 @@ code { background: #f4f4f4; }
 {{range .Charts}}<figure><figcaption>{{.Title}}</figcaption>{{svg .SVG}}</figure>
 {{end}}{{end}}
 {{if .Run.Profiles}}<h2>Profiles</h2>{{range .Run.Profiles}}
-<h3>{{.Kind}} of {{.Node}} at {{.At.Format "15:04:05"}}, by {{.Value}}</h3><p><code>{{.File}}</code></p>
+<h3>{{.Kind}} of {{.Node}} at {{when .At}}, by {{.Value}}</h3><p><code>{{.File}}</code></p>
 <table><tr><th>function</th><th>flat</th><th>share</th></tr>{{range .Top}}<tr><td>{{.Func}}</td><td>{{.Flat}}</td><td>{{printf "%.1f %%" (mulf .Share)}}</td></tr>{{end}}</table>{{end}}{{end}}
 <h2>Environment</h2>
 <ul><li>host: {{.Run.Host.CPU}}, {{.Run.Host.Cores}} cores, {{.Run.Host.MemoryMB}} MiB, kernel {{.Run.Host.Kernel}}</li>

@@ -1,4 +1,5 @@
-// Package report renders a run: summary.json for machines, report.md for
+// Package report renders a run: summary.json (the headline) and
+// record.json (everything) for machines, report.md and report.html for
 // people and pull requests. It only reads records; it never touches a
 // testnet or the network.
 package report
@@ -26,26 +27,27 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report dir: %w", err)
 	}
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	paths := Paths(dir)[:2]
+	paths := Paths(dir)
 	// Whatever reached the record (a node's error, a URL) is masked.
-	if err := files.WriteAtomic(paths[0], []byte(secret.Redact(string(js))), 0o644); err != nil {
-		return nil, err
+	for i, v := range []any{HeadlineOf(r), r} {
+		js, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := files.WriteAtomic(paths[i], []byte(secret.Redact(string(js))), 0o644); err != nil {
+			return nil, err
+		}
 	}
 	var md strings.Builder
 	Markdown(&md, r)
-	if err := files.WriteAtomic(paths[1], []byte(printable.Clean(secret.Redact(md.String()))), 0o644); err != nil {
+	if err := files.WriteAtomic(paths[2], []byte(printable.Clean(secret.Redact(md.String()))), 0o644); err != nil {
 		return nil, err
 	}
 	var html strings.Builder
 	if err := HTML(&html, r, series); err != nil {
 		return nil, fmt.Errorf("report.html: %w", err)
 	}
-	paths = Paths(dir)
-	if err := files.WriteAtomic(paths[2], []byte(secret.Redact(html.String())), 0o644); err != nil {
+	if err := files.WriteAtomic(paths[3], []byte(secret.Redact(html.String())), 0o644); err != nil {
 		return nil, err
 	}
 	return paths, nil
@@ -199,9 +201,9 @@ func markdownHeadline(w io.Writer, r *results.Run) {
 func Markdown(w io.Writer, r *results.Run) {
 	fmt.Fprintf(w, "# chainperf run %s: %s\n\n", r.ID, Verdict(r))
 	if lasted, ok := r.Lasted(); ok {
-		fmt.Fprintf(w, "Scenario **%s**, %s to %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), r.End.Format("15:04:05"), lasted)
+		fmt.Fprintf(w, "Scenario **%s**, %s to %s (%s).\n\n", r.Scenario, results.Stamp(r.Start), results.Stamp(r.End), lasted)
 	} else {
-		fmt.Fprintf(w, "Scenario **%s**, from %s (%s).\n\n", r.Scenario, r.Start.Format("2006-01-02 15:04:05"), lasted)
+		fmt.Fprintf(w, "Scenario **%s**, from %s (%s).\n\n", r.Scenario, results.Stamp(r.Start), lasted)
 	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "Error: `%s`\n\n", r.Error)
@@ -242,7 +244,7 @@ func Markdown(w io.Writer, r *results.Run) {
 		// (faults, answers over a cap, bad heights, a stalled follower).
 		fmt.Fprintf(w, "## Events\n\n| at | event | detail |\n|---|---|---|\n")
 		for _, e := range r.Events {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", e.At.Format("15:04:05.000"), Printable(e.Kind), strings.ReplaceAll(Printable(e.Detail), "|", `\|`))
+			fmt.Fprintf(w, "| %s | %s | %s |\n", results.StampMilli(e.At), Printable(e.Kind), strings.ReplaceAll(Printable(e.Detail), "|", `\|`))
 		}
 		fmt.Fprintln(w)
 	}
@@ -272,5 +274,5 @@ func Markdown(w io.Writer, r *results.Run) {
 
 // Paths are the files Write writes into dir, in the order it says them.
 func Paths(dir string) []string {
-	return []string{filepath.Join(dir, "summary.json"), filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")}
+	return []string{filepath.Join(dir, "summary.json"), filepath.Join(dir, RecordFile), filepath.Join(dir, "report.md"), filepath.Join(dir, "report.html")}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // TestWriteRendersEveryChart renders a run with blocks, node series and a
-// perturbation, and checks the three files and the HTML's charts: inline
+// perturbation, and checks the four files and the HTML's charts: inline
 // SVG only, nothing fetched from a network, the perturbation shaded.
 func TestWriteRendersEveryChart(t *testing.T) {
 	r, series := fixture()
@@ -24,7 +24,7 @@ func TestWriteRendersEveryChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 3 {
+	if len(paths) != 4 {
 		t.Fatalf("paths %v", paths)
 	}
 	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
@@ -32,14 +32,15 @@ func TestWriteRendersEveryChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(html)
-	for _, title := range []string{"Sent vs committed tx/s", "Commit latency per block", "Commit latency by percentile (HDR, log scales)", "Block interval",
-		"Txs per block", "Block size", "Rounds per height", "Blocks per minute", "Txs per minute", "Mempool size", "Peers per node", "RSS per node", "CPU per node", "Machine load"} {
+	// 10 s of blocks: no whole minute, so no blocks/min or txs/min.
+	for _, title := range []string{"Offered, sent and committed tx/s", "Commit latency per block", "Commit latency by percentile (HDR, log scales)", "Block interval",
+		"Txs per block", "Block size", "Rounds per height", "Mempool size", "Peers per node", "RSS per node", "CPU per node", "Machine load"} {
 		if !strings.Contains(doc, "<figcaption>"+title+"</figcaption><svg") {
 			t.Errorf("chart %q missing", title)
 		}
 	}
-	if n := strings.Count(doc, "<svg"); n != 14 {
-		t.Errorf("%d SVGs; want 14", n)
+	if n := strings.Count(doc, "<svg"); n != 12 {
+		t.Errorf("%d SVGs; want 12", n)
 	}
 	for _, remote := range []string{"<script src", "<link ", "http://", "https://"} {
 		if strings.Contains(strings.ReplaceAll(doc, "http://www.w3.org/", ""), remote) {
@@ -59,10 +60,10 @@ func TestWriteRendersEveryChart(t *testing.T) {
 	if !strings.Contains(doc, "pause validator0") {
 		t.Error("perturbation not listed")
 	}
-	// One orange band on each of the 9 time charts (throughput, latency
-	// per block, blocks/min, txs/min, mempool, peers, RSS, CPU, load).
-	if n := strings.Count(doc, `style="fill:#FE8B00;fill-opacity:0.19608"`); n != 9 {
-		t.Errorf("%d perturbation bands drawn; want 9", n)
+	// One orange band on each of the 7 time charts (throughput, latency
+	// per block, mempool, peers, RSS, CPU, load).
+	if n := strings.Count(doc, `style="fill:#FE8B00;fill-opacity:0.19608"`); n != 7 {
+		t.Errorf("%d perturbation bands drawn; want 7", n)
 	}
 }
 
@@ -142,8 +143,9 @@ func TestProcessedTable(t *testing.T) {
 }
 
 // Blocks every second with 10 txs each: 60 blocks/min and 600 txs/min at
-// every block from 5 s on, in the first minute (scaled) and after it;
-// half as many blocks in a later minute halve both.
+// every block once a whole minute is behind it (none before: a part of a
+// minute is not scaled up); half as many blocks in a later minute halve
+// both.
 func TestPerMinute(t *testing.T) {
 	o := time.Unix(1000, 0)
 	var blocks []observe.Block
@@ -163,8 +165,8 @@ func TestPerMinute(t *testing.T) {
 			t.Errorf("at %gs: %g blocks/min, %g txs/min; want %g and %g", p.X, p.Y, tpm[i].Y, want, 10*want)
 		}
 	}
-	if len(bpm) == 0 || bpm[0].X != 5 {
-		t.Errorf("first point %v; want at 5 s", bpm)
+	if len(bpm) == 0 || bpm[0].X != 60 {
+		t.Errorf("first point %v; want at 60 s, a whole minute in", bpm[:min(len(bpm), 3)])
 	}
 }
 

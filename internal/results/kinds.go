@@ -170,7 +170,7 @@ func RotationsFinding(rots []Rotation) finding.Finding {
 		if r.P99Joining > 0 {
 			p99 = fmt.Sprintf("%.0f, %.0f", r.P99Before, r.P99Joining)
 		}
-		t.Rows = append(t.Rows, []string{r.Node, r.Started.Format("15:04:05"), fmt.Sprint(r.Tip), fmt.Sprint(r.Height),
+		t.Rows = append(t.Rows, []string{r.Node, Clock(r.Started), fmt.Sprint(r.Tip), fmt.Sprint(r.Height),
 			fmt.Sprintf("%.1f", r.CatchUp), fmt.Sprintf("%.3g", r.BlocksPer), res, recv, cpu, p99})
 	}
 	sum := RotationSummary(rots)

@@ -35,9 +35,13 @@ type Phase struct {
 	Generator load.Report   `json:"generator"`
 	// Generators is how many generators sent the phase's load (0 or 1:
 	// chainperf itself); their ledgers and reports are merged above.
-	Generators int             `json:"generators,omitempty"`
-	Ledger     load.Summary    `json:"ledger"`
-	Blocks     []observe.Block `json:"blocks,omitempty"`
+	Generators int          `json:"generators,omitempty"`
+	Ledger     load.Summary `json:"ledger"`
+	// Offered is the tx/s the rate model scheduled in each second of the
+	// load (what a controller asked for, second by second; nil: runs
+	// before it, which have the phase's mean only).
+	Offered []float64       `json:"offered_per_second,omitempty"`
+	Blocks  []observe.Block `json:"blocks,omitempty"`
 	// Implausible: heights of blocks that held more txs than could be
 	// true of a network only this run loads (Implausible), left out of
 	// txs per block.

@@ -56,11 +56,30 @@
           });
           ctx.setLineDash([4 * dpr, 3 * dpr]);
           ctx.strokeStyle = 'rgba(60,60,60,0.7)';
+          // A phase's label goes right of its line, or left of it where
+          // the plot ends, a row lower where it would cover the one
+          // before: never clipped, never over another (the boxes are kept
+          // for the page's tests).
+          const boxes = u.labelBoxes = [];
           (tl.phases || []).forEach(function (p) {
-            const x = u.valToPos(p.from, 'x', true);
-            ctx.beginPath(); ctx.moveTo(x, b.top); ctx.lineTo(x, b.top + b.height); ctx.stroke();
+            let x = u.valToPos(p.from, 'x', true);
+            if (x > b.left + b.width + 1) return;
+            if (x < b.left - 1) {
+              // Begun before the plot's left edge: named there if it lasts into it.
+              if (!p.to || u.valToPos(p.to, 'x', true) <= b.left) return;
+              x = b.left;
+            } else {
+              ctx.beginPath(); ctx.moveTo(x, b.top); ctx.lineTo(x, b.top + b.height); ctx.stroke();
+            }
+            const w = ctx.measureText(p.label).width, h = 12 * dpr;
+            let left = x + 3 * dpr;
+            if (left + w > b.left + b.width) left = Math.max(b.left, x - 3 * dpr - w);
+            let row = 0;
+            while (boxes.some(function (o) { return o.row === row && left < o.right + 4 * dpr && o.left < left + w + 4 * dpr; })) row++;
+            const top = b.top + row * h;
+            boxes.push({ label: p.label, row: row, left: left, right: left + w, top: top, bottom: top + h });
             ctx.fillStyle = '#333';
-            ctx.fillText(p.label, x + 3 * dpr, b.top + 12 * dpr);
+            ctx.fillText(p.label, left, top + h);
           });
           ctx.strokeStyle = 'rgba(200,0,0,0.6)';
           (tl.marks || []).forEach(function (m) {
@@ -75,7 +94,7 @@
 
   function seriesOpts(lines) {
     return [{}].concat(lines.map(function (l, i) {
-      const color = l.color || colorOf(i);
+      const color = l.color || colorOf(l.slot != null ? l.slot : i);
       const s = { label: l.label, stroke: color, width: 1.5 };
       if (l.points) {
         s.paths = function () { return null; };
@@ -110,6 +129,16 @@
     return [min - pad, max + pad];
   }
 
+  // fromZero is a y axis that starts at zero (a magnitude read from a
+  // baseline above zero makes 1 % look like a cliff), its top a little
+  // above the data's.
+  function fromZero(u, min, max) {
+    if (min == null || max == null) return [0, 1];
+    const lo = Math.min(0, min), hi = Math.max(0, max);
+    if (hi === lo) return [lo, lo + 1];
+    return [lo, uPlot.rangeNum(lo, hi, 0.1, true)[1]];
+  }
+
   // chart draws one chart spec into parent: {id, title, unit, x, lines},
   // over time unless it names its own axis (xname, with xticks, xrange),
   // logy for a log scale. The legend goes under the plot, not over it.
@@ -120,7 +149,7 @@
     parent.appendChild(box);
     const x = spec.xname ? { time: false } : { time: true, range: timeRange };
     if (spec.xrange) x.range = function () { return spec.xrange.slice(); };
-    const xaxis = spec.xname ? { label: spec.xname } : {};
+    const xaxis = { label: spec.xname || 'time (UTC)' };
     if (spec.xticks) {
       const at = spec.xticks.map(function (t) { return t.at; });
       xaxis.splits = function () { return at; };
@@ -132,12 +161,22 @@
       title: spec.title,
       width: width(parent),
       height: 260,
-      scales: { x: x, y: spec.logy ? { distr: 3 } : {} },
+      scales: { x: x, y: spec.logy ? { distr: 3 } : { range: fromZero } },
+      tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'); },
       series: seriesOpts(spec.lines),
       axes: [xaxis, { label: spec.unit, size: 60 }],
       cursor: { drag: { x: true, y: false } },
       plugins: plugins || []
     };
+    if (!spec.xname && spec.onZoom) {
+      // A zoom, not the first drawing: the pane keeps the whole run until
+      // a reader picks a time.
+      let drawn = false;
+      opts.hooks = {
+        ready: [function () { drawn = true; }],
+        setScale: [function (u, key) { if (drawn && key === 'x') spec.onZoom(u.scales.x.min, u.scales.x.max); }]
+      };
+    }
     const data = [spec.x].concat(spec.lines.map(function (l) { return l.values; }));
     const u = new uPlot(opts, data, box);
     plots[spec.id] = u;
@@ -146,10 +185,47 @@
 
   function ready() { document.body.dataset.ready = String(Number(document.body.dataset.ready || 0) + 1); }
 
+  // logPane shows one node's log lines in the time a chart is zoomed to
+  // (the whole run at first), at a level and above; lines are text,
+  // never markup.
+  function logPane(box) {
+    const id = box.dataset.run, sel = document.getElementById('log-node'), level = document.getElementById('log-level');
+    const pre = document.getElementById('log-lines'), said = document.getElementById('log-window');
+    let win = null, timer = null, asked = 0;
+    function load() {
+      const q = new URLSearchParams();
+      if (sel.value) q.set('node', sel.value);
+      if (level.value) q.set('level', level.value);
+      if (win) { q.set('from', String(win[0])); q.set('to', String(win[1])); }
+      const n = ++asked;
+      return getJSON('/api/runs/' + encodeURIComponent(id) + '/logs?' + q.toString()).then(function (p) {
+        if (n !== asked) return; // a newer request is on its way
+        if (!sel.options.length) {
+          p.nodes.forEach(function (name) { const o = document.createElement('option'); o.textContent = name; sel.appendChild(o); });
+          sel.value = p.node;
+        }
+        const fmt = function (t) { return new Date(t * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'); };
+        said.textContent = win ? fmt(win[0]) + ' to ' + fmt(win[1]) : 'the whole run';
+        pre.textContent = p.none || (p.lines.join('\n') + (p.more ? '\n... ' + p.more + ' more lines in this window' : ''));
+        box.dataset.shown = q.toString();
+      }).catch(function (e) { pre.textContent = 'Could not load the logs: ' + e.message; });
+    }
+    sel.addEventListener('change', load);
+    level.addEventListener('change', load);
+    load();
+    return function (min, max) {
+      if (min == null || max == null) return;
+      clearTimeout(timer);
+      timer = setTimeout(function () { win = [Math.floor(min), Math.ceil(max)]; load(); }, 150);
+    };
+  }
+
   // The run page: draw, and while the run goes, poll and redraw.
   function runPage(root) {
     const id = root.dataset.run, live = root.dataset.live === 'true';
     const box = document.getElementById('charts');
+    const logs = document.getElementById('logs');
+    const follow = logs ? logPane(logs) : null;
     const plots = {};
     function draw(tl) {
       const seen = {};
@@ -161,6 +237,7 @@
           old.setData(data);
         } else {
           if (old) { old.destroy(); old.root.parentNode.remove(); }
+          if (follow) c.onZoom = follow;
           plots[c.id] = chart(box, c, c.xname ? [] : [timelinePlugin(tl)]);
         }
       });
@@ -246,7 +323,7 @@
       const light = 30 + 12 * (k % 4);
       return r.side === 'baseline' ? 'hsl(210,70%,' + light + '%)' : 'hsl(0,70%,' + light + '%)';
     });
-    [['committed', 'Committed tx/s, 5 s mean', 'tx/s'], ['p99', 'Commit latency p99 of the txs seen each second', 'ms']].forEach(function (c) {
+    [['committed', 'Committed tx/s over 5 s of whole blocks', 'tx/s'], ['p99', 'Commit latency p99 of the txs seen each second', 'ms']].forEach(function (c) {
       chart(box, {
         id: 'overlay-' + c[0], title: c[1], unit: c[2], xname: 'seconds since the phase started', x: x,
         lines: runs.map(function (r, i) {
