@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -71,12 +72,23 @@ func (o *verdictOut) write(stdout io.Writer, res *compare.Result) error {
 	return err
 }
 
-// verdictErr is the exit a comparison's result asks for.
-func verdictErr(res *compare.Result) error {
+// verdictErr is the exit a comparison's result asks for: by the figures
+// named (a session's --decide-on), else by the gated ones.
+func verdictErr(res *compare.Result, figures ...string) error {
+	regressed, inconclusive := len(res.Regressed) > 0, len(res.Inconclusive) > 0
+	if len(figures) > 0 {
+		regressed, inconclusive = false, false
+		for _, r := range res.Rows {
+			if slices.Contains(figures, r.Figure) {
+				regressed = regressed || r.Verdict == compare.Regressed
+				inconclusive = inconclusive || r.Verdict == compare.Inconclusive
+			}
+		}
+	}
 	switch {
-	case len(res.Regressed) > 0:
+	case regressed:
 		return errFailed
-	case len(res.Inconclusive) > 0:
+	case inconclusive:
 		return errInconclusive
 	}
 	return nil
@@ -84,7 +96,7 @@ func verdictErr(res *compare.Result) error {
 
 func abCmd() *cobra.Command {
 	var vo verdictOut
-	var labels, per []string
+	var labels, per, decideOn []string
 	var minRounds, maxRounds int
 	var threshold float64
 	var seed uint64
@@ -145,7 +157,7 @@ completed. Exit codes as compare: 0 no gated figure regressed, 1 one did,
 				seed = rand.Uint64()
 			}
 			plan := interleave.Plan{Session: experiment.NewRunID(), MinRounds: minRounds, MaxRounds: maxRounds,
-				Threshold: threshold, Per: thresholds, Seed: seed}
+				Threshold: threshold, Per: thresholds, Figures: decideOn, Seed: seed}
 			if err := plan.Check(); err != nil {
 				return fmt.Errorf("--min-rounds, --max-rounds: %w", err)
 			}
@@ -190,19 +202,20 @@ completed. Exit codes as compare: 0 no gated figure regressed, 1 one did,
 				}
 				return runErr
 			}
-			fmt.Fprintf(out, "\n%s\n\n", abSummary(o))
+			fmt.Fprintf(out, "\n%s\n\n", abSummary(o, decideOn))
 			if err := vo.write(out, o.Result); err != nil {
 				return err
 			}
 			if runErr != nil {
 				return runErr
 			}
-			return verdictErr(o.Result)
+			return verdictErr(o.Result, decideOn...)
 		},
 	}
 	vo.flags(cmd)
 	cmd.Flags().IntVar(&minRounds, "min-rounds", 3, "rounds before a verdict counts (at least 2)")
 	cmd.Flags().IntVar(&maxRounds, "max-rounds", 10, "rounds at most; still undecided then: exit 3")
+	cmd.Flags().StringSliceVar(&decideOn, "decide-on", nil, `the figures the session is about, e.g. "latency p50" (repeatable): it stops when they are decided and they alone set the exit code; the others are informative (default: every gated figure)`)
 	cmd.Flags().Float64Var(&threshold, "threshold", compare.DefaultThreshold, "smallest change that counts (percent; percentage points for shares)")
 	cmd.Flags().StringSliceVar(&per, "threshold-for", nil, `per-figure threshold, FIGURE=PERCENT, e.g. "latency p99=20" (repeatable)`)
 	cmd.Flags().Uint64Var(&seed, "seed", 0, "seed of the order within rounds (default: random, printed)")
@@ -262,8 +275,11 @@ func standing(res *compare.Result) string {
 
 // abSummary says how the session ended: rounds, why it stopped, and the
 // smallest change each gated figure could have shown.
-func abSummary(o *interleave.Outcome) string {
+func abSummary(o *interleave.Outcome, decideOn []string) string {
 	why := "every gated figure decided"
+	if len(decideOn) > 0 {
+		why = fmt.Sprintf("decided on %s (the other figures are informative: they do not set the exit code)", strings.Join(decideOn, ", "))
+	}
 	switch {
 	case o.Interrupted:
 		why = "interrupted: the verdict is on the rounds that completed"
@@ -273,7 +289,7 @@ func abSummary(o *interleave.Outcome) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d round(s), %d runs: %s", o.Rounds, len(o.Order), why)
 	for _, r := range o.Result.Rows {
-		if r.Gated && r.Tested {
+		if (r.Gated || slices.Contains(decideOn, r.Figure)) && r.Tested {
 			fmt.Fprintf(&b, "\n  %s: smallest change it could have seen %.1f %s", r.Figure, r.Detectable(), r.ChangeIn)
 		}
 	}

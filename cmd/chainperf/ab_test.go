@@ -15,7 +15,7 @@ import (
 // is the long one): an interleaved A/A session of one scenario on real
 // nodes, ended by Ctrl-C in its third round, gives the verdict on the two
 // rounds that completed, with no regressed or improved gated figure. The
-// planted change (blocks 800 ms later) is the pull request of
+// planted change (blocks 1.8 s later) is the pull request of
 // TestGateWorkflowOnAThrowawayRepository, through the shipped workflow.
 // Its size: 4 s of load on two validators, short commits so the window
 // still holds blocks (a dozen against four).

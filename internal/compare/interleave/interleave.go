@@ -101,7 +101,7 @@ func Run(ctx context.Context, p Plan, run Runner, after func(round int, res *com
 				must[f] = 0
 			}
 			if err := out.Result.Named(must); err != nil {
-				return out, err
+				return out, fmt.Errorf("--decide-on: %w", err)
 			}
 			if err := out.Result.Named(p.Per); err != nil {
 				return out, fmt.Errorf("--threshold-for: %w", err)
