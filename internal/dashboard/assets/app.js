@@ -40,6 +40,10 @@
           ctx.rect(b.left, b.top, b.width, b.height);
           ctx.clip();
           ctx.font = (11 * dpr) + 'px sans-serif';
+          // uPlot leaves the context right-aligned from its axes: a label
+          // drawn so ran left of its point and out of the plot.
+          ctx.textAlign = 'left';
+          ctx.textBaseline = 'alphabetic';
           // A pause between phases has no load: shaded grey, so it does
           // not read as a stall.
           ctx.fillStyle = 'rgba(128,128,128,0.22)';
@@ -116,6 +120,11 @@
     return 'hsl(' + Math.round((i * 0.6180339887 % 1) * 360) + ',70%,40%)';
   }
 
+  // utc writes a time (seconds since the epoch) as chainperf writes times
+  // everywhere: 2026-11-29 14:05:30, in UTC (the zone is in the axis's
+  // name).
+  function utc(t) { return new Date(Math.round(t) * 1000).toISOString().slice(0, 19).replace('T', ' '); }
+
   function width(el) { return Math.max(320, (el.clientWidth || 900) - 10); }
 
   // timeRange is a time axis's span: the data's, a little wider; one
@@ -149,7 +158,11 @@
     parent.appendChild(box);
     const x = spec.xname ? { time: false } : { time: true, range: timeRange };
     if (spec.xrange) x.range = function () { return spec.xrange.slice(); };
-    const xaxis = { label: spec.xname || 'time (UTC)' };
+    const xaxis = { label: spec.xname || 'time (UTC' + (spec.x.length ? ', ' + utc(spec.x[0]).slice(0, 10) : '') + ')' };
+    if (!spec.xname) {
+      xaxis.values = function (u, splits) { return splits.map(function (v) { return utc(v).slice(11); }); };
+      xaxis.space = 70; // room for 16:18:36 between ticks
+    }
     if (spec.xticks) {
       const at = spec.xticks.map(function (t) { return t.at; });
       xaxis.splits = function () { return at; };
@@ -157,13 +170,15 @@
         return splits.map(function (v) { const k = at.indexOf(v); return k < 0 ? '' : spec.xticks[k].label; });
       };
     }
+    const series = seriesOpts(spec.lines);
+    if (!spec.xname) series[0] = { label: 'time (UTC)', value: function (u, v) { return v == null ? '--' : utc(v); } };
     const opts = {
       title: spec.title,
       width: width(parent),
       height: 260,
       scales: { x: x, y: spec.logy ? { distr: 3 } : { range: fromZero } },
       tzDate: function (ts) { return uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'); },
-      series: seriesOpts(spec.lines),
+      series: series,
       axes: [xaxis, { label: spec.unit, size: 60 }],
       cursor: { drag: { x: true, y: false } },
       plugins: plugins || []
