@@ -245,6 +245,9 @@ func storedValues(ctx context.Context, st *store.Store, r *results.Run) (compare
 	if err != nil {
 		return compare.Values{}, err
 	}
+	if err := writeLogs(ctx, st, r.ReportDir, r.ID); err != nil {
+		return compare.Values{}, err
+	}
 	if _, err := report.Write(r.ReportDir, r, series); err != nil {
 		return compare.Values{}, err
 	}

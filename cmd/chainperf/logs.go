@@ -12,6 +12,7 @@ import (
 
 	"github.com/chainperf/chainperf/internal/nodelog"
 	"github.com/chainperf/chainperf/internal/printable"
+	"github.com/chainperf/chainperf/internal/results"
 )
 
 func logsCmd() *cobra.Command {
@@ -28,8 +29,8 @@ external network, have none.
 --level keeps the lines at that level or above (CometBFT's plain lines,
 the SDK's console lines and JSON lines each say theirs); --since and
 --until keep the lines written in that window: a time from the run's start
-(90s, 2m), a clock time on the run's day (14:05:30, this machine's zone)
-or an RFC 3339 time. The SDK's console lines give the minute only: a line
+(90s, 2m), a time as chainperf prints them (2026-11-29 14:05:30 UTC), a
+clock time in UTC on the run's day (14:05:30) or an RFC 3339 time. The SDK's console lines give the minute only: a line
 is kept when its minute overlaps the window. A line that says neither (a
 stack trace's) goes with the line before it.`,
 		Example: `  chainperf runs logs latest --node validator0 --grep commit
@@ -96,14 +97,15 @@ stack trace's) goes with the line before it.`,
 	cmd.Flags().StringVar(&node, "node", "", "only this node's log (validator0, full0, ...)")
 	cmd.Flags().StringVar(&grep, "grep", "", "only the lines this regular expression matches (Go syntax; (?i) for any case)")
 	cmd.Flags().StringVar(&level, "level", "", "only the lines at this level or above: debug, info, warn, error, fatal")
-	cmd.Flags().StringVar(&since, "since", "", "only the lines written from this time: 90s after the run's start, 14:05:30 on its day, or RFC 3339")
+	cmd.Flags().StringVar(&since, "since", "", "only the lines written from this time: 90s after the run's start, 2026-11-29 14:05:30 UTC, 14:05:30 (UTC) on its day, or RFC 3339")
 	cmd.Flags().StringVar(&until, "until", "", "only the lines written up to this time (as --since)")
 	return cmd
 }
 
 // when reads a --since or --until time: a duration after the run's
-// start, a clock time on its day (this machine's zone) or RFC 3339; ""
-// is none (the zero time).
+// start, a time as chainperf prints them (2026-11-29 14:05:30 UTC), a
+// clock time in UTC on the run's day (14:05:30) or RFC 3339; "" is none
+// (the zero time).
 func when(flag, s string, start time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
@@ -111,14 +113,16 @@ func when(flag, s string, start time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil {
 		return start.Add(d), nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	for _, layout := range []string{"15:04:05", "15:04"} {
-		if c, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			day := start.In(time.Local)
-			return time.Date(day.Year(), day.Month(), day.Day(), c.Hour(), c.Minute(), c.Second(), 0, time.Local), nil
+	for _, layout := range []string{time.RFC3339Nano, results.Layout} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("%s %q: give a time after the run's start (90s), a clock time (14:05:30) or an RFC 3339 time", flag, s)
+	for _, layout := range []string{"15:04:05", "15:04", "15:04:05 UTC"} {
+		if c, err := time.Parse(layout, s); err == nil {
+			day := start.UTC()
+			return time.Date(day.Year(), day.Month(), day.Day(), c.Hour(), c.Minute(), c.Second(), 0, time.UTC), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%s %q: give a time after the run's start (90s), a time as chainperf prints them (2026-11-29 14:05:30 UTC), a clock time in UTC (14:05:30) or an RFC 3339 time", flag, s)
 }

@@ -97,6 +97,23 @@ input or an error.`,
 	return cmd
 }
 
+// writeLogs writes the run's kept node logs into its report folder, where
+// report.html links them.
+func writeLogs(ctx context.Context, st *store.Store, dir, id string) error {
+	logs, err := st.Logs(ctx, id)
+	if err != nil {
+		return fmt.Errorf("node logs: %w", err)
+	}
+	kept := make([]report.Log, 0, len(logs))
+	for _, l := range logs {
+		kept = append(kept, report.Log{Node: l.Node, Text: l.Text})
+	}
+	if _, err := report.WriteLogs(dir, kept); err != nil {
+		return fmt.Errorf("node logs: %w", err)
+	}
+	return nil
+}
+
 // reportRun writes the report of a stored run, prints its summary and
 // returns the error that decides the exit code: runErr, or errFailed when
 // the criteria failed.
@@ -111,7 +128,9 @@ func reportRun(ctx context.Context, out io.Writer, st *store.Store, r *results.R
 	if err != nil {
 		return err
 	}
-	paths, werr := report.Write(r.ReportDir, r, series)
+	werr := writeLogs(ctx, st, r.ReportDir, r.ID)
+	paths, err := report.Write(r.ReportDir, r, series)
+	werr = errors.Join(werr, err)
 	if werr != nil {
 		werr = fmt.Errorf("report not written: %w", werr)
 	}

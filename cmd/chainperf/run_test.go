@@ -227,6 +227,12 @@ func TestRunStoresEverything(t *testing.T) {
 	if sum.Main() == nil || sum.Main().Ledger.Sent != s.Sent || sum.Main().Figures.CommittedTPS != p.Figures.CommittedTPS {
 		t.Errorf("record.json disagrees with the database")
 	}
+	// The nodes' logs beside the report, which links them.
+	html, _ := os.ReadFile(filepath.Join(tmp, "reports", r.ID, "report.html"))
+	if fi, err := os.Stat(filepath.Join(tmp, "reports", r.ID, "logs", "validator0.log.gz")); err != nil || fi.Size() == 0 ||
+		!strings.Contains(string(html), `href="logs/validator0.log.gz"`) {
+		t.Errorf("validator0's log beside the report (%v) or its link in report.html missing", err)
+	}
 	var head report.Headline
 	data, err = os.ReadFile(filepath.Join(tmp, "reports", r.ID, "summary.json"))
 	if err != nil || json.Unmarshal(data, &head) != nil || head.ID != r.ID || head.Verdict != report.Verdict(r) ||

@@ -258,6 +258,9 @@ func reportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := writeLogs(cmd.Context(), st, filepath.Join(dir, r.ID), r.ID); err != nil {
+				return err
+			}
 			paths, err := report.Write(filepath.Join(dir, r.ID), r, series)
 			if err != nil {
 				return err

@@ -55,6 +55,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /{$}", s.runsPage)
 	mux.HandleFunc("GET /runs/{id}", s.runPage)
 	mux.HandleFunc("GET /runs/{id}/files/{name}", s.runFile)
+	mux.HandleFunc("GET /runs/{id}/files/logs/{name}", s.runLogFile)
 	mux.HandleFunc("GET /api/runs/{id}", s.runData)
 	mux.HandleFunc("GET /api/runs/{id}/logs", s.runLogs)
 	mux.HandleFunc("GET /compare", s.comparePage)

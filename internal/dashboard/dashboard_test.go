@@ -348,6 +348,9 @@ func TestReportFilesOnlyFromTheRunsFolder(t *testing.T) {
 	os.MkdirAll(good, 0o755)
 	os.WriteFile(filepath.Join(good, "summary.json"), []byte(`{"id":"r1"}`), 0o644)
 	os.WriteFile(filepath.Join(good, "report.html"), []byte(`<html><body>report of r1</body></html>`), 0o644)
+	os.MkdirAll(filepath.Join(good, "logs"), 0o755)
+	os.WriteFile(filepath.Join(good, "logs", "validator0.log.gz"), []byte("log of r1"), 0o644)
+	os.Symlink("/etc/passwd", filepath.Join(good, "logs", "passwd.log.gz"))
 	// A crafted record naming a folder that is not the run's.
 	other := filepath.Join(dir, "r2")
 	os.MkdirAll(other, 0o755)
@@ -366,7 +369,12 @@ func TestReportFilesOnlyFromTheRunsFolder(t *testing.T) {
 	if _, body, _ := get(t, ts, "/runs/r1"); !strings.Contains(body, `href="/runs/r1/files/report.html"`) {
 		t.Fatal("the run page does not link its report")
 	}
-	for _, p := range []string{"/runs/r2/files/report.html", "/runs/r3/files/report.html", "/runs/r1/files/passwd"} {
+	// The node logs report.html links, as downloads; nothing else from there.
+	if code, body, h := get(t, ts, "/runs/r1/files/logs/validator0.log.gz"); code != 200 || body != "log of r1" || h.Get("Content-Disposition") != "attachment" {
+		t.Errorf("r1's log: %d %q %v", code, body, h)
+	}
+	for _, p := range []string{"/runs/r2/files/report.html", "/runs/r3/files/report.html", "/runs/r1/files/passwd",
+		"/runs/r1/files/logs/passwd.log.gz", "/runs/r1/files/logs/summary.json", "/runs/r3/files/logs/validator0.log.gz"} {
 		if code, body, _ := get(t, ts, p); code != 404 || strings.Contains(body, "secret") || strings.Contains(body, "report of") {
 			t.Errorf("%s: %d %q, want 404", p, code, body)
 		}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/report"
@@ -206,6 +207,28 @@ func (s *Server) runFile(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusNotFound, "run "+run.ID+" has no file "+name)
 		return
 	}
+	s.serveReportFile(w, r, run, rel, name)
+}
+
+// runLogFile serves a node's log the run's report folder keeps
+// (logs/NODE.log.gz, which report.html links), as a download.
+func (s *Server) runLogFile(w http.ResponseWriter, r *http.Request) {
+	run, err := s.runOf(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	name := r.PathValue("name")
+	if !reportFileName.MatchString(name) || !strings.HasSuffix(name, ".log.gz") {
+		s.fail(w, r, http.StatusNotFound, "run "+run.ID+" has no log "+name)
+		return
+	}
+	s.serveReportFile(w, r, run, report.LogsDir+"/"+name, name)
+}
+
+// serveReportFile serves rel from the run's report folder (name: what it
+// is called in the answer).
+func (s *Server) serveReportFile(w http.ResponseWriter, r *http.Request, run *results.Run, rel, name string) {
 	root, ok := reportRoot(run)
 	if !ok {
 		s.fail(w, r, http.StatusNotFound, "run "+run.ID+"'s report folder is not here")

@@ -13,6 +13,12 @@ import (
 // styles, nothing fetched) with the summary tables and the charts of every
 // phase. series are the run's node samples (may be nil).
 func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
+	return htmlPage(w, r, series, nil)
+}
+
+// htmlPage is HTML linking the node logs the report folder holds (logs,
+// by node).
+func htmlPage(w io.Writer, r *results.Run, series []observe.Sample, logs []string) error {
 	type phase struct {
 		Title  string
 		Rows   [][2]string
@@ -29,7 +35,7 @@ func HTML(w io.Writer, r *results.Run, series []observe.Sample) error {
 		return page.Execute(w, map[string]any{
 			"SweepCharts": SweepCharts(r.Sweep), "Tables": experimentTables(r), "FindingCharts": FindingCharts(r),
 			"Run": r, "Verdict": Verdict(r), "Phases": phases, "Duration": lastedText(r),
-			"HeadlineHeader": HeadlineHeader, "Headline": headlineRows(r),
+			"HeadlineHeader": HeadlineHeader, "Headline": headlineRows(r), "Logs": logs, "LogsDir": LogsDir,
 		})
 	})
 }
@@ -63,6 +69,7 @@ code { background: #f4f4f4; }
 {{end}}
 {{if .Run.Events}}<h2>Events</h2><p>Perturbations are shaded <span class="band">bands</span> on the charts.</p><table><tr><th>at</th><th>event</th></tr>
 {{range .Run.Events}}<tr><td>{{whenMilli .At}}</td><td>{{.Detail}}</td></tr>{{end}}</table>{{end}}
+{{if .Logs}}<h2 id="node-logs">Node logs</h2><p>Each node's output as the run kept it (its start and end, up to 8 MiB a node; secrets masked), compressed, beside this file: {{range $i, $n := .Logs}}{{if $i}}, {{end}}<a href="{{$.LogsDir}}/{{$n}}.log.gz">{{$n}}</a>{{end}}. <code>chainperf runs logs {{.Run.ID}} --node NODE --level warn</code> prints them filtered.</p>{{end}}
 {{with .Run.Sweep}}<h2>Sweep</h2><p>Saturation point: <b>{{printf "%.0f" .Saturation}} tx/s</b>. {{.Evidence}}.</p>
 <table><tr><th>connections</th><th>tx/s each</th><th>offered tx/s</th><th>expected</th><th>committed</th><th>share</th><th>p99 ms</th><th>rejected</th></tr>
 {{range .Cells}}<tr{{if .Saturated}} class="FAIL"{{end}}><td>{{.Connections}}</td><td>{{.Rate}}</td><td>{{printf "%.0f" .Offered}}</td><td>{{.Expected}}</td><td>{{.Committed}}</td><td>{{printf "%.1f %%" (mulf .Share)}}</td><td>{{printf "%.0f" .P99}}</td><td>{{.Rejected}}</td></tr>

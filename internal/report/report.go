@@ -44,7 +44,7 @@ func Write(dir string, r *results.Run, series []observe.Sample) ([]string, error
 		return nil, err
 	}
 	var html strings.Builder
-	if err := HTML(&html, r, series); err != nil {
+	if err := htmlPage(&html, r, series, keptLogs(dir)); err != nil {
 		return nil, fmt.Errorf("report.html: %w", err)
 	}
 	if err := files.WriteAtomic(paths[3], []byte(secret.Redact(html.String())), 0o644); err != nil {

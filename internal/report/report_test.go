@@ -1,7 +1,9 @@
 package report
 
 import (
+	"compress/gzip"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -227,5 +229,38 @@ func TestSummarySaysRepeats(t *testing.T) {
 		if got := strings.Contains(b.String(), "repeats:    2 sends carried the same bytes as a tx still without a fate"); got != (n > 0) {
 			t.Errorf("%d repeats: said %v:\n%s", n, got, b.String())
 		}
+	}
+}
+
+// The nodes' kept logs go beside report.html, compressed, secrets masked,
+// and report.html links each; a node name that cannot be a file name is
+// left out.
+func TestReportLinksTheNodeLogs(t *testing.T) {
+	r, series := fixture()
+	dir := t.TempDir()
+	written, err := WriteLogs(dir, []Log{{Node: "validator0", Text: []byte("I[2026-11-22|10:00:01.000] dialing postgres://u:s3cret@db:5432/x\n")},
+		{Node: "../escape", Text: []byte("x")}})
+	if err != nil || len(written) != 1 {
+		t.Fatalf("wrote %v: %v", written, err)
+	}
+	if _, err := Write(dir, r, series); err != nil {
+		t.Fatal(err)
+	}
+	html := string(mustReadFile(t, filepath.Join(dir, "report.html")))
+	if !strings.Contains(html, `<a href="logs/validator0.log.gz">validator0</a>`) || strings.Contains(html, "escape") {
+		t.Errorf("report.html does not link validator0's log alone")
+	}
+	f, err := os.Open(filepath.Join(dir, "logs", "validator0.log.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(zr)
+	if !strings.Contains(string(text), "dialing postgres://db:5432/x") || strings.Contains(string(text), "s3cret") {
+		t.Errorf("the kept log: %q", text)
 	}
 }

@@ -208,3 +208,28 @@ func TestFigureCriteria(t *testing.T) {
 		}
 	}
 }
+
+// A window in which no tx was seen committed (a chain whose first blocks
+// came after it) has no p99 of 0 to pass a latency limit: the phase's
+// p99 is judged, or with none committed at all the phase's length.
+func TestLatencyLimitWithAnEmptyWindow(t *testing.T) {
+	s, err := scenario.Parse("t.toml", []byte("[criteria]\nmax_p99_latency = \"1ms\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		phase load.Percentiles
+		want  float64
+	}{{"committed after the window", load.Percentiles{Count: 200, P99: 2400}, 2400}, {"none committed", load.Percentiles{}, 10000}} {
+		p := steadyPhase(0, 0, 0, false)
+		p.Start = time.Unix(1000, 0)
+		p.End = p.Start.Add(10 * time.Second)
+		p.Ledger.Latency = tc.phase
+		r := &Run{Outcome: Outcome{Phases: []*Phase{p}}}
+		Evaluate(r, s.Criteria)
+		if c, ok := check(r, "p99 latency ms"); !ok || c.Pass || c.Value != tc.want || r.Passed {
+			t.Errorf("%s: check %+v, passed %v; want %g judged, failed", tc.name, c, r.Passed, tc.want)
+		}
+	}
+}
