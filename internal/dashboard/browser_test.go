@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -270,6 +271,9 @@ func TestChartsKeepTheirPromises(t *testing.T) {
 			r.Phases = append(r.Phases, q)
 		}
 	})
+	// Two runs of a trend, five days apart.
+	fakeRun(t, st, "d0", "days", nil, t0.Add(-5*24*time.Hour), 100)
+	fakeRun(t, st, "d1", "days", nil, t0, 100)
 	var peers []observe.Sample
 	for i := range 20 {
 		peers = append(peers, observe.Sample{At: t0.Add(time.Duration(i) * time.Second), Node: "validator1", Series: "cometbft_p2p_peers", Value: 3})
@@ -340,6 +344,14 @@ func TestChartsKeepTheirPromises(t *testing.T) {
 	}
 	if len(got.Held) < 15 || slices.ContainsFunc(got.Held, func(v float64) bool { return v != 1200 }) {
 		t.Errorf("find-max's held latency on the block latency chart: %v; want 1200 ms over the phase's blocks", got.Held)
+	}
+	// A trend over days reads dates on its axis, not hours alone.
+	if _, err := b.Open(ts.URL+"/trends?scenario=days", 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	ticks, err := browser.Eval[[]string](b, `chainperfPlots.trend.axes[0]._values.filter(function (v) { return v; })`)
+	if err != nil || len(ticks) < 2 || !regexp.MustCompile(`^\d{4}-\d\d-\d\d$`).MatchString(ticks[0]) || len(slices.Compact(slices.Clone(ticks))) != len(ticks) {
+		t.Errorf("a trend over five days: axis labels %q (%v); want dates, each once", ticks, err)
 	}
 }
 

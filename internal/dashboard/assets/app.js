@@ -158,10 +158,22 @@
     parent.appendChild(box);
     const x = spec.xname ? { time: false } : { time: true, range: timeRange };
     if (spec.xrange) x.range = function () { return spec.xrange.slice(); };
-    const xaxis = { label: spec.xname || 'time (UTC' + (spec.x.length ? ', ' + utc(spec.x[0]).slice(0, 10) : '') + ')' };
+    const xs = spec.x.filter(function (v) { return v != null; });
+    const oneDay = xs.length > 0 && utc(xs[0]).slice(0, 10) === utc(xs[xs.length - 1]).slice(0, 10);
+    const xaxis = { label: spec.xname || 'time (UTC' + (oneDay ? ', ' + utc(xs[0]).slice(0, 10) : '') + ')' };
     if (!spec.xname) {
-      xaxis.values = function (u, splits) { return splits.map(function (v) { return utc(v).slice(11); }); };
-      xaxis.space = 70; // room for 16:18:36 between ticks
+      // A run's hours: the time of day (its day in the axis's name); a
+      // trend's days: the date, and the time where the ticks are hours.
+      xaxis.values = function (u, splits) {
+        const span = splits.length > 1 ? splits[splits.length - 1] - splits[0] : 0;
+        return splits.map(function (v) {
+          const s = utc(v);
+          if (oneDay && span < 86400) return s.slice(11);
+          if (span < 3 * 86400) return s.slice(5, 16);
+          return s.slice(11) === '00:00:00' ? s.slice(0, 10) : ''; // a date at each midnight
+        });
+      };
+      xaxis.space = 80; // room for a label between ticks
     }
     if (spec.xticks) {
       const at = spec.xticks.map(function (t) { return t.at; });
