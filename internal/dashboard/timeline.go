@@ -318,6 +318,7 @@ func latencyCurve(p *results.Phase) *chart {
 // block) over the phase's span.
 type target struct{ MS, From, To float64 }
 
+// findMaxTarget is the latency the run's find-max phase held, or nil.
 func findMaxTarget(run *results.Run) *target {
 	if run.FindMax == nil || run.FindMax.Hold != "latency" {
 		return nil
@@ -330,8 +331,8 @@ func findMaxTarget(run *results.Run) *target {
 	return nil
 }
 
-// blockCharts draws each block's latency (with the latency find-max held,
-// held), interval and txs.
+// blockCharts draws each block's latency (and the latency a find-max
+// phase held, when held is set), interval and txs.
 func blockCharts(blocks []observe.Block, held *target) []*chart {
 	lat := &chart{ID: "block-latency", Title: "Commit latency of the run's txs per block", Unit: "ms",
 		Lines: []*line{{Label: "block mean", Points: true}, {Label: "block max", Points: true}}}
