@@ -11,6 +11,7 @@ import (
 	"github.com/chainperf/chainperf/internal/browser"
 	"github.com/chainperf/chainperf/internal/browser/browsertest"
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 )
 
@@ -27,13 +28,7 @@ func TestHeadlineOnTheFirstScreen(t *testing.T) {
 	}
 	r.Checks = []results.Check{{Name: "committed tx/s", Op: ">=", Limit: 90, Value: 99, Pass: true},
 		{Name: "latency p99 ms", Op: "<=", Limit: 2000, Value: 1800, Pass: true}, {Name: "unresolved share", Op: "<=", Limit: 0, Value: 0, Pass: true}}
-	dir := t.TempDir()
-	if _, err := Write(dir, r, series); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Open("file://"+filepath.Join(dir, "report.html"), 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	openReport(t, b, r, series)
 	type box struct {
 		Rows               int
 		Headline, Criteria float64
@@ -87,6 +82,18 @@ func TestSummaryJSONIsTheHeadline(t *testing.T) {
 	var whole results.Run
 	if err := json.Unmarshal(mustReadFile(t, paths[1]), &whole); err != nil || whole.ID != "r1" || len(whole.Phases[0].Blocks) != 10 {
 		t.Errorf("record.json: %v, %d blocks; want the whole record", err, len(whole.Phases[0].Blocks))
+	}
+}
+
+// openReport writes r's report and opens its report.html in b.
+func openReport(t *testing.T, b *browser.Browser, r *results.Run, series []observe.Sample) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := Write(dir, r, series); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Open("file://"+filepath.Join(dir, "report.html"), 30*time.Second); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -1,11 +1,9 @@
 package report
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chainperf/chainperf/internal/browser"
 	"github.com/chainperf/chainperf/internal/browser/browsertest"
@@ -23,13 +21,7 @@ func TestChartTextReadsRight(t *testing.T) {
 	r, series := fixture()
 	// Latencies of 400-4,000 ms: one power of ten among them.
 	r.Phases[0].Ledger.LatencyCurve = []load.Quantile{{Percent: 0, MS: 400}, {Percent: 90, MS: 900}, {Percent: 99, MS: 1500}, {Percent: 100, MS: 4000}}
-	dir := t.TempDir()
-	if _, err := Write(dir, r, series); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Open("file://"+filepath.Join(dir, "report.html"), 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	openReport(t, b, r, series)
 	type fig struct {
 		Caption string
 		Texts   []string
