@@ -25,28 +25,10 @@ func TestABOnRealNodes(t *testing.T) {
 	}
 	reg, tmp := t.TempDir(), t.TempDir()
 	db, reports := filepath.Join(tmp, "runs.db"), filepath.Join(tmp, "reports")
-	write := func(name, commit string) string {
-		p := filepath.Join(tmp, name)
-		text := `name = "ab"
-[testnet]
-validators = 2
-full_nodes = 0
-[testnet.config]
-"consensus.timeout_commit" = "` + commit + `"
-[load]
-rate = 200
-duration = "4s"
-[experiment]
-kind = "steady"
-warmup = "1s"
-cooldown = "1s"
-`
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+	base := filepath.Join(tmp, "base.toml")
+	if err := os.WriteFile(base, []byte(shortAB("ab", "200ms")), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	base := write("base.toml", "200ms")
 	aa := func(name string, res []byte, out string) {
 		t.Helper()
 		var got struct {
@@ -93,4 +75,23 @@ cooldown = "1s"
 	} else {
 		t.Errorf("Ctrl-C in round 3: no verdict\n%s", out)
 	}
+}
+
+// shortAB is the A/B tests' scenario: 4 s of load on two validators,
+// commits timeoutCommit apart.
+func shortAB(name, timeoutCommit string) string {
+	return `name = "` + name + `"
+[testnet]
+validators = 2
+full_nodes = 0
+[testnet.config]
+"consensus.timeout_commit" = "` + timeoutCommit + `"
+[load]
+rate = 200
+duration = "4s"
+[experiment]
+kind = "steady"
+warmup = "1s"
+cooldown = "1s"
+`
 }

@@ -72,20 +72,7 @@ func TestGateWorkflowOnAThrowawayRepository(t *testing.T) {
 	}
 	commit := func(timeoutCommit string) string {
 		os.MkdirAll(filepath.Join(repo, "perf"), 0o755)
-		os.WriteFile(filepath.Join(repo, "perf", "scenario.toml"), []byte(`name = "gate"
-[testnet]
-validators = 2
-full_nodes = 0
-[testnet.config]
-"consensus.timeout_commit" = "`+timeoutCommit+`"
-[load]
-rate = 200
-duration = "4s"
-[experiment]
-kind = "steady"
-warmup = "1s"
-cooldown = "1s"
-`), 0o644)
+		os.WriteFile(filepath.Join(repo, "perf", "scenario.toml"), []byte(shortAB("gate", timeoutCommit)), 0o644)
 		git("add", "-A")
 		git("commit", "-q", "-m", "timeout_commit "+timeoutCommit)
 		return git("rev-parse", "HEAD")
