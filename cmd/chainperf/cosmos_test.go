@@ -10,6 +10,8 @@ import (
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/sdkchain"
+	"github.com/chainperf/chainperf/internal/traces"
 )
 
 // cosmosRun runs a scenario on chainperf's Cosmos SDK test chain (built
@@ -92,6 +94,9 @@ max_rejected_share = 0.001
 # nodes can run late (CI saw p99 lag 178 ms once), which the load gate's
 # own tests cover.
 load_delivered = false
+# The chain (SDK v0.53) has no OpenTelemetry tracing: the run says so.
+[observe]
+traces = true
 `, kind, mode, gas)))
 			if code != 0 || cosmosOf(r) == nil || cosmosOf(r).Balances == nil {
 				var reasons []map[string]int64
@@ -126,6 +131,10 @@ load_delivered = false
 			}
 			if kind == "cosmos-send" { // an SDK chain's nodes say where the time went
 				explained(t, &r, true)
+			}
+			if f, ok := r.Finding(traces.Source); !ok || !strings.Contains(f.Note, "No spans arrived") ||
+				!strings.Contains(strings.Join(cosmosOf(r).CLI, "; "), sdkchain.NoTracing) {
+				t.Fatalf("traces asked of a chain without tracing: %+v, set-up %q", f, cosmosOf(r).CLI)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/sdkchain"
+	"github.com/chainperf/chainperf/internal/traces"
 )
 
 // TestEVMTransfer sends signed EVM transfers on a real Cosmos EVM chain
@@ -51,7 +52,9 @@ drain_timeout = "20s"
 max_unresolved = 0
 load_delivered = false
 max_rejected_share = 0.01
-`, via, extra, repeats)))
+[observe]
+traces = %t
+`, via, extra, repeats, via == "cometbft")))
 		if evmOf(r) == nil || evmOf(r).Wallets != 300 || !strings.Contains(evmOf(r).Workload, "native transfers of 7 wei") {
 			t.Fatalf("no EVM record: %+v\n%s", evmOf(r), out)
 		}
@@ -80,6 +83,7 @@ max_rejected_share = 0.01
 		}
 		if via == "cometbft" { // an EVM chain's nodes say where the time went
 			explained(t, &r, true)
+			traced(t, &r, out)
 		}
 	}
 	// Signed for chain 1: the chain refuses every tx with the reason, each
@@ -90,6 +94,25 @@ max_rejected_share = 0.01
 	if code != 1 || fates[load.FateRejected] < 200 || fates[load.FateCommitted] != 0 || evmOf(r).NoncesReused != fates[load.FateRejected] ||
 		!b.OK() || b.FeeCollector != "0" || !strings.Contains(out, "wrong EVM chain ID") {
 		t.Fatalf("exit %d, fates %v, reused %d, balances %s\n%s", code, fates, evmOf(r).NoncesReused, b, out)
+	}
+}
+
+// traced checks that an SDK v0.54 chain's own spans came from every node
+// and say where a block's execution went: the ante handlers and the EVM
+// message's handler are parts of it, and the summary says so.
+func traced(t *testing.T, r *results.Run, out string) {
+	t.Helper()
+	f, ok := r.Finding(traces.Source)
+	if !ok {
+		t.Fatalf("no traces finding\n%s", out)
+	}
+	exec, _ := f.Figure(traces.Execution)
+	ante, _ := f.Figure(traces.Execution + ": ante handlers")
+	evmMsg, _ := f.Figure(traces.Execution + ": /cosmos.evm.vm.v1.MsgEthereumTx")
+	perMsg, _ := f.Figure("/cosmos.evm.vm.v1.MsgEthereumTx handler per message")
+	if exec.Value <= 0 || ante.Value <= 0 || evmMsg.Value <= 0 || ante.Value+evmMsg.Value > exec.Value || perMsg.Value <= 0 ||
+		len(f.Tables) < 2 || len(f.Tables[1].Rows) != len(r.Nodes) || !strings.Contains(out, "app:") {
+		t.Fatalf("traces finding: %+v\n%s", f, out)
 	}
 }
 

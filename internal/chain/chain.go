@@ -37,6 +37,14 @@ type Checker interface {
 	Finish(ctx context.Context, follow []string, r *results.Run) error
 }
 
+// A Tracer is a chain whose nodes can send the application's own
+// OpenTelemetry spans: TraceTo, called before Prepare, has Prepare set
+// each node to send them to url (a node whose binary cannot is left as
+// it is, and sends none).
+type Tracer interface {
+	TraceTo(url string)
+}
+
 // A Committer hears about each of the run's txs a block holds: its
 // result and commit latency (a workload that keeps balances and results
 // by message kind does).

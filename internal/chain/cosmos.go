@@ -30,12 +30,17 @@ type Cosmos struct {
 	ext    *external // on an external network
 	record *CosmosRecord
 	reads  *readload.Reads // the read load beside the txs, if asked
+	traces string          // where the nodes send their spans; "": none
 }
 
 var (
 	_ Adapter = (*Cosmos)(nil)
 	_ Checker = (*Cosmos)(nil)
+	_ Tracer  = (*Cosmos)(nil)
 )
+
+// TraceTo has Prepare set each node to send its spans to url.
+func (c *Cosmos) TraceTo(url string) { c.traces = url }
 
 func newCosmos(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Adapter, error) {
 	if s.Testnet.Provider == scenario.ProviderExternal {
@@ -55,7 +60,9 @@ func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	t.Binary, t.Args = c.binary, cosmos.Of(c.s.Testnet).StartArgs
 	spec := cosmos.Of(c.s.Testnet)
 	spec.SetupHook = cosmos.HookPath(c.s)
-	ch, err := sdkchain.Setup(ctx, t, c.binary, spec, settingsOf(c.s))
+	settings := settingsOf(c.s)
+	settings.Traces = c.traces
+	ch, err := sdkchain.Setup(ctx, t, c.binary, spec, settings)
 	if err != nil {
 		return err
 	}

@@ -43,12 +43,17 @@ type EVM struct {
 	ext      *evmExternal    // on an external network
 	reads    *readload.Reads // the read load beside the txs, if asked
 	start    *big.Int        // the loaded wallets' and the deployer's wei at the start
+	traces   string          // where the nodes send their spans; "": none
 }
 
 var (
 	_ Adapter = (*EVM)(nil)
 	_ Checker = (*EVM)(nil)
+	_ Tracer  = (*EVM)(nil)
 )
+
+// TraceTo has Prepare set each node to send its spans to url.
+func (e *EVM) TraceTo(url string) { e.traces = url }
 
 // evmPrefix is the bech32 prefix Cosmos EVM chains use for accounts.
 const evmPrefix = "cosmos"
@@ -104,7 +109,7 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 				"json-rpc.api": q("eth,net,web3,txpool"),
 			}
 		},
-		Settings: settingsOf(e.s),
+		Settings: e.settings(),
 	})
 	if err != nil {
 		return err
@@ -396,4 +401,10 @@ func (e *EVM) Finish(ctx context.Context, _ []string, r *results.Run) error {
 	err = errors.Join(err, e.sweepExternal(ctx, e.rpc))
 	r.SetFinding(e.record.Finding())
 	return err
+}
+
+func (e *EVM) settings() sdkchain.Settings {
+	st := settingsOf(e.s)
+	st.Traces = e.traces
+	return st
 }

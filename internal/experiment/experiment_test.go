@@ -14,6 +14,7 @@ import (
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet/providertest"
+	"github.com/chainperf/chainperf/internal/traces"
 )
 
 // TestMain gives the tests a testnet registry of their own (they run in
@@ -99,6 +100,20 @@ func TestSteady(t *testing.T) {
 	}
 	if fake.Height() == 0 {
 		t.Error("the fake made no block")
+	}
+}
+
+// TestTracesOfAChainThatSendsNone: asked of a chain with no application
+// traces (kvstore), the run says so and goes on.
+func TestTracesOfAChainThatSendsNone(t *testing.T) {
+	t.Parallel()
+	r, _, err := onFake(t, text("", `kind = "steady"`, "traces = true\n"), providertest.Config{}, nil)
+	if err != nil || !r.Passed {
+		t.Fatalf("err %v, passed %v", err, r.Passed)
+	}
+	f, ok := r.Finding(traces.Source)
+	if !ok || !strings.Contains(f.Note, "the kvstore chain sends no application traces") {
+		t.Fatalf("%+v", f)
 	}
 }
 

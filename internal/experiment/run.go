@@ -224,6 +224,11 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if err != nil {
 		return err
 	}
+	finishTraces, err := startTraces(s, adapter, r)
+	if err != nil {
+		return err
+	}
+	defer finishTraces() // after teardown: the nodes' last spans come as they stop
 	net, err := live.Up(ctx, s.Testnet, live.UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotatingNodes(s), Table: table, Chain: adapter, Provider: o.Provider,
 		Profiling: ProfilingFor(s.Observe)})
 	if err != nil {

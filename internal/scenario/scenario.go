@@ -437,6 +437,12 @@ type Observe struct {
 	// Timeline follows every node's consensus events (where each height's
 	// time went).
 	Timeline bool `toml:"timeline"`
+	// Traces has each node of a chain with the Cosmos SDK's OpenTelemetry
+	// tracing (v0.54 and later) send the application's spans to chainperf:
+	// time per message type, ante handlers against handlers, execution and
+	// commit by height. Tracing costs the nodes CPU; the nodes send to
+	// loopback, so the process provider only.
+	Traces bool `toml:"traces"`
 	// WindowProfiles are the pprof kinds taken from every node over the
 	// measured window of each steady and rotate phase.
 	WindowProfiles []string `toml:"window_profiles"`

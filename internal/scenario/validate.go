@@ -340,6 +340,9 @@ func (s *Scenario) validateObserve(c *Checker) {
 			c.fail(fmt.Sprintf("observe.window_profiles[%d]", i), "a goroutine profile is a snapshot, not a window; take it with observe.profiles")
 		}
 	}
+	if o.Traces && s.Testnet.Provider != "process" {
+		c.fail("observe.traces", "the nodes send their spans to chainperf on loopback: the process provider only, not %q", s.Testnet.Provider)
+	}
 	nodes := s.Testnet.NodeNames()
 	for i, p := range o.Profiles {
 		path := fmt.Sprintf("observe.profiles[%d]", i)

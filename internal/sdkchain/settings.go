@@ -26,6 +26,9 @@ import (
 type Settings struct {
 	Genesis map[string]any
 	App     map[string]any
+	// Traces is the OTLP/HTTP URL each node sends the application's spans
+	// to (the run's, not the scenario's); "": none.
+	Traces string
 	// Pos gives the scenario position of a key ("testnet.genesis.K");
 	// nil gives none.
 	Pos func(key string) string

@@ -241,6 +241,15 @@ func initHome(ctx context.Context, t *testnet.Testnet, n *testnet.Node, binary s
 	if err := editAppToml(appToml, edits); err != nil {
 		return fmt.Errorf("%s: %w", n.Name, err)
 	}
+	if p.Settings.Traces != "" {
+		traced, err := traceTo(n, p.Settings.Traces)
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+		if !traced && first {
+			p.Decided = append(p.Decided, NoTracing)
+		}
+	}
 	if p.Hook != "" {
 		return runHook(ctx, p.Hook, binary, t.ChainID, n)
 	}

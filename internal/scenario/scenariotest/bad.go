@@ -128,6 +128,7 @@ var Bads = []Bad{
 	{"cosmos accounts past wallets", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nwallets = 10\n[workload]\nkind = \"cosmos-multisend\"\naccounts = 20\n", "f.toml:7: workload.accounts: 20"},
 	{"multisend outputs", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-multisend\"\noutputs = 0\n", "f.toml:5: workload.outputs: 0: must be from 1 to 1000"},
 	{"negative gas", "[testnet]\nchain = \"cosmos\"\n[workload]\nkind = \"cosmos-send\"\ngas_limit = -5\n", "f.toml:5: workload.gas_limit"},
+	{"traces off loopback", "[testnet]\nprovider = \"netns\"\n[observe]\ntraces = true\n", `f.toml:4: observe.traces: the nodes send their spans to chainperf on loopback: the process provider only, not "netns"`},
 	{"tiny observe interval", "[observe]\ninterval = \"1ms\"\n", "f.toml:2: observe.interval: 1ms: must be from 100ms to 1m"},
 	// Non-finite and huge numbers: NaN fails every comparison, so a
 	// per-key "rate <= 0" let it through and a phase never ended.
