@@ -48,6 +48,9 @@ func TestThirdPartyChains(t *testing.T) {
 				t.Errorf("the run does not say what it ran: node %q", r.Versions.Node)
 			}
 			explained(t, &r, true) // a third-party chain's nodes say where the time went
+			if name == "wasmd-sdk054" { // and, on SDK v0.54, the chain's own spans, by message type
+				traced(t, &r, out, "/cosmos.bank.v1beta1.MsgSend", "/cosmos.bank.v1beta1.MsgMultiSend", "/cosmos.staking.v1beta1.MsgDelegate")
+			}
 			for _, p := range r.Phases {
 				if l := p.Ledger; l.Sent == 0 || l.Fates[load.FateCommitted] != l.Sent {
 					t.Errorf("phase %s: %d sent, fates %v: every tx should commit", p.Name, l.Sent, l.Fates)

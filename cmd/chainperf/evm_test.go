@@ -83,7 +83,7 @@ traces = %t
 		}
 		if via == "cometbft" { // an EVM chain's nodes say where the time went
 			explained(t, &r, true)
-			traced(t, &r, out)
+			traced(t, &r, out, "/cosmos.evm.vm.v1.MsgEthereumTx")
 		}
 	}
 	// Signed for chain 1: the chain refuses every tx with the reason, each
@@ -98,9 +98,9 @@ traces = %t
 }
 
 // traced checks that an SDK v0.54 chain's own spans came from every node
-// and say where a block's execution went: the ante handlers and the EVM
-// message's handler are parts of it, and the summary says so.
-func traced(t *testing.T, r *results.Run, out string) {
+// and say where a block's execution went: the ante handlers and each of
+// the message types' handlers are parts of it, and the summary says so.
+func traced(t *testing.T, r *results.Run, out string, types ...string) {
 	t.Helper()
 	f, ok := r.Finding(traces.Source)
 	if !ok {
@@ -108,10 +108,17 @@ func traced(t *testing.T, r *results.Run, out string) {
 	}
 	exec, _ := f.Figure(traces.Execution)
 	ante, _ := f.Figure(traces.Execution + ": ante handlers")
-	evmMsg, _ := f.Figure(traces.Execution + ": /cosmos.evm.vm.v1.MsgEthereumTx")
-	perMsg, _ := f.Figure("/cosmos.evm.vm.v1.MsgEthereumTx handler per message")
-	if exec.Value <= 0 || ante.Value <= 0 || evmMsg.Value <= 0 || ante.Value+evmMsg.Value > exec.Value || perMsg.Value <= 0 ||
-		len(f.Tables) < 2 || len(f.Tables[1].Rows) != len(r.Nodes) || !strings.Contains(out, "app:") {
+	parts := ante.Value
+	for _, ty := range types {
+		part, _ := f.Figure(traces.Execution + ": " + ty)
+		perMsg, _ := f.Figure(ty + " handler per message")
+		if part.Value <= 0 || part.PartOf != traces.Execution || perMsg.Value <= 0 {
+			t.Errorf("%s: part of the execution %+v, per message %+v", ty, part, perMsg)
+		}
+		parts += part.Value
+	}
+	if exec.Value <= 0 || ante.Value <= 0 || parts > exec.Value || len(f.Tables) < 2 || len(f.Tables[1].Rows) != len(r.Nodes) ||
+		!strings.Contains(out, "app:") {
 		t.Fatalf("traces finding: %+v\n%s", f, out)
 	}
 }

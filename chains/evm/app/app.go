@@ -210,6 +210,13 @@ func New(logger log.Logger, db dbm.DB, loadLatest bool, appOpts servertypes.AppO
 	a.SetBeginBlocker(a.Modules.BeginBlock)
 	a.SetEndBlocker(a.Modules.EndBlock)
 	a.SetAnteHandler(a.anteHandler(cast.ToUint64(appOpts.Get(srvflags.EVMMaxTxGasWanted))))
+	if v := cast.ToString(appOpts.Get(SlowMsgKey)); v != "" {
+		plant, err := parseSlowMsg(v)
+		if err != nil {
+			return nil, err
+		}
+		a.MsgServiceRouter().SetCircuit(plant)
+	}
 	if err := a.setMempool(appOpts, logger); err != nil {
 		return nil, err
 	}

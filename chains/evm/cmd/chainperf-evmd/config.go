@@ -28,10 +28,29 @@ func setAddresses(cfg *sdk.Config) {
 type evmAppConfig struct {
 	serverconfig.Config
 
-	EVM     evmserverconfig.EVMConfig
-	JSONRPC evmserverconfig.JSONRPCConfig
-	TLS     evmserverconfig.TLSConfig
+	EVM       evmserverconfig.EVMConfig
+	JSONRPC   evmserverconfig.JSONRPCConfig
+	TLS       evmserverconfig.TLSConfig
+	Chainperf chainperfConfig `mapstructure:"chainperf"`
 }
+
+// chainperfConfig is the test chain's own section: a planted cost
+// (app.SlowMsgKey), off unless a scenario sets it.
+type chainperfConfig struct {
+	SlowMsg string `mapstructure:"slow-msg"`
+}
+
+const chainperfTemplate = `
+###############################################################################
+###                    chainperf's test chain: planted costs                ###
+###############################################################################
+
+[chainperf]
+
+# "TYPE_URL=DURATION" (e.g. "/cosmos.evm.vm.v1.MsgEthereumTx=2ms") makes every
+# message of that type wait that long in its handler; "" plants nothing.
+slow-msg = "{{ .Chainperf.SlowMsg }}"
+`
 
 // appConfig is app.toml's template and defaults: gas free in denom, the
 // default EVM chain ID (chainperf sets its own per testnet).
@@ -40,7 +59,7 @@ func appConfig(denom string) (string, any) {
 	srv.MinGasPrices = "0" + denom
 	evm := evmserverconfig.DefaultEVMConfig()
 	evm.EVMChainID = evmtypes.DefaultEVMChainID
-	return serverconfig.DefaultConfigTemplate + evmserverconfig.DefaultEVMConfigTemplate, evmAppConfig{
+	return serverconfig.DefaultConfigTemplate + evmserverconfig.DefaultEVMConfigTemplate + chainperfTemplate, evmAppConfig{
 		Config: *srv, EVM: *evm, JSONRPC: *evmserverconfig.DefaultJSONRPCConfig(), TLS: *evmserverconfig.DefaultTLSConfig(),
 	}
 }
