@@ -47,7 +47,7 @@ func TestThirdPartyChains(t *testing.T) {
 			if !strings.Contains(r.Versions.Node, "wasmd ") || !strings.Contains(r.Versions.Node, "github.com/CosmWasm/wasmd@") {
 				t.Errorf("the run does not say what it ran: node %q", r.Versions.Node)
 			}
-			explained(t, &r, true) // a third-party chain's nodes say where the time went
+			explained(t, &r, true)      // a third-party chain's nodes say where the time went
 			if name == "wasmd-sdk054" { // and, on SDK v0.54, the chain's own spans, by message type
 				traced(t, &r, out, "/cosmos.bank.v1beta1.MsgSend", "/cosmos.bank.v1beta1.MsgMultiSend", "/cosmos.staking.v1beta1.MsgDelegate")
 			}
