@@ -2,6 +2,7 @@ package nodelog
 
 import (
 	"bytes"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +164,36 @@ func TestEventsOnTheTimeline(t *testing.T) {
 	// Without the run's start a console line gives no day: not placed.
 	if c := Read("v", []byte("7:01AM ERR x\n")); len(c.From) != 0 || c.Of[Error] != 1 {
 		t.Errorf("Read of a console line: %+v", c)
+	}
+}
+
+// BenchmarkReadFlood reads the most of a node's log a run keeps
+// (store.MaxLog, 8 MiB) of a node that logs nothing but errors, timeouts
+// and peers dropped, with colour codes: the heap after it (the counts are
+// fixed in size, whatever the log) and the MB read a second.
+// bench/traces-flood.sh runs it.
+func BenchmarkReadFlood(b *testing.B) {
+	lines := []string{
+		"\x1b[90m3:04PM\x1b[0m \x1b[31mERR\x1b[0m failed to verify proposal module=consensus height=31 err=\"wrong signature\"\n",
+		`{"level":"info","ts":"2026-11-29T15:04:05.123Z","msg":"timed out waiting for 2/3 precommits","height":32,"round":1}` + "\n",
+		"I[2026-11-29|15:04:05.123] Stopping peer for error module=p2p peer=abc err=EOF\n",
+	}
+	var text []byte
+	for i := 0; len(text) < 8<<20; i++ {
+		text = append(text, lines[i%len(lines)]...)
+	}
+	b.SetBytes(int64(len(text)))
+	var c Counts
+	for range b.N {
+		c = ReadNear("validator0", text, time.Date(2026, 11, 29, 15, 0, 0, 0, time.UTC), time.UTC)
+	}
+	b.StopTimer()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	b.ReportMetric(float64(m.HeapInuse)/(1<<20), "heap-MiB")
+	runtime.KeepAlive(text) // the log itself is in the heap figure: 8 MiB of it
+	if c.Lines == 0 {
+		b.Fatal("no lines read")
 	}
 }

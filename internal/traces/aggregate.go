@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,8 +20,8 @@ const (
 	maxSamples = 10_000  // durations kept per figure: a uniform sample past it
 	maxBlocks  = 50_000  // block-level spans kept per node
 	maxTraces  = 4096    // traces whose tx spans wait for their root, per node
-	maxPending = 1 << 18 // tx spans waiting for their trace's root, per node
-	maxHeld    = 4 << 20 // durations held in all (about 32 MiB): past it, counted but not kept
+	maxPending = 1 << 16 // tx spans waiting for their trace's root, per node
+	maxHeld    = 2 << 20 // durations held in all nodes (tens of MiB): past it, counted but not kept
 	maxName    = 128     // bytes of a message type kept
 	maxReasons = 8       // refusal reasons kept apart
 	maxNodes   = 256     // service names kept apart; spans of more are counted and dropped
@@ -127,6 +128,7 @@ type Node struct {
 	Blocks      []BlockSpan
 
 	room        *int                  // the aggregate's budget of durations held
+	types       map[string]string     // message type names as sent, to their one copy
 	pending     map[[16]byte]*txSpans // by trace: until its root comes
 	pendingSize int                   // durations pending
 }
@@ -170,7 +172,7 @@ func (a *Aggregate) node(name string) *Node {
 		return nil
 	}
 	n := &Node{Name: name, Msg: map[string]*Durations{}, RunTx: map[string]*Durations{}, Ante: map[string]*Durations{},
-		pending: map[[16]byte]*txSpans{}, room: &a.room}
+		pending: map[[16]byte]*txSpans{}, room: &a.room, types: map[string]string{}}
 	a.nodes[name] = n
 	a.order = append(a.order, name)
 	return n
@@ -215,7 +217,7 @@ func (n *Node) add(s *tracepb.Span) {
 		*n.room--
 		switch s.Name {
 		case spanMsg:
-			tr.msgs = append(tr.msgs, typed{printable.Line(clip(attrString(s.Attributes, "msg_type"))), took})
+			tr.msgs = append(tr.msgs, typed{n.intern(attrString(s.Attributes, "msg_type")), took})
 		case spanRunTx:
 			tr.runTx = append(tr.runTx, took)
 		case spanAnte:
@@ -237,11 +239,14 @@ func (n *Node) add(s *tracepb.Span) {
 
 // held is the trace's pending tx spans; nil past the bounds.
 func (n *Node) held(trace []byte) *txSpans {
+	if n.pendingSize >= maxPending || *n.room <= 0 {
+		return nil
+	}
 	id := traceID(trace)
 	if tr := n.pending[id]; tr != nil {
 		return tr
 	}
-	if len(n.pending) >= maxTraces || n.pendingSize >= maxPending || *n.room <= 0 {
+	if len(n.pending) >= maxTraces {
 		return nil
 	}
 	tr := &txSpans{}
@@ -278,6 +283,21 @@ func (n *Node) resolve(root *tracepb.Span) {
 	for _, d := range tr.ante {
 		keyed(n.Ante, label).addIn(d, n.room)
 	}
+}
+
+// intern is the node's one copy of a message type's name, escaped and
+// clipped; past maxTypes names, "other" (a node cannot make chainperf
+// hold a new string a span).
+func (n *Node) intern(msgType string) string {
+	if t, ok := n.types[msgType]; ok {
+		return t
+	}
+	if len(n.types) >= maxTypes {
+		return "other"
+	}
+	t := printable.Line(clip(msgType))
+	n.types[strings.Clone(msgType)] = t
+	return t
 }
 
 // keyed is m's durations under key, made if new; past maxTypes keys,
