@@ -220,11 +220,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if err != nil {
 		return err
 	}
-	adapter, err := chain.New(ctx, s, o.Log)
-	if err != nil {
-		return err
-	}
-	finishTraces, err := startTraces(s, adapter, r)
+	adapter, finishTraces, err := newAdapter(ctx, s, o, r)
 	if err != nil {
 		return err
 	}

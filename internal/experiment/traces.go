@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/chainperf/chainperf/internal/chain"
@@ -11,6 +12,18 @@ import (
 
 // noSpans is why a traced run may hear nothing.
 const noSpans = "the chain's init wrote no config/otel.yaml (it has no OpenTelemetry tracing: the Cosmos SDK's is v0.54 and later), or its nodes sent none"
+
+// newAdapter makes the chain's adapter and, when the scenario asks for the
+// application's traces, the receiver of its spans; finishTraces sets the
+// run's finding.
+func newAdapter(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run) (chain.Adapter, func(), error) {
+	adapter, err := chain.New(ctx, s, o.Log)
+	if err != nil {
+		return nil, nil, err
+	}
+	finish, err := startTraces(s, adapter, r)
+	return adapter, finish, err
+}
 
 // startTraces starts the receiver of the nodes' spans when the scenario
 // asks for them and the chain can send them. finish, once the testnet is
