@@ -129,9 +129,10 @@ func contractChecks(t *testing.T, rec *chain.CosmosRecord, out string) {
 	if b := rec.Balances; b.ByEvents == 0 || b.Outside <= 0 {
 		t.Errorf("balances %s: the contract calls' and the pool's coins should be counted from the events", b)
 	}
-	// The reads beside: every kind answered, the contracts' query too.
-	if len(rec.Reads) != 5 || rec.Reads[4].Kind != "queue-count" {
-		t.Errorf("reads %+v: want the 4 of every chain and the contracts' query", rec.Reads)
+	// The reads beside: every kind answered, through CometBFT's RPC, the
+	// app's REST gateway and its gRPC server, the contracts' query too.
+	if len(rec.Reads) != 7 || rec.Reads[4].Kind != cosmos.ReadBalanceREST || rec.Reads[5].Kind != cosmos.ReadBalanceGRPC || rec.Reads[6].Kind != "queue-count" {
+		t.Errorf("reads %+v: want the 4 of every chain, the REST and gRPC balances and the contracts' query", rec.Reads)
 	}
 	for _, r := range rec.Reads {
 		if r.Answered == 0 || r.Failed != 0 || r.P99 <= 0 {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"slices"
+	"strconv"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
@@ -29,8 +31,10 @@ type Cosmos struct {
 	work   *cosmos.Workload
 	ext    *external // on an external network
 	record *CosmosRecord
-	reads  *readload.Reads // the read load beside the txs, if asked
-	traces string          // where the nodes send their spans; "": none
+	reads  *readload.Reads  // the read load beside the txs, if asked
+	traces string           // where the nodes send their spans; "": none
+	t      *testnet.Testnet // the testnet Prepare set up; nil on an external network
+	grpcs  []*cosmos.GRPC   // the reads' gRPC connections, closed with the reads
 }
 
 var (
@@ -62,6 +66,8 @@ func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	spec.SetupHook = cosmos.HookPath(c.s)
 	settings := settingsOf(c.s)
 	settings.Traces = c.traces
+	settings.Servers = c.s.Workload.ReadRate > 0 // the reads ask the REST gateway and gRPC server too
+	c.t = t
 	ch, err := sdkchain.Setup(ctx, t, c.binary, spec, settings)
 	if err != nil {
 		return err
@@ -134,7 +140,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		c.log.Info("simulated gas", "used", used, "workload", cw.String())
 	}
 	c.work = cw
-	if c.reads, err = startReads(ctx, w, rpcs, wallets, denom, reads); err != nil {
+	if c.reads, err = c.startReads(ctx, w, rpcs, wallets, denom, reads); err != nil {
 		return nil, err
 	}
 	if c.ext != nil {
@@ -167,12 +173,44 @@ func selectors(w scenario.Workload, n int) (load.Selector, load.Selector, error)
 }
 
 // startReads starts the read load beside the txs, if the workload asks
-// for one (nil if not).
-func startReads(ctx context.Context, w scenario.Workload, rpcs []string, wallets []cosmos.Wallet, denom string, custom []cosmos.CustomRead) (*readload.Reads, error) {
+// for one (nil if not): through the load nodes' RPC, and their REST
+// gateways and gRPC servers where Prepare turned them on.
+func (c *Cosmos) startReads(ctx context.Context, w scenario.Workload, rpcs []string, wallets []cosmos.Wallet, denom string, custom []cosmos.CustomRead) (*readload.Reads, error) {
 	if !(w.ReadRate > 0) {
 		return nil, nil
 	}
-	return cosmos.StartReads(ctx, cosmos.ReadConfig{RPCs: rpcs, Rate: w.ReadRate, Wallets: wallets, Denom: denom, Custom: custom, Seed: w.Seed})
+	cfg := cosmos.ReadConfig{RPCs: rpcs, Rate: w.ReadRate, Wallets: wallets, Denom: denom, Custom: custom, Seed: w.Seed}
+	for _, n := range c.servingNodes(rpcs) {
+		g, err := cosmos.DialGRPC(net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.GRPC)))
+		if err != nil {
+			return nil, err
+		}
+		c.grpcs = append(c.grpcs, g)
+		cfg.GRPCs = append(cfg.GRPCs, g)
+		cfg.APIs = append(cfg.APIs, "http://"+net.JoinHostPort(n.Host, strconv.Itoa(n.Ports.API)))
+	}
+	return cosmos.StartReads(ctx, cfg)
+}
+
+// servingNodes are the load nodes whose REST gateway and gRPC server
+// chainperf turned on and can reach where their RPC is: none on an
+// external network, or where the provider reaches the nodes another way.
+func (c *Cosmos) servingNodes(rpcs []string) []*testnet.Node {
+	if c.t == nil {
+		return nil
+	}
+	var out []*testnet.Node
+	for _, rpc := range rpcs {
+		for _, n := range c.t.Nodes {
+			if n.Endpoint().RPC == rpc {
+				out = append(out, n)
+			}
+		}
+	}
+	if len(out) < len(rpcs) {
+		return nil
+	}
+	return out
 }
 
 // loadWallets is the wallets the load sends from (and their start
@@ -234,6 +272,9 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 	}
 	if c.reads != nil { // the read load ran from the set-up's end to here
 		c.record.Reads = c.reads.Stop()
+		for _, g := range c.grpcs {
+			g.Close() //nolint:errcheck // the reads are done
+		}
 		r.SetFinding(c.record.Finding())
 	}
 	prefix := cosmos.Of(c.s.Testnet).Bech32Prefix

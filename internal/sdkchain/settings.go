@@ -29,6 +29,9 @@ type Settings struct {
 	// Traces is the OTLP/HTTP URL each node sends the application's spans
 	// to (the run's, not the scenario's); "": none.
 	Traces string
+	// Servers turns on each node's REST gateway and gRPC server, at its
+	// own ports (the API and GRPC of testnet.Ports), for reads through them.
+	Servers bool
 	// Pos gives the scenario position of a key ("testnet.genesis.K");
 	// nil gives none.
 	Pos func(key string) string

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"math/big"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,6 +239,9 @@ func initHome(ctx context.Context, t *testnet.Testnet, n *testnet.Node, binary s
 		return err
 	}
 	maps.Copy(edits, p.AppToml(n))
+	if p.Settings.Servers {
+		maps.Copy(edits, serversOn(n))
+	}
 	if err := editAppToml(appToml, edits); err != nil {
 		return fmt.Errorf("%s: %w", n.Name, err)
 	}
@@ -310,6 +314,13 @@ var (
 // serversOff turns off the API, gRPC and gRPC-web servers where app.toml
 // has them: their fixed default ports would clash between nodes.
 var serversOff = map[string]string{"api.enable": "false", "grpc.enable": "false", "grpc-web.enable": "false"}
+
+// serversOn turns on n's REST gateway and gRPC server at its own ports.
+func serversOn(n *testnet.Node) map[string]string {
+	at := func(port int) string { return net.JoinHostPort(n.Host, strconv.Itoa(port)) }
+	return map[string]string{"api.enable": "true", "api.address": strconv.Quote("tcp://" + at(n.Ports.API)),
+		"grpc.enable": "true", "grpc.address": strconv.Quote(at(n.Ports.GRPC))}
+}
 
 // editAppToml sets app.toml's settings, "section.key" (".key" at the top)
 // to a TOML value, and serversOff; a setting of set the file does not have

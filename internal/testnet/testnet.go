@@ -34,8 +34,9 @@ const (
 )
 
 // PortsPerNode is how many ports one node listens on: p2p, rpc, metrics,
-// pprof, and an EVM chain's JSON-RPC over HTTP and WebSocket.
-const PortsPerNode = 6
+// pprof, an EVM chain's JSON-RPC over HTTP and WebSocket, an SDK app's
+// REST gateway and gRPC server.
+const PortsPerNode = 8
 
 // Ports are the TCP ports one node listens on.
 type Ports struct {
@@ -45,10 +46,14 @@ type Ports struct {
 	Pprof     int `json:"pprof"`
 	JSONRPC   int `json:"json_rpc,omitempty"`
 	JSONRPCWS int `json:"json_rpc_ws,omitempty"`
+	API       int `json:"api,omitempty"`  // an SDK app's REST gateway, when it serves one
+	GRPC      int `json:"grpc,omitempty"` // an SDK app's gRPC server, when it serves one
 }
 
 // All lists the ports.
-func (p Ports) All() []int { return []int{p.P2P, p.RPC, p.Metrics, p.Pprof, p.JSONRPC, p.JSONRPCWS} }
+func (p Ports) All() []int {
+	return []int{p.P2P, p.RPC, p.Metrics, p.Pprof, p.JSONRPC, p.JSONRPCWS, p.API, p.GRPC}
+}
 
 // A Node is one node of a testnet.
 type Node struct {
@@ -230,7 +235,7 @@ func (t *Testnet) add(role Role, prefix string, count int, host string) {
 		n.nodeKey = ed25519.GenPrivKeyFromSecret([]byte(t.ChainID + "/node/" + n.Name))
 		n.ID = string(p2p.PubKeyToID(n.nodeKey.PubKey()))
 		p := t.base + len(t.Nodes)*PortsPerNode
-		n.Ports = Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3, JSONRPC: p + 4, JSONRPCWS: p + 5}
+		n.Ports = Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3, JSONRPC: p + 4, JSONRPCWS: p + 5, API: p + 6, GRPC: p + 7}
 		n.Home = fmt.Sprintf("%s/%s", strings.TrimRight(t.Dir, "/"), n.Name)
 		t.Nodes = append(t.Nodes, n)
 	}

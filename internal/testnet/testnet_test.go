@@ -33,7 +33,7 @@ func TestModelIsDeterministic(t *testing.T) {
 		if n.ID != b.Nodes[i].ID {
 			t.Errorf("%s: node ID %s then %s; want the same keys", n.Name, n.ID, b.Nodes[i].ID)
 		}
-		if p := 30000 + 6*i; n.Ports != (Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3, JSONRPC: p + 4, JSONRPCWS: p + 5}) {
+		if p := 30000 + 8*i; n.Ports != (Ports{P2P: p, RPC: p + 1, Metrics: p + 2, Pprof: p + 3, JSONRPC: p + 4, JSONRPCWS: p + 5, API: p + 6, GRPC: p + 7}) {
 			t.Errorf("%s: ports %+v; want from %d", n.Name, n.Ports, p)
 		}
 	}
@@ -44,8 +44,8 @@ func TestModelIsDeterministic(t *testing.T) {
 	if c := New(sp, "tn-cccccc", "/tmp/z", "127.0.0.1", 30000); c.Nodes[1].ID == a.Nodes[1].ID {
 		t.Error("another chain ID gave the same node key")
 	}
-	if a.PortCount() != 30 {
-		t.Errorf("PortCount = %d; want 30", a.PortCount())
+	if a.PortCount() != 40 {
+		t.Errorf("PortCount = %d; want 40", a.PortCount())
 	}
 }
 
