@@ -14,13 +14,15 @@ import (
 )
 
 // TestThirdPartyChains runs a Cosmos SDK chain nobody here wrote (wasmd)
-// at three releases on three SDK minor versions, each built by chainperf
+// at two releases, on SDK v0.50 and v0.54 (v0.53's, v0.61.14, runs in
+// TestCoordinatedUpgradeOfAnSDKChain), each built by chainperf
 // from its Go module version (CI builds them beforehand into its cache
 // with `chainperf scenario build`): the shipped example, a message mix
-// with staking on a chain with mint and distribution (on v0.61.14 the
+// with staking on a chain with mint and distribution (on v0.70.3 the
 // CosmWasm example: a contract from wasmd's module stored, instantiated
-// and executed under load, and a distribution message, as templates), and
-// the same chain with plain bank sends (on the newest). Every tx's fate
+// and executed under load, and a community-pool message, as templates,
+// with the chain's own spans by message type), and the same chain with
+// plain bank sends (on the newest). Every tx's fate
 // accounted, balances and stake conserved with the rewards the chain paid
 // and what the templated txs moved read from its events.
 func TestThirdPartyChains(t *testing.T) {
@@ -40,6 +42,7 @@ func TestThirdPartyChains(t *testing.T) {
 			if name == "wasmd-contract" {
 				checked = 499 // the set-up's wallet is not the load's
 				contractChecks(t, rec, out)
+				traced(t, &r, out, "/cosmwasm.wasm.v1.MsgExecuteContract", "/cosmos.bank.v1beta1.MsgSend")
 			}
 			if rec == nil || rec.Balances == nil || !rec.Balances.OK() || rec.Balances.Staking == 0 || rec.Balances.Checked != checked {
 				t.Fatalf("%s: balance check %+v\n%s", name, rec, out)
