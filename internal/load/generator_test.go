@@ -230,13 +230,21 @@ func TestSlowNodeIsNodeBound(t *testing.T) {
 		t.Errorf("report %+v; want bound by the node", r)
 	}
 	// A slower node with room to grow: senders are added past the first
-	// 32 and the rate stays open loop (40 in flight needed).
-	url = slowSink(t, 100*time.Millisecond)
-	r, _ = runGen(t, Config{Model: Constant{R: 400, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
-		Targets: []string{url}, Method: "sync", MaxInFlight: 256}, false)
-	if r.Bound || r.Senders <= firstSenders {
-		t.Errorf("report %+v; want not bound, more than %d senders", r, firstSenders)
+	// 32 and the rate stays open loop (40 in flight needed). Growth
+	// compares the answered rates of two windows, which a busy moment of a
+	// 2-core machine can blur (CI saw connections held at 24 twice in a
+	// day, at 148 and 158 tx/s): the claim must hold in one of two tries.
+	var reports []Report
+	for range 2 {
+		url = slowSink(t, 100*time.Millisecond)
+		r, _ = runGen(t, Config{Model: Constant{R: 400, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
+			Targets: []string{url}, Method: "sync", MaxInFlight: 256}, false)
+		if !r.Bound && r.Senders > firstSenders {
+			return
+		}
+		reports = append(reports, r)
 	}
+	t.Errorf("reports %+v; want not bound, more than %d senders", reports, firstSenders)
 }
 
 // stallingSink answers the requests that come in during the first stall
