@@ -48,14 +48,7 @@ func Finding(a *Aggregate, none string) finding.Finding {
 	var exec, commit, runTx, ante Durations
 	msgs := map[string]*Durations{}
 	for _, n := range nodes {
-		for _, b := range n.Blocks {
-			switch b.Name {
-			case spanFinalize:
-				exec.add(b.Took)
-			case spanCommit:
-				commit.add(b.Took)
-			}
-		}
+		n.blockTimes(&exec, &commit)
 		if d := n.RunTx[InBlock]; d != nil {
 			runTx.merge(d)
 		}
@@ -170,14 +163,7 @@ func nodeTable(nodes []*Node) finding.Table {
 		Columns: []string{"node", "spans", "not kept", "blocks", "execution ms", "commit ms", "tx in a block ms", "tx in ProcessProposal ms", "tx in CheckTx ms"}}
 	for _, n := range nodes {
 		var exec, commit Durations
-		for _, b := range n.Blocks {
-			switch b.Name {
-			case spanFinalize:
-				exec.add(b.Took)
-			case spanCommit:
-				commit.add(b.Took)
-			}
-		}
+		n.blockTimes(&exec, &commit)
 		mean := func(label string) string {
 			if d := n.RunTx[label]; d != nil {
 				return ms(d.Mean())
@@ -188,6 +174,19 @@ func nodeTable(nodes []*Node) finding.Table {
 			ms(exec.Mean()), ms(commit.Mean()), mean(InBlock), mean(spanProcess), mean("CheckTx")})
 	}
 	return t
+}
+
+// blockTimes adds n's blocks' execution and commit times to exec and
+// commit.
+func (n *Node) blockTimes(exec, commit *Durations) {
+	for _, b := range n.Blocks {
+		switch b.Name {
+		case spanFinalize:
+			exec.add(b.Took)
+		case spanCommit:
+			commit.add(b.Took)
+		}
+	}
 }
 
 // height is one height's execution and commit, the mean over the nodes
