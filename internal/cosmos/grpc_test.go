@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -62,11 +63,7 @@ func TestGRPCQueryRawBytes(t *testing.T) {
 	}
 }
 
-var errUnknown = &grpcError{"no such account"}
-
-type grpcError struct{ s string }
-
-func (e *grpcError) Error() string { return e.s }
+var errUnknown = errors.New("no such account")
 
 // A REST gateway that answers without a balance is a failed read that
 // says what the node said.

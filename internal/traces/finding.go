@@ -108,7 +108,7 @@ func Finding(a *Aggregate, none string) finding.Finding {
 // parts, commit, and the costliest message type's time per message.
 func summary(exec, commit, ante Durations, types []string, msgs map[string]*Durations) string {
 	if exec.N == 0 {
-		return fmt.Sprintf("%d txs' spans, no block's execution among them", ante.N)
+		return "spans came, but none of a block's execution (no block ran, or its spans were past the bounds)"
 	}
 	perBlock := func(d time.Duration) float64 { return float64(d) / 1e6 / float64(exec.N) }
 	parts := []string{fmt.Sprintf("ante handlers %.3g", perBlock(ante.Sum))}

@@ -212,6 +212,17 @@ func TestHostileExports(t *testing.T) {
 	}
 }
 
+// Spans of txs entering the mempool only: the summary says no block's
+// execution came, and gives no block figure.
+func TestNoBlockAmongTheSpans(t *testing.T) {
+	a := NewAggregate()
+	a.Add(export(t, "validator0", sp("anteHandler", 3, 2, 1, 0, 0.4), sp("runTx", 3, 1, 0, 0, 0.6)))
+	f := Finding(a, "none")
+	if _, ok := f.Figure(Execution); ok || !strings.Contains(f.Summary[0].Text, "none of a block's execution") {
+		t.Fatalf("%+v", f)
+	}
+}
+
 func TestMemoryBounded(t *testing.T) {
 	a := NewAggregate()
 	a.room = 100
