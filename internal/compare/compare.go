@@ -20,6 +20,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,6 +58,10 @@ type Figure struct {
 	// it); Source the finding it came from ("" a headline figure).
 	PartOf string
 	Source string
+	// Resolution and Precise: as finding.Figure's (a coarse measure, and
+	// the figure that measures the same finely).
+	Resolution float64
+	Precise    string
 }
 
 // A Row is one figure of the comparison.
@@ -80,6 +85,9 @@ type Row struct {
 	// round's candidate against its baseline; 0 when the sides' runs were
 	// compared as independent sets.
 	Rounds int `json:"rounds,omitempty"`
+	// Coarse says why the figure's measure cannot show a change of the
+	// threshold (it never reads unchanged), and names the precise one.
+	Coarse string `json:"coarse,omitempty"`
 }
 
 // Judge compares one figure's samples (see the package comment for the
@@ -177,14 +185,38 @@ func Compare(base, cand []Values, threshold float64, per map[string]float64) *Re
 		if t, ok := per[f.Name]; ok {
 			th = t
 		}
-		res.add(Judge(f, collect(base, f.Name), collect(cand, f.Name), th))
+		res.add(coarse(Judge(f, collect(base, f.Name), collect(cand, f.Name), th), f, figures))
 	}
 	return res
+}
+
+// coarse keeps a figure whose measure is coarser than the threshold from
+// reading unchanged: two runs can agree because the measure cannot see
+// the change (a mean from histogram sums scraped at a window's edges read
+// 992 ms on both sides of a +50 ms change), not because there was none.
+// The figure that measures the same finely, when the runs have it, is
+// named.
+func coarse(r Row, f Figure, figures []Figure) Row {
+	res := 100 * f.Resolution
+	if f.Points || res <= r.Threshold {
+		return r
+	}
+	r.Coarse = fmt.Sprintf("its measure resolves ±%.0f %% a run, coarser than the ±%g %% threshold", res, r.Threshold)
+	if slices.ContainsFunc(figures, func(x Figure) bool { return x.Name == f.Precise }) {
+		r.Coarse += fmt.Sprintf(": %q measures it finely", f.Precise)
+	}
+	if r.Verdict == Unchanged {
+		r.Verdict = Inconclusive
+	}
+	return r
 }
 
 // add puts a row in the result, and a gated one's verdict in its lists.
 func (res *Result) add(row Row) {
 	res.Rows = append(res.Rows, row)
+	if row.Coarse != "" && (!row.Gated || row.Verdict != Inconclusive) { // else Why says it
+		res.note(row.Figure, "coarse: "+row.Coarse)
+	}
 	if !row.Gated {
 		return
 	}

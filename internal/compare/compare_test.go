@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -395,5 +396,59 @@ func TestVersionFigures(t *testing.T) {
 	versionFigures(one, r)
 	if len(one.Figures) != 0 {
 		t.Errorf("one version: %v", one.Figures)
+	}
+}
+
+// TestCoarseFigureNeverReadsUnchanged: runs that agree on a figure whose
+// measure is coarser than the threshold do not show it unchanged (the
+// block time from metrics read 992 ms on both sides of a +5 % change):
+// inconclusive, said coarse, the finer figure named; the same numbers
+// from a fine measure read unchanged, and a coarse figure that moved
+// still reads regressed.
+func TestCoarseFigureNeverReadsUnchanged(t *testing.T) {
+	run := func(id string, round int, coarse, fine float64) Values {
+		r := &results.Run{Record: results.Record{ID: id, Status: results.StatusComplete, Trial: &results.Trial{Session: "s", Round: round}}}
+		r.SetFinding(finding.Finding{Source: "observer/internals", Title: "internals", Figures: []finding.Figure{
+			{Name: "block time", Unit: "ms", Value: coarse, Better: finding.Lower, Resolution: 1.0 / 15, Precise: "height time"},
+		}})
+		r.SetFinding(finding.Finding{Source: "observer/timeline", Title: "timeline", Figures: []finding.Figure{
+			{Name: "height time", Unit: "ms", Value: fine, Better: finding.Lower},
+		}})
+		return FromRun(r, nil)
+	}
+	judge := func(coarse [2]float64) (Row, Row, *Result) {
+		var base, cand []Values
+		for i := 1; i <= 6; i++ {
+			wobble := 1 + 0.001*float64(i%3)
+			base = append(base, run(fmt.Sprint("b", i), i, coarse[0]*wobble, 1000*wobble))
+			cand = append(cand, run(fmt.Sprint("c", i), i, coarse[1]*wobble, 1000*wobble))
+		}
+		res := Compare(base, cand, 2, nil)
+		var c, f Row
+		for _, r := range res.Rows {
+			switch r.Figure {
+			case "block time":
+				c = r
+			case "height time":
+				f = r
+			}
+		}
+		return c, f, res
+	}
+	c, f, res := judge([2]float64{992, 992})
+	if f.Verdict != Unchanged {
+		t.Errorf("height time (fine) %s; want unchanged", f.Verdict)
+	}
+	if c.Verdict != Inconclusive || !strings.Contains(c.Coarse, "±7 %") || !strings.Contains(c.Coarse, `"height time" measures it finely`) {
+		t.Errorf("block time (coarse, no change seen): %s, %q; want inconclusive, coarse, the finer figure named", c.Verdict, c.Coarse)
+	}
+	if cells := c.Cells(); cells[len(cells)-1] != "inconclusive (not gated, coarse)" {
+		t.Errorf("verdict cell %q", cells[len(cells)-1])
+	}
+	if !strings.Contains(strings.Join(res.Notes, "\n"), "block time: coarse: ") {
+		t.Errorf("notes do not say block time is coarse: %v", res.Notes)
+	}
+	if c, _, _ = judge([2]float64{992, 1200}); c.Verdict != Regressed {
+		t.Errorf("block time +21 %%: %s; want regressed, coarse or not", c.Verdict)
 	}
 }

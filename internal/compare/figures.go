@@ -47,18 +47,30 @@ type Values struct {
 // FigureOf is how a producer's figure compares: its direction, gate,
 // unit and spread as the producer gave them.
 func FigureOf(x finding.Figure) Figure {
-	return Figure{Name: x.Name, Unit: x.Unit, Higher: x.Better == finding.Higher, Gate: x.Gate, Points: x.Points, PartOf: x.PartOf}
+	return Figure{Name: x.Name, Unit: x.Unit, Higher: x.Better == finding.Higher, Gate: x.Gate, Points: x.Points, PartOf: x.PartOf,
+		Resolution: x.Resolution, Precise: x.Precise}
 }
 
 // DescribeIn returns the Figure a name stands for in these runs: as a
-// run's producer described it, else as Describe does.
+// run's producer described it (with the coarsest resolution any run's
+// measure had), else as Describe does.
 func DescribeIn(vs []Values, name string) Figure {
+	found := false
+	var out Figure
 	for _, v := range vs {
-		if f, ok := v.Meta[name]; ok {
-			return f
+		f, ok := v.Meta[name]
+		switch {
+		case !ok:
+		case !found:
+			out, found = f, true
+		case f.Resolution > out.Resolution:
+			out.Resolution = f.Resolution
 		}
 	}
-	return Describe(name)
+	if !found {
+		return Describe(name)
+	}
+	return out
 }
 
 // Center is the run's value of a figure: the geometric mean of its

@@ -28,8 +28,13 @@ func (r Row) Cells() []string {
 		ci = fmt.Sprintf("%+.1f..%+.1f n=%d+%d", r.Low, r.High, len(r.Base), len(r.Cand))
 	}
 	verdict := r.Verdict
-	if !r.Gated {
+	switch {
+	case !r.Gated && r.Coarse != "":
+		verdict += " (not gated, coarse)"
+	case !r.Gated:
 		verdict += " (not gated)"
+	case r.Coarse != "":
+		verdict += " (coarse)"
 	}
 	name := r.Figure
 	if r.Unit != "" && r.Unit != "share" {

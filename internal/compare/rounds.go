@@ -173,7 +173,7 @@ func compareRounds(res *Result, pairs [][2]Values, left []string, figures []Figu
 		for _, p := range pairs {
 			b, c = append(b, collect(p[:1], f.Name)), append(c, collect(p[1:], f.Name))
 		}
-		res.add(JudgeRounds(f, b, c, th))
+		res.add(coarse(JudgeRounds(f, b, c, th), f, figures))
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("interleaved: %d round(s), each round's candidate judged against its own baseline; a change needs its %.1f %% interval on one side of zero, unchanged its %.0f %% one inside the threshold", len(pairs), 100*RoundsLevel, 100*Level))
 	if len(left) > 0 {

@@ -190,6 +190,8 @@ func (r Row) Detectable() float64 {
 // Why says in words why a row is inconclusive.
 func (r Row) Why() string {
 	switch {
+	case r.Coarse != "" && r.Tested:
+		return "coarse: " + r.Coarse
 	case !r.Tested && r.Rounds > 0:
 		return "one interleaved round cannot show how rounds differ: run more rounds"
 	case !r.Tested:

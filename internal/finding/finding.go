@@ -46,6 +46,13 @@ type Figure struct {
 	// PartOf names the figure of the same finding this one is a part of
 	// (the parts add up to it): compare says which part moved the whole.
 	PartOf string `json:"part_of,omitempty"`
+	// Resolution is the smallest relative change one run's value can show
+	// where the producer's measure is coarser than its noise (0.07: a mean
+	// over 15 heights from metrics scraped at the window's edges, ±7 %);
+	// 0: as fine as its samples. Precise names the run's figure that
+	// measures the same quantity finely, if it has one.
+	Resolution float64 `json:"resolution,omitempty"`
+	Precise    string  `json:"precise,omitempty"`
 }
 
 // A Limit is a bound on a figure: Op is ">=" or "<=".

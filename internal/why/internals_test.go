@@ -104,6 +104,17 @@ func TestInternals(t *testing.T) {
 	if whole, _ := f.Figure(BlockTime); math.Abs(parts-whole.Value) > 1e-9 {
 		t.Errorf("the parts add up to %g, the block time is %g", parts, whole.Value)
 	}
+	// From sums over the window's heights: coarse, the timeline's finer
+	// figure named; a figure that is not the block time's is not.
+	for name, precise := range map[string]string{BlockTime: "height time", "block time: waiting after commit": "height time: after commit", "block time: waiting for the proposal": ""} {
+		x, _ := f.Figure(name)
+		if x.Resolution <= 0 || x.Resolution > 1 || x.Precise != precise {
+			t.Errorf("%s: resolution %g, precise %q; want a coarse figure, finer %q", name, x.Resolution, x.Precise, precise)
+		}
+	}
+	if x, _ := f.Figure("block execution"); x.Resolution != 0 {
+		t.Errorf("block execution marked coarse: %+v", x)
+	}
 	var text []string
 	for _, l := range f.Summary {
 		text = append(text, l.Label+": "+l.Text)

@@ -390,17 +390,22 @@ func (e *Events) Timeline(from, to time.Time, nodes []EventNode) (finding.Findin
 		Note: fmt.Sprintf("From every node's consensus events (NewRoundStep, CompleteProposal, NewBlockHeader) as chainperf received them, %d heights of the measured window; phases averaged over validators.", len(rows))}
 	var sum float64
 	means := make([]float64, len(phases))
+	per := make([][]float64, len(phases)) // a height's value of a phase, by height
+	totals := make([]float64, len(rows))
 	for i := range phases {
-		var xs []float64
-		for _, r := range rows {
-			xs = append(xs, meanOf(r.phase[i]))
+		for j, r := range rows {
+			x := meanOf(r.phase[i])
+			per[i] = append(per[i], x)
+			totals[j] += x
 		}
-		means[i] = meanOf(xs)
+		means[i] = meanOf(per[i])
 		sum += means[i]
 	}
-	f.Figures = append(f.Figures, finding.Figure{Name: "height time", Unit: "ms", Value: sum, Better: finding.Lower})
+	se, df := heightSE(totals)
+	f.Figures = append(f.Figures, finding.Figure{Name: "height time", Unit: "ms", Value: sum, SE: se, DF: df, Better: finding.Lower})
 	for i, p := range phases {
-		f.Figures = append(f.Figures, finding.Figure{Name: "height time: " + p, Unit: "ms", Value: means[i], Better: finding.Lower, PartOf: "height time"})
+		se, df := heightSE(per[i])
+		f.Figures = append(f.Figures, finding.Figure{Name: "height time: " + p, Unit: "ms", Value: means[i], SE: se, DF: df, Better: finding.Lower, PartOf: "height time"})
 	}
 	var prop, spread []float64
 	for _, r := range rows {
@@ -555,4 +560,25 @@ func nodeChart(xs []float64, names []string, perNode map[string][]heightAt) find
 		c.Lines = append(c.Lines, l)
 	}
 	return c
+}
+
+// heightSE is the standard error of a mean over heights (xs in height
+// order), by batch means: consecutive heights in at most eight batches,
+// so that a slow stretch of heights counts once, not once a height. Fewer
+// than three batches give none (0, 0).
+func heightSE(xs []float64) (float64, int) {
+	size := max(1, len(xs)/8)
+	var means []float64
+	for b := 0; b+size <= len(xs); b += size {
+		means = append(means, meanOf(xs[b:b+size]))
+	}
+	if len(means) < 3 {
+		return 0, 0
+	}
+	var m, ss float64
+	m = meanOf(means)
+	for _, x := range means {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss/float64(len(means)-1)) / math.Sqrt(float64(len(means))), len(means) - 1
 }

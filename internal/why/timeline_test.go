@@ -161,3 +161,21 @@ func TestOnHeader(t *testing.T) {
 		t.Errorf("heard %v; want [5 5 6]", heard)
 	}
 }
+
+// heightSE: batch means over consecutive heights, so a slow stretch counts
+// once; too few heights for three batches give none.
+func TestHeightSE(t *testing.T) {
+	if se, df := heightSE([]float64{1, 2}); se != 0 || df != 0 {
+		t.Errorf("two heights: SE %g df %d; want none", se, df)
+	}
+	// 16 heights in 8 batches of 2: batch means 1000 and 1100 alternating.
+	var xs []float64
+	for i := range 16 {
+		xs = append(xs, 1000+100*float64((i/2)%2))
+	}
+	se, df := heightSE(xs)
+	// Batch means' SD sqrt(8*50^2/7), over sqrt(8).
+	if want := math.Sqrt(8*2500.0/7) / math.Sqrt(8); df != 7 || math.Abs(se-want) > 1e-9 {
+		t.Errorf("SE %g df %d; want %g, 7", se, df, want)
+	}
+}
