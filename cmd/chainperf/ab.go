@@ -197,7 +197,7 @@ completed. Exit codes as compare: 0 no gated figure regressed, 1 one did,
 				return v, err
 			}
 			o, runErr := interleave.Run(cmd.Context(), plan, run, func(round int, res *compare.Result) {
-				fmt.Fprintf(out, "  after round %d: %s\n", round, standing(res))
+				fmt.Fprintf(out, "  after round %d: %s\n", round, standing(res, decideOn))
 			})
 			if o == nil || o.Result == nil || o.Rounds == 0 {
 				if runErr == nil {
@@ -282,11 +282,12 @@ func headlineOf(v compare.Values) string {
 	return strings.Join(parts, ", ")
 }
 
-// standing is each gated figure's verdict so far.
-func standing(res *compare.Result) string {
+// standing is the verdict so far of each figure the session is about
+// (every gated one, unless named).
+func standing(res *compare.Result, decideOn []string) string {
 	var parts []string
 	for _, r := range res.Rows {
-		if r.Gated {
+		if len(decideOn) == 0 && r.Gated || slices.Contains(decideOn, r.Figure) {
 			parts = append(parts, fmt.Sprintf("%s %s (%+.1f %s)", r.Figure, r.Verdict, r.Change, r.ChangeIn))
 		}
 	}

@@ -70,6 +70,11 @@ func TestABOnRealNodes(t *testing.T) {
 	if !strings.Contains(out, "2 round(s), 5 runs: interrupted: the verdict is on the rounds that completed") || !strings.Contains(out, "left out") {
 		t.Errorf("Ctrl-C in round 3: want the verdict on 2 rounds, round 3's lone run left out\n%s", out)
 	}
+	// Before its first run, the session says what calibrates it: here,
+	// nothing yet (the database is new).
+	if !strings.Contains(out, `calibration: no A/A session of scenario "ab" is stored here`) {
+		t.Errorf("the first session in a new database: want it to say no A/A session calibrates it\n%s", out)
+	}
 	if i := strings.Index(out, "{"); i >= 0 {
 		aa("A/A interrupted", []byte(out[i:]), out)
 	} else {
