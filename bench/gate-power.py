@@ -46,7 +46,7 @@ print()
 print("| session | rounds | " + " | ".join(FIGURES) + " |")
 print("|---|---|" + "---|" * len(FIGURES))
 summary = {}
-for kind, count in (("aa", n), ("p5", planted), ("p3", planted)):
+for kind, count in (("aa", n), ("p5", planted), ("p3", planted), ("knob", 3)):
     for i in range(1, count + 1):
         s = session("%s-%d" % (kind, i))
         if s is None:

@@ -173,7 +173,7 @@ completed. Exit codes as compare: 0 no gated figure regressed, 1 one did,
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "ab %s: baseline %s, candidate %s; %d to %d rounds, order by seed %d\n",
 				plan.Session, describeSide(files[0], baseBin), describeSide(files[1], candBin), minRounds, maxRounds, seed)
-			if err := printCalibration(cmd.Context(), out, st, sides[0].Name, plan); err != nil {
+			if plan.Calibration, err = calibration(cmd.Context(), out, st, sides[0].Name, plan); err != nil {
 				return err
 			}
 			run := func(ctx context.Context, t results.Trial) (compare.Values, error) {
@@ -229,18 +229,18 @@ completed. Exit codes as compare: 0 no gated figure regressed, 1 one did,
 	return cmd
 }
 
-// printCalibration says, before the first run, what the A/A sessions of
-// the scenario stored here showed: the rounds a change of each figure the
-// session is about needs.
-func printCalibration(ctx context.Context, out io.Writer, st *store.Store, name string, plan interleave.Plan) error {
+// calibration reads the A/A sessions of the scenario stored here and
+// says, before the first run, what they showed: the rounds a change of
+// each figure the session is about needs.
+func calibration(ctx context.Context, out io.Writer, st *store.Store, name string, plan interleave.Plan) (*compare.Calibration, error) {
 	cal, err := compare.StoredCalibration(ctx, st, name)
 	if err != nil {
-		return fmt.Errorf("reading the A/A sessions of %q: %w", name, err)
+		return nil, fmt.Errorf("reading the A/A sessions of %q: %w", name, err)
 	}
 	for _, l := range cal.Lines(compare.Wanted(plan.Figures), plan.Threshold, plan.Per, plan.MinRounds, plan.MaxRounds) {
 		fmt.Fprintln(out, l)
 	}
-	return nil
+	return &cal, nil
 }
 
 // abScenario opens one side's scenario, on another node binary if asked.

@@ -34,6 +34,29 @@ type Calibration struct {
 	Sessions []string // the sessions pooled, newest first
 	Rounds   int
 	Figures  []RoundNoise // in report order
+	ran      Values       // a run of the newest session: what they all ran
+}
+
+// priorFor is the calibration's spread of each figure when every baseline
+// run of base ran what the calibration's sessions ran; it notes in res
+// whether it was used.
+func (c *Calibration) priorFor(res *Result, base []Values) map[string]RoundNoise {
+	if c == nil || len(c.Sessions) == 0 {
+		return nil
+	}
+	for _, v := range base {
+		if !same(v, c.ran) {
+			res.Notes = append(res.Notes, fmt.Sprintf("the A/A calibration of scenario %q ran another node, settings, testnet or load than this baseline: not used", c.Scenario))
+			return nil
+		}
+	}
+	prior := map[string]RoundNoise{}
+	for _, n := range c.Figures {
+		prior[n.Figure] = n
+	}
+	res.Notes = append(res.Notes, fmt.Sprintf("each figure's spread of a round's change pooled with the %d rounds of %d A/A session(s) of scenario %q on this machine (%s)",
+		c.Rounds, len(c.Sessions), c.Scenario, strings.Join(c.Sessions, ", ")))
+	return prior
 }
 
 // PowerShare is how often a change of the size asked must be called for
@@ -53,6 +76,11 @@ func Calibrate(scenario string, sessions [][2][]Values) Calibration {
 		pairs, _, ok := rounds(s[0], s[1])
 		if !ok || len(pairs) < 2 || !aa(s) {
 			continue
+		}
+		if len(c.Sessions) == 0 {
+			c.ran = s[0][0]
+		} else if !same(s[0][0], c.ran) {
+			continue // another setup than the newest session's
 		}
 		c.Sessions = append(c.Sessions, pairs[0][0].Trial.Session)
 		c.Rounds += len(pairs)
@@ -103,15 +131,16 @@ func meanLog(xs []Sample) float64 {
 	return s / float64(len(xs))
 }
 
-// Smallest is the smallest change (percent) n rounds call PowerShare of
-// the time at the rounds' level, with threshold (percent) the least a
-// verdict counts.
+// Smallest is the smallest change (percent) a session of rounds calls
+// PowerShare of the time at the rounds' level, its spread pooled with the
+// calibration's rounds (judgeRounds), with threshold (percent) the least
+// a verdict counts.
 func (n RoundNoise) Smallest(rounds int, threshold float64) float64 {
 	if rounds < 2 {
 		return math.Inf(1)
 	}
 	se := n.SD / math.Sqrt(float64(rounds))
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(rounds - 1)}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n.Rounds + rounds - 1)}
 	// Called: the interval clears zero and the change is at least the
 	// threshold; the estimate must land past both PowerShare of the time.
 	bar := math.Max(t.Quantile(1-(1-RoundsLevel)/2)*se, math.Log1p(threshold/100))
@@ -158,7 +187,8 @@ func (c Calibration) Lines(want []string, threshold float64, per map[string]floa
 				needs = append(needs, fmt.Sprintf("%g %% %d", pct, r))
 			}
 		}
-		out = append(out, fmt.Sprintf("  %s: ±%.1f %% a round; %s", n.Figure, 100*math.Expm1(n.SD), strings.Join(needs, ", ")))
+		out = append(out, fmt.Sprintf("  %s: ±%.1f %% a round; smallest change called after %d rounds %.1f %%, after %d %.1f %%; rounds for %s",
+			n.Figure, 100*math.Expm1(n.SD), minRounds, n.Smallest(minRounds, th), maxRounds, n.Smallest(maxRounds, th), strings.Join(needs, ", ")))
 	}
 	return out
 }

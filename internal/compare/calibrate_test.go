@@ -67,6 +67,7 @@ func TestCalibrationFromAASessions(t *testing.T) {
 		t.Errorf("a 5 %% change at a 5 %% threshold: %d rounds; want never", r)
 	}
 	text := strings.Join(c.Lines([]string{"latency p50"}, 5, nil, 3, 10), "\n")
+	t.Log(text)
 	for _, want := range []string{"4 A/A session(s)", "40 rounds", "latency p50: ±", "3 % never (threshold 5 %)", "10 % "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("calibration lines lack %q:\n%s", want, text)
@@ -132,5 +133,113 @@ func TestStoredCalibration(t *testing.T) {
 		if n.Figure == "latency p50" && n.SD > 0.1 {
 			t.Errorf("latency p50 spread %.3f: the A/B session's (0.5) was pooled", n.SD)
 		}
+	}
+}
+
+// session is n interleaved rounds of committed tx/s on a drifting
+// machine: the candidate changed by change, each run by noise (log sd).
+func session(id string, n int, change, noise float64, r *rand.Rand) [2][]Values {
+	var s [2][]Values
+	for i := 1; i <= n; i++ {
+		machine := math.Exp(0.08 * r.NormFloat64())
+		s[0] = append(s[0], trial(id, i, "a", 1000*machine*math.Exp(noise*r.NormFloat64())))
+		s[1] = append(s[1], trial(id, i, "b", 1000*(1+change)*machine*math.Exp(noise*r.NormFloat64())))
+	}
+	return s
+}
+
+// TestCalibrationPoolsTheSpread: three rounds cannot call a 4 % change on
+// their own (Student's t at 2 degrees of freedom), and with the spread of
+// 40 A/A rounds of the same setup they do; a calibration of another setup
+// is not used, and says so.
+func TestCalibrationPoolsTheSpread(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var aas [][2][]Values
+	for i := range 4 {
+		aas = append(aas, session(fmt.Sprint("aa", i), 10, 0, 0.005, r))
+	}
+	cal := Calibrate("kv", aas)
+	s := session("ab", 3, 0.04, 0.005, r)
+	alone := Compare(s[0], s[1], 2, nil).Rows[0]
+	pooled := CompareCalibrated(s[0], s[1], 2, nil, &cal)
+	if alone.Verdict != Inconclusive || pooled.Rows[0].Verdict != Regressed && pooled.Rows[0].Verdict != Improved {
+		t.Errorf("+4 %% over 3 rounds: alone %s (%+.1f..%+.1f), pooled %s (%+.1f..%+.1f); want inconclusive, then called",
+			alone.Verdict, alone.Low, alone.High, pooled.Rows[0].Verdict, pooled.Rows[0].Low, pooled.Rows[0].High)
+	}
+	if !strings.Contains(strings.Join(pooled.Notes, "\n"), "pooled with the 40 rounds of 4 A/A session(s)") {
+		t.Errorf("notes do not say the spread was pooled: %v", pooled.Notes)
+	}
+	for i := range s[0] {
+		s[0][i].Settings, s[1][i].Settings = "config.p2p.flush_throttle_timeout=10ms", "config.p2p.flush_throttle_timeout=10ms"
+	}
+	other := CompareCalibrated(s[0], s[1], 2, nil, &cal)
+	if other.Rows[0].Verdict != alone.Verdict || !strings.Contains(strings.Join(other.Notes, "\n"), "not used") {
+		t.Errorf("a calibration of other settings: %s, notes %v; want it not used", other.Rows[0].Verdict, other.Notes)
+	}
+}
+
+// TestCalibratedAARarelyDecideAChange: A/A sessions of 3 to 10 rounds on
+// a drifting machine, each judged after every round (as ab looks) with
+// the spread of an earlier calibration of 40 rounds pooled in: at most
+// 1 % end with a change called at a 2 % threshold.
+func TestCalibratedAARarelyDecideAChange(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	const trials = 1000
+	false_ := 0
+	for k := range trials {
+		noise := 0.005 + 0.02*float64(k%4)/3 // setups from steady to noisy
+		var aas [][2][]Values
+		for i := range 4 {
+			aas = append(aas, session(fmt.Sprint("aa", i), 10, 0, noise, r))
+		}
+		cal := Calibrate("kv", aas)
+		s := session("ab", 10, 0, noise, r)
+		for n := 3; n <= 10; n++ {
+			v := CompareCalibrated(s[0][:n], s[1][:n], 2, nil, &cal).Rows[0].Verdict
+			if v == Regressed || v == Improved {
+				false_++
+			}
+			if v != Inconclusive {
+				break
+			}
+		}
+	}
+	t.Logf("calibrated A/A: %d of %d sessions called a change", false_, trials)
+	if rate := float64(false_) / trials; rate > 0.01 {
+		t.Errorf("calibrated A/A: %.2f %% of sessions called a change; want at most 1 %%", 100*rate)
+	}
+}
+
+// TestCalibrationFromAQuieterDay: sessions twice as noisy as the day they
+// were calibrated on still call a change in at most 1.5 % of A/A
+// sessions, and a planted 3 % in at least 9 of 10.
+func TestCalibrationFromAQuieterDay(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const trials = 1000
+	false_, called := 0, 0
+	first := func(s [2][]Values, cal *Calibration) string {
+		for n := 3; n <= 10; n++ {
+			if v := CompareCalibrated(s[0][:n], s[1][:n], 2, nil, cal).Rows[0].Verdict; v != Inconclusive {
+				return v
+			}
+		}
+		return Inconclusive
+	}
+	for range trials {
+		var aas [][2][]Values
+		for i := range 4 {
+			aas = append(aas, session(fmt.Sprint("aa", i), 10, 0, 0.005, r))
+		}
+		cal := Calibrate("kv", aas)
+		if v := first(session("ab", 10, 0, 0.01, r), &cal); v == Regressed || v == Improved {
+			false_++
+		}
+		if first(session("p", 10, 0.03, 0.01, r), &cal) == Improved {
+			called++
+		}
+	}
+	t.Logf("twice as noisy as calibrated: %d of %d A/A sessions called a change, %d planted 3 %% called", false_, trials, called)
+	if false_ > trials*15/1000 || called < trials*9/10 {
+		t.Errorf("twice as noisy as calibrated: %d of %d A/A sessions called a change (want at most 1.5 %%), %d of %d planted 3 %% called (want 90 %%)", false_, trials, called, trials)
 	}
 }

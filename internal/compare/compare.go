@@ -88,6 +88,9 @@ type Row struct {
 	// Coarse says why the figure's measure cannot show a change of the
 	// threshold (it never reads unchanged), and names the precise one.
 	Coarse string `json:"coarse,omitempty"`
+	// Pooled is the rounds of A/A calibration whose spread this figure's
+	// interval pooled with its own rounds' (0: its own alone).
+	Pooled int `json:"pooled_rounds,omitempty"`
 }
 
 // Judge compares one figure's samples (see the package comment for the
@@ -166,6 +169,13 @@ type Result struct {
 // Compare judges every figure either side has against threshold (percent,
 // points for shares), or its own in per.
 func Compare(base, cand []Values, threshold float64, per map[string]float64) *Result {
+	return CompareCalibrated(base, cand, threshold, per, nil)
+}
+
+// CompareCalibrated is Compare of an interleaved session whose spread of a
+// round's change cal's A/A sessions measured (judgeRounds), when the
+// session's baseline ran what they ran; nil or another setup's: Compare.
+func CompareCalibrated(base, cand []Values, threshold float64, per map[string]float64, cal *Calibration) *Result {
 	res := &Result{}
 	for _, v := range base {
 		res.Baseline = append(res.Baseline, v.Run)
@@ -177,7 +187,7 @@ func Compare(base, cand []Values, threshold float64, per map[string]float64) *Re
 	figures := figuresOf(base, cand)
 	defer func() { res.Why = Why(res.Rows, figures, base, cand, threshold) }()
 	if pairs, left, ok := rounds(base, cand); ok {
-		compareRounds(res, pairs, left, figures, threshold, per)
+		compareRounds(res, pairs, left, figures, threshold, per, cal.priorFor(res, base))
 		return res
 	}
 	for _, f := range figures {

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Rounds: `chainperf ab` runs the two sides interleaved, one run of each
@@ -74,6 +75,18 @@ func rounds(base, cand []Values) (pairs [][2]Values, left []string, ok bool) {
 // Student's t over the rounds (n-1 degrees of freedom): one round cannot
 // show how rounds differ, so it cannot decide.
 func JudgeRounds(f Figure, base, cand [][]Sample, threshold float64) Row {
+	return judgeRounds(f, base, cand, threshold, RoundNoise{})
+}
+
+// judgeRounds is JudgeRounds with the machine's spread of a round's change
+// known from A/A sessions (prior; Rounds 0: not known). A session of a
+// few rounds estimates its spread from a few differences, and its
+// interval pays for that with Student's t at 2-4 degrees of freedom (22.3
+// at 3 rounds and 99.8 %): the calibration's rounds are pooled with the
+// session's, and the interval takes their degrees of freedom. The
+// session's own spread, when larger, still counts: a machine noisier
+// today than when it was calibrated widens the interval.
+func judgeRounds(f Figure, base, cand [][]Sample, threshold float64, prior RoundNoise) Row {
 	var b, c []Sample
 	for i := range base {
 		b, c = append(b, base[i]...), append(c, cand[i]...)
@@ -111,8 +124,14 @@ func JudgeRounds(f Figure, base, cand [][]Sample, threshold float64) Row {
 	}
 	d, bm := stat.Mean(ds, nil), stat.Mean(bs, nil)
 	var v float64
+	df := float64(n - 1)
 	if n > 1 {
 		v = stat.Variance(ds, nil)
+		if pv := prior.SD * prior.SD; prior.Rounds >= 2 && sc.log && pv > 0 && v/pv <= noisierF(n-1, prior.Rounds) {
+			pooled := (pv*float64(prior.Rounds) + v*float64(n-1)) / float64(prior.Rounds+n-1)
+			v, df = max(v, pooled), float64(prior.Rounds+n-1)
+			r.Pooled = prior.Rounds
+		}
 		// Rounds that happen to agree closer than their runs' own noise
 		// allows do not narrow the interval below that noise.
 		if w := withinVar(b, sc) + withinVar(c, sc); w > v {
@@ -120,7 +139,7 @@ func JudgeRounds(f Figure, base, cand [][]Sample, threshold float64) Row {
 		}
 		v /= float64(n)
 	}
-	e := interval(d, bm, v, float64(n-1), n > 1, sc, RoundsLevel)
+	e := interval(d, bm, v, df, n > 1, sc, RoundsLevel)
 	r.Change, r.Tested = e.change, e.known
 	if e.known {
 		r.Low, r.High, r.P = e.low, e.high, e.p
@@ -129,11 +148,22 @@ func JudgeRounds(f Figure, base, cand [][]Sample, threshold float64) Row {
 	if r.Verdict == Inconclusive && e.known {
 		// Unchanged is judged at the usual level: calling a change
 		// unchanged too early costs a missed change, not a false alarm.
-		if u := interval(d, bm, v, float64(n-1), true, sc, Level); u.low > -threshold && u.high < threshold {
+		if u := interval(d, bm, v, df, true, sc, Level); u.low > -threshold && u.high < threshold {
 			r.Verdict = Unchanged
 		}
 	}
 	return r
+}
+
+// noisierF is the ratio of a session's spread of a round's change (df1
+// degrees of freedom) to the calibration's (df2) above which the machine
+// is noisier today than when it was calibrated (95th percentile of F):
+// the calibration is then left out. Simulated A/A sessions as noisy as
+// their calibration called a change in 0.4 % of 1,000; twice as noisy,
+// 0.9 %; three times, 3.5 % (5.2 % pooling regardless): a calibration
+// from a much quieter day is a risk (TestCalibrationFromAQuieterDay).
+func noisierF(df1, df2 int) float64 {
+	return distuv.F{D1: float64(df1), D2: float64(df2)}.Quantile(0.95)
 }
 
 // RoundsLevel is the confidence level of a change over interleaved
@@ -163,7 +193,7 @@ func withinVar(xs []Sample, sc scale) float64 {
 }
 
 // compareRounds judges every figure over the rounds.
-func compareRounds(res *Result, pairs [][2]Values, left []string, figures []Figure, threshold float64, per map[string]float64) {
+func compareRounds(res *Result, pairs [][2]Values, left []string, figures []Figure, threshold float64, per map[string]float64, prior map[string]RoundNoise) {
 	for _, f := range figures {
 		th := threshold
 		if t, ok := per[f.Name]; ok {
@@ -173,7 +203,7 @@ func compareRounds(res *Result, pairs [][2]Values, left []string, figures []Figu
 		for _, p := range pairs {
 			b, c = append(b, collect(p[:1], f.Name)), append(c, collect(p[1:], f.Name))
 		}
-		res.add(coarse(JudgeRounds(f, b, c, th), f, figures))
+		res.add(coarse(judgeRounds(f, b, c, th, prior[f.Name]), f, figures))
 	}
 	res.Notes = append(res.Notes, fmt.Sprintf("interleaved: %d round(s), each round's candidate judged against its own baseline; a change needs its %.1f %% interval on one side of zero, unchanged its %.0f %% one inside the threshold", len(pairs), 100*RoundsLevel, 100*Level))
 	if len(left) > 0 {

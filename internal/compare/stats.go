@@ -85,6 +85,7 @@ type estimate struct {
 // share in points on its own scale, a figure that can be 0 or negative
 // in percent of the baseline's mean.
 type scale struct {
+	log     bool // the log of the figure (else points, or percent of the baseline)
 	tr      func(float64) float64
 	trSE    func(Sample) float64
 	display func(d, baseMean float64) float64
@@ -100,7 +101,7 @@ func scaleOf(f Figure, all ...[]Sample) scale {
 		}
 	}
 	if logScale {
-		return scale{tr: math.Log, trSE: func(x Sample) float64 { return x.SE / x.Value },
+		return scale{log: true, tr: math.Log, trSE: func(x Sample) float64 { return x.SE / x.Value },
 			display: func(d, _ float64) float64 { return 100 * math.Expm1(d) }}
 	}
 	return scale{tr: func(x float64) float64 { return 100 * x }, trSE: func(x Sample) float64 { return 100 * x.SE },

@@ -37,6 +37,10 @@ type Plan struct {
 	// Figures must be decided; none: every gated figure.
 	Figures []string
 	Seed    uint64
+	// Calibration is the A/A sessions' spread of a round's change on this
+	// machine (compare.StoredCalibration), pooled with the session's
+	// when its baseline ran what they ran; nil: the session's alone.
+	Calibration *compare.Calibration
 }
 
 // Check refuses a plan that cannot decide.
@@ -72,7 +76,7 @@ func Run(ctx context.Context, p Plan, run Runner, after func(round int, res *com
 	out := &Outcome{}
 	var sides [2][]compare.Values
 	judge := func() {
-		out.Result = compare.Compare(sides[0], sides[1], p.Threshold, p.Per)
+		out.Result = compare.CompareCalibrated(sides[0], sides[1], p.Threshold, p.Per, p.Calibration)
 	}
 	for round := 1; round <= p.MaxRounds; round++ {
 		order := [2]int{0, 1}
