@@ -166,6 +166,9 @@ func TestCalibrationPoolsTheSpread(t *testing.T) {
 		t.Errorf("+4 %% over 3 rounds: alone %s (%+.1f..%+.1f), pooled %s (%+.1f..%+.1f); want inconclusive, then called",
 			alone.Verdict, alone.Low, alone.High, pooled.Rows[0].Verdict, pooled.Rows[0].Low, pooled.Rows[0].High)
 	}
+	if cells := pooled.Rows[0].Cells(); !strings.HasSuffix(cells[4], "3 rounds, spread +40 A/A") {
+		t.Errorf("interval cell %q; want the calibration's rounds named", cells[4])
+	}
 	if !strings.Contains(strings.Join(pooled.Notes, "\n"), "pooled with the 40 rounds of 4 A/A session(s)") {
 		t.Errorf("notes do not say the spread was pooled: %v", pooled.Notes)
 	}

@@ -22,6 +22,8 @@ func (r Row) Cells() []string {
 	}
 	ci := "no interval"
 	switch {
+	case r.Tested && r.Rounds > 0 && r.Pooled > 0:
+		ci = fmt.Sprintf("%+.1f..%+.1f %d rounds, spread +%d A/A", r.Low, r.High, r.Rounds, r.Pooled)
 	case r.Tested && r.Rounds > 0:
 		ci = fmt.Sprintf("%+.1f..%+.1f %d rounds", r.Low, r.High, r.Rounds)
 	case r.Tested:
