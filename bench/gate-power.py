@@ -27,7 +27,8 @@ def session(name):
             if re.search(re.escape(f) + r" (regressed|improved) ", standing) and int(rnd) >= 3:
                 first.setdefault(f, int(rnd))
     rows = {r["figure"]: r for r in res["figures"]}
-    return rows, int(m.group(1)) if m else 0, first
+    why = (res.get("why") or ["-"])[0]
+    return rows, int(m.group(1)) if m else 0, first, why
 
 
 def cell(row):
@@ -43,16 +44,16 @@ with open(os.path.join(work, "machine.txt")) as f:
 with open(os.path.join(work, "height.txt")) as f:
     print(f.read().strip())
 print()
-print("| session | rounds | " + " | ".join(FIGURES) + " |")
-print("|---|---|" + "---|" * len(FIGURES))
+print("| session | rounds | " + " | ".join(FIGURES) + " | why, first line |")
+print("|---|---|" + "---|" * len(FIGURES) + "---|")
 summary = {}
 for kind, count in (("aa", n), ("p5", planted), ("p3", planted), ("knob", 3)):
     for i in range(1, count + 1):
         s = session("%s-%d" % (kind, i))
         if s is None:
             continue
-        rows, rounds, first = s
-        print("| %s %d | %d | %s |" % (kind, i, rounds, " | ".join(cell(rows.get(f)) for f in FIGURES)))
+        rows, rounds, first, why = s
+        print("| %s %d | %d | %s | %s |" % (kind, i, rounds, " | ".join(cell(rows.get(f)) for f in FIGURES), why[:120]))
         for f in FIGURES:
             v = rows.get(f, {}).get("verdict", "missing")
             summary.setdefault((kind, f), []).append((v, first.get(f, rounds)))
