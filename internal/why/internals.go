@@ -339,18 +339,7 @@ func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absen
 	}
 	// The parts of a block's time, averaged over the validators that
 	// export the steps.
-	parts := map[string][]float64{}
-	stepHeights := math.Inf(1) // the fewest any validator's window held
-	for _, ni := range all {
-		if ni.Role != "validator" || len(ni.Parts) == 0 {
-			continue
-		}
-		for _, p := range partOrder {
-			parts[p] = append(parts[p], ni.Parts[p])
-		}
-		stepHeights = min(stepHeights, ni.Heights)
-	}
-	if len(parts) > 0 {
+	if parts, stepHeights := blockParts(all); len(parts) > 0 {
 		var whole float64
 		for _, p := range partOrder {
 			whole += 1000 * meanOf(parts[p])

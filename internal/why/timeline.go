@@ -388,25 +388,15 @@ func (e *Events) Timeline(from, to time.Time, nodes []EventNode) (finding.Findin
 	}
 	f := finding.Finding{Source: SourceTimeline, Title: "Where each height's time went",
 		Note: fmt.Sprintf("From every node's consensus events (NewRoundStep, CompleteProposal, NewBlockHeader) as chainperf received them, %d heights of the measured window; phases averaged over validators.", len(rows))}
-	var sum float64
-	means := make([]float64, len(phases))
-	per := make([][]float64, len(phases)) // a height's value of a phase, by height
-	totals := make([]float64, len(rows))
-	for i := range phases {
-		for j, r := range rows {
-			x := meanOf(r.phase[i])
-			per[i] = append(per[i], x)
-			totals[j] += x
+	xs := make([]float64, len(rows))
+	avg := make([][5]float64, len(rows)) // the validators' mean of each phase, a height
+	for i, r := range rows {
+		xs[i] = float64(r.h)
+		for j := range phases {
+			avg[i][j] = meanOf(r.phase[j])
 		}
-		means[i] = meanOf(per[i])
-		sum += means[i]
 	}
-	se, df := heightSE(totals)
-	f.Figures = append(f.Figures, finding.Figure{Name: "height time", Unit: "ms", Value: sum, SE: se, DF: df, Better: finding.Lower})
-	for i, p := range phases {
-		se, df := heightSE(per[i])
-		f.Figures = append(f.Figures, finding.Figure{Name: "height time: " + p, Unit: "ms", Value: means[i], SE: se, DF: df, Better: finding.Lower, PartOf: "height time"})
-	}
+	sum, means := heightFigures(&f, avg)
 	var prop, spread []float64
 	for _, r := range rows {
 		if len(r.propagate) > 0 {
@@ -460,14 +450,6 @@ func (e *Events) Timeline(from, to time.Time, nodes []EventNode) (finding.Findin
 		nt.Rows = append(nt.Rows, cells)
 	}
 	f.Tables = append(f.Tables, nt)
-	xs := make([]float64, len(rows))
-	avg := make([][5]float64, len(rows))
-	for i, r := range rows {
-		xs[i] = float64(r.h)
-		for j := range phases {
-			avg[i][j] = meanOf(r.phase[j])
-		}
-	}
 	f.Charts = append(f.Charts, phaseChart(xs, avg), nodeChart(xs, names, perNode))
 	for _, n := range slices.Sorted(maps.Keys(lagging)) {
 		f.Summary = append(f.Summary, finding.Line{Label: "behind", Text: fmt.Sprintf("%s committed %d of %d heights only after the others had the next (catching up); left out of the timeline", n, lagging[n], len(heights))})
@@ -560,6 +542,32 @@ func nodeChart(xs []float64, names []string, perNode map[string][]heightAt) find
 		c.Lines = append(c.Lines, l)
 	}
 	return c
+}
+
+// heightFigures adds the height time and its phases (avg: the
+// validators' mean of each phase, a height) with the standard error of
+// batch means over heights, and returns the height time and each phase's
+// mean.
+func heightFigures(f *finding.Finding, avg [][5]float64) (float64, []float64) {
+	var sum float64
+	means := make([]float64, len(phases))
+	per := make([][]float64, len(phases)) // a phase's value, by height
+	totals := make([]float64, len(avg))
+	for i := range phases {
+		for j, a := range avg {
+			per[i] = append(per[i], a[i])
+			totals[j] += a[i]
+		}
+		means[i] = meanOf(per[i])
+		sum += means[i]
+	}
+	se, df := heightSE(totals)
+	f.Figures = append(f.Figures, finding.Figure{Name: "height time", Unit: "ms", Value: sum, SE: se, DF: df, Better: finding.Lower})
+	for i, p := range phases {
+		se, df := heightSE(per[i])
+		f.Figures = append(f.Figures, finding.Figure{Name: "height time: " + p, Unit: "ms", Value: means[i], SE: se, DF: df, Better: finding.Lower, PartOf: "height time"})
+	}
+	return sum, means
 }
 
 // heightSE is the standard error of a mean over heights (xs in height

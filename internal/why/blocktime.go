@@ -39,3 +39,21 @@ func coarseBlockTime(f *finding.Finding, heights float64) {
 	}
 	f.Note += fmt.Sprintf(" Block time and its parts are the step-duration metrics over the window's %.0f heights: good to about ±%.0f %%; the timeline (height time) measures each height.", heights, 100/heights)
 }
+
+// blockParts is each part of a block's time, one value a validator that
+// exports the consensus steps, and the fewest heights any of their
+// windows held.
+func blockParts(all []nodeInternals) (map[string][]float64, float64) {
+	parts := map[string][]float64{}
+	heights := math.Inf(1)
+	for _, ni := range all {
+		if ni.Role != "validator" || len(ni.Parts) == 0 {
+			continue
+		}
+		for _, p := range partOrder {
+			parts[p] = append(parts[p], ni.Parts[p])
+		}
+		heights = min(heights, ni.Heights)
+	}
+	return parts, heights
+}
