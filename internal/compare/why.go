@@ -46,7 +46,14 @@ func Why(rows []Row, figures []Figure, base, cand []Values, threshold float64) [
 		if !wholes[r.Figure] || r.Verdict == Missing || math.Abs(r.Change) < threshold {
 			continue
 		}
-		out = append(out, partsLine(r, rows, meta))
+		line := partsLine(r, rows, meta)
+		if r.Coarse != "" {
+			if _, ok := byName[meta[r.Figure].Precise]; ok {
+				continue // the figure that measures the same finely says it
+			}
+			line += " (coarse: " + r.Coarse + ")"
+		}
+		out = append(out, line)
 	}
 	var internals []Row
 	for _, r := range rows {

@@ -64,3 +64,50 @@ func TestWhyNamesThePartThatMoved(t *testing.T) {
 		t.Errorf("A/A why: %q; want nothing", same.Why)
 	}
 }
+
+// A whole measured two ways (the internals' block time from metrics over
+// the window, coarse; the timeline's height time, fine): the why names
+// the fine one's parts, not the coarse one's (whose parts moved by
+// chance: a planted +64 ms after commit read "block time +2.0 %: waiting
+// for 2/3 precommits +15 ms" first); without the fine one the coarse line
+// is said coarse.
+func TestWhyPrefersTheFineMeasure(t *testing.T) {
+	run := func(id string, afterCommit, precommits float64, fine bool) Values {
+		r := whyRun(id, 120, 1600, 20)
+		if !fine {
+			r = &results.Run{Record: results.Record{ID: id, Status: results.StatusComplete}}
+		} else {
+			f, _ := r.Finding("observer/timeline")
+			for i, x := range f.Figures {
+				switch x.Name {
+				case "height time: after commit":
+					f.Figures[i].Value = afterCommit
+				case "height time":
+					f.Figures[i].Value += afterCommit - 1000
+				}
+			}
+		}
+		in := []finding.Figure{
+			{Name: "block time", Unit: "ms", Value: 1000 + 300 + precommits, Better: finding.Lower, Resolution: 0.1, Precise: "height time"},
+			{Name: "block time: waiting after commit", Unit: "ms", Value: 1000, Better: finding.Lower, PartOf: "block time", Resolution: 0.1, Precise: "height time: after commit"},
+			{Name: "block time: waiting for 2/3 precommits", Unit: "ms", Value: 300 + precommits, Better: finding.Lower, PartOf: "block time", Resolution: 0.1},
+		}
+		r.SetFinding(finding.Finding{Source: "observer/internals", Title: "internals", Figures: in})
+		return FromRun(r, nil)
+	}
+	side := func(prefix string, afterCommit, precommits float64, fine bool) []Values {
+		var out []Values
+		for i, j := range []float64{-2, 0, 2} {
+			out = append(out, run(prefix+string(rune('0'+i)), afterCommit+j, precommits+j, fine))
+		}
+		return out
+	}
+	res := Compare(side("a", 1000, 100, true), side("b", 1064, 130, true), 2, nil)
+	if len(res.Why) == 0 || !strings.HasPrefix(res.Why[0], "height time +64 ms") || strings.Contains(strings.Join(res.Why, "\n"), "block time +") {
+		t.Errorf("why %q: want the height time's line, not the coarse block time's", res.Why)
+	}
+	res = Compare(side("a", 1000, 100, false), side("b", 1064, 130, false), 2, nil)
+	if len(res.Why) == 0 || !strings.HasPrefix(res.Why[0], "block time +30 ms") || !strings.Contains(res.Why[0], "(coarse: ") {
+		t.Errorf("why %q: want the block time's line said coarse", res.Why)
+	}
+}
