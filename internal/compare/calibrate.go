@@ -63,11 +63,13 @@ func (c *Calibration) priorFor(res *Result, base []Values) map[string]RoundNoise
 // it to count as one the rounds can show.
 const PowerShare = 0.8
 
-// Calibrate pools the rounds' changes of A/A sessions: each session is
-// its baseline and candidate runs. A session that is not interleaved, or
-// whose runs differ in what they ran (node, settings, testnet, load), is
-// left out: its changes are not noise. Only figures on the log scale (positive, not a share) are
-// kept: the ones a percent change is asked of.
+// Calibrate pools the rounds' changes of A/A sessions (newest first):
+// each session is its baseline and candidate runs. A session that is not
+// interleaved, whose runs differ in what they ran (node, settings,
+// testnet, load), or that ran other than the newest does, is left out:
+// its changes are not this setup's noise. Only figures on the log scale
+// (positive, not a share) are kept: the ones a percent change is asked
+// of.
 func Calibrate(scenario string, sessions [][2][]Values) Calibration {
 	c := Calibration{Scenario: scenario}
 	sum := map[string]float64{}

@@ -207,11 +207,11 @@ func CompareCalibrated(base, cand []Values, threshold float64, per map[string]fl
 // The figure that measures the same finely, when the runs have it, is
 // named.
 func coarse(r Row, f Figure, figures []Figure) Row {
-	res := 100 * f.Resolution
-	if f.Points || res <= r.Threshold {
+	pct := 100 * f.Resolution
+	if f.Points || pct <= r.Threshold {
 		return r
 	}
-	r.Coarse = fmt.Sprintf("its measure resolves ±%.0f %% a run, coarser than the ±%g %% threshold", res, r.Threshold)
+	r.Coarse = fmt.Sprintf("its measure resolves ±%.0f %% a run, coarser than the ±%g %% threshold", pct, r.Threshold)
 	if slices.ContainsFunc(figures, func(x Figure) bool { return x.Name == f.Precise }) {
 		r.Coarse += fmt.Sprintf(": %q measures it finely", f.Precise)
 	}
