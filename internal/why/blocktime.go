@@ -22,8 +22,12 @@ var finer = map[string]string{
 // measures they are: sums of the step-duration histograms over the
 // window over the heights it held, where each edge of the window cuts a
 // height's step in or out, so a mean over N heights is good to about one
-// step in N (±7 % over 15 heights), which can hide a 5 % change. The
-// timeline measures each height (finer).
+// step in N (±7 % over 15 heights), which can hide a 5 % change; and as
+// every run of a scenario starts on one schedule, the edges cut at about
+// the same phase each run, so the error repeats instead of averaging out
+// (a planted +65 ms after commit read -62 to -143 ms there in 9 of 10
+// sessions, bench/gate-power.sh). The timeline measures each height
+// (finer).
 func coarseBlockTime(f *finding.Finding, heights float64) {
 	if heights < 1 || math.IsInf(heights, 0) {
 		return
