@@ -34,7 +34,7 @@ type Calibration struct {
 	Sessions []string // the sessions pooled, newest first
 	Rounds   int
 	Figures  []RoundNoise // in report order
-	ran      Values       // a run of the newest session: what they all ran
+	ran      Values       // a run of the newest session: how they were all set up
 }
 
 // priorFor is the calibration's spread of each figure when every baseline
@@ -44,18 +44,26 @@ func (c *Calibration) priorFor(res *Result, base []Values) map[string]RoundNoise
 	if c == nil || len(c.Sessions) == 0 {
 		return nil
 	}
+	node := ""
 	for _, v := range base {
-		if !same(v, c.ran) {
-			res.Notes = append(res.Notes, fmt.Sprintf("the A/A calibration of scenario %q ran another node, settings, testnet or load than this baseline: not used", c.Scenario))
+		if !sameSetup(v, c.ran) {
+			res.Notes = append(res.Notes, fmt.Sprintf("the A/A calibration of scenario %q ran other settings, testnet or load than this baseline: not used", c.Scenario))
 			return nil
+		}
+		if v.Node != c.ran.Node {
+			node = v.Node
 		}
 	}
 	prior := map[string]RoundNoise{}
 	for _, n := range c.Figures {
 		prior[n.Figure] = n
 	}
-	res.Notes = append(res.Notes, fmt.Sprintf("each figure's spread of a round's change pooled with the %d rounds of %d A/A session(s) of scenario %q on this machine (%s)",
-		c.Rounds, len(c.Sessions), c.Scenario, strings.Join(c.Sessions, ", ")))
+	note := fmt.Sprintf("each figure's spread of a round's change pooled with the %d rounds of %d A/A session(s) of scenario %q on this machine (%s)",
+		c.Rounds, len(c.Sessions), c.Scenario, strings.Join(c.Sessions, ", "))
+	if node != "" {
+		note += fmt.Sprintf("; they ran node %q, this baseline %q (a figure whose rounds are noisier than theirs judges on its own)", c.ran.Node, node)
+	}
+	res.Notes = append(res.Notes, note)
 	return prior
 }
 
@@ -66,8 +74,8 @@ const PowerShare = 0.8
 // Calibrate pools the rounds' changes of A/A sessions (newest first):
 // each session is its baseline and candidate runs. A session that is not
 // interleaved, whose runs differ in what they ran (node, settings,
-// testnet, load), or that ran other than the newest does, is left out:
-// its changes are not this setup's noise. Only figures on the log scale
+// testnet, load), or set up other than the newest (settings, testnet,
+// load), is left out: its changes are not this setup's noise. Only figures on the log scale
 // (positive, not a share) are kept: the ones a percent change is asked
 // of.
 func Calibrate(scenario string, sessions [][2][]Values) Calibration {
@@ -81,7 +89,7 @@ func Calibrate(scenario string, sessions [][2][]Values) Calibration {
 		}
 		if len(c.Sessions) == 0 {
 			c.ran = s[0][0]
-		} else if !same(s[0][0], c.ran) {
+		} else if !sameSetup(s[0][0], c.ran) {
 			continue // another setup than the newest session's
 		}
 		c.Sessions = append(c.Sessions, pairs[0][0].Trial.Session)
@@ -205,7 +213,7 @@ const (
 
 // StoredCalibration reads the newest A/A sessions of scenario from the
 // store: sessions (runs labelled ab=SESSION) whose runs all ran the same
-// node and settings.
+// node and settings, on the newest one's settings, testnet and load.
 func StoredCalibration(ctx context.Context, st *store.Store, scenario string) (Calibration, error) {
 	runs, err := st.List(ctx, store.Filter{Scenario: scenario, Status: "complete", Limit: calibrationRuns})
 	if err != nil {
@@ -240,32 +248,36 @@ func StoredCalibration(ctx context.Context, st *store.Store, scenario string) (C
 			}
 			sides[side] = append(sides[side], FromRun(r, nil))
 		}
-		// Pooled only with sessions that ran what the newest one ran: a
-		// scenario renamed in place is another scenario.
-		if aa(sides) && (len(sessions) == 0 || same(sides[0][0], sessions[0][0][0])) {
+		// Pooled only with sessions set up as the newest one: a scenario
+		// edited in place is another scenario.
+		if aa(sides) && (len(sessions) == 0 || sameSetup(sides[0][0], sessions[0][0][0])) {
 			sessions = append(sessions, sides)
 		}
 	}
 	return Calibrate(scenario, sessions), nil
 }
 
-// aa says whether a session's runs all ran the same.
+// aa says whether a session's runs all ran the same: one node build, one
+// set of settings, one testnet, one load.
 func aa(sides [2][]Values) bool {
 	if len(sides[0]) == 0 || len(sides[1]) == 0 {
 		return false
 	}
 	for _, v := range append(slices.Clone(sides[0]), sides[1]...) {
-		if !same(v, sides[0][0]) {
+		if v.Node != sides[0][0].Node || !sameSetup(v, sides[0][0]) {
 			return false
 		}
 	}
 	return true
 }
 
-// same says whether two runs ran one node build with one set of settings
-// on one testnet under one load.
-func same(a, b Values) bool {
-	return a.Node == b.Node && a.Settings == b.Settings && a.Shape == b.Shape && a.Workload == b.Workload && a.Model == b.Model && a.Kind == b.Kind
+// sameSetup says whether two runs ran one set of settings on one testnet
+// under one load: what a round's spread depends on. The node build is
+// left out: a pull request's baseline is a new build every time, and a
+// build whose rounds are noisier than the calibration's fails the F check
+// (judgeRounds) and judges on its own rounds.
+func sameSetup(a, b Values) bool {
+	return a.Settings == b.Settings && a.Shape == b.Shape && a.Workload == b.Workload && a.Model == b.Model && a.Kind == b.Kind
 }
 
 // Wanted is the figures a calibration is printed for: the figures named,

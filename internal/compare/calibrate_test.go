@@ -150,8 +150,8 @@ func session(id string, n int, change, noise float64, r *rand.Rand) [2][]Values 
 
 // TestCalibrationPoolsTheSpread: three rounds cannot call a 4 % change on
 // their own (Student's t at 2 degrees of freedom), and with the spread of
-// 40 A/A rounds of the same setup they do; a calibration of another setup
-// is not used, and says so.
+// 40 A/A rounds of the same setup they do, on another node build too; a
+// calibration of other settings is not used, and says so.
 func TestCalibrationPoolsTheSpread(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var aas [][2][]Values
@@ -171,6 +171,14 @@ func TestCalibrationPoolsTheSpread(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(pooled.Notes, "\n"), "pooled with the 40 rounds of 4 A/A session(s)") {
 		t.Errorf("notes do not say the spread was pooled: %v", pooled.Notes)
+	}
+	// A baseline on another node build (a pull request's base): pooled,
+	// and said.
+	for i := range s[0] {
+		s[0][i].Node, s[1][i].Node = "cometbft v0.38.20", "cometbft v0.38.20"
+	}
+	if built := CompareCalibrated(s[0], s[1], 2, nil, &cal); built.Rows[0].Pooled != 40 || !strings.Contains(strings.Join(built.Notes, "\n"), `this baseline "cometbft v0.38.20"`) {
+		t.Errorf("a baseline on another build: pooled %d rounds, notes %v; want the calibration used and the builds named", built.Rows[0].Pooled, built.Notes)
 	}
 	for i := range s[0] {
 		s[0][i].Settings, s[1][i].Settings = "config.p2p.flush_throttle_timeout=10ms", "config.p2p.flush_throttle_timeout=10ms"

@@ -174,7 +174,8 @@ func Compare(base, cand []Values, threshold float64, per map[string]float64) *Re
 
 // CompareCalibrated is Compare of an interleaved session whose spread of a
 // round's change cal's A/A sessions measured (judgeRounds), when the
-// session's baseline ran what they ran; nil or another setup's: Compare.
+// session's baseline was set up as they were (settings, testnet, load);
+// nil or another setup's: Compare.
 func CompareCalibrated(base, cand []Values, threshold float64, per map[string]float64, cal *Calibration) *Result {
 	res := &Result{}
 	for _, v := range base {
