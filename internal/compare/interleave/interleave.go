@@ -39,7 +39,7 @@ type Plan struct {
 	Seed    uint64
 	// Calibration is the A/A sessions' spread of a round's change on this
 	// machine (compare.StoredCalibration), pooled with the session's
-	// when its baseline ran what they ran; nil: the session's alone.
+	// when its baseline was set up as they were; nil: the session's alone.
 	Calibration *compare.Calibration
 }
 
