@@ -83,14 +83,16 @@ func Calibrate(scenario string, sessions [][2][]Values) Calibration {
 	sum := map[string]float64{}
 	count := map[string]int{}
 	for _, s := range sessions {
-		pairs, _, ok := rounds(s[0], s[1])
-		if !ok || len(pairs) < 2 || !aa(s) {
+		var newest *Values
+		if len(c.Sessions) > 0 {
+			newest = &c.ran
+		}
+		pairs, ok := usable(s, newest)
+		if !ok {
 			continue
 		}
-		if len(c.Sessions) == 0 {
+		if newest == nil {
 			c.ran = s[0][0]
-		} else if !sameSetup(s[0][0], c.ran) {
-			continue // another setup than the newest session's
 		}
 		c.Sessions = append(c.Sessions, pairs[0][0].Trial.Session)
 		c.Rounds += len(pairs)
@@ -232,6 +234,7 @@ func StoredCalibration(ctx context.Context, st *store.Store, scenario string) (C
 		bySession[s] = append(bySession[s], r.ID)
 	}
 	var sessions [][2][]Values
+	var newest *Values
 	for _, s := range order {
 		if len(sessions) == CalibrationSessions {
 			break
@@ -248,13 +251,24 @@ func StoredCalibration(ctx context.Context, st *store.Store, scenario string) (C
 			}
 			sides[side] = append(sides[side], FromRun(r, nil))
 		}
-		// Pooled only with sessions set up as the newest one: a scenario
-		// edited in place is another scenario.
-		if aa(sides) && (len(sessions) == 0 || sameSetup(sides[0][0], sessions[0][0][0])) {
+		if _, ok := usable(sides, newest); ok {
 			sessions = append(sessions, sides)
+			newest = &sessions[0][0][0]
 		}
 	}
 	return Calibrate(scenario, sessions), nil
+}
+
+// usable says whether a session calibrates: at least two complete
+// interleaved rounds, every run the same (aa), and set up as the newest
+// session pooled (nil: it is the first). It returns the rounds.
+func usable(s [2][]Values, newest *Values) ([][2]Values, bool) {
+	pairs, _, ok := rounds(s[0], s[1])
+	if !ok || len(pairs) < 2 || !aa(s) {
+		return nil, false
+	}
+	// A scenario edited in place is another scenario.
+	return pairs, newest == nil || sameSetup(s[0][0], *newest)
 }
 
 // aa says whether a session's runs all ran the same: one node build, one

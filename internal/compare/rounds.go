@@ -160,7 +160,7 @@ func judgeRounds(f Figure, base, cand [][]Sample, threshold float64, prior Round
 // is noisier today than when it was calibrated (95th percentile of F):
 // the calibration is then left out. Simulated A/A sessions as noisy as
 // their calibration called a change in 0.4 % of 1,000; twice as noisy,
-// 0.9 %; three times, 3.5 % (5.2 % pooling regardless): a calibration
+// 0.9 %; three times (a one-off run), 3.5 % (5.2 % pooling regardless): a calibration
 // from a much quieter day is a risk (TestCalibrationFromAQuieterDay).
 func noisierF(df1, df2 int) float64 {
 	return distuv.F{D1: float64(df1), D2: float64(df2)}.Quantile(0.95)
