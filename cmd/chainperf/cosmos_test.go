@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,7 +53,9 @@ func besideOthers(text string) string {
 // TestCosmosSendConservesBalances sends signed bank txs on a real SDK
 // chain in two phases (sequences carry over from one to the next) and
 // checks that every tx committed and every wallet's balance is what the
-// committed txs say. Alone (no t.Parallel): beside two other testnets a CI
+// committed txs say. The first run saves its start state (the nodes
+// stopped and started again after their first blocks), the second starts
+// from it: the same testnet and wallets, another workload. Alone (no t.Parallel): beside two other testnets a CI
 // run had 3 of its first phase's 480 pregenerated sends refused in the
 // first seconds, with a reason the run did not keep (it now prints each
 // phase's refusals when it fails); alone it has never seen one.
@@ -60,6 +63,7 @@ func TestCosmosSendConservesBalances(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a Cosmos SDK chain")
 	}
+	t.Setenv("CHAINPERF_STATE_CACHE", t.TempDir())
 	for _, kind := range []string{"cosmos-send", "cosmos-multisend"} {
 		t.Run(kind, func(t *testing.T) {
 			mode := map[string]string{"cosmos-send": "pregenerate", "cosmos-multisend": "live"}[kind]
@@ -73,6 +77,7 @@ chain = "cosmos"
 [testnet.cosmos]
 wallets = 300
 gas_price = 0.001
+state_cache = true
 [workload]
 kind = %q
 mode = %q
@@ -128,6 +133,14 @@ traces = true
 			}
 			if !strings.Contains(out, "balances:   conserved") {
 				t.Fatalf("the summary does not show the balance check:\n%s", out)
+			}
+			// 300 wallets and the 2 validators' operators; the second run
+			// starts from the state the first saved.
+			st, restored := cosmosOf(r).State, kind == "cosmos-multisend"
+			if st == nil || st.Saved == nil || st.Saved.Restored != restored || st.Accounts != 302 || st.StoreBytes == 0 || st.Saved.Height < 2 ||
+				!strings.Contains(out, map[bool]string{false: "start state built this run", true: "started from the start state saved"}[restored]) {
+				j, _ := json.Marshal(st)
+				t.Fatalf("state %s, restored: want %v\n%s", j, restored, out)
 			}
 			if kind == "cosmos-send" { // an SDK chain's nodes say where the time went
 				explained(t, &r, true)

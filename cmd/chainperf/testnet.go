@@ -93,7 +93,7 @@ would make (pods, ConfigMaps, Secrets, the generators' Job) and keeps none.`,
 				fmt.Fprintf(out, "emulated WAN: %s delays (%s backend), zones %v\n", w.Table, w.Backend, w.Zones)
 			}
 			fmt.Fprintf(out, "testnet %s in %s, logs in %s\n", net.Testnet.ID, net.Testnet.Dir, net.Testnet.LogDir())
-			if err := net.WaitHeight(ctx, 1, 60*time.Second); err != nil {
+			if err := net.WaitHeight(ctx, 1, net.StartStall()); err != nil {
 				down()
 				return err
 			}

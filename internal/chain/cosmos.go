@@ -35,12 +35,14 @@ type Cosmos struct {
 	traces string           // where the nodes send their spans; "": none
 	t      *testnet.Testnet // the testnet Prepare set up; nil on an external network
 	grpcs  []*cosmos.GRPC   // the reads' gRPC connections, closed with the reads
+	state  startState       // testnet.cosmos.state_cache
 }
 
 var (
 	_ Adapter = (*Cosmos)(nil)
 	_ Checker = (*Cosmos)(nil)
 	_ Tracer  = (*Cosmos)(nil)
+	_ Keeper  = (*Cosmos)(nil)
 )
 
 // TraceTo has Prepare set each node to send its spans to url.
@@ -68,6 +70,9 @@ func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	settings.Traces = c.traces
 	settings.Servers = c.s.Workload.ReadRate > 0 // the reads ask the REST gateway and gRPC server too
 	c.t = t
+	if spec.StateCache {
+		return c.prepareState(ctx, t, spec, settings)
+	}
 	ch, err := sdkchain.Setup(ctx, t, c.binary, spec, settings)
 	if err != nil {
 		return err
@@ -89,6 +94,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		chainID = w.ChainID
 	}
 	var wallets []cosmos.Wallet
+	var keys func(int) (cosmos.Wallet, error)
 	var start, seqs []uint64
 	if cs.Funded() {
 		ext, err := c.fundExternal(ctx, rpcs[0])
@@ -98,9 +104,14 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		c.ext = ext
 		wallets, start, seqs, chainID, denom, cs.GasPrice = ext.wallets, ext.start, ext.seqs, ext.chain.ID, ext.cfg.Denom, ext.cfg.GasPrice
 	} else {
-		wallets = c.chain.Wallets
+		wallets, keys = c.chain.Wallets, cosmos.KeysOf(cs.Seed, cs.Bech32Prefix)
 	}
+	last := len(wallets) - 1 // the set-up steps' wallet
 	wallets, start, seqs, setupWallet := loadWallets(w, wallets, start, seqs)
+	var err error
+	if setupWallet, err = withKey(setupWallet, last, keys); err != nil {
+		return nil, err
+	}
 	senders, receivers, err := selectors(w, len(wallets))
 	if err != nil {
 		return nil, err
@@ -126,7 +137,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 		Unordered: w.Unordered, Timeout: w.UnorderedTimeout.D(),
 		GasLimit: uint64(w.GasLimit), Fee: fee, Funded: uint64(cs.WalletBalance), Start: start, Sequences: seqs,
 		Senders: senders, Receivers: receivers, Targets: len(rpcs), RPCs: rpcs, CacheDir: w.CacheDir,
-		GasPrice: cs.GasPrice, FeeFromGas: w.Fee < 0,
+		GasPrice: cs.GasPrice, FeeFromGas: w.Fee < 0, Keys: keys,
 		Logf: func(f string, a ...any) { c.log.Info(fmt.Sprintf(f, a...)) },
 	}, wallets)
 	if err != nil {
@@ -150,7 +161,7 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	}
 	nodeVersion(r, c.chain.Binary)
 	c.record = &CosmosRecord{Binary: c.chain.Binary, Wallets: c.chain.Funding.Wallets, GenesisBytes: c.chain.Funding.Bytes,
-		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String(), Setup: setup, CLI: c.chain.Decided}
+		GenesisSecs: c.chain.GenesisTime.Seconds(), Workload: cw.String(), Setup: setup, CLI: c.chain.Decided, State: c.stateRecord()}
 	r.SetFinding(c.record.Finding())
 	return cw, nil
 }
@@ -234,6 +245,23 @@ func loadWallets(w scenario.Workload, wallets []cosmos.Wallet, start, seqs []uin
 	return wallets[:n], start, seqs, setup
 }
 
+// withKey is w, wallet i, with its key: derived by keys when it has none
+// (a wallet of this testnet's genesis), unless w is none (no set-up steps).
+func withKey(w cosmos.Wallet, i int, keys func(int) (cosmos.Wallet, error)) (cosmos.Wallet, error) {
+	if w.Key != nil || w.Address == "" {
+		return w, nil
+	}
+	k, err := keys(i)
+	if err == nil && k.Address != w.Address {
+		err = fmt.Errorf("wallet %d: its key derives %s, not %s", i, k.Address, w.Address)
+	}
+	if err != nil {
+		return w, err
+	}
+	w.Key, w.PubKey = k.Key, k.PubKey
+	return w, nil
+}
+
 // mixOf is the workload's message kinds: the mix of a cosmos-mix, else
 // its one kind; amounts and outputs not given are the workload's.
 func mixOf(w scenario.Workload) []cosmos.MixEntry {
@@ -293,6 +321,9 @@ func (c *Cosmos) Finish(ctx context.Context, follow []string, r *results.Run) er
 		secs += p.Length.Seconds()
 	}
 	c.record.Balances, c.record.Stats = b, c.work.Stats(secs)
+	if c.record.State != nil {
+		c.record.State = c.stateRecord() // the store as the run left it
+	}
 	r.SetFinding(c.record.Finding())
 	c.log.Info("balance check", "result", b.String())
 	if c.ext != nil && cosmos.Of(c.s.Testnet).SweepBack {

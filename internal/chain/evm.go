@@ -120,13 +120,19 @@ func (e *EVM) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	began := time.Now()
 	e.wallets = evm.Wallets(spec.Seed, spec.Wallets)
 	e.deployer = evm.Derive(spec.Seed+"/deployer", 0)
-	addrs := make([]string, len(e.wallets)+1)
-	for i, w := range append(e.wallets, e.deployer) {
-		if addrs[i], err = cosmos.Bech32(evmPrefix, w.Address[:]); err != nil {
-			return err
+	funded := append(e.wallets[:len(e.wallets):len(e.wallets)], e.deployer)
+	_, size, err := cosmos.FundAccounts(genesis, len(funded), func(yield func(string) error) error {
+		for _, w := range funded {
+			addr, err := cosmos.Bech32(evmPrefix, w.Address[:])
+			if err == nil {
+				err = yield(addr)
+			}
+			if err != nil {
+				return err
+			}
 		}
-	}
-	_, size, err := cosmos.FundAccounts(genesis, addrs, spec.Denom, wei(spec.WalletBalance))
+		return nil
+	}, spec.Denom, wei(spec.WalletBalance))
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,9 @@ type CosmosRecord struct {
 	// CLI: where set-up followed the chain's own CLI, unlike the SDK's
 	// template app's (read from its help before use).
 	CLI []string `json:"cli,omitempty"`
+	// State is the size of the chain's state and the saved start state it
+	// came from or made.
+	State *StateRecord `json:"state,omitempty"`
 }
 
 // Funding is how the wallets of a run on an external network were funded
@@ -184,6 +187,9 @@ func (c *CosmosRecord) Finding() finding.Finding {
 	}
 	if len(c.CLI) > 0 {
 		f.Summary = append(f.Summary, finding.Line{Label: "set-up", Text: "followed the chain's own CLI: " + strings.Join(c.CLI, "; ")})
+	}
+	if c.State != nil {
+		f.Summary = append(f.Summary, finding.Line{Label: "state", Text: c.State.String()})
 	}
 	if b := c.Balances; b != nil {
 		f.Figures = append(f.Figures, checkFigures(b.Conserved, b.Mismatched,
@@ -382,10 +388,17 @@ func (c *CosmosRecord) rows() [][]string {
 			rows = append(rows, []string{"swept back to the funder", fmt.Sprintf("%d %s", f.Swept, f.Denom)})
 		}
 	} else {
+		genesis := "genesis: derive and fund wallets"
+		if c.State != nil && c.State.Saved != nil && c.State.Saved.Restored {
+			genesis = "genesis: read the saved state's wallets"
+		}
 		rows = append(rows,
 			[]string{"chain binary", c.Binary},
 			[]string{"wallets funded in genesis", fmt.Sprint(c.Wallets)},
-			[]string{"genesis: derive and fund wallets", fmt.Sprintf("%.2f s, genesis file %.1f MB", c.GenesisSecs, float64(c.GenesisBytes)/1e6)})
+			[]string{genesis, fmt.Sprintf("%.2f s, genesis file %.1f MB", c.GenesisSecs, float64(c.GenesisBytes)/1e6)})
+		if c.State != nil {
+			rows = append(rows, []string{"state", c.State.String()})
+		}
 	}
 	s := c.Stats
 	rows = append(rows,

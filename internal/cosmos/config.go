@@ -80,6 +80,10 @@ type Config struct {
 	// SweepBack sends what the wallets hold back to the funder after the
 	// balance check.
 	SweepBack bool `toml:"sweep_back"`
+	// StateCache keeps the testnet's start state (every node's store once
+	// genesis is loaded) the first time, named by all that makes it, and
+	// starts later runs of the same chain, testnet and wallets from it.
+	StateCache bool `toml:"state_cache"`
 }
 
 // HookPath is the scenario's set-up hook, a path relative to the scenario
@@ -139,6 +143,9 @@ func check(s *scenario.Scenario, c *scenario.Checker) {
 	}
 	if len(cs.StartArgs) == 0 {
 		c.Fail("testnet.cosmos.start_args", "the chain needs its start arguments, e.g. [\"start\", \"--home\", \"{home}\"]")
+	}
+	if cs.StateCache && (external || t.Provider == scenario.ProviderKubernetes) {
+		c.Fail("testnet.cosmos.state_cache", "the start state is kept from the nodes' homes on this machine: the process or netns provider only")
 	}
 	if cs.SetupHook != "" {
 		if external {

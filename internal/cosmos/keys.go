@@ -17,10 +17,10 @@ import (
 
 // A Wallet is one account the load sends from and to.
 type Wallet struct {
-	Key     secp256k1.PrivKey
-	PubKey  []byte // 33-byte compressed
-	Address string // bech32
-	Number  uint64 // account number, as funded in genesis
+	Key     secp256k1.PrivKey // nil in an unkeyed wallet (Unkeyed)
+	PubKey  []byte            // 33-byte compressed
+	Address string            // bech32
+	Number  uint64            // account number, as funded in genesis
 }
 
 // Derive returns wallet i of seed: the key is a pure function of both, so
@@ -50,6 +50,25 @@ func Wallets(seed string, n int, prefix string, first uint64) ([]Wallet, error) 
 // SecretWallets derives n wallets of seed under secret (a funder's key:
 // on someone else's chain only its holder can take what they hold).
 func SecretWallets(secret []byte, seed string, n int, prefix string, first uint64) ([]Wallet, error) {
+	return wallets(secret, seed, n, prefix, first, true)
+}
+
+// Unkeyed derives n wallets of seed as Wallets does but keeps only their
+// addresses and numbers: a key costs a wallet about 100 bytes more, which
+// a million wallets feel, and a workload needs the keys only of the
+// wallets it signs for, which it derives when it first does
+// (WorkloadConfig.Keys).
+func Unkeyed(seed string, n int, prefix string, first uint64) ([]Wallet, error) {
+	return wallets(nil, seed, n, prefix, first, false)
+}
+
+// KeysOf is the key of wallet i of seed under prefix, for
+// WorkloadConfig.Keys.
+func KeysOf(seed, prefix string) func(i int) (Wallet, error) {
+	return func(i int) (Wallet, error) { return Derive(seed, i, prefix) }
+}
+
+func wallets(secret []byte, seed string, n int, prefix string, first uint64, keyed bool) ([]Wallet, error) {
 	out := make([]Wallet, n)
 	workers := runtime.GOMAXPROCS(0)
 	errs := make([]error, workers)
@@ -65,6 +84,9 @@ func SecretWallets(secret []byte, seed string, n int, prefix string, first uint6
 					return
 				}
 				wl.Number = first + uint64(i)
+				if !keyed {
+					wl.Key, wl.PubKey = nil, nil
+				}
 				out[i] = wl
 			}
 		}()

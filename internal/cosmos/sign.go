@@ -83,7 +83,10 @@ func (w *Workload) sign(b *Builder, ref txRef, memo int64) ([]byte, error) {
 // signWith signs as sign does with the amounts of mix, a gas limit and a
 // fee (a simulation's).
 func (w *Workload) signWith(b *Builder, ref txRef, memo int64, mix []MixEntry, gas, fee uint64) ([]byte, error) {
-	from := &w.wallets[ref.from]
+	from, err := w.signer(ref.from)
+	if err != nil {
+		return nil, err
+	}
 	// The memo numbers every tx the workload signs: no two are the same
 	// bytes (and hash) even when a repaired sequence is used again.
 	var m [24]byte

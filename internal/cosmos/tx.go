@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"fmt"
 	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -148,6 +149,9 @@ type Builder struct {
 // Append appends the TxRaw of spec signed by w with account sequence seq
 // (ignored when the spec is unordered).
 func (x *Builder) Append(out []byte, spec *TxSpec, w *Wallet, seq uint64) ([]byte, error) {
+	if w.Key == nil {
+		return out, fmt.Errorf("wallet %s has no key to sign with", w.Address)
+	}
 	x.body = x.body[:0]
 	for _, m := range spec.Msgs {
 		x.body = appendMessage(x.body, 1, func(b []byte) []byte {

@@ -92,6 +92,9 @@ type WorkloadConfig struct {
 	Senders, Receivers load.Selector
 	Targets            int      // RPC nodes; wallet i sends to node i % Targets
 	RPCs               []string // to read sequences from (live repair, phase starts)
+	// Keys derives wallet i's key, for wallets that came without one
+	// (Unkeyed): derived when the wallet first signs, and kept.
+	Keys func(i int) (Wallet, error)
 	// CacheDir, if set, keeps each phase's pregenerated txs in a file named
 	// by a hash of all that makes them: a repeated run reads them back.
 	CacheDir string
@@ -106,6 +109,7 @@ type WorkloadConfig struct {
 type Workload struct {
 	cfg     WorkloadConfig
 	wallets []Wallet
+	keys    []atomic.Pointer[Wallet] // unkeyed wallets' keys, once derived
 	state   []wstate
 	http    *http.Client
 
@@ -225,8 +229,37 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 		kinds[i] = NewKindCounts()
 		weights += cfg.Mix[i].Weight
 	}
-	return &Workload{cfg: cfg, wallets: wallets, state: state, kinds: kinds, weights: weights,
-		http: nodehttp.Client(nodehttp.Query), effects: map[load.Hash]*effect{}}, nil
+	w := &Workload{cfg: cfg, wallets: wallets, state: state, kinds: kinds, weights: weights,
+		http: nodehttp.Client(nodehttp.Query), effects: map[load.Hash]*effect{}}
+	if slices.ContainsFunc(wallets, func(w Wallet) bool { return w.Key == nil }) {
+		if cfg.Keys == nil {
+			return nil, fmt.Errorf("wallets without keys and no way to derive them")
+		}
+		w.keys = make([]atomic.Pointer[Wallet], len(wallets))
+	}
+	return w, nil
+}
+
+// signer is wallet i with its key: an unkeyed wallet's derived the first
+// time it signs, and checked against its address.
+func (w *Workload) signer(i int32) (*Wallet, error) {
+	wl := &w.wallets[i]
+	if wl.Key != nil {
+		return wl, nil
+	}
+	if k := w.keys[i].Load(); k != nil {
+		return k, nil
+	}
+	k, err := w.cfg.Keys(int(i))
+	if err != nil {
+		return nil, err
+	}
+	if k.Address != wl.Address {
+		return nil, fmt.Errorf("wallet %d: its key derives %s, not %s", i, k.Address, wl.Address)
+	}
+	k.Number = wl.Number
+	w.keys[i].Store(&k)
+	return &k, nil
 }
 
 func (w *Workload) String() string {

@@ -14,6 +14,7 @@ import (
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/node"
+	"github.com/chainperf/chainperf/internal/nodehttp"
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -231,6 +232,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		return err
 	}
 	r.WAN = net.WAN()
+	up := time.Now()
 	defer teardown(context.WithoutCancel(ctx), o, net, rec, r)
 	t := net.Testnet
 	r.Scale = t.Scale
@@ -248,7 +250,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	follow := net.RPCs(append(t.ByRole(testnet.RoleValidator), t.ByRole(testnet.RoleFull)...))
 	if o.NoFollow {
 		follow = nil
-	} else if err := net.WaitHeight(ctx, 2, 60*time.Second); err != nil {
+	} else if err := firstBlocks(ctx, adapter, net, up); err != nil {
 		return err
 	}
 	readVersions(ctx, net, r, false)
@@ -426,4 +428,30 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 		err = perr
 	}
 	return err
+}
+
+// firstBlocks waits for every node's first blocks (the nodes came up at
+// up), then lets a chain that keeps its start state save it or say it
+// started from one. Nodes on a saved state are waited for three blocks
+// more: the first after their start carries the saved block's time, which
+// the run must not measure.
+func firstBlocks(ctx context.Context, adapter chain.Adapter, net *live.Net, up time.Time) error {
+	if err := net.WaitHeight(ctx, 2, net.StartStall()); err != nil {
+		return err
+	}
+	built := time.Since(up)
+	k, ok := adapter.(chain.Keeper)
+	if !ok {
+		return nil
+	}
+	nodes := net.Testnet.Standing()
+	st, err := nodehttp.ReadStatus(ctx, net.Endpoint(nodes[0]).RPC)
+	if err != nil {
+		return fmt.Errorf("read %s's height before keeping the start state: %w", nodes[0].Name, err)
+	}
+	restarted, err := k.KeepState(ctx, net.Testnet, net.Provider, st.Height, built)
+	if err != nil || !restarted {
+		return err
+	}
+	return net.WaitHeight(ctx, st.Height+3, net.StartStall())
 }

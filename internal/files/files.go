@@ -50,6 +50,8 @@ func Kind(m os.FileMode) string {
 		return "a regular file"
 	case m.IsDir():
 		return "a directory"
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
 	case m&os.ModeDevice != 0:
 		return "a device"
 	case m&os.ModeNamedPipe != 0:

@@ -24,8 +24,10 @@ import (
 
 // A Chain is what Setup made: the funded wallets and how long genesis took.
 type Chain struct {
-	Binary  string
-	Spec    cosmos.Config
+	Binary string
+	Spec   cosmos.Config
+	// Wallets are unkeyed: cosmos.KeysOf(Spec.Seed, Spec.Bech32Prefix)
+	// derives the key of the ones that sign.
 	Wallets []cosmos.Wallet
 	Funding cosmos.Funding
 	// GenesisTime is how long deriving and funding the wallets took.
@@ -76,25 +78,12 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.C
 	if err := CheckMemory("testnet.cosmos.wallets", spec.Wallets, len(t.Nodes)); err != nil {
 		return nil, err
 	}
-	p := Params{Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake), Settings: settings, InitArgs: spec.InitArgs, Hook: spec.SetupHook}
-	// The gas price's denom is known once init has said what the chain's is.
-	p.AppToml = func(*testnet.Node) map[string]string {
-		return map[string]string{".minimum-gas-prices": strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + p.Denom)}
-	}
-	genesis, err := Init(ctx, t, binary, &p)
+	genesis, spec, decided, err := initChain(ctx, t, binary, spec, settings)
 	if err != nil {
-		return nil, err
-	}
-	spec.Denom = p.Denom
-	chainPrefix, err := addressPrefix(ctx, binary, t.ByRole(testnet.RoleValidator)[0].Home)
-	if err != nil {
-		return nil, err
-	}
-	if spec.Bech32Prefix, err = prefix(spec.Bech32Prefix, chainPrefix, filepath.Base(binary)); err != nil {
 		return nil, err
 	}
 	began := time.Now()
-	wallets, err := cosmos.Wallets(spec.Seed, spec.Wallets, spec.Bech32Prefix, 0)
+	wallets, err := cosmos.Unkeyed(spec.Seed, spec.Wallets, spec.Bech32Prefix, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +95,30 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.C
 	if err := Distribute(t, genesis); err != nil {
 		return nil, err
 	}
-	return &Chain{Binary: binary, Spec: spec, Wallets: wallets, Funding: funding, GenesisTime: took, Decided: p.Decided}, nil
+	return &Chain{Binary: binary, Spec: spec, Wallets: wallets, Funding: funding, GenesisTime: took, Decided: decided}, nil
+}
+
+// initChain runs Init over t's homes and reads the chain's denom and
+// address prefix into spec; it returns the genesis made.
+func initChain(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.Config, settings Settings) (string, cosmos.Config, []string, error) {
+	p := Params{Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake), Settings: settings, InitArgs: spec.InitArgs, Hook: spec.SetupHook}
+	// The gas price's denom is known once init has said what the chain's is.
+	p.AppToml = func(*testnet.Node) map[string]string {
+		return map[string]string{".minimum-gas-prices": strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + p.Denom)}
+	}
+	genesis, err := Init(ctx, t, binary, &p)
+	if err != nil {
+		return "", spec, nil, err
+	}
+	spec.Denom = p.Denom
+	chainPrefix, err := addressPrefix(ctx, binary, t.ByRole(testnet.RoleValidator)[0].Home)
+	if err != nil {
+		return "", spec, nil, err
+	}
+	if spec.Bech32Prefix, err = prefix(spec.Bech32Prefix, chainPrefix, filepath.Base(binary)); err != nil {
+		return "", spec, nil, err
+	}
+	return genesis, spec, p.Decided, nil
 }
 
 // Params say what differs between the SDK chains Init sets up.

@@ -268,6 +268,20 @@ func (n *Net) WaitHeight(ctx context.Context, h int64, stall time.Duration) erro
 	}
 }
 
+// StartStall is how long the first heights may go without a rise: a
+// minute, and a second more per MB of the largest genesis file, which a
+// node decodes and writes into its store before its first block (a
+// million funded SDK accounts: 263 MB, a few minutes on two cores).
+func (n *Net) StartStall() time.Duration {
+	var most int64
+	for _, nd := range n.Testnet.Nodes {
+		if fi, err := os.Lstat(filepath.Join(nd.Home, "config", "genesis.json")); err == nil && fi.Mode().IsRegular() {
+			most = max(most, fi.Size())
+		}
+	}
+	return time.Minute + time.Duration(most>>20)*time.Second
+}
+
 // A climb follows nodes' heights toward a target: the decision of
 // WaitHeight, on times it is given (tests feed it a made-up clock).
 type climb struct {
