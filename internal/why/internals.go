@@ -171,6 +171,8 @@ type nodeInternals struct {
 	Heights    float64
 	ExecMs     float64 // block processing (FinalizeBlock), ms a block
 	HasExec    bool
+	CommitMs   float64 // the application's Commit, ms a block
+	HasCommit  bool
 	QuorumMs   float64
 	FullMs     float64
 	HasDelay   bool
@@ -201,6 +203,19 @@ var counters = []struct{ name, series string }{
 	{"txs already received/s", "cometbft_mempool_already_received_txs"},
 }
 
+// observedMean is a histogram's mean over the run on node: the rise of
+// family_sum{labels} over that of its _count, times scale.
+func (v view) observedMean(node, family, labels string, scale float64) (float64, bool) {
+	sum, _, ok := v.delta(node, family+"_sum"+labels)
+	if !ok {
+		return 0, false
+	}
+	if cnt, _, ok := v.delta(node, family+"_count"+labels); ok && cnt > 0 {
+		return scale * sum / cnt, true
+	}
+	return 0, false
+}
+
 func (v view) node(n Node) nodeInternals {
 	ni := nodeInternals{Node: n.Name, Role: n.Role, Sent: map[string]float64{}, Received: map[string]float64{},
 		Parts: map[string]float64{}, Counts: map[string]float64{}}
@@ -229,12 +244,11 @@ func (v view) node(n Node) nodeInternals {
 			ni.Pending, ni.HasPending = ni.Pending+m, true
 		}
 	}
-	if sum, _, ok := v.delta(n.Name, "cometbft_state_block_processing_time_sum"); ok {
-		if cnt, _, ok := v.delta(n.Name, "cometbft_state_block_processing_time_count"); ok && cnt > 0 {
-			// CometBFT observes it in milliseconds already.
-			ni.ExecMs, ni.HasExec = sum/cnt, true
-		}
-	}
+	// CometBFT observes block processing in milliseconds already; its
+	// timing of the application's Commit (what writing a block's state
+	// costs, which grows with the store) in seconds.
+	ni.ExecMs, ni.HasExec = v.observedMean(n.Name, "cometbft_state_block_processing_time", "", 1)
+	ni.CommitMs, ni.HasCommit = v.observedMean(n.Name, "cometbft_abci_connection_method_timing_seconds", `{method="commit",type="sync"}`, 1000)
 	var q, f []float64
 	if m, ok := v.mean(n.Name, "cometbft_consensus_quorum_prevote_delay"); ok {
 		q = append(q, m)
@@ -375,6 +389,9 @@ func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absen
 	}
 	if x, ok := validators(func(ni nodeInternals) (float64, bool) { return ni.ExecMs, ni.HasExec }); ok {
 		add("block execution", "ms", x, finding.Lower, "")
+	}
+	if x, ok := validators(func(ni nodeInternals) (float64, bool) { return ni.CommitMs, ni.HasCommit }); ok {
+		add("app commit", "ms", x, finding.Lower, "")
 	}
 	if x, ok := validators(func(ni nodeInternals) (float64, bool) { return ni.QuorumMs, ni.HasDelay }); ok {
 		add("quorum prevote delay", "ms", x, finding.Lower, "")

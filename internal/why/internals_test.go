@@ -47,9 +47,12 @@ func TestInternals(t *testing.T) {
 			`cometbft_consensus_step_duration_seconds_sum{step="Commit"}`:    commitSecs,
 			"cometbft_state_block_processing_time_sum":                       0.5 * 12, // 12 ms a block
 			"cometbft_state_block_processing_time_count":                     0.5,
-			"cometbft_consensus_late_votes":                                  2,
-			"go_memstats_alloc_bytes_total":                                  5e6,
-			observe.SeriesDiskWrite:                                          1e6,
+			// The app's Commit, observed in seconds: 3 ms a block.
+			`cometbft_abci_connection_method_timing_seconds_sum{method="commit",type="sync"}`:   0.5 * 0.003,
+			`cometbft_abci_connection_method_timing_seconds_count{method="commit",type="sync"}`: 0.5,
+			"cometbft_consensus_late_votes": 2,
+			"go_memstats_alloc_bytes_total": 5e6,
+			observe.SeriesDiskWrite:         1e6,
 		}
 	}
 	var samples []observe.Sample
@@ -86,6 +89,7 @@ func TestInternals(t *testing.T) {
 	near("block time: executing and committing", 400) // (500 + 300) / 2
 	near("block time", 1000+200+200+100+400)
 	near("block execution", 12)
+	near("app commit", 3)
 	near("quorum prevote delay", 200)
 	near("full prevote delay", 300)
 	near("p2p pending send", 0.003) // MB waiting for validator0's two peers
