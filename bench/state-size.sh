@@ -59,18 +59,27 @@ max_rejected_share = 1
 max_unresolved_share = 1
 load_delivered = false
 TOML
-  # The node's peak RSS, sampled each second.
-  (while :; do ps -C chainperf-sdkd -o rss= 2>/dev/null | sort -n | tail -1; sleep 1; done >"$work/rss") &
+  # The node's and chainperf's own RSS, sampled each second (time's
+  # maximum would be the largest of chainperf and the nodes it waited for).
+  (set +e; while :; do
+    node=$(ps -C chainperf-sdkd -o rss= | sort -n | tail -1) harness=$(ps -C chainperf -o rss= | sort -n | tail -1)
+    echo "${node:-0} ${harness:-0}"
+    sleep 1
+  done >"$work/rss" 2>/dev/null) &
   sampler=$!
   local t0=$SECONDS
-  /usr/bin/time -f '%M' -o "$work/time" "$bin" run "$scn" --db "$work/runs.db" --report-dir "$work/reports" >"$work/out" 2>&1 || true
+  "$bin" run "$scn" --db "$work/runs.db" --report-dir "$work/reports" >"$work/out" 2>&1 || true
   local took=$((SECONDS - t0))
   kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true; sampler=
   local rec
   rec=$(ls -d "$work"/reports/*/ | tail -1)record.json
-  python3 - "$rec" "$n" "$pass" "$rate" "$took" "$(cat "$work/time" | tail -1)" "$(sort -n "$work/rss" | tail -1)" <<'PY'
+  python3 - "$rec" "$n" "$pass" "$rate" "$took" "$work/rss" <<'PY'
 import json, sys
-rec, n, pas, rate, took, cp_kb, node_kb = sys.argv[1:]
+rec, n, pas, rate, took, rss = sys.argv[1:]
+node_kb = cp_kb = 0
+for line in open(rss):
+    a, b = line.split()
+    node_kb, cp_kb = max(node_kb, int(a)), max(cp_kb, int(b))
 r = json.load(open(rec))
 figs = {}
 for f in r.get("findings", []):
@@ -88,8 +97,8 @@ print("| %s | %s | %s | %d | %.0f | %.0f | %s | %s | %s | %s | %s | %s | %s | %d
     "%.1f" % saved.get("s", 0), took,
     g("block execution"), g("app commit", "%.2f"), g("height time: execution"),
     "%s of %s" % (b.get("committed", "-"), r["phases"][0]["ledger"]["sent"] if r.get("phases") else "-"),
-    int(node_kb or 0) // 1024, int(cp_kb or 0) // 1024,
-    r.get("status", "?") + (", conserved" if b.get("conserved") else "")))
+    node_kb // 1024, cp_kb // 1024,
+    ("PASS" if r.get("passed") else "FAIL") + (", conserved" if b.get("conserved") else "")))
 PY
 }
 

@@ -45,10 +45,20 @@ var errInconclusive = errors.New("inconclusive")
 
 func main() {
 	// The load generator allocates a little per answer; a larger heap goal
-	// halves the GC work on its one core while the heap stays ~40 MiB.
+	// halves the GC work on its one core while the heap stays ~40 MiB. A
+	// run that holds much (a million wallets) would grow to five times
+	// that: past a soft limit the GC works harder instead (GOMEMLIMIT,
+	// if set, is the user's).
 	debug.SetGCPercent(400)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	os.Exit(execute())
 }
+
+// softMemoryLimit is where chainperf's GC stops letting the heap grow to
+// five times what it holds.
+const softMemoryLimit = 768 << 20
 
 // execute runs the command line and returns the exit code, with its
 // defers done before main exits.

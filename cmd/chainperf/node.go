@@ -1,7 +1,9 @@
 package main
 
 import (
+	"math"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +18,9 @@ func nodeCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if os.Getenv("GOMEMLIMIT") == "" {
+				debug.SetMemoryLimit(math.MaxInt64) // the harness's soft limit is not a node's
+			}
 			return node.Run(cmd.Context(), home, os.Stdout)
 		},
 	}

@@ -129,11 +129,20 @@ func (w *Workload) signWith(b *Builder, ref txRef, memo int64, mix []MixEntry, g
 }
 
 // A gate is a lock that a waiter can give up on when its context ends.
-type gate struct{ ch chan struct{} }
+// Its channel is made on first use: most of a million wallets never send.
+type gate struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (g *gate) c() chan struct{} {
+	g.once.Do(func() { g.ch = make(chan struct{}, 1) })
+	return g.ch
+}
 
 func (g *gate) lock(ctx context.Context) error {
 	select {
-	case g.ch <- struct{}{}:
+	case g.c() <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -142,14 +151,14 @@ func (g *gate) lock(ctx context.Context) error {
 
 func (g *gate) tryLock() bool {
 	select {
-	case g.ch <- struct{}{}:
+	case g.c() <- struct{}{}:
 		return true
 	default:
 		return false
 	}
 }
 
-func (g *gate) unlock() { <-g.ch }
+func (g *gate) unlock() { <-g.c() }
 
 // Prepare settles the last phase (sequences of txs that were never sent are
 // given back; wallets whose txs were refused are re-read from the chain)

@@ -218,7 +218,6 @@ func NewWorkload(cfg WorkloadConfig, wallets []Wallet) (*Workload, error) {
 	}
 	state := make([]wstate, len(wallets))
 	for i := range state {
-		state[i].gate = gate{ch: make(chan struct{}, 1)}
 		if cfg.Sequences != nil {
 			state[i].next = cfg.Sequences[i]
 		}
