@@ -96,6 +96,13 @@ func New(logger log.Logger, db dbm.DB, traceStore io.Writer, appOpts servertypes
 		return nil, err
 	}
 	a := builder.Build(db, traceStore, opts...)
+	if v, _ := appOpts.Get(SlowMsgKey).(string); v != "" {
+		plant, err := parseSlowMsg(v)
+		if err != nil {
+			return nil, err
+		}
+		a.SetCircuitBreaker(plant)
+	}
 	if err := a.Load(true); err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ import (
 	codectypes "github.com/cosmos/cosmos-sdk/codec/types"
 	"github.com/cosmos/cosmos-sdk/server"
 	svrcmd "github.com/cosmos/cosmos-sdk/server/cmd"
+	serverconfig "github.com/cosmos/cosmos-sdk/server/config"
 	servertypes "github.com/cosmos/cosmos-sdk/server/types"
 	"github.com/cosmos/cosmos-sdk/types/module"
 	authtypes "github.com/cosmos/cosmos-sdk/x/auth/types"
@@ -80,7 +81,8 @@ func newRootCmd() (*cobra.Command, error) {
 			if err := client.SetCmdClientContextHandler(ctx, cmd); err != nil {
 				return err
 			}
-			return server.InterceptConfigsPreRunHandler(cmd, "", nil, cmtcfg.DefaultConfig())
+			template, cfg := appConfig()
+			return server.InterceptConfigsPreRunHandler(cmd, template, cfg, cmtcfg.DefaultConfig())
 		},
 	}
 	root.AddCommand(
@@ -98,4 +100,35 @@ func newApp(logger log.Logger, db dbm.DB, trace io.Writer, opts servertypes.AppO
 		panic(err)
 	}
 	return a
+}
+
+// sdkAppConfig is app.toml: the SDK's server settings and the test chain's
+// own section.
+type sdkAppConfig struct {
+	serverconfig.Config
+	Chainperf chainperfConfig `mapstructure:"chainperf"`
+}
+
+// chainperfConfig is the test chain's own section: a planted cost
+// (app.SlowMsgKey), off unless a scenario sets it.
+type chainperfConfig struct {
+	SlowMsg string `mapstructure:"slow-msg"`
+}
+
+const chainperfTemplate = `
+###############################################################################
+###                    chainperf's test chain: planted costs                ###
+###############################################################################
+
+[chainperf]
+
+# "TYPE_URL=DURATION" (e.g. "/cosmos.bank.v1beta1.MsgSend=20us") makes every
+# message of that type spin that long in its handler; "" plants nothing.
+slow-msg = "{{ .Chainperf.SlowMsg }}"
+`
+
+// appConfig is app.toml's template and defaults: the SDK's, and the
+// planted cost's section.
+func appConfig() (string, any) {
+	return serverconfig.DefaultConfigTemplate + chainperfTemplate, sdkAppConfig{Config: *serverconfig.DefaultConfig()}
 }
