@@ -34,6 +34,7 @@ type startState struct {
 	saved    *statecache.State // the state this run saved
 	dir      string            // where states are kept
 	secs     float64           // restoring it, or saving it
+	saveErr  string            // why it could not be saved
 }
 
 // prepareState sets the chain up from the saved start state of this
@@ -105,7 +106,8 @@ func (c *Cosmos) KeepState(ctx context.Context, t *testnet.Testnet, p testnet.Pr
 	}
 	nodes := t.Standing()
 	if len(nodes) != len(t.Nodes) {
-		return false, nil // nodes that join later have no store to save yet
+		c.log.Warn("start state not saved: some nodes join later and have no store yet")
+		return false, nil
 	}
 	if err := p.Stop(ctx, nodes...); err != nil {
 		return false, fmt.Errorf("stop the nodes to save their start state: %w", err)
@@ -117,11 +119,13 @@ func (c *Cosmos) KeepState(ctx context.Context, t *testnet.Testnet, p testnet.Pr
 	began := time.Now()
 	st, err := statecache.Save(c.state.dir, statecache.Meta{Key: c.state.key, Created: time.Now().UTC(), Height: height,
 		BuildSecs: built.Seconds(), Chain: meta}, homes, extra)
-	if err != nil {
-		return false, fmt.Errorf("save the start state: %w", err)
+	if err != nil { // the run goes on: a state it could not keep costs the next run time, not this one its figures
+		c.state.saveErr = err.Error()
+		c.log.Warn("start state not saved", "err", err)
+	} else {
+		c.state.saved, c.state.secs = st, time.Since(began).Seconds()
+		c.log.Info("saved the start state", "dir", st.Dir, "bytes", st.Meta.Bytes, "took", time.Since(began).Round(time.Millisecond))
 	}
-	c.state.saved, c.state.secs = st, time.Since(began).Seconds()
-	c.log.Info("saved the start state", "dir", st.Dir, "bytes", st.Meta.Bytes, "took", time.Since(began).Round(time.Millisecond))
 	if err := p.Start(ctx, nodes...); err != nil {
 		return false, fmt.Errorf("start the nodes again after saving their start state: %w", err)
 	}
@@ -151,6 +155,7 @@ type StateRecord struct {
 	StoreBytes int64       `json:"store_bytes"`
 	Node       string      `json:"node"`
 	Saved      *SavedState `json:"saved,omitempty"`
+	NotSaved   string      `json:"not_saved,omitempty"` // why the state this run built could not be kept
 }
 
 // SavedState is the start state a run came from (Restored) or made.
@@ -174,6 +179,9 @@ func (s *StateRecord) String() string {
 	default:
 		out += fmt.Sprintf("; start state built this run (loading genesis and the first blocks %.1f s) and saved at height %d in %.1f s (%.1f MB) for later runs: %s",
 			v.Build, v.Height, v.Secs, float64(v.Bytes)/1e6, v.Dir)
+	}
+	if s.NotSaved != "" {
+		out += "; the start state this run built could not be saved: " + s.NotSaved
 	}
 	return out
 }
@@ -207,7 +215,7 @@ func (c *Cosmos) stateRecord() *StateRecord {
 	}
 	n := c.t.Nodes[0]
 	r := &StateRecord{Accounts: int(c.chain.Wallets[0].Number) + len(c.chain.Wallets), Node: n.Name,
-		StoreBytes: dirBytes(filepath.Join(n.Home, "data", "application.db"))}
+		StoreBytes: dirBytes(filepath.Join(n.Home, "data", "application.db")), NotSaved: c.state.saveErr}
 	if st := c.state.restored; st != nil {
 		r.Saved = &SavedState{Dir: st.Dir, Restored: true, Created: st.Meta.Created, Height: st.Meta.Height, Bytes: st.Meta.Bytes, Build: st.Meta.BuildSecs, Secs: c.state.secs}
 	} else if st := c.state.saved; st != nil {
