@@ -390,7 +390,7 @@ func (c *CosmosRecord) rows() [][]string {
 	} else {
 		genesis := "genesis: derive and fund wallets"
 		if c.State != nil && c.State.Saved != nil && c.State.Saved.Restored {
-			genesis = "genesis: read the saved state's wallets"
+			genesis = "genesis: restore the saved state, read its wallets"
 		}
 		rows = append(rows,
 			[]string{"chain binary", c.Binary},

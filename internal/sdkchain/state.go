@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
@@ -80,7 +81,7 @@ func SetupFrom(ctx context.Context, t *testnet.Testnet, binary string, spec cosm
 // readWallets reads the n addresses of the file at path, numbered from
 // first: each must be a bech32 address of prefix.
 func readWallets(path string, n int, first uint64, prefix string) ([]cosmos.Wallet, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
 	}
