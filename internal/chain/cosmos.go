@@ -109,8 +109,10 @@ func (c *Cosmos) Workload(ctx context.Context, rpcs []string, r *results.Run) (l
 	last := len(wallets) - 1 // the set-up steps' wallet
 	wallets, start, seqs, setupWallet := loadWallets(w, wallets, start, seqs)
 	var err error
-	if setupWallet, err = withKey(setupWallet, last, keys); err != nil {
-		return nil, err
+	if len(w.Setup) > 0 {
+		if setupWallet, err = cosmos.WithKey(setupWallet, last, keys); err != nil {
+			return nil, err
+		}
 	}
 	senders, receivers, err := selectors(w, len(wallets))
 	if err != nil {
@@ -243,23 +245,6 @@ func loadWallets(w scenario.Workload, wallets []cosmos.Wallet, start, seqs []uin
 		seqs = seqs[:n]
 	}
 	return wallets[:n], start, seqs, setup
-}
-
-// withKey is w, wallet i, with its key: derived by keys when it has none
-// (a wallet of this testnet's genesis), unless w is none (no set-up steps).
-func withKey(w cosmos.Wallet, i int, keys func(int) (cosmos.Wallet, error)) (cosmos.Wallet, error) {
-	if w.Key != nil || w.Address == "" {
-		return w, nil
-	}
-	k, err := keys(i)
-	if err == nil && k.Address != w.Address {
-		err = fmt.Errorf("wallet %d: its key derives %s, not %s", i, k.Address, w.Address)
-	}
-	if err != nil {
-		return w, err
-	}
-	w.Key, w.PubKey = k.Key, k.PubKey
-	return w, nil
 }
 
 // mixOf is the workload's message kinds: the mix of a cosmos-mix, else

@@ -100,14 +100,14 @@ func (c *Cosmos) KeepState(ctx context.Context, t *testnet.Testnet, p testnet.Pr
 	case c.state.restored != nil:
 		return true, nil
 	}
-	meta, extra, err := c.chain.SaveState()
-	if err != nil {
-		return false, err
-	}
 	nodes := t.Standing()
 	if len(nodes) != len(t.Nodes) {
 		c.log.Warn("start state not saved: some nodes join later and have no store yet")
 		return false, nil
+	}
+	meta, extra, err := c.chain.SaveState()
+	if err != nil {
+		return false, err
 	}
 	if err := p.Stop(ctx, nodes...); err != nil {
 		return false, fmt.Errorf("stop the nodes to save their start state: %w", err)

@@ -68,6 +68,26 @@ func KeysOf(seed, prefix string) func(i int) (Wallet, error) {
 	return func(i int) (Wallet, error) { return Derive(seed, i, prefix) }
 }
 
+// WithKey is w, wallet i, with its key: derived by keys when it has none,
+// and refused when the key derives another address.
+func WithKey(w Wallet, i int, keys func(i int) (Wallet, error)) (Wallet, error) {
+	if w.Key != nil {
+		return w, nil
+	}
+	if keys == nil {
+		return w, fmt.Errorf("wallet %d (%s) has no key and there is no way to derive it", i, w.Address)
+	}
+	k, err := keys(i)
+	if err == nil && k.Address != w.Address {
+		err = fmt.Errorf("wallet %d: its key derives %s, not %s", i, k.Address, w.Address)
+	}
+	if err != nil {
+		return w, err
+	}
+	w.Key, w.PubKey = k.Key, k.PubKey
+	return w, nil
+}
+
 func wallets(secret []byte, seed string, n int, prefix string, first uint64, keyed bool) ([]Wallet, error) {
 	out := make([]Wallet, n)
 	workers := runtime.GOMAXPROCS(0)

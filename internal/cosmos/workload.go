@@ -249,14 +249,10 @@ func (w *Workload) signer(i int32) (*Wallet, error) {
 	if k := w.keys[i].Load(); k != nil {
 		return k, nil
 	}
-	k, err := w.cfg.Keys(int(i))
+	k, err := WithKey(*wl, int(i), w.cfg.Keys)
 	if err != nil {
 		return nil, err
 	}
-	if k.Address != wl.Address {
-		return nil, fmt.Errorf("wallet %d: its key derives %s, not %s", i, k.Address, wl.Address)
-	}
-	k.Number = wl.Number
 	w.keys[i].Store(&k)
 	return &k, nil
 }
