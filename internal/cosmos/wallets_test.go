@@ -155,3 +155,44 @@ func TestFundAccountsStreams(t *testing.T) {
 		t.Fatalf("left behind: %v", left)
 	}
 }
+
+// BenchmarkFundAccounts writes a million accounts into a genesis (the
+// streaming writer alone; addresses made up, not derived):
+//
+//	go test -run X -bench FundAccounts -benchtime 1x -benchmem ./internal/cosmos/
+func BenchmarkFundAccounts(b *testing.B) {
+	const n = 1_000_000
+	path := filepath.Join(b.TempDir(), "genesis.json")
+	addrs := func(yield func(string) error) error {
+		var buf []byte
+		for i := range n {
+			buf = fmt.Appendf(buf[:0], "cosmos1qqqqqqqqqqqqqqqqqqqqqqqqqqqq%010d", i)
+			if err := yield(string(buf)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for b.Loop() {
+		if err := os.WriteFile(path, []byte(genesisOf), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		_, size, err := FundAccounts(path, n, addrs, "stake", big.NewInt(1_000_000_000_000))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(size)/1e6, "MB")
+	}
+}
+
+// BenchmarkUnkeyedWallets derives a million wallets' addresses on every
+// core (what a state built from genesis costs chainperf before funding):
+//
+//	go test -run X -bench UnkeyedWallets -benchtime 1x -benchmem ./internal/cosmos/
+func BenchmarkUnkeyedWallets(b *testing.B) {
+	for b.Loop() {
+		if _, err := Unkeyed("bench", 1_000_000, "cosmos", 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
