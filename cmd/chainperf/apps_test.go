@@ -90,6 +90,43 @@ func TestThirdPartyChains(t *testing.T) {
 	}
 }
 
+// TestChainFamilies runs, beside wasmd, chains of other families built
+// from their Go module versions (CI builds them beforehand into its cache):
+// celestia-app, on forks of both the Cosmos SDK and CometBFT, whose
+// network-wide minimum gas price refuses a free gentx, with its own ~6 s
+// blocks; and the Interchain Security provider. Each runs its example's
+// bank sends to PASS: every tx committed, every wallet's balance what its
+// txs say, the run saying what it ran.
+func TestChainFamilies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs two chains of other families")
+	}
+	t.Parallel()
+	for _, c := range []struct{ name, binary, module string }{
+		{"celestia-send", "celestia-appd ", "github.com/celestiaorg/celestia-app/v6@v6.4.10"},
+		{"ics-provider-send", "interchain-security-pd ", "github.com/cosmos/interchain-security/v7@v7.0.1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, r := runScenario(t, besideOthers(example(t, c.name)))
+			if code != 0 || !strings.Contains(out, "PASS") {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			rec := chain.CosmosOf(&r)
+			if rec == nil || rec.Balances == nil || !rec.Balances.OK() || rec.Balances.Checked != 300 {
+				t.Fatalf("balance check %+v\n%s", rec, out)
+			}
+			if !strings.Contains(r.Versions.Node, c.binary) || !strings.Contains(r.Versions.Node, c.module) {
+				t.Errorf("the run does not say what it ran: node %q", r.Versions.Node)
+			}
+			for _, p := range r.Phases {
+				if l := p.Ledger; l.Sent == 0 || l.Fates[load.FateCommitted] != l.Sent {
+					t.Errorf("phase %s: %d sent, fates %v: every tx should commit", p.Name, l.Sent, l.Fates)
+				}
+			}
+		})
+	}
+}
+
 // initScenario runs `chainperf scenario init` with args and returns the
 // file it wrote, after checking that it refuses to write over it.
 func initScenario(t *testing.T, args ...string) string {

@@ -3,6 +3,7 @@ package sdkchain
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,6 +74,9 @@ func Identify(ctx context.Context, binary string) (Identity, error) {
 		return Identity{}, err
 	}
 	if id.Denom, err = BondDenom(filepath.Join(home, "config", "genesis.json")); err != nil {
+		if errors.Is(err, ErrNoStaking) {
+			err = fmt.Errorf("%s: %w", filepath.Base(binary), err)
+		}
 		return Identity{}, err
 	}
 	if _, err := cli(ctx, binary, "keys", "add", "operator", "--keyring-backend", "test", "--home", home, "--output", "json"); err != nil {

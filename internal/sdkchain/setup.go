@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/big"
 	"net"
 	"os"
@@ -103,7 +105,8 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.C
 // initChain runs Init over t's homes and reads the chain's denom and
 // address prefix into spec; it returns the genesis made.
 func initChain(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.Config, settings Settings) (string, cosmos.Config, []string, error) {
-	p := Params{Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake), Settings: settings, InitArgs: spec.InitArgs, Hook: spec.SetupHook}
+	p := Params{Denom: spec.Denom, Stake: new(big.Int).SetInt64(spec.Stake), Settings: settings, InitArgs: spec.InitArgs, Hook: spec.SetupHook,
+		GentxFee: GentxFee(spec.GasPrice)}
 	// The gas price's denom is known once init has said what the chain's is.
 	p.AppToml = func(*testnet.Node) map[string]string {
 		return map[string]string{".minimum-gas-prices": strconv.Quote(strconv.FormatFloat(spec.GasPrice, 'f', -1, 64) + p.Denom)}
@@ -123,6 +126,19 @@ func initChain(ctx context.Context, t *testnet.Testnet, binary string, spec cosm
 	return genesis, spec, p.Decided, nil
 }
 
+// gentxGas is the gas a gentx asks for (the SDK's default limit).
+const gentxGas = 200_000
+
+// GentxFee is what a gentx pays at gasPrice, rounded up; nil for a free
+// chain.
+func GentxFee(gasPrice float64) *big.Int {
+	if gasPrice <= 0 {
+		return nil
+	}
+	f, _ := new(big.Float).SetFloat64(math.Ceil(gasPrice * gentxGas)).Int(nil)
+	return f
+}
+
 // Params say what differs between the SDK chains Init sets up.
 type Params struct {
 	// Denom is the staking and fee denom; "" takes the chain's own (the
@@ -140,6 +156,10 @@ type Params struct {
 	// "": none) runs in each node's home after init and the config files.
 	InitArgs []string
 	Hook     string
+	// GentxFee (nil or 0: none) is what each validator's gentx pays, in
+	// Denom: a chain that checks its minimum gas price on genesis txs too
+	// (Celestia's) refuses a free one at its first start.
+	GentxFee *big.Int
 	// Decided: what Init did otherwise than the SDK's template app's CLI
 	// would have it, because the chain's CLI differs (its help read first).
 	Decided []string
@@ -178,8 +198,11 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 		if err != nil {
 			return "", fmt.Errorf("%s keys add: %w", binary, err)
 		}
-		stake := new(big.Int).Mul(big.NewInt(v.Power), p.Stake).String() + p.Denom
-		if _, err := run(sh.genesisArgs("add-genesis-account", addr, stake, "--home", first.Home)...); err != nil {
+		funds := new(big.Int).Mul(big.NewInt(v.Power), p.Stake)
+		if p.GentxFee != nil {
+			funds.Add(funds, p.GentxFee)
+		}
+		if _, err := run(sh.genesisArgs("add-genesis-account", addr, funds.String()+p.Denom, "--home", first.Home)...); err != nil {
 			return "", err
 		}
 	}
@@ -194,9 +217,13 @@ func Init(ctx context.Context, t *testnet.Testnet, binary string, p *Params) (st
 			}
 		}
 		stake := new(big.Int).Mul(big.NewInt(v.Power), p.Stake).String() + p.Denom
-		if _, err := run(sh.genesisArgs("gentx", "operator", stake,
+		args := []string{"gentx", "operator", stake,
 			"--chain-id", t.ChainID, "--home", v.Home, "--keyring-backend", "test",
-			"--moniker", v.Name, "--output-document", filepath.Join(gentxDir, v.Name+".json"))...); err != nil {
+			"--moniker", v.Name, "--output-document", filepath.Join(gentxDir, v.Name+".json")}
+		if p.GentxFee != nil && p.GentxFee.Sign() > 0 {
+			args = append(args, "--fees", p.GentxFee.String()+p.Denom)
+		}
+		if _, err := run(sh.genesisArgs(args...)...); err != nil {
 			return "", err
 		}
 	}
@@ -223,6 +250,8 @@ func initHome(ctx context.Context, t *testnet.Testnet, n *testnet.Node, binary s
 	}
 	written, err := BondDenom(Genesis(n))
 	switch {
+	case errors.Is(err, ErrNoStaking):
+		return fmt.Errorf("%s: %w", filepath.Base(binary), err)
 	case err != nil && p.Denom == "":
 		return fmt.Errorf("%s init: %w", filepath.Base(binary), err)
 	case err != nil:
@@ -410,7 +439,7 @@ func BondDenom(genesis string) (string, error) {
 	}
 	var doc struct {
 		AppState struct {
-			Staking struct {
+			Staking *struct {
 				Params struct {
 					BondDenom string `json:"bond_denom"`
 				} `json:"params"`
@@ -420,11 +449,19 @@ func BondDenom(genesis string) (string, error) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return "", fmt.Errorf("%s: %w", genesis, err)
 	}
+	if doc.AppState.Staking == nil {
+		return "", ErrNoStaking
+	}
 	if doc.AppState.Staking.Params.BondDenom == "" {
 		return "", fmt.Errorf("%s has no app_state.staking.params.bond_denom: set testnet.cosmos.denom", genesis)
 	}
 	return doc.AppState.Staking.Params.BondDenom, nil
 }
+
+// ErrNoStaking says a chain's genesis has no staking module: its
+// validators are not made by gentxs, the only way chainperf makes them.
+var ErrNoStaking = errors.New("its genesis has no staking module (app_state.staking), so its validators cannot be made by gentxs as chainperf makes them: " +
+	"chainperf runs chains whose validators stake in their own genesis (an Interchain Security consumer's come from a provider chain, which it does not run)")
 
 // addressPrefix reads the chain's bech32 account prefix from the address
 // of the key Init made in home.

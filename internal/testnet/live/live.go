@@ -19,6 +19,7 @@ import (
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/node"
 	"github.com/chainperf/chainperf/internal/nodehttp"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/scenario"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/clean"
@@ -340,13 +341,32 @@ func (n *Net) logHint(ctx context.Context, nd *testnet.Node) string {
 		if err != nil {
 			return fmt.Sprintf("its log could not be read: %v", err)
 		}
-		return fmt.Sprintf("the end of %s's log:\n%s", nd.Name, orEmpty(raw))
+		return panicked(raw) + fmt.Sprintf("the end of %s's log:\n%s", nd.Name, orEmpty(raw))
 	}
 	path := filepath.Join(n.Testnet.LogDir(), nd.Name+".log")
 	if n.State == nil || !n.State.TempDir {
 		return "see " + path
 	}
-	return fmt.Sprintf("the end of %s's log (its temp dir goes at teardown; `chainperf testnet up -f SCENARIO --dir D` keeps it):\n%s", nd.Name, orEmpty(fileTail(path, 2048)))
+	return panicked(fileTail(path, 64<<10)) + fmt.Sprintf("the end of %s's log (its temp dir goes at teardown; `chainperf testnet up -f SCENARIO --dir D` keeps it):\n%s", nd.Name, orEmpty(fileTail(path, 2048)))
+}
+
+// panicked gives the last "panic: " or "fatal error: " line of a Go
+// program's log, cut to its start and end, followed by a line break: a
+// panic's stack trace fills the end of the log, its cause is above it.
+func panicked(log []byte) string {
+	var last string
+	for _, line := range strings.Split(string(log), "\n") {
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: ") {
+			last = line
+		}
+	}
+	if last == "" {
+		return ""
+	}
+	if r := []rune(last); len(r) > 600 {
+		last = string(r[:200]) + " … " + string(r[len(r)-400:])
+	}
+	return "it stopped with " + printable.Line(last) + "\n"
 }
 
 // orEmpty is a log's end, trimmed, or "(empty)".

@@ -116,3 +116,25 @@ func TestClimb(t *testing.T) {
 		}
 	}
 }
+
+// A node that panicked fills the end of its log with the stack trace: the
+// cause, above it, is what the user needs first.
+func TestPanickedNamesTheCause(t *testing.T) {
+	log := "INF starting\npanic: first\n" + "panic: failed to execute DeliverTx for '{" + strings.Repeat("x", 2000) + "}': insufficient fee\n\ngoroutine 1 [running]:\nmain.main()\n\t/src/main.go:13 +0x32\n"
+	got := panicked([]byte(log))
+	if !strings.HasPrefix(got, "it stopped with panic: failed to execute DeliverTx") || !strings.HasSuffix(got, "}': insufficient fee\n") {
+		t.Errorf("got %q", got)
+	}
+	if n := len([]rune(got)); n > 700 {
+		t.Errorf("%d runes: the line should be cut", n)
+	}
+	if got := panicked([]byte("fatal error: concurrent map writes\n\x1b[31mgoroutine 7")); got != "it stopped with fatal error: concurrent map writes\n" {
+		t.Errorf("got %q", got)
+	}
+	if got := panicked([]byte("ERR something went wrong\nexit\n")); got != "" {
+		t.Errorf("a log with no panic: got %q", got)
+	}
+	if got := panicked([]byte("panic: \x1b]0;title\x07 bad")); strings.ContainsAny(got, "\x1b\x07") {
+		t.Errorf("control characters printed: %q", got)
+	}
+}
