@@ -82,7 +82,11 @@ func explain(ctx context.Context, o RunOptions, r *results.Run, net *live.Net, e
 	for _, n := range net.Testnet.Standing() {
 		nodes = append(nodes, why.Node{Name: n.Name, Role: string(n.Role)})
 	}
-	if f, ok := why.Internals(series, from, to, nodes, absent, heights); ok {
+	txs := 0
+	for _, b := range inWindow {
+		txs += b.Txs
+	}
+	if f, ok := why.Internals(series, from, to, nodes, absent, heights, txs); ok {
 		r.SetFinding(f)
 	}
 }

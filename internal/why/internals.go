@@ -25,6 +25,11 @@ const SourceInternals = "observer/internals"
 // it as their whole.
 const BlockTime = "block time"
 
+// AllocPerTx is what a validator allocated, on average, for each tx
+// committed in the window (kB): a change to the application's per-tx
+// garbage shows here whatever the load.
+const AllocPerTx = "allocated per committed tx"
+
 // A Node is a node the internals are read for.
 type Node struct {
 	Name string
@@ -321,7 +326,7 @@ func meanOf(xs []float64) float64 {
 // times averaged over validators), a table a node, the parts of a block's
 // time, and the validators absent from commits (the heights each missed
 // of heights, by Absent). ok is false when there is nothing to say.
-func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absent map[string][]int64, heights int) (finding.Finding, bool) {
+func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absent map[string][]int64, heights, txs int) (finding.Finding, bool) {
 	v := window(samples, from, to)
 	var all []nodeInternals
 	for _, n := range nodes {
@@ -412,6 +417,11 @@ func Internals(samples []observe.Sample, from, to time.Time, nodes []Node, absen
 		add("garbage collections/s", "", y, finding.Lower, "")
 		z, _ := validators(func(ni nodeInternals) (float64, bool) { return ni.GCPause, ni.HasGo })
 		add("GC pause share", "share", z, finding.Lower, "")
+		// What a validator allocates for each tx committed in the window:
+		// the rate alone moves with the load's.
+		if v, ok := validators(func(ni nodeInternals) (float64, bool) { return ni.AllocMBs, ni.HasGo }); ok && txs > 0 {
+			add(AllocPerTx, "kB", v*1e3*to.Sub(from).Seconds()/float64(txs), finding.Lower, "")
+		}
 	}
 	if x, ok := summed(func(ni nodeInternals) (float64, bool) { return ni.DiskW, ni.HasDisk }); ok {
 		add("disk written", "MB/s", x, finding.Lower, "")

@@ -73,7 +73,7 @@ func TestInternals(t *testing.T) {
 		observe.Sample{At: t0.Add(10 * time.Second), Node: "full0", Series: "cometbft_consensus_late_votes", Value: 3})
 	nodes := []Node{{"validator0", "validator"}, {"validator1", "validator"}, {"full0", "full"}}
 	absent := map[string][]int64{"validator2": {11, 12, 13, 15}}
-	f, ok := Internals(samples, t0, t0.Add(10*time.Second), nodes, absent, 5)
+	f, ok := Internals(samples, t0, t0.Add(10*time.Second), nodes, absent, 5, 1000)
 	if !ok {
 		t.Fatal("no internals")
 	}
@@ -96,6 +96,12 @@ func TestInternals(t *testing.T) {
 	near("late votes/s", 4)         // the full node's reset counter left out
 	near("missing validators", 0.5)
 	near("allocated", 12) // MB/s over the three nodes
+	near(AllocPerTx, 50)  // kB: a validator's 5 MB/s for 10 s over 1,000 txs
+	if g, _ := Internals(samples, t0, t0.Add(10*time.Second), nodes, absent, 5, 0); g.Figures != nil {
+		if _, ok := g.Figure(AllocPerTx); ok {
+			t.Error("a window without txs has an allocation per tx")
+		}
+	}
 	near("disk written", 2)
 	near("network received", 2)
 	near("network sent", 1)
@@ -130,7 +136,7 @@ func TestInternals(t *testing.T) {
 		}
 	}
 	// Nothing known: no finding.
-	if _, ok := Internals(nil, t0, t0.Add(time.Second), nodes, nil, 0); ok {
+	if _, ok := Internals(nil, t0, t0.Add(time.Second), nodes, nil, 0, 0); ok {
 		t.Error("a finding of no samples")
 	}
 }
