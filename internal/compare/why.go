@@ -145,7 +145,8 @@ func movedText(r Row) string {
 const minGrowth = 0.02
 
 // profileLines names, for each profile kind and node role both sides
-// profiled, the functions whose share grew by at least minGrowth.
+// profiled, the functions whose share grew by at least minGrowth, and
+// those whose share fell by as much.
 func profileLines(base, cand []Values) []string {
 	groups := func(vs []Values) map[[2]string][]string {
 		out := map[[2]string][]string{}
@@ -172,15 +173,24 @@ func profileLines(base, cand []Values) []string {
 		if err1 != nil || err2 != nil {
 			continue // a profile file gone (a report folder removed): nothing to diff
 		}
-		ds := why.Diff(bs, cs, 3, minGrowth)
-		if len(ds) == 0 {
-			continue
+		// Grown: where a slower candidate spends; fallen: what a faster
+		// one no longer does (an allocator pooled away).
+		for _, way := range []struct {
+			verb   string
+			deltas []why.Delta
+		}{{"grew", why.Diff(bs, cs, 3, minGrowth)}, {"fell", why.Diff(cs, bs, 3, minGrowth)}} {
+			var parts []string
+			for _, d := range way.deltas {
+				base, cand := d.Base, d.Cand
+				if way.verb == "fell" {
+					base, cand = cand, base
+				}
+				parts = append(parts, fmt.Sprintf("%s %+.1f pp (%.1f -> %.1f %%)", why.ShortFunc(d.Func), 100*(cand-base), 100*base, 100*cand))
+			}
+			if len(parts) > 0 {
+				out = append(out, fmt.Sprintf("%s profiles of %s nodes, share %s most: %s", k[0], k[1], way.verb, strings.Join(parts, "; ")))
+			}
 		}
-		var parts []string
-		for _, d := range ds {
-			parts = append(parts, fmt.Sprintf("%s %+.1f pp (%.1f -> %.1f %%)", d.Func, 100*(d.Cand-d.Base), 100*d.Base, 100*d.Cand))
-		}
-		out = append(out, fmt.Sprintf("%s profiles of %s nodes, share grew most: %s", k[0], k[1], strings.Join(parts, "; ")))
 	}
 	return out
 }

@@ -1,8 +1,15 @@
 package compare
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/chainperf/chainperf/internal/observe"
 
 	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/results"
@@ -109,5 +116,46 @@ func TestWhyPrefersTheFineMeasure(t *testing.T) {
 	res = Compare(side("a", 1000, 100, false), side("b", 1064, 130, false), 2, nil)
 	if len(res.Why) == 0 || !strings.HasPrefix(res.Why[0], "block time +30 ms") || !strings.Contains(res.Why[0], "(coarse: ") {
 		t.Errorf("why %q: want the block time's line said coarse", res.Why)
+	}
+}
+
+// The profiles' lines name what grew (where a slower candidate spends) and
+// what fell (an allocator a change pooled away), by short name; a point
+// of drift is neither.
+func TestProfileLinesGrewAndFell(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, flat map[string]int64) string {
+		p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}}}
+		var id uint64
+		for fn, v := range flat {
+			id++
+			f := &profile.Function{ID: id, Name: fn}
+			l := &profile.Location{ID: id, Line: []profile.Line{{Function: f}}}
+			p.Function, p.Location = append(p.Function, f), append(p.Location, l)
+			p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{l}, Value: []int64{1, v}})
+		}
+		path := filepath.Join(dir, name)
+		var b bytes.Buffer
+		if err := p.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(path, b.Bytes(), 0o644)
+		return path
+	}
+	side := func(name string, flat map[string]int64) []Values {
+		return []Values{{Profiles: []observe.Profile{{Node: "validator0", Kind: "allocs", File: write(name, flat), Seconds: 20}},
+			Roles: map[string]string{"validator0": "validator"}}}
+	}
+	base := side("b.pb.gz", map[string]int64{"cosmossdk.io/store/cachekv.NewStore": 60, "app.Deliver": 900, "app.drift": 40})
+	cand := side("c.pb.gz", map[string]int64{"app.Deliver": 945, "app.drift": 55})
+	lines := strings.Join(profileLines(base, cand), "\n")
+	if !strings.Contains(lines, "allocs profiles of validator nodes, share fell most: cachekv.NewStore -6.0 pp (6.0 -> 0.0 %)") {
+		t.Errorf("lines %q: want the pooled allocator named as fallen", lines)
+	}
+	if !strings.Contains(lines, "share grew most: app.Deliver +4.5 pp") || strings.Contains(lines, "app.drift") {
+		t.Errorf("lines %q: want app.Deliver grown and no line for a point and a half of drift", lines)
+	}
+	if got := profileLines(base, base); len(got) != 0 {
+		t.Errorf("the same profiles: %q", got)
 	}
 }

@@ -49,10 +49,12 @@ func Shares(files []string) (map[string]float64, error) {
 		for _, s := range prof.Sample {
 			v := float64(s.Value[idx])
 			total += v
-			if len(s.Location) == 0 || len(s.Location[0].Line) == 0 || s.Location[0].Line[0].Function == nil {
+			if len(s.Location) == 0 {
 				continue
 			}
-			flat[s.Location[0].Line[0].Function.Name] += v
+			if name := leafName(s.Location[0]); name != "" {
+				flat[name] += v
+			}
 		}
 	}
 	if total > 0 {
@@ -61,6 +63,18 @@ func Shares(files []string) (map[string]float64, error) {
 		}
 	}
 	return flat, nil
+}
+
+// leafName is a sample's own function, or, for code without symbols (a
+// C library's), its file as pprof shows it: "[libc.so.6]".
+func leafName(loc *profile.Location) string {
+	if len(loc.Line) > 0 && loc.Line[0].Function != nil && loc.Line[0].Function.Name != "" {
+		return loc.Line[0].Function.Name
+	}
+	if loc.Mapping != nil && loc.Mapping.File != "" {
+		return "[" + filepath.Base(loc.Mapping.File) + "]"
+	}
+	return ""
 }
 
 // GCShare is the share of the CPU profiles' samples spent collecting
@@ -197,7 +211,7 @@ func Profiles(profiles []observe.Profile, roles map[string]string) (finding.Find
 		top := Diff(nil, shares, 10, 0)
 		t := finding.Table{Title: fmt.Sprintf("Top functions: %s, %s nodes (%d)", g.Kind, g.Role, len(g.Files)), Columns: []string{"function", "share"}}
 		for _, d := range top {
-			t.Rows = append(t.Rows, []string{shortFunc(d.Func), fmt.Sprintf("%.1f %%", 100*d.Cand)})
+			t.Rows = append(t.Rows, []string{ShortFunc(d.Func), fmt.Sprintf("%.1f %%", 100*d.Cand)})
 		}
 		f.Tables = append(f.Tables, t)
 		if g.Kind == "cpu" {
@@ -206,18 +220,24 @@ func Profiles(profiles []observe.Profile, roles map[string]string) (finding.Find
 			}
 		}
 		if len(top) > 0 && g.Role == "validator" {
-			f.Summary = append(f.Summary, finding.Line{Label: g.Kind, Text: fmt.Sprintf("validators' top function %s %.1f %%", shortFunc(top[0].Func), 100*top[0].Cand)})
+			f.Summary = append(f.Summary, finding.Line{Label: g.Kind, Text: fmt.Sprintf("validators' top function %s %.1f %%", ShortFunc(top[0].Func), 100*top[0].Cand)})
 		}
 	}
 	return f, len(f.Tables) > 0
 }
 
-// shortFunc drops a function's module path but its last element:
-// github.com/cometbft/cometbft/p2p.(*Switch).Broadcast -> p2p.(*Switch).Broadcast.
-func shortFunc(f string) string {
-	dir, last := filepath.Split(f)
-	if dir == "" || strings.HasPrefix(last, ".") {
-		return f
+// ShortFunc drops a function's module path but its last element:
+// github.com/cometbft/cometbft/p2p.(*Switch).Broadcast -> p2p.(*Switch).Broadcast;
+// a generic function's type arguments (whose paths have slashes of their
+// own) are shown as [...].
+func ShortFunc(f string) string {
+	name, args := f, ""
+	if i := strings.IndexByte(f, '['); i > 0 {
+		name, args = f[:i], "[...]"
 	}
-	return last
+	dir, last := filepath.Split(name)
+	if dir == "" || strings.HasPrefix(last, ".") {
+		return name + args
+	}
+	return last + args
 }

@@ -73,8 +73,18 @@ func TestProfilesDiffNamesTheFunctionThatGrew(t *testing.T) {
 	if len(f.Summary) != 1 || !strings.Contains(f.Summary[0].Text, "app.(*cache).grow 50.0 %") {
 		t.Errorf("summary %v", f.Summary)
 	}
-	if got := shortFunc("github.com/cometbft/cometbft/p2p.(*Switch).Broadcast"); got != "p2p.(*Switch).Broadcast" {
-		t.Errorf("shortFunc = %q", got)
+	if got := ShortFunc("github.com/cometbft/cometbft/p2p.(*Switch).Broadcast"); got != "p2p.(*Switch).Broadcast" {
+		t.Errorf("ShortFunc = %q", got)
+	}
+	libc := &profile.Location{Mapping: &profile.Mapping{File: "/usr/lib/x86_64-linux-gnu/libc.so.6"}, Line: []profile.Line{{Function: &profile.Function{}}}}
+	if got := leafName(libc); got != "[libc.so.6]" {
+		t.Errorf("code without symbols: leafName = %q", got)
+	}
+	if got := leafName(&profile.Location{}); got != "" {
+		t.Errorf("nothing known: leafName = %q", got)
+	}
+	if got := ShortFunc("github.com/tidwall/btree.NewBTreeGOptions[go.shape.struct { cosmossdk.io/store/cachekv/internal.key []uint8 }]"); got != "btree.NewBTreeGOptions[...]" {
+		t.Errorf("a generic function: ShortFunc = %q", got)
 	}
 }
 
