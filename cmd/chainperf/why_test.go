@@ -186,7 +186,7 @@ func TestWhyNamesPlantedCauses(t *testing.T) {
 	// Every node indexes: the validators' diff or the full node's names it.
 	named := false
 	for _, l := range lines {
-		if strings.HasPrefix(l, "allocs profiles of ") && strings.Contains(l, "goleveldb") {
+		if strings.HasPrefix(l, "allocs profiles of ") && strings.Contains(l, "leveldb.") {
 			named = true
 		}
 	}

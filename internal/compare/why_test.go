@@ -1,15 +1,11 @@
 package compare
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/why/whytest"
 
 	"github.com/chainperf/chainperf/internal/finding"
 	"github.com/chainperf/chainperf/internal/results"
@@ -124,26 +120,8 @@ func TestWhyPrefersTheFineMeasure(t *testing.T) {
 // of drift is neither.
 func TestProfileLinesGrewAndFell(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, flat map[string]int64) string {
-		p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}}}
-		var id uint64
-		for fn, v := range flat {
-			id++
-			f := &profile.Function{ID: id, Name: fn}
-			l := &profile.Location{ID: id, Line: []profile.Line{{Function: f}}}
-			p.Function, p.Location = append(p.Function, f), append(p.Location, l)
-			p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{l}, Value: []int64{1, v}})
-		}
-		path := filepath.Join(dir, name)
-		var b bytes.Buffer
-		if err := p.Write(&b); err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(path, b.Bytes(), 0o644)
-		return path
-	}
 	side := func(name string, flat map[string]int64) []Values {
-		return []Values{{Profiles: []observe.Profile{{Node: "validator0", Kind: "allocs", File: write(name, flat), Seconds: 20}},
+		return []Values{{Profiles: []observe.Profile{{Node: "validator0", Kind: "allocs", File: whytest.WriteAllocs(t, dir, name, flat), Seconds: 20}},
 			Roles: map[string]string{"validator0": "validator"}}}
 	}
 	base := side("b.pb.gz", map[string]int64{"cosmossdk.io/store/cachekv.NewStore": 60, "app.Deliver": 900, "app.drift": 40})

@@ -10,33 +10,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/why/whytest"
 )
-
-// writeProfile writes an allocation profile whose leaf functions have the
-// given alloc_space values.
-func writeProfile(t *testing.T, dir, name string, flat map[string]int64) string {
-	t.Helper()
-	p := &profile.Profile{SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}}}
-	var id uint64
-	for fn, v := range flat {
-		id++
-		f := &profile.Function{ID: id, Name: fn}
-		l := &profile.Location{ID: id, Line: []profile.Line{{Function: f}}}
-		p.Function = append(p.Function, f)
-		p.Location = append(p.Location, l)
-		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{l}, Value: []int64{1, v}})
-	}
-	path := filepath.Join(dir, name)
-	fh, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	if err := p.Write(fh); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // The validators' window profiles on each side: the candidate's app
 // allocates in a cache; Diff names it first, with its shares on both
@@ -44,10 +19,10 @@ func writeProfile(t *testing.T, dir, name string, flat map[string]int64) string 
 func TestProfilesDiffNamesTheFunctionThatGrew(t *testing.T) {
 	dir := t.TempDir()
 	base := []string{
-		writeProfile(t, dir, "b0.pb.gz", map[string]int64{"app.DeliverTx": 600, "github.com/cometbft/cometbft/p2p.(*Switch).Broadcast": 400}),
-		writeProfile(t, dir, "b1.pb.gz", map[string]int64{"app.DeliverTx": 600, "github.com/cometbft/cometbft/p2p.(*Switch).Broadcast": 400}),
+		whytest.WriteAllocs(t, dir, "b0.pb.gz", map[string]int64{"app.DeliverTx": 600, "github.com/cometbft/cometbft/p2p.(*Switch).Broadcast": 400}),
+		whytest.WriteAllocs(t, dir, "b1.pb.gz", map[string]int64{"app.DeliverTx": 600, "github.com/cometbft/cometbft/p2p.(*Switch).Broadcast": 400}),
 	}
-	cand := []string{writeProfile(t, dir, "c0.pb.gz", map[string]int64{"app.DeliverTx": 600, "github.com/cometbft/cometbft/p2p.(*Switch).Broadcast": 400, "app.(*cache).grow": 1000})}
+	cand := []string{whytest.WriteAllocs(t, dir, "c0.pb.gz", map[string]int64{"app.DeliverTx": 600, "github.com/cometbft/cometbft/p2p.(*Switch).Broadcast": 400, "app.(*cache).grow": 1000})}
 	bs, err := Shares(base)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +70,7 @@ func TestSharesRefusesWhatIsNotAProfile(t *testing.T) {
 	junk := filepath.Join(dir, "junk.pb.gz")
 	os.WriteFile(junk, []byte("not a profile"), 0o644)
 	link := filepath.Join(dir, "link.pb.gz")
-	os.Symlink(writeProfile(t, dir, "real.pb.gz", map[string]int64{"f": 1}), link)
+	os.Symlink(whytest.WriteAllocs(t, dir, "real.pb.gz", map[string]int64{"f": 1}), link)
 	for _, file := range []string{junk, link, filepath.Join(dir, "gone.pb.gz")} {
 		if _, err := Shares([]string{file}); err == nil || !strings.Contains(err.Error(), filepath.Base(file)) {
 			t.Errorf("Shares(%s) = %v; want an error naming it", filepath.Base(file), err)
