@@ -125,11 +125,29 @@ func (c *Cosmos) KeepState(ctx context.Context, t *testnet.Testnet, p testnet.Pr
 	} else {
 		c.state.saved, c.state.secs = st, time.Since(began).Seconds()
 		c.log.Info("saved the start state", "dir", st.Dir, "bytes", st.Meta.Bytes, "took", time.Since(began).Round(time.Millisecond))
+		c.pruneStates(st.Meta.Key)
 	}
 	if err := p.Start(ctx, nodes...); err != nil {
 		return false, fmt.Errorf("start the nodes again after saving their start state: %w", err)
 	}
 	return true, nil
+}
+
+// pruneStates keeps the saved states within their disk cap, the least
+// recently used going first (never the one just saved).
+func (c *Cosmos) pruneStates(keep string) {
+	max, err := statecache.MaxBytes()
+	if err != nil {
+		c.log.Warn("saved start states not pruned", "err", err)
+		return
+	}
+	removed, err := statecache.Prune(c.state.dir, keep, max)
+	if err != nil {
+		c.log.Warn("saved start states not pruned", "err", err)
+	}
+	if len(removed) > 0 {
+		c.log.Info("removed the least recently used start states past the cap", "states", len(removed), "cap_bytes", max, "dir", c.state.dir)
+	}
 }
 
 // fileSum is the SHA-256 of the file at path, in hex.

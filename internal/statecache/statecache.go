@@ -8,6 +8,7 @@
 package statecache
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/files"
@@ -74,8 +77,17 @@ type State struct {
 var keyPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // Open finds the state key names in dir; nil and no error when there is
-// none.
+// none. Opening it counts as a use (Prune keeps what was used last).
 func Open(dir, key string) (*State, error) {
+	st, err := open(dir, key)
+	if st != nil {
+		now := time.Now()
+		os.Chtimes(filepath.Join(st.Dir, "meta.json"), now, now) //nolint:errcheck // a read-only cache still restores
+	}
+	return st, err
+}
+
+func open(dir, key string) (*State, error) {
 	if !keyPattern.MatchString(key) {
 		return nil, fmt.Errorf("state key %q is not one Key makes", key)
 	}
@@ -176,4 +188,68 @@ func Save(dir string, m Meta, homes []Home, extra map[string][]byte) (*State, er
 		return nil, err
 	}
 	return &State{Dir: filepath.Join(dir, m.Key), Meta: m}, nil
+}
+
+// MaxBytes is how much disk the states may take together before Prune
+// removes the least recently used: $CHAINPERF_STATE_CACHE_MAX_GB
+// gigabytes, else 20 (a million accounts on one node is about 1 GB).
+func MaxBytes() (int64, error) {
+	v := os.Getenv("CHAINPERF_STATE_CACHE_MAX_GB")
+	if v == "" {
+		return 20 << 30, nil
+	}
+	gb, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(gb >= 0) || gb > 1<<20 {
+		return 0, fmt.Errorf("CHAINPERF_STATE_CACHE_MAX_GB=%q: give a number of gigabytes", v)
+	}
+	return int64(gb * (1 << 30)), nil
+}
+
+// Prune removes the states in dir that were used least recently (saved or
+// restored), other than keep, until those left take at most max bytes by
+// their own count; it returns the keys removed. Only directories named by
+// a key and holding a meta.json of that key are counted or removed.
+func Prune(dir, keep string, max int64) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	type saved struct {
+		key   string
+		bytes int64
+		used  time.Time
+	}
+	var all []saved
+	var total int64
+	for _, e := range entries {
+		if !e.IsDir() || !keyPattern.MatchString(e.Name()) {
+			continue
+		}
+		st, err := open(dir, e.Name())
+		if err != nil || st == nil {
+			continue // not a state of ours: left alone
+		}
+		info, err := os.Stat(filepath.Join(st.Dir, "meta.json"))
+		if err != nil {
+			continue
+		}
+		all = append(all, saved{e.Name(), st.Meta.Bytes, info.ModTime()})
+		total += st.Meta.Bytes
+	}
+	slices.SortFunc(all, func(a, b saved) int { return cmp.Compare(a.used.UnixNano(), b.used.UnixNano()) })
+	var removed []string
+	for _, s := range all {
+		if total <= max {
+			break
+		}
+		if s.key == keep {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, s.key)); err != nil {
+			return removed, err
+		}
+		total -= s.bytes
+		removed = append(removed, s.key)
+	}
+	return removed, nil
 }

@@ -110,3 +110,50 @@ func TestSaveRefusesLinks(t *testing.T) {
 		t.Fatalf("a failed save left %v", left)
 	}
 }
+
+// States past the size cap go least recently used first: a restored one
+// counts as used, the one just saved is never removed, and a directory
+// that is not a state of ours is left alone.
+func TestPruneLeastRecentlyUsed(t *testing.T) {
+	dir := t.TempDir()
+	h := home(t, `{"chain_id":"x"}`, strings.Repeat("d", 1000))
+	var keys []string
+	for i := range 3 {
+		key, _ := Key(map[string]any{"wallets": i})
+		st, err := Save(dir, Meta{Key: key}, []Home{{Node: "validator0", Dir: h}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Saved an hour apart, oldest first.
+		at := time.Now().Add(time.Duration(i-3) * time.Hour)
+		os.Chtimes(filepath.Join(st.Dir, "meta.json"), at, at)
+		keys = append(keys, key)
+	}
+	size := func() int64 { st, _ := open(dir, keys[0]); return st.Meta.Bytes }()
+	os.Mkdir(filepath.Join(dir, strings.Repeat("0", 32)), 0o755) // no meta.json: not ours
+	if _, err := Open(dir, keys[0]); err != nil {                // the oldest restored now
+		t.Fatal(err)
+	}
+	removed, err := Prune(dir, keys[2], 2*size)
+	if err != nil || len(removed) != 1 || removed[0] != keys[1] {
+		t.Fatalf("Prune removed %v, %v; want the least recently used, %s", removed, err, keys[1])
+	}
+	// A cap below the state just saved removes every other but keeps it.
+	removed, err = Prune(dir, keys[2], 0)
+	if err != nil || len(removed) != 1 || removed[0] != keys[0] {
+		t.Fatalf("Prune removed %v, %v; want %s", removed, err, keys[0])
+	}
+	for key, want := range map[string]bool{keys[2]: true, strings.Repeat("0", 32): true, keys[0]: false} {
+		if _, err := os.Stat(filepath.Join(dir, key)); (err == nil) != want {
+			t.Errorf("%s: present %v, want %v", key, err == nil, want)
+		}
+	}
+	t.Setenv("CHAINPERF_STATE_CACHE_MAX_GB", "1.5")
+	if n, err := MaxBytes(); err != nil || n != 3<<29 {
+		t.Errorf("MaxBytes = %d, %v", n, err)
+	}
+	t.Setenv("CHAINPERF_STATE_CACHE_MAX_GB", "lots")
+	if _, err := MaxBytes(); err == nil || !strings.Contains(err.Error(), "CHAINPERF_STATE_CACHE_MAX_GB") {
+		t.Errorf("a bad cap: %v", err)
+	}
+}
