@@ -19,7 +19,7 @@ import (
 // through [testnet.cosmos.replace], as bench/cachekv-pool.sh prepares them;
 // CI builds both beforehand). One short run of each at the same load:
 // cachekv.NewStore is among the released chain's top allocators and not
-// the pooled one's, and compare's why names it first of the allocators
+// the pooled one's, and compare's why names it among the allocators
 // whose share fell, beside the validators' allocation per committed tx.
 // bench/cachekv-pool.sh runs the interleaved ab that decides that figure.
 func TestCachePoolKnownAnswer(t *testing.T) {
@@ -55,8 +55,8 @@ func TestCachePoolKnownAnswer(t *testing.T) {
 	released, pooled := run("released"), run("pooled")
 	perTx := func(r results.Run) float64 {
 		t.Helper()
-		for _, f := range r.AllFindings() {
-			if x, ok := f.Figure(why.AllocPerTx); ok && f.Source == why.SourceInternals {
+		if f, _ := r.Finding(why.SourceInternals); f != nil {
+			if x, ok := f.Figure(why.AllocPerTx); ok {
 				return x.Value
 			}
 		}

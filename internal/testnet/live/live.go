@@ -347,7 +347,9 @@ func (n *Net) logHint(ctx context.Context, nd *testnet.Node) string {
 	if n.State == nil || !n.State.TempDir {
 		return "see " + path
 	}
-	return panicked(fileTail(path, 64<<10)) + fmt.Sprintf("the end of %s's log (its temp dir goes at teardown; `chainperf testnet up -f SCENARIO --dir D` keeps it):\n%s", nd.Name, orEmpty(fileTail(path, 2048)))
+	// One read: the panic line is looked for further back than the end shown.
+	raw := fileTail(path, 64<<10)
+	return panicked(raw) + fmt.Sprintf("the end of %s's log (its temp dir goes at teardown; `chainperf testnet up -f SCENARIO --dir D` keeps it):\n%s", nd.Name, orEmpty(raw[max(0, len(raw)-2048):]))
 }
 
 // panicked gives the last "panic: " or "fatal error: " line of a Go
