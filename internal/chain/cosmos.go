@@ -68,7 +68,7 @@ func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	spec.SetupHook = cosmos.HookPath(c.s)
 	settings := settingsOf(c.s)
 	settings.Traces = c.traces
-	settings.Servers = c.s.Workload.ReadRate > 0 // the reads ask the REST gateway and gRPC server too
+	settings.Servers = c.s.Workload.ReadRate > 0 || spec.Servers // the reads ask the REST gateway and gRPC server too
 	c.t = t
 	if spec.StateCache {
 		return c.prepareState(ctx, t, spec, settings)

@@ -84,12 +84,16 @@ func (c *Cosmos) stateKey(t *testnet.Testnet, spec cosmos.Config) (string, error
 		nodes = append(nodes, node{n.Name, string(n.Role), n.Power})
 	}
 	tn := c.s.Testnet
-	return statecache.Key(map[string]any{
+	key := map[string]any{
 		"binary": bin, "chain_id": t.ChainID, "nodes": nodes, "hook": hook,
 		"seed": spec.Seed, "wallets": spec.Wallets, "balance": spec.WalletBalance, "denom": spec.Denom,
 		"prefix": spec.Bech32Prefix, "stake": spec.Stake, "init_args": spec.InitArgs, "gas_price": spec.GasPrice,
 		"genesis": tn.Genesis, "config": tn.Config, "app": tn.App,
-	})
+	}
+	if len(spec.Accounts) > 0 { // only then: the states saved before accounts keep their keys
+		key["accounts"] = spec.Accounts
+	}
+	return statecache.Key(key)
 }
 
 // KeepState saves the start state the first time (see Keeper).

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chainperf/chainperf/internal/msgtemplate"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/chainperf/chainperf/internal/scenario"
 )
 
@@ -71,6 +72,13 @@ type Config struct {
 	Wallets       int    `toml:"wallets"`
 	WalletBalance int64  `toml:"wallet_balance"`
 	Seed          string `toml:"seed"`
+	// Accounts are addresses funded in genesis beside the wallets, with
+	// WalletBalance each: keys held outside chainperf (a relayer's, your
+	// own) that the load never signs for.
+	Accounts []string `toml:"accounts"`
+	// Servers turns on every node's REST gateway and gRPC server, each at
+	// a port of its own, for programs of yours (a relayer, an indexer).
+	Servers bool `toml:"servers"`
 	// On an external network the wallets are derived from the funder's
 	// key and Seed and funded by it at the start: its mnemonic is read
 	// from a file or an environment variable, never from the scenario.
@@ -84,6 +92,17 @@ type Config struct {
 	// genesis is loaded) the first time, named by all that makes it, and
 	// starts later runs of the same chain, testnet and wallets from it.
 	StateCache bool `toml:"state_cache"`
+}
+
+// maxAccounts bounds testnet.cosmos.accounts: a few keys of one's own.
+const maxAccounts = 100
+
+// cut keeps the first n bytes of s, for quoting input in errors.
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
 }
 
 // HookPath is the scenario's set-up hook, a path relative to the scenario
@@ -181,12 +200,26 @@ func check(s *scenario.Scenario, c *scenario.Checker) {
 		c.Fail("testnet.cosmos.seed", "give a seed: the wallets are derived from it")
 	}
 	switch {
+	case len(cs.Accounts) > 0 && external:
+		c.Fail("testnet.cosmos.accounts", "accounts are funded in genesis, which an external network made long ago: fund them yourself")
+	case len(cs.Accounts) > maxAccounts:
+		c.Fail("testnet.cosmos.accounts", "%d addresses: at most %d (the load's own are wallets)", len(cs.Accounts), maxAccounts)
+	default:
+		for i, a := range cs.Accounts {
+			if _, _, err := DecodeBech32(a); err != nil {
+				c.Fail(fmt.Sprintf("testnet.cosmos.accounts[%d]", i), "%q is not a bech32 address: %v", printable.Clean(cut(a, 100)), err)
+			}
+		}
+	}
+	switch {
 	case external && !cs.Funded():
 		c.Fail("testnet.cosmos.funder_mnemonic_file", "an external network's wallets are funded by an account you give: set funder_mnemonic_file (a file holding its mnemonic) or funder_mnemonic_env (a variable holding it)")
 	case external && cs.FunderMnemonicFile != "" && cs.FunderMnemonicEnv != "":
 		c.Fail("testnet.cosmos.funder_mnemonic_env", "give the funder's mnemonic once: funder_mnemonic_file or funder_mnemonic_env, not both")
 	case !external && cs.Funded():
 		c.Fail("testnet.cosmos.funder_mnemonic_file", "a funder is for provider \"external\": a testnet chainperf makes funds its wallets in genesis")
+	case external && cs.Servers:
+		c.Fail("testnet.cosmos.servers", "for testnets chainperf starts: an external network's servers are its own")
 	case !external && cs.SweepBack:
 		c.Fail("testnet.cosmos.sweep_back", "for provider \"external\" only: a testnet chainperf makes is removed after the run")
 	}

@@ -133,6 +133,16 @@ func Bech32(prefix string, addr []byte) (string, error) {
 	return s, nil
 }
 
+// DecodeBech32 reads a bech32 address into its prefix and bytes.
+func DecodeBech32(s string) (string, []byte, error) {
+	prefix, data, err := bech32.Decode(s)
+	if err != nil {
+		return "", nil, err
+	}
+	addr, err := bech32.ConvertBits(data, 5, 8, false)
+	return prefix, addr, err
+}
+
 // ValidatorAddress is the operator address ("<prefix>valoper1...") of the
 // account at address; "" if address is not bech32.
 func ValidatorAddress(prefix, address string) string {

@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -51,6 +52,19 @@ func FromMnemonic(mnemonic, path, prefix string) (Wallet, error) {
 		return Wallet{}, err
 	}
 	return Wallet{Key: key, PubKey: pub.Bytes(), Address: addr}, nil
+}
+
+// MnemonicOf is a BIP-39 mnemonic (24 words) made from seed and name
+// alone, for a key chainperf hands to another program that takes only a
+// mnemonic (a relayer's): like the wallets, anyone who knows the seed
+// holds it, so it is for chains of chainperf's own making.
+func MnemonicOf(seed, name string) string {
+	entropy := sha256.Sum256([]byte("chainperf/mnemonic/" + seed + "/" + name))
+	words, err := bip39.NewMnemonic(entropy[:])
+	if err != nil {
+		panic(err) // 256 bits is a size BIP-39 takes
+	}
+	return words
 }
 
 // FromSecret is the wallet of what a funder gave: a hex secp256k1 private

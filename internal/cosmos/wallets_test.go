@@ -196,3 +196,18 @@ func BenchmarkUnkeyedWallets(b *testing.B) {
 		}
 	}
 }
+
+// A mnemonic of a seed and a name is the same every time, another for
+// another name or seed, and one BIP-39 takes back (24 words).
+func TestMnemonicOf(t *testing.T) {
+	a, b := MnemonicOf("chainperf", "relayer"), MnemonicOf("chainperf", "relayer")
+	if a != b || len(strings.Fields(a)) != 24 {
+		t.Fatalf("%d words, repeatable %v", len(strings.Fields(a)), a == b)
+	}
+	if a == MnemonicOf("chainperf", "relayer2") || a == MnemonicOf("other", "relayer") {
+		t.Error("the same mnemonic for another name or seed")
+	}
+	if _, err := FromMnemonic(a, DefaultHDPath, "wasm"); err != nil {
+		t.Error(err)
+	}
+}

@@ -142,6 +142,8 @@ func TestExternalScenario(t *testing.T) {
 		{"cosmos binary", "[testnet]\nprovider = \"external\"\nchain = \"cosmos\"\n[testnet.cosmos]\nbinary = \"/bin/true\"\nfunder_mnemonic_env = \"M\"\n[workload]\nkind = \"cosmos-send\"\n" + node, "starts no node of an external network"},
 		{"funder on a local testnet", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nfunder_mnemonic_env = \"M\"\n[workload]\nkind = \"cosmos-send\"\n", "funds its wallets in genesis"},
 		{"sweep on a local testnet", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\nsweep_back = true\n[workload]\nkind = \"cosmos-send\"\n", "for provider \"external\" only"},
+		{"accounts not bech32", "[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\naccounts = [\"wasm1q00p760n3rpa20dr0ls5ycyxe8rpmvym94ay93\", \"wasm1nope\"]\n[workload]\nkind = \"cosmos-send\"\n", "testnet.cosmos.accounts[1]: \"wasm1nope\" is not a bech32 address"},
+		{"accounts on an external network", "[testnet]\nprovider = \"external\"\nchain = \"cosmos\"\n[testnet.cosmos]\nfunder_mnemonic_env = \"M\"\naccounts = [\"wasm1q00p760n3rpa20dr0ls5ycyxe8rpmvym94ay93\"]\n[workload]\nkind = \"cosmos-send\"\n" + node, "fund them yourself"},
 		{"evm", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "funded by an account you give: set funder_key_file"},
 		{"evm funded", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\nsweep_back = true\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, ""},
 		{"evm funded twice", "[testnet]\nprovider = \"external\"\nchain = \"evm\"\n[testnet.evm]\nfunder_key_env = \"K\"\nfunder_key_file = \"k.txt\"\n[workload]\nkind = \"evm-transfer\"\n" + evmNode, "not both"},
@@ -166,6 +168,14 @@ func TestExternalScenario(t *testing.T) {
 		case tc.want == "" && s.Testnet.NodeNames()[0] != "full0":
 			t.Errorf("%s: names %v", tc.name, s.Testnet.NodeNames())
 		}
+	}
+}
+
+// A testnet's own accounts are bech32 addresses.
+func TestCosmosAccounts(t *testing.T) {
+	_, err := Parse("a.toml", []byte("[testnet]\nchain = \"cosmos\"\n[testnet.cosmos]\naccounts = [\"wasm1q00p760n3rpa20dr0ls5ycyxe8rpmvym94ay93\"]\n[workload]\nkind = \"cosmos-send\"\n"))
+	if err != nil {
+		t.Error(err)
 	}
 }
 

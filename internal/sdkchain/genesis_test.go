@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chainperf/chainperf/internal/cosmos"
 )
 
 // The bond denom is read from init's genesis; a genesis without a staking
@@ -40,5 +42,39 @@ func TestGentxFee(t *testing.T) {
 		if got := GentxFee(price).String(); got != want {
 			t.Errorf("gas price %g: fee %s, want %s", price, got, want)
 		}
+	}
+}
+
+// The scenario's own accounts are funded after the wallets, each with the
+// wallets' balance; an address of another chain is refused by its index.
+func TestFundAccountsOfTheScenario(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "genesis.json")
+	genesis := `{"chain_id":"c","app_state":{"auth":{"params":{},"accounts":[]},"bank":{"params":{},"balances":[],"supply":[],"denom_metadata":[],"send_enabled":[]}}}`
+	os.WriteFile(path, []byte(genesis), 0o644)
+	ws, err := cosmos.Wallets("s", 2, "wasm", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := cosmos.Config{Bech32Prefix: "wasm", Denom: "stake", WalletBalance: 77, Accounts: []string{ws[0].Address, ws[1].Address}}
+	if err := fundAccounts(path, spec); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	for _, w := range ws {
+		if !strings.Contains(string(b), `"address":"`+w.Address+`","coins":[{"denom":"stake","amount":"77"}]`) {
+			t.Errorf("%s not funded with 77stake: %s", w.Address, b)
+		}
+	}
+	if !strings.Contains(string(b), `"supply":[{"denom":"stake","amount":"154"}]`) {
+		t.Errorf("supply: %s", b)
+	}
+	os.WriteFile(path, []byte(genesis), 0o644)
+	other, _ := cosmos.Wallets("s", 1, "cosmos", 0)
+	spec.Accounts = []string{ws[0].Address, other[0].Address}
+	if err := fundAccounts(path, spec); err == nil || !strings.Contains(err.Error(), "testnet.cosmos.accounts[1]: "+other[0].Address+" is not an address of this chain, whose addresses begin wasm1") {
+		t.Errorf("another chain's address: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != genesis {
+		t.Errorf("a refused account changed genesis: %s", b)
 	}
 }

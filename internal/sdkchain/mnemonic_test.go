@@ -28,6 +28,7 @@ func TestMnemonicAsTheSDKDerivesIt(t *testing.T) {
 		m, _ := bip39.NewMnemonic(e)
 		words = append(words, m)
 	}
+	words = append(words, cosmos.MnemonicOf("chainperf", "relayer")) // the relayer's: Hermes recovers it as the SDK does
 	for i, m := range words {
 		for _, path := range []string{cosmos.DefaultHDPath, "m/44'/118'/3'/0/7"} {
 			w, err := cosmos.FromMnemonic("  "+m+"\n", path, "cosmos")

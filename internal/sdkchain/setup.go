@@ -95,11 +95,36 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.C
 	if err != nil {
 		return nil, err
 	}
+	if err := fundAccounts(genesis, spec); err != nil {
+		return nil, err
+	}
 	took := time.Since(began)
 	if err := Distribute(t, genesis); err != nil {
 		return nil, err
 	}
 	return &Chain{Binary: binary, Spec: spec, Wallets: wallets, Funding: funding, GenesisTime: took, Decided: decided}, nil
+}
+
+// fundAccounts funds the scenario's own addresses in genesis, after the
+// wallets (whose numbers stay as they were), each an address of this chain.
+func fundAccounts(genesis string, spec cosmos.Config) error {
+	if len(spec.Accounts) == 0 {
+		return nil
+	}
+	for i, a := range spec.Accounts {
+		if prefix, _, err := cosmos.DecodeBech32(a); err != nil || prefix != spec.Bech32Prefix {
+			return fmt.Errorf("testnet.cosmos.accounts[%d]: %s is not an address of this chain, whose addresses begin %s1", i, a, spec.Bech32Prefix)
+		}
+	}
+	_, _, err := cosmos.FundAccounts(genesis, len(spec.Accounts), func(yield func(string) error) error {
+		for _, a := range spec.Accounts {
+			if err := yield(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, spec.Denom, new(big.Int).SetInt64(spec.WalletBalance))
+	return err
 }
 
 // initChain runs Init over t's homes and reads the chain's denom and
