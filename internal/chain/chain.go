@@ -45,6 +45,25 @@ type Tracer interface {
 	TraceTo(url string)
 }
 
+// A Relayed chain can be one end of the IBC relayer a run starts: Relay,
+// called before Prepare, has Prepare fund the relayer's key (a BIP-39
+// mnemonic) in genesis and turn every node's gRPC server on; RelayEnd,
+// once prepared, is what the relayer needs to know of the chain; Refunded,
+// before the chain's check, is what the relayer's txs gave back to which
+// address (transfers refused or timed out), for its balance check.
+type Relayed interface {
+	Relay(mnemonic string)
+	RelayEnd() RelayEnd
+	Refunded(by map[string]uint64)
+}
+
+// A RelayEnd is a prepared chain as a relayer sees it: its account
+// address prefix, its denom and the gas price its txs pay.
+type RelayEnd struct {
+	Prefix, Denom string
+	GasPrice      float64
+}
+
 // A Committer hears about each of the run's txs a block holds: its
 // result and commit latency (a workload that keeps balances and results
 // by message kind does).

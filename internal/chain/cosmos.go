@@ -36,6 +36,7 @@ type Cosmos struct {
 	t      *testnet.Testnet // the testnet Prepare set up; nil on an external network
 	grpcs  []*cosmos.GRPC   // the reads' gRPC connections, closed with the reads
 	state  startState       // testnet.cosmos.state_cache
+	relay  string           // the relayer's mnemonic, funded in genesis; "": no relayer
 }
 
 var (
@@ -60,6 +61,22 @@ func newCosmos(ctx context.Context, s *scenario.Scenario, log *slog.Logger) (Ada
 	return &Cosmos{s: s, log: log, binary: bin}, nil
 }
 
+// Relay has Prepare fund the relayer's key and turn the servers on.
+func (c *Cosmos) Relay(mnemonic string) { c.relay = mnemonic }
+
+// RelayEnd is the prepared chain's prefix, denom and gas price.
+func (c *Cosmos) RelayEnd() RelayEnd {
+	spec := c.chain.Spec
+	return RelayEnd{Prefix: spec.Bech32Prefix, Denom: spec.Denom, GasPrice: spec.GasPrice}
+}
+
+// Refunded has the balance check count what the relayer gave back.
+func (c *Cosmos) Refunded(by map[string]uint64) {
+	if c.work != nil {
+		c.work.Credit(by)
+	}
+}
+
 // Prepare runs the SDK binary's init, gentx and collect-gentxs over the
 // homes and funds the wallets in genesis; the nodes run that binary.
 func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
@@ -68,7 +85,10 @@ func (c *Cosmos) Prepare(ctx context.Context, t *testnet.Testnet) error {
 	spec.SetupHook = cosmos.HookPath(c.s)
 	settings := settingsOf(c.s)
 	settings.Traces = c.traces
-	settings.Servers = c.s.Workload.ReadRate > 0 || spec.Servers // the reads ask the REST gateway and gRPC server too
+	settings.Servers = c.s.Workload.ReadRate > 0 || spec.Servers || c.relay != "" // the reads and a relayer ask the REST gateway and gRPC server too
+	if c.relay != "" {
+		spec.Mnemonics = append(spec.Mnemonics, c.relay)
+	}
 	c.t = t
 	if spec.StateCache {
 		return c.prepareState(ctx, t, spec, settings)

@@ -339,6 +339,10 @@ func BalanceSummary(b *cosmos.Balances) string {
 		// A chain with distribution paid the staking wallets rewards.
 		funded += fmt.Sprintf(" + %d staking rewards withdrawn (the chain's withdraw_rewards events)", b.Rewards)
 	}
+	if b.Refunded > 0 {
+		// A relayer's txs gave back transfers the other chain refused or never took.
+		funded += fmt.Sprintf(" + %d refunded by the relayer's txs (transfers refused or timed out)", b.Refunded)
+	}
 	return fmt.Sprintf("%s: %d wallets hold %s = %d %s, %s; %d of %d checked wallets match the committed txs",
 		verdict, b.Wallets, parts, total, b.Denom, funded, b.Checked-b.Mismatched, b.Checked)
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/cosmos"
@@ -92,6 +93,9 @@ func (c *Cosmos) stateKey(t *testnet.Testnet, spec cosmos.Config) (string, error
 	}
 	if len(spec.Accounts) > 0 { // only then: the states saved before accounts keep their keys
 		key["accounts"] = spec.Accounts
+	}
+	if len(spec.Mnemonics) > 0 {
+		key["mnemonics"] = fmt.Sprintf("%x", sha256.Sum256([]byte(strings.Join(spec.Mnemonics, "\n"))))
 	}
 	return statecache.Key(key)
 }

@@ -76,6 +76,9 @@ type Config struct {
 	// WalletBalance each: keys held outside chainperf (a relayer's, your
 	// own) that the load never signs for.
 	Accounts []string `toml:"accounts"`
+	// Mnemonics are keys given by mnemonic (a relayer's, which chainperf
+	// makes) funded in genesis as Accounts are, at the chain's own prefix.
+	Mnemonics []string `toml:"-"`
 	// Servers turns on every node's REST gateway and gRPC server, each at
 	// a port of its own, for programs of yours (a relayer, an indexer).
 	Servers bool `toml:"servers"`

@@ -49,6 +49,10 @@ type Balances struct {
 	// modules) beyond their fees, less what they brought in.
 	ByEvents int   `json:"by_events,omitempty"`
 	Outside  int64 `json:"outside,omitempty"`
+	// Refunded: what txs not of the load gave back to the wallets (a
+	// relayer's acknowledgements and timeouts of transfers the other chain
+	// refused or never took), as Workload.Credit was told.
+	Refunded uint64 `json:"refunded,omitempty"`
 	// Checked: every wallet; Mismatched of them hold what no count of
 	// paid fees of their failed txs explains, or have other stake than
 	// their committed txs say.
@@ -74,6 +78,9 @@ func (b *Balances) String() string {
 	}
 	if b.ByEvents > 0 {
 		stake += fmt.Sprintf(" + %d moved out by %d templated txs (their coin events)", b.Outside, b.ByEvents)
+	}
+	if b.Refunded > 0 {
+		rewards += fmt.Sprintf(" + refunded by the relayer's txs %d", b.Refunded)
 	}
 	return fmt.Sprintf("%d wallets: funded %d%s%s, held %d%s + fees %d + failed txs' fees %d (fee collector %d); %d committed, %d failed; %d of %d checked wallets mismatched",
 		b.Wallets, b.Funded, b.Denom, rewards, b.Held, stake, b.FeesPaid, b.FailedFees, b.FeeCollector, b.Committed, b.Failed, b.Mismatched, b.Checked)
@@ -117,6 +124,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 	if err := w.byEvents(ctx, rpc, t, b); err != nil {
 		return nil, err
 	}
+	w.credited(expected, b)
 	held, err := balancesAt(ctx, w.http, rpc, w.wallets, w.cfg.Denom, at)
 	if err != nil {
 		return nil, err
@@ -153,7 +161,7 @@ func (w *Workload) Verify(ctx context.Context, rpcs []string, prefix string, wai
 		}
 		b.FailedFees += uint64(paid * fee)
 	}
-	b.Conserved = int64(b.Held+b.Delegated+b.Unbonding+b.FeesPaid+b.FailedFees)+b.Outside == int64(b.Funded+b.Rewards)
+	b.Conserved = int64(b.Held+b.Delegated+b.Unbonding+b.FeesPaid+b.FailedFees)+b.Outside == int64(b.Funded+b.Rewards+b.Refunded)
 	return b, nil
 }
 
@@ -248,6 +256,25 @@ func (w *Workload) byEvents(ctx context.Context, rpc string, t tallied, b *Balan
 		}
 	}
 	return nil
+}
+
+// Credit tells Verify what txs not of the load gave wallets, by address
+// (a relayer's refunds of transfers): added to what they should hold.
+func (w *Workload) Credit(by map[string]uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.credits = by
+}
+
+func (w *Workload) credited(expected []int64, b *Balances) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, wl := range w.wallets {
+		if x, ok := w.credits[wl.Address]; ok {
+			expected[i] += int64(x)
+			b.Refunded += x
+		}
+	}
 }
 
 // walletMatches says whether a wallet is as its committed txs say: it has

@@ -118,6 +118,7 @@ type Workload struct {
 	seqs     []txRef  // this phase's txs, by seq (live txs too)
 	used     atomic.Int64
 	effects  map[load.Hash]*effect // every tx made, for the balance check
+	credits  map[string]uint64     // what txs not of the load gave wallets (Credit)
 	kinds    []KindCounts          // by mix entry
 	weights  float64               // sum of the mix's weights
 	height   int64                 // highest block holding one of them

@@ -226,31 +226,29 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		return err
 	}
 	defer finishTraces() // after teardown: the nodes' last spans come as they stop
+	rl, err := newRelay(ctx, s, o, adapter)
+	if err != nil {
+		return err
+	}
 	net, err := live.Up(ctx, s.Testnet, live.UpOptions{Exe: o.Exe, Log: o.Log, Rotating: rotatingNodes(s), Table: table, Chain: adapter, Provider: o.Provider,
 		Profiling: ProfilingFor(s.Observe)})
 	if err != nil {
 		return err
 	}
-	r.WAN = net.WAN()
 	up := time.Now()
 	defer teardown(context.WithoutCancel(ctx), o, net, rec, r)
 	t := net.Testnet
-	r.Scale = t.Scale
-	if net.Provider.Name() == "process" || net.Provider.Name() == "netns" {
-		r.NodeNice = t.NodeNice
-	}
-	for _, n := range t.Nodes {
-		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: scenario.Redact(net.Endpoint(n).RPC), Version: t.VersionOf(n)})
-	}
-	if v, ok := net.Provider.(interface{ Version() string }); ok {
-		r.Versions.Node = "external network: " + v.Version()
-	}
+	recordTestnet(net, r)
 	// Blocks are read from validators first, so that reading them does not
 	// add to the load on the nodes that take the txs.
 	follow := net.RPCs(append(t.ByRole(testnet.RoleValidator), t.ByRole(testnet.RoleFull)...))
 	if o.NoFollow {
 		follow = nil
 	} else if err := firstBlocks(ctx, adapter, net, up); err != nil {
+		return err
+	}
+	defer rl.down(context.WithoutCancel(ctx), o)
+	if err := rl.up(ctx, net, o); err != nil {
 		return err
 	}
 	readVersions(ctx, net, r, false)
@@ -303,6 +301,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		}
 	}
 	finishKinds(s, r)
+	rl.finish(ctx, s, r, o)
 	readVersions(ctx, net, r, true)
 	explain(ctx, o, r, net, events, rec)
 	if c, ok := adapter.(chain.Checker); ok && len(r.Crashed) == 0 {
@@ -310,6 +309,21 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		return c.Finish(ctx, follow, r)
 	}
 	return nil
+}
+
+// recordTestnet records the testnet's nodes, scale and WAN in r.
+func recordTestnet(net *live.Net, r *results.Run) {
+	t := net.Testnet
+	r.WAN, r.Scale = net.WAN(), t.Scale
+	if net.Provider.Name() == "process" || net.Provider.Name() == "netns" {
+		r.NodeNice = t.NodeNice
+	}
+	for _, n := range t.Nodes {
+		r.Nodes = append(r.Nodes, results.Node{Name: n.Name, Role: string(n.Role), RPC: scenario.Redact(net.Endpoint(n).RPC), Version: t.VersionOf(n)})
+	}
+	if v, ok := net.Provider.(interface{ Version() string }); ok {
+		r.Versions.Node = "external network: " + v.Version()
+	}
 }
 
 // phaseRunner runs the load phases of one run on its testnet.

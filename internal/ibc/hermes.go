@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -20,16 +21,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/pelletier/go-toml/v2"
 )
 
 // A Chain is one side of the relayer: its chain ID and one node's CometBFT
-// RPC and gRPC addresses (http://host:port), its address prefix and the
-// gas price its txs pay, in its denom.
+// RPC, gRPC and REST gateway addresses (http://host:port), its address
+// prefix and the gas price its txs pay, in its denom.
 type Chain struct {
 	ID       string
 	RPC      string
 	GRPC     string
+	API      string
 	Prefix   string
 	Denom    string
 	GasPrice float64
@@ -139,7 +143,7 @@ func (c Config) render(keys string) ([]byte, error) {
 	f.Mode.Packets.Enabled = true
 	f.Mode.Packets.ClearInterval = 100 // blocks: packets its events missed are found again
 	f.Mode.Packets.ClearOnStart = true
-	f.Mode.Packets.TxConfirmation = true
+	f.Mode.Packets.TxConfirmation = false // chainperf reads the packets' fates from the blocks
 	f.Rest.Host, f.Rest.Port = "127.0.0.1", 3000
 	f.Telemetry.Enabled = true
 	f.Telemetry.Host, f.Telemetry.Port = c.TelemetryHost, c.TelemetryPort
@@ -358,4 +362,25 @@ func (h *Hermes) Stop(grace time.Duration) {
 		syscall.Kill(-pgid, syscall.SIGKILL)
 		<-h.done
 	}
+}
+
+// Mnemonic is the relayer's key on both chains of a run: made from a fixed
+// seed, like the wallets' keys, for chains of chainperf's own making.
+func Mnemonic() string { return cosmos.MnemonicOf("chainperf", "relayer") }
+
+// LastLine is the last line of the relayer's log (its last word when it
+// went down).
+func (h *Hermes) LastLine() string {
+	f, err := os.Open(h.LogPath())
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const tail = 8 << 10
+	if st, err := f.Stat(); err == nil && st.Size() > tail {
+		f.Seek(st.Size()-tail, io.SeekStart)
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, tail))
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return printable.Clean(lines[len(lines)-1])
 }

@@ -1,7 +1,10 @@
 package ibc
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,4 +100,34 @@ func FuzzResult(f *testing.F) {
 			t.Fatalf("channel %+v from %q", ch, out)
 		}
 	})
+}
+
+// New restores the key on both chains from a file of the mnemonic that
+// it removes after, and writes no mnemonic into the relayer's directory;
+// a hermes that fails says so with its log. (A stand-in hermes: the real
+// one runs in cmd/chainperf's TestIBCTransfers.)
+func TestNewKeepsNoMnemonic(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "hermes")
+	calls := filepath.Join(dir, "calls")
+	os.WriteFile(bin, []byte("#!/bin/sh\necho \"$@\" >> "+calls+"\ntest -s \"${11}\" || exit 3\necho '{\"result\":\"ok\",\"status\":\"success\"}'\n"), 0o755)
+	mnemonic := "abandon ability able about above absent absorb abstract absurd abuse access accident"
+	h, err := New(context.Background(), bin, filepath.Join(dir, "relayer"), twoChains(), mnemonic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(calls)
+	if got := strings.Count(string(b), "keys add --chain"); got != 2 || !strings.Contains(string(b), "--chain ibca-1") || !strings.Contains(string(b), "--chain ibcb-1") {
+		t.Errorf("keys added: %s", b)
+	}
+	filepath.Walk(h.Dir, func(p string, _ os.FileInfo, _ error) error {
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), "abandon ability") {
+			t.Errorf("%s holds the mnemonic", p)
+		}
+		return nil
+	})
+	os.WriteFile(bin, []byte("#!/bin/sh\necho 'thread main panicked'\nexit 101\n"), 0o755)
+	if _, err := New(context.Background(), bin, filepath.Join(dir, "relayer2"), twoChains(), mnemonic); err == nil || !strings.Contains(err.Error(), "hermes.log") {
+		t.Errorf("a failing hermes: %v", err)
+	}
 }

@@ -34,7 +34,11 @@ func Open(path string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
 	}
-	return Parse(path, data)
+	s, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.openPeer(path)
 }
 
 // MaxFileBytes bounds a scenario file (the default is ~12 KB) and

@@ -37,6 +37,7 @@ type Scenario struct {
 	// Perturbations are faults on the timeline of each load phase.
 	Perturbations []Perturbation `toml:"perturbation"`
 	Report        Report         `toml:"report"`
+	IBC           IBC            `toml:"ibc"`
 
 	// File is the name used in messages ("scenario.toml", "<default>").
 	File string `toml:"-"`

@@ -311,3 +311,40 @@ func TestModeDefaultIsTheChains(t *testing.T) {
 		}
 	}
 }
+
+// [ibc] names the other chain's scenario file, read relative to this one:
+// a second testnet of its own chain ID on the same provider, with no
+// counterparty of its own; what is wrong is said with the file and key.
+func TestIBCCounterparty(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	b := write("b.toml", "[testnet]\nchain_id = \"b-1\"\n")
+	write("same.toml", "[testnet]\nchain_id = \"a-1\"\n")
+	write("third.toml", "[testnet]\nchain_id = \"c-1\"\n[ibc]\ncounterparty = \"b.toml\"\n")
+	write("netns.toml", "[testnet]\nchain_id = \"c-1\"\nprovider = \"netns\"\n")
+	a := func(cp string, more ...string) string {
+		return write("a.toml", "[testnet]\nchain_id = \"a-1\"\n"+strings.Join(more, "")+"[ibc]\ncounterparty = \""+cp+"\"\n")
+	}
+	s, err := Open(a("b.toml"))
+	if err != nil || s.IBC.Peer == nil || s.IBC.Peer.File != b || s.IBC.Peer.Testnet.ChainID != "b-1" {
+		t.Fatalf("peer %+v, %v", s.IBC.Peer, err)
+	}
+	for cp, want := range map[string]string{
+		"none.toml":  "a.toml:4: ibc.counterparty: read scenario",
+		"same.toml":  "both testnets have chain ID \"a-1\"",
+		"third.toml": "names a counterparty of its own",
+		"netns.toml": "runs on provider \"netns\", this testnet on \"process\"",
+		"b.txt":      "name the other chain's scenario file (.toml)",
+	} {
+		if _, err := Open(a(cp)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", cp, err, want)
+		}
+	}
+	if _, err := Open(a("b.toml", "provider = \"kubernetes\"\n")); err == nil || !strings.Contains(err.Error(), "provider \"process\" or \"netns\"") {
+		t.Errorf("kubernetes: %v", err)
+	}
+}

@@ -93,6 +93,7 @@ func (s *Scenario) validate(l lines) []error {
 	s.validateLifecycle(c)
 	s.validateStateSync(c)
 	s.validateNumbers(c)
+	s.validateIBC(c)
 	if s.Report.Dir == "" {
 		c.fail("report.dir", "cannot be empty")
 	}

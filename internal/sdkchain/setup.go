@@ -106,18 +106,27 @@ func Setup(ctx context.Context, t *testnet.Testnet, binary string, spec cosmos.C
 }
 
 // fundAccounts funds the scenario's own addresses in genesis, after the
-// wallets (whose numbers stay as they were), each an address of this chain.
+// wallets (whose numbers stay as they were), each an address of this
+// chain, and the keys of spec.Mnemonics at its prefix.
 func fundAccounts(genesis string, spec cosmos.Config) error {
-	if len(spec.Accounts) == 0 {
-		return nil
-	}
-	for i, a := range spec.Accounts {
+	accounts := slices.Clone(spec.Accounts)
+	for i, a := range accounts {
 		if prefix, _, err := cosmos.DecodeBech32(a); err != nil || prefix != spec.Bech32Prefix {
 			return fmt.Errorf("testnet.cosmos.accounts[%d]: %s is not an address of this chain, whose addresses begin %s1", i, a, spec.Bech32Prefix)
 		}
 	}
-	_, _, err := cosmos.FundAccounts(genesis, len(spec.Accounts), func(yield func(string) error) error {
-		for _, a := range spec.Accounts {
+	for _, m := range spec.Mnemonics {
+		w, err := cosmos.FromMnemonic(m, cosmos.DefaultHDPath, spec.Bech32Prefix)
+		if err != nil {
+			return err
+		}
+		accounts = append(accounts, w.Address)
+	}
+	if len(accounts) == 0 {
+		return nil
+	}
+	_, _, err := cosmos.FundAccounts(genesis, len(accounts), func(yield func(string) error) error {
+		for _, a := range accounts {
 			if err := yield(a); err != nil {
 				return err
 			}

@@ -1,0 +1,252 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/chainperf/chainperf/internal/build"
+	"github.com/chainperf/chainperf/internal/chain"
+	"github.com/chainperf/chainperf/internal/ibc"
+	"github.com/chainperf/chainperf/internal/results"
+	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet/live"
+)
+
+// A relay is the run's second chain and the relayer between the two
+// ([ibc]): the counterparty's testnet, started after the run's own, and
+// Hermes, started once it has opened the channel.
+type relay struct {
+	peer         *scenario.Scenario
+	adapter      chain.Adapter
+	a, b         chain.Relayed
+	net          *live.Net // the counterparty's, once up
+	hermes       *ibc.Hermes
+	dir          string
+	version      string
+	channel      ibc.Channel
+	opened       time.Duration
+	fromA, fromB int64 // the heights the relayer started at
+}
+
+// newRelay makes the counterparty's adapter and has both chains fund the
+// relayer's key; nil when the scenario names no counterparty. It runs
+// before either testnet is prepared.
+func newRelay(ctx context.Context, s *scenario.Scenario, o RunOptions, own chain.Adapter) (*relay, error) {
+	peer := s.IBC.Peer
+	if peer == nil {
+		return nil, nil
+	}
+	a, ok := own.(chain.Relayed)
+	if !ok {
+		return nil, fmt.Errorf("%s: ibc: a %s testnet cannot be an end of a relayer (a Cosmos SDK chain can)", s.Pos("ibc.counterparty"), s.Testnet.Chain)
+	}
+	// Its node binary built as the run's own was (a module version, a ref).
+	peer, _, err := ResolveNode(ctx, peer, o.Phase)
+	if err != nil {
+		return nil, fmt.Errorf("ibc.counterparty: %w", err)
+	}
+	adapter, err := chain.New(ctx, peer, o.Log)
+	if err != nil {
+		return nil, fmt.Errorf("ibc.counterparty: %w", err)
+	}
+	b, ok := adapter.(chain.Relayed)
+	if !ok {
+		return nil, fmt.Errorf("%s: ibc.counterparty: a %s testnet cannot be an end of a relayer (a Cosmos SDK chain can)", s.Pos("ibc.counterparty"), peer.Testnet.Chain)
+	}
+	a.Relay(ibc.Mnemonic())
+	b.Relay(ibc.Mnemonic())
+	v := s.IBC.RelayerVersion
+	if v == "" {
+		v = build.HermesVersion
+	}
+	return &relay{peer: peer, adapter: adapter, a: a, b: b, version: v}, nil
+}
+
+// up starts the counterparty, builds the relayer, opens the transfer
+// channel between the chains and starts relaying (nil: no relay).
+func (rl *relay) up(ctx context.Context, own *live.Net, o RunOptions) error {
+	if rl == nil {
+		return nil
+	}
+	o.Phase("counterparty up")
+	began := time.Now()
+	var err error
+	rl.net, err = live.Up(ctx, rl.peer.Testnet, live.UpOptions{Exe: o.Exe, Log: o.Log, Chain: rl.adapter, Provider: o.Provider, Profiling: ProfilingFor(rl.peer.Observe)})
+	if err != nil {
+		return fmt.Errorf("counterparty: %w", err)
+	}
+	if err := firstBlocks(ctx, rl.adapter, rl.net, began); err != nil {
+		return fmt.Errorf("counterparty: %w", err)
+	}
+	o.Phase("relayer: build, channel")
+	bin, err := build.Hermes(ctx, rl.version, build.CacheDir())
+	if err != nil {
+		return err
+	}
+	if rl.dir, err = os.MkdirTemp("", "chainperf-relayer-"); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	cfg := ibc.Config{A: end(own, rl.a.RelayEnd()), B: end(rl.net, rl.b.RelayEnd()), TelemetryHost: "127.0.0.1", TelemetryPort: port}
+	if rl.hermes, err = ibc.New(ctx, bin, rl.dir, cfg, ibc.Mnemonic()); err != nil {
+		return err
+	}
+	began = time.Now()
+	if rl.channel, err = rl.hermes.OpenChannel(ctx); err != nil {
+		return err
+	}
+	rl.opened = time.Since(began)
+	if rl.fromA, err = ibc.Height(ctx, http.DefaultClient, cfg.A.RPC); err != nil {
+		return err
+	}
+	if rl.fromB, err = ibc.Height(ctx, http.DefaultClient, cfg.B.RPC); err != nil {
+		return err
+	}
+	return rl.hermes.Start()
+}
+
+// end is a testnet's first standing node as the relayer's end of it.
+func end(n *live.Net, e chain.RelayEnd) ibc.Chain {
+	nd := n.Testnet.Standing()[0]
+	rpc := n.Endpoint(nd).RPC
+	host := nd.Host
+	if u, err := url.Parse(rpc); err == nil {
+		host = u.Hostname()
+	}
+	at := func(port int) string { return "http://" + net.JoinHostPort(host, strconv.Itoa(port)) }
+	return ibc.Chain{ID: n.Testnet.ChainID, RPC: rpc, GRPC: at(nd.Ports.GRPC), API: at(nd.Ports.API), Prefix: e.Prefix, Denom: e.Denom, GasPrice: e.GasPrice}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// finish waits up to the drain for the packets in flight, follows every
+// packet from both chains' blocks, checks the escrow against the
+// vouchers and records the relay's finding; a relayer that went down
+// during the run is a crash in the verdict.
+func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Run, o RunOptions) {
+	if rl == nil || rl.hermes == nil {
+		return
+	}
+	o.Phase("relayer: packets")
+	cfg := rl.hermes.Config
+	rep := ibc.Relay{Relayer: "hermes " + rl.version, Channel: rl.channel, Opened: rl.opened, Denom: cfg.A.Denom}
+	select {
+	case <-rl.hermes.Done():
+		rep.Down, rep.Last = fmt.Sprint(rl.hermes.Err()), rl.hermes.LastLine()
+		r.Crashed = append(r.Crashed, "relayer")
+	default:
+	}
+	ledger := ibc.NewLedger("transfer", rl.channel.A, rl.channel.B)
+	readA, readB := rl.fromA, rl.fromB
+	follow := func() error {
+		var err error
+		if readA, err = readBlocks(ctx, cfg.A.RPC, readA, ledger.OnA); err != nil {
+			return err
+		}
+		readB, err = readBlocks(ctx, cfg.B.RPC, readB, ledger.OnB)
+		return err
+	}
+	deadline := time.Now().Add(s.IBC.Drain.D())
+	err := follow()
+	for err == nil && rep.Down == "" && time.Now().Before(deadline) && settling(ledger) {
+		if !sleepUntil(ctx, time.Now().Add(time.Second)) {
+			break
+		}
+		err = follow()
+	}
+	// The relayer stops before the last read, so that no refund it brings
+	// later makes a wallet hold more than the balance check is told.
+	if rep.Last == "" && settling(ledger) {
+		rep.Last = rl.hermes.LastLine() // its last word on the packets it left
+	}
+	rl.hermes.Stop(10 * time.Second)
+	if err == nil && sleepUntil(ctx, time.Now().Add(2*time.Second)) {
+		err = follow()
+	}
+	if err != nil {
+		rec := fmt.Sprintf("the packets could not be followed: %v", err)
+		rep.Balances = rec
+		o.Log.Warn(rec)
+	}
+	rep.Ledger = ledger
+	rl.a.Refunded(ledger.Refunds(cfg.A.Denom))
+	if rep.Balances == "" {
+		rep.Balances = balances(ctx, &rep, rl.channel, cfg, readA, readB)
+	}
+	r.SetFinding(rep.Finding())
+}
+
+// settling: some packet is on its way (sent, or its acknowledgement).
+func settling(l *ibc.Ledger) bool {
+	c := l.Count()
+	return c[ibc.InFlight]+c[ibc.AckInFlight] > 0
+}
+
+// readBlocks gives on each block of the node at rpc after from, up to the
+// one below its height now (a node stores block H before its results),
+// and returns the last height read.
+func readBlocks(ctx context.Context, rpc string, from int64, on func(int64, time.Time, []ibc.Event)) (int64, error) {
+	top, err := ibc.Height(ctx, http.DefaultClient, rpc)
+	if err != nil {
+		return from, err
+	}
+	top--
+	for h := from + 1; h <= top; h++ {
+		at, events, err := ibc.BlockEvents(ctx, http.DefaultClient, rpc, h)
+		if err != nil {
+			return h - 1, err
+		}
+		on(h, at, events)
+	}
+	return top, nil
+}
+
+// balances reads A's escrow of the channel at height a and B's supply of
+// its voucher at b (the last blocks the ledger read: the relayer goes on
+// meanwhile) into rep; it says why when it cannot.
+func balances(ctx context.Context, rep *ibc.Relay, ch ibc.Channel, cfg ibc.Config, a, b int64) string {
+	escrow, err := ibc.EscrowAccount(cfg.A.Prefix, "transfer", ch.A)
+	if err == nil {
+		rep.Escrowed, err = ibc.Balance(ctx, http.DefaultClient, cfg.A.API, escrow, cfg.A.Denom, a)
+	}
+	if err == nil {
+		rep.Minted, err = ibc.Supply(ctx, http.DefaultClient, cfg.B.API, ibc.VoucherDenom("transfer", ch.B, cfg.A.Denom), b)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// down stops the relayer and takes the counterparty down.
+func (rl *relay) down(ctx context.Context, o RunOptions) {
+	if rl == nil {
+		return
+	}
+	if rl.hermes != nil {
+		rl.hermes.Stop(10 * time.Second)
+	}
+	if rl.net != nil {
+		o.Phase("counterparty down")
+		rl.net.Down(ctx)
+	}
+	if rl.dir != "" {
+		os.RemoveAll(rl.dir)
+	}
+}

@@ -1,0 +1,78 @@
+package scenario
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// IBC is [ibc]: a second testnet, the counterparty, named by a scenario
+// file of its own whose [testnet] it runs (its chain, nodes and settings),
+// and a relayer between the two that chainperf builds and runs.
+type IBC struct {
+	// Counterparty is the other chain's scenario file, relative to this
+	// one ("": no second chain).
+	Counterparty string `toml:"counterparty"`
+	// Relayer names the relayer: "hermes", the one at hand.
+	Relayer string `toml:"relayer"`
+	// RelayerVersion is its release, built from its crate and cached by
+	// version ("": chainperf's pinned one).
+	RelayerVersion string `toml:"relayer_version"`
+	// Drain is how long the run waits at its end for the packets in
+	// flight to be relayed before it counts them as still in flight.
+	Drain Duration `toml:"drain"`
+	// Peer is the counterparty's scenario, read by Open.
+	Peer *Scenario `toml:"-"`
+}
+
+var relayerVersionRE = regexp.MustCompile(`^([0-9]+\.[0-9]+\.[0-9]+)?$`)
+
+func (s *Scenario) validateIBC(c *Checker) {
+	b := &s.IBC
+	if b.Counterparty == "" {
+		return
+	}
+	c.oneOf("ibc.relayer", b.Relayer, []string{"hermes"})
+	if !relayerVersionRE.MatchString(b.RelayerVersion) {
+		c.fail("ibc.relayer_version", "%q: a release such as 1.10.5 (\"\": chainperf's own)", b.RelayerVersion)
+	}
+	if !strings.HasSuffix(b.Counterparty, ".toml") {
+		c.fail("ibc.counterparty", "%q: name the other chain's scenario file (.toml)", b.Counterparty)
+	}
+	if b.Drain < 0 {
+		c.fail("ibc.drain", "%s: cannot be negative", b.Drain.D())
+	}
+	switch s.Testnet.Provider {
+	case "process", "netns":
+	default:
+		c.fail("ibc.counterparty", "a second chain and its relayer run beside testnets of provider \"process\" or \"netns\", not %q", s.Testnet.Provider)
+	}
+}
+
+// openPeer reads the counterparty's scenario, relative to the scenario at
+// path, and checks the pair: one provider, two chain IDs, no third chain.
+func (s *Scenario) openPeer(path string) error {
+	b := &s.IBC
+	if b.Counterparty == "" {
+		return nil
+	}
+	file := b.Counterparty
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(filepath.Dir(path), file)
+	}
+	peer, err := Open(file)
+	if err != nil {
+		return fmt.Errorf("%s: ibc.counterparty: %w", s.Pos("ibc.counterparty"), err)
+	}
+	switch {
+	case peer.IBC.Counterparty != "":
+		return fmt.Errorf("%s: ibc.counterparty: %s names a counterparty of its own: chainperf relays between two chains", s.Pos("ibc.counterparty"), file)
+	case peer.Testnet.Provider != s.Testnet.Provider:
+		return fmt.Errorf("%s: ibc.counterparty: %s runs on provider %q, this testnet on %q: both chains run on one provider", s.Pos("ibc.counterparty"), file, peer.Testnet.Provider, s.Testnet.Provider)
+	case peer.Testnet.ChainID == s.Testnet.ChainID:
+		return fmt.Errorf("%s: ibc.counterparty: both testnets have chain ID %q: set testnet.chain_id in one (a relayer tells chains by their IDs)", s.Pos("ibc.counterparty"), s.Testnet.ChainID)
+	}
+	b.Peer = peer
+	return nil
+}
