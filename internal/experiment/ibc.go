@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/build"
@@ -232,6 +233,27 @@ func balances(ctx context.Context, rep *ibc.Relay, ch ibc.Channel, cfg ibc.Confi
 		return err.Error()
 	}
 	return ""
+}
+
+// fault is a perturbation of the relayer: a kill (it stays down: the run
+// says which packets it left) or a pause (SIGSTOP, SIGCONT after the
+// duration: the packets it held up are relayed late).
+func (rl *relay) fault(p scenario.Perturbation) (*fault, error) {
+	if rl == nil || rl.hermes == nil {
+		return nil, fmt.Errorf("no relayer runs to %s", p.Kind)
+	}
+	f := &fault{names: scenario.RelayerNode, began: p.Kind}
+	switch p.Kind {
+	case "kill":
+		f.begin = func(context.Context) error { return rl.hermes.Signal(syscall.SIGKILL) }
+	case "pause":
+		f.ended = "continue"
+		f.begin = func(context.Context) error { return rl.hermes.Signal(syscall.SIGSTOP) }
+		f.end = func(context.Context) error { return rl.hermes.Signal(syscall.SIGCONT) }
+	default:
+		return nil, fmt.Errorf("the relayer is killed or paused, not %s", p.Kind)
+	}
+	return f, nil
 }
 
 // down stops the relayer and takes the counterparty down.

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +16,7 @@ import (
 // perturb does the scenario's perturbations to net, each `at` after start
 // by clk, recording each as a fault. The returned func waits for them all
 // to end (cancelling what has not begun) and returns the first error.
-func perturb(ctx context.Context, net *live.Net, start time.Time, ps []scenario.Perturbation, rec *recorder, clk clock) func() error {
+func perturb(ctx context.Context, net *live.Net, rl *relay, start time.Time, ps []scenario.Perturbation, rec *recorder, clk clock) func() error {
 	pctx, cancel := context.WithCancel(ctx)
 	var (
 		wg    sync.WaitGroup
@@ -66,6 +67,9 @@ func perturb(ctx context.Context, net *live.Net, start time.Time, ps []scenario.
 			continue
 		}
 		f, err := faultOf(net, p)
+		if slices.Equal(p.Nodes, []string{scenario.RelayerNode}) {
+			f, err = rl.fault(p)
+		}
 		if err != nil {
 			first = err
 			continue

@@ -75,7 +75,7 @@ func TestFaultTimelineOnAMadeUpClock(t *testing.T) {
 			clk := &madeUpClock{now: start}
 			rec := newRecorder(context.Background(), nil, "r", slog.New(slog.DiscardHandler))
 			rec.now = clk.Now
-			end := perturb(context.Background(), net, start, s.Perturbations, rec, clk)
+			end := perturb(context.Background(), net, nil, start, s.Perturbations, rec, clk)
 			f, ok := waitFault(rec, tc.lasts > 0, tc.stops)
 			if err := end(); err != nil || !ok {
 				t.Fatalf("the fault did not run its course in 20 s (%+v): %v", f, err)

@@ -266,7 +266,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if err != nil {
 		return err
 	}
-	ph := &phaseRunner{s: s, o: o, r: r, net: net, rec: rec, pools: &pools, targets: targets, follow: follow, made: made, events: events}
+	ph := &phaseRunner{s: s, o: o, r: r, net: net, rec: rec, pools: &pools, targets: targets, follow: follow, made: made, events: events, relay: rl}
 	i := 0
 	runPlans := func(plans []phasePlan) error {
 		for _, plan := range plans {
@@ -337,6 +337,7 @@ type phaseRunner struct {
 	targets, follow []string
 	made            load.Workload // the chain's workload for every phase; nil: one from [workload] per phase
 	events          *why.Events   // the nodes' consensus events; nil when not followed
+	relay           *relay        // the second chain and its relayer; nil without [ibc]
 }
 
 // targetNodes names the nodes the load goes to.
@@ -380,7 +381,7 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 	if specs := append(slices.Clone(ph.s.Observe.Profiles), windowProfiles(ph.s, net, plan)...); len(specs) > 0 && r.ReportDir != "" {
 		profiles = captureProfiles(ctx, net, phaseStart, specs, r.ReportDir, ph.rec)
 	}
-	endPerturb := perturb(ctx, net, phaseStart, ph.s.Perturbations, ph.rec, wall{})
+	endPerturb := perturb(ctx, net, ph.relay, phaseStart, ph.s.Perturbations, ph.rec, wall{})
 	var endCompanion func(*results.Run)
 	if c, ok := kinds[plan.kind].(companion); ok {
 		endCompanion = c.alongside(ctx, &phaseEnv{net: net, s: ph.s, start: phaseStart, rec: ph.rec}, plan)

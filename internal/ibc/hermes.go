@@ -348,6 +348,20 @@ func (h *Hermes) Err() error {
 	}
 }
 
+// Signal sends sig to the running relayer's process group (a fault on
+// it: SIGKILL, SIGSTOP, SIGCONT).
+func (h *Hermes) Signal(sig syscall.Signal) error {
+	if h.cmd == nil || h.done == nil {
+		return fmt.Errorf("the relayer is not running")
+	}
+	select {
+	case <-h.done:
+		return fmt.Errorf("the relayer has exited: %v", h.err)
+	default:
+	}
+	return syscall.Kill(-h.cmd.Process.Pid, sig)
+}
+
 // Stop ends the relayer it started, by its process group: SIGTERM, then
 // SIGKILL after grace.
 func (h *Hermes) Stop(grace time.Duration) {
@@ -355,6 +369,7 @@ func (h *Hermes) Stop(grace time.Duration) {
 		return
 	}
 	pgid := h.cmd.Process.Pid
+	syscall.Kill(-pgid, syscall.SIGCONT) // a paused relayer hears the SIGTERM
 	syscall.Kill(-pgid, syscall.SIGTERM)
 	select {
 	case <-h.done:

@@ -26,6 +26,10 @@ type IBC struct {
 	Peer *Scenario `toml:"-"`
 }
 
+// RelayerNode is how perturbations name the relayer ([[perturbation]]
+// kind = "kill" or "pause", nodes = ["relayer"]).
+const RelayerNode = "relayer"
+
 var relayerVersionRE = regexp.MustCompile(`^([0-9]+\.[0-9]+\.[0-9]+)?$`)
 
 func (s *Scenario) validateIBC(c *Checker) {

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"os"
@@ -346,5 +347,18 @@ func TestIBCCounterparty(t *testing.T) {
 	}
 	if _, err := Open(a("b.toml", "provider = \"kubernetes\"\n")); err == nil || !strings.Contains(err.Error(), "provider \"process\" or \"netns\"") {
 		t.Errorf("kubernetes: %v", err)
+	}
+	// The relayer is a perturbation's target with [ibc] only, alone, killed or paused.
+	kill := "[[perturbation]]\nkind = \"%s\"\nnodes = [%s]\nat = \"10s\"\nduration = \"5s\"\n"
+	if _, err := Open(write("a.toml", "[testnet]\nchain_id = \"a-1\"\n"+fmt.Sprintf(kill, "kill", `"relayer"`)+"[ibc]\ncounterparty = \"b.toml\"\n")); err != nil {
+		t.Errorf("kill the relayer: %v", err)
+	}
+	for _, bad := range []string{fmt.Sprintf(kill, "restart", `"relayer"`), fmt.Sprintf(kill, "kill", `"relayer", "validator0"`)} {
+		if _, err := Open(write("a.toml", "[testnet]\nchain_id = \"a-1\"\n"+bad+"[ibc]\ncounterparty = \"b.toml\"\n")); err == nil || !strings.Contains(err.Error(), "the relayer is killed or paused alone") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+	if _, err := Open(write("a.toml", "[testnet]\n"+fmt.Sprintf(kill, "kill", `"relayer"`))); err == nil || !strings.Contains(err.Error(), "perturbation[0].nodes") {
+		t.Errorf("a relayer without [ibc]: %v", err)
 	}
 }

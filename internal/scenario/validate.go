@@ -366,6 +366,9 @@ func (s *Scenario) validateObserve(c *Checker) {
 
 func (s *Scenario) validatePerturbations(c *Checker) {
 	nodes := s.Testnet.NodeNames()
+	if s.IBC.Counterparty != "" {
+		nodes = append(nodes, RelayerNode)
+	}
 	total, phase := s.ShortestPhase()
 	for i, p := range s.Perturbations {
 		path := fmt.Sprintf("perturbation[%d]", i)
@@ -395,6 +398,9 @@ func (s *Scenario) validatePerturbations(c *Checker) {
 		}
 		if len(p.Nodes) == 0 && p.Kind != "partition" && p.Kind != "latency" && p.Kind != "upgrade" {
 			c.fail(path+".nodes", "name at least one node")
+		}
+		if slices.Contains(p.Nodes, RelayerNode) && s.IBC.Counterparty != "" && (len(p.Nodes) > 1 || p.Kind != "kill" && p.Kind != "pause") {
+			c.fail(path+".nodes", "the relayer is killed or paused alone (kind \"kill\" or \"pause\", nodes = [\"relayer\"])")
 		}
 		seen := map[string]bool{}
 		for _, n := range p.Nodes {
