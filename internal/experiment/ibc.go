@@ -33,6 +33,7 @@ type relay struct {
 	channel      ibc.Channel
 	opened       time.Duration
 	fromA, fromB int64 // the heights the relayer started at
+	crashed      bool  // the relayer went down during the run
 }
 
 // newRelay makes the counterparty's adapter and has both chains fund the
@@ -150,7 +151,7 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 	select {
 	case <-rl.hermes.Done():
 		rep.Down, rep.Last = fmt.Sprint(rl.hermes.Err()), rl.hermes.LastLine()
-		r.Crashed = append(r.Crashed, "relayer")
+		rl.crashed = true
 	default:
 	}
 	ledger := ibc.NewLedger("transfer", rl.channel.A, rl.channel.B)
@@ -191,6 +192,15 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 		rep.Balances = balances(ctx, &rep, rl.channel, cfg, readA, readB)
 	}
 	r.SetFinding(rep.Finding())
+}
+
+// crashInto records a relayer that went down as a crash of the run, once
+// the chains are checked (a node's crash skips the check; the relayer's
+// leaves the chains as they were).
+func (rl *relay) crashInto(r *results.Run) {
+	if rl != nil && rl.crashed {
+		r.Crashed = append(r.Crashed, scenario.RelayerNode)
+	}
 }
 
 // settling: some packet is on its way (sent, or its acknowledgement).
