@@ -94,6 +94,28 @@ func verdictErr(res *compare.Result, figures ...string) error {
 	return nil
 }
 
+// focus makes the figures a session decides on (--decide-on) its gated
+// ones and the others informative, so that the verdict it writes (shown
+// always, not folded; the regressed and inconclusive it lists) says what
+// its exit code says.
+func focus(res *compare.Result, figures []string) {
+	if len(figures) == 0 {
+		return
+	}
+	res.Regressed, res.Inconclusive = nil, nil
+	for i := range res.Rows {
+		r := &res.Rows[i]
+		r.Gated = slices.Contains(figures, r.Figure)
+		switch {
+		case !r.Gated:
+		case r.Verdict == compare.Regressed:
+			res.Regressed = append(res.Regressed, r.Figure)
+		case r.Verdict == compare.Inconclusive:
+			res.Inconclusive = append(res.Inconclusive, r.Figure)
+		}
+	}
+}
+
 func abCmd() *cobra.Command {
 	var vo verdictOut
 	var labels, per, decideOn []string
@@ -206,6 +228,7 @@ completed. Exit codes as compare: 0 no gated figure regressed, 1 one did,
 				return runErr
 			}
 			fmt.Fprintf(out, "\n%s\n\n", abSummary(o, decideOn))
+			focus(o.Result, decideOn)
 			if err := vo.write(out, o.Result); err != nil {
 				return err
 			}

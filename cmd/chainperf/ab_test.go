@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/chainperf/chainperf/internal/compare"
 )
 
 // TestABOnRealNodes is the short calibration CI runs (bench/calibrate.sh
@@ -99,4 +102,27 @@ kind = "steady"
 warmup = "1s"
 cooldown = "1s"
 `
+}
+
+// A session decided on some figures writes them as its gated ones, and
+// lists only them as regressed or inconclusive: what it prints says what
+// its exit code says.
+func TestFocusOnTheDecidedFigures(t *testing.T) {
+	res := &compare.Result{Rows: []compare.Row{
+		{Figure: "latency p50", Gated: true, Verdict: compare.Inconclusive},
+		{Figure: "height time", Verdict: compare.Regressed},
+		{Figure: "committed tx/s", Gated: true, Verdict: compare.Regressed},
+	}, Regressed: []string{"committed tx/s"}, Inconclusive: []string{"latency p50"}}
+	focus(res, []string{"height time"})
+	if !res.Rows[1].Gated || res.Rows[0].Gated || res.Rows[2].Gated || !slices.Equal(res.Regressed, []string{"height time"}) || len(res.Inconclusive) != 0 {
+		t.Errorf("%+v", res)
+	}
+	if err := verdictErr(res, "height time"); err != errFailed {
+		t.Errorf("exit: %v", err)
+	}
+	before := len(res.Rows)
+	focus(res, nil)
+	if len(res.Rows) != before || !res.Rows[1].Gated {
+		t.Error("no --decide-on changed the result")
+	}
 }
