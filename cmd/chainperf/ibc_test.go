@@ -76,6 +76,9 @@ template = """{"@type": "/ibc.applications.transfer.v1.MsgTransfer", "source_por
 	if int64(sent) != committed || acked < 1 || refused < 1 || left < 1 || acked+refused+left+figure("packets timed out") != sent || figure("escrow not matched by vouchers") != 0 {
 		t.Errorf("%v packets sent by %d committed txs: %v acknowledged, %v refused, %v in flight\n%s", sent, committed, acked, refused, left, out)
 	}
+	if figure("relayer RSS") < 10 || figure("relayer CPU") <= 0 { // scraped beside the nodes: its /proc and its telemetry
+		t.Errorf("the relayer's use: %+v", f.Figures)
+	}
 	if figure("relay to B p50") <= 0 || figure("relay and acknowledgement p99") < figure("relay to B p50") {
 		t.Errorf("latencies: %+v", f.Figures)
 	}

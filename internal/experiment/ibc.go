@@ -8,14 +8,18 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/chainperf/chainperf/internal/build"
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/ibc"
+	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/live"
 )
 
@@ -34,6 +38,7 @@ type relay struct {
 	opened       time.Duration
 	fromA, fromB int64 // the heights the relayer started at
 	crashed      bool  // the relayer went down during the run
+	use          relayerUse
 }
 
 // newRelay makes the counterparty's adapter and has both chains fund the
@@ -187,11 +192,71 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 		o.Log.Warn(rec)
 	}
 	rep.Ledger = ledger
+	rl.use.into(&rep)
 	rl.a.Refunded(ledger.Refunds(cfg.A.Denom))
 	if rep.Balances == "" {
 		rep.Balances = balances(ctx, &rep, rl.channel, cfg, readA, readB)
 	}
 	r.SetFinding(rep.Finding())
+}
+
+// relayerSeries are what the run keeps of the relayer's scrapes: its CPU
+// and RSS (from /proc), its pending packets and what it relayed, by its
+// own telemetry.
+var relayerSeries = []string{observe.SeriesCPU, observe.SeriesRSS, "backlog_size", "receive_packets_confirmed_total",
+	"acknowledgment_packets_confirmed_total", "timeout_packets_confirmed_total"}
+
+// watch scrapes the relayer beside the nodes, as a target named "relayer"
+// of the run's series, until the returned func; what it saw of its CPU,
+// memory and backlog goes into the relay's finding.
+func (rl *relay) watch(ctx context.Context, o scenario.Observe, rec *recorder) func() {
+	if rl == nil || rl.hermes == nil {
+		return func() {}
+	}
+	o.Metrics = relayerSeries
+	n := &testnet.Node{Name: scenario.RelayerNode}
+	endpoint := func(*testnet.Node) testnet.Endpoint { return testnet.Endpoint{Metrics: rl.hermes.MetricsURL()} }
+	stop := watchTargets(ctx, []*testnet.Node{n}, endpoint, func(*testnet.Node) int { return rl.hermes.PID() }, o, rec, rl.use.add)
+	return func() { stop() }
+}
+
+// relayerUse is what the relayer's scrapes showed: CPU seconds at the
+// first and last scrape, its largest RSS and backlog.
+type relayerUse struct {
+	mu           sync.Mutex
+	cpu0, cpu1   float64
+	t0, t1       time.Time
+	rss, backlog float64
+}
+
+func (u *relayerUse) add(samples []observe.Sample) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	backlog := 0.0
+	for _, x := range samples {
+		switch {
+		case x.Series == observe.SeriesCPU:
+			if u.t0.IsZero() {
+				u.cpu0, u.t0 = x.Value, x.At
+			}
+			u.cpu1, u.t1 = x.Value, x.At
+		case x.Series == observe.SeriesRSS:
+			u.rss = max(u.rss, x.Value)
+		case strings.HasPrefix(x.Series, "backlog_size"):
+			backlog += x.Value // one series a channel end
+		}
+	}
+	u.backlog = max(u.backlog, backlog)
+}
+
+// into puts what was seen into rep.
+func (u *relayerUse) into(rep *ibc.Relay) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if d := u.t1.Sub(u.t0).Seconds(); d > 0 {
+		rep.CPU = (u.cpu1 - u.cpu0) / d
+	}
+	rep.RSS, rep.Backlog = u.rss/(1<<20), u.backlog
 }
 
 // crashInto records a relayer that went down as a crash of the run, once

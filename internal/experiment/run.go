@@ -251,6 +251,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	if err := rl.up(ctx, net, o); err != nil {
 		return err
 	}
+	defer rl.watch(ctx, s.Observe, rec)()
 	readVersions(ctx, net, r, false)
 	var pools mempools
 	stopWatch := watchNodes(ctx, net, s.Observe, rec, pools.tap)

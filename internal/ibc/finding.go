@@ -32,6 +32,10 @@ type Relay struct {
 	// read ("": they were).
 	Escrowed, Minted uint64
 	Balances         string
+	// What the relayer used while it ran (from its process and its own
+	// telemetry): cores, largest RSS (MB), largest backlog of pending
+	// packets; zero when not scraped.
+	CPU, RSS, Backlog float64
 }
 
 // Finding is the relay's finding: every packet's fate, the relay's
@@ -72,6 +76,10 @@ func (r Relay) Finding() finding.Finding {
 			figs = append(figs, fig(q.name+" p50", "ms", ms(p50), finding.Lower), fig(q.name+" p99", "ms", ms(p99), finding.Lower))
 		}
 	}
+	if r.RSS > 0 {
+		figs = append(figs, fig("relayer CPU", "cores", r.CPU, finding.Lower), fig("relayer RSS", "MB", r.RSS, finding.Lower),
+			fig("relayer backlog at most", "packets", r.Backlog, finding.Neither))
+	}
 	summary := []finding.Line{{Label: "packets", Text: fateLine(sent, count)}}
 	if r.Balances == "" {
 		off := float64(0)
@@ -86,6 +94,9 @@ func (r Relay) Finding() finding.Finding {
 		summary = append(summary, finding.Line{Label: "escrow", Text: "not checked: " + r.Balances})
 	}
 	relayer := fmt.Sprintf("%s, channel %s on A to %s on B, opened in %s", r.Relayer, r.Channel.A, r.Channel.B, r.Opened.Round(time.Second))
+	if r.RSS > 0 {
+		relayer += fmt.Sprintf("; %.2f cores, %.0f MB at most, %.0f packets pending at most (its telemetry)", r.CPU, r.RSS, r.Backlog)
+	}
 	if r.Down != "" {
 		relayer += "; it went down during the run: " + r.Down
 	}
