@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -112,10 +111,10 @@ func (rl *relay) up(ctx context.Context, own *live.Net, o RunOptions) error {
 		return err
 	}
 	rl.opened = time.Since(began)
-	if rl.fromA, err = ibc.Height(ctx, http.DefaultClient, cfg.A.RPC); err != nil {
+	if rl.fromA, err = ibc.Height(ctx, cfg.A.RPC); err != nil {
 		return err
 	}
-	if rl.fromB, err = ibc.Height(ctx, http.DefaultClient, cfg.B.RPC); err != nil {
+	if rl.fromB, err = ibc.Height(ctx, cfg.B.RPC); err != nil {
 		return err
 	}
 	return rl.hermes.Start()
@@ -278,13 +277,13 @@ func settling(l *ibc.Ledger) bool {
 // one below its height now (a node stores block H before its results),
 // and returns the last height read.
 func readBlocks(ctx context.Context, rpc string, from int64, on func(int64, time.Time, []ibc.Event)) (int64, error) {
-	top, err := ibc.Height(ctx, http.DefaultClient, rpc)
+	top, err := ibc.Height(ctx, rpc)
 	if err != nil {
 		return from, err
 	}
 	top--
 	for h := from + 1; h <= top; h++ {
-		at, events, err := ibc.BlockEvents(ctx, http.DefaultClient, rpc, h)
+		at, events, err := ibc.BlockEvents(ctx, rpc, h)
 		if err != nil {
 			return h - 1, err
 		}
@@ -299,10 +298,10 @@ func readBlocks(ctx context.Context, rpc string, from int64, on func(int64, time
 func balances(ctx context.Context, rep *ibc.Relay, ch ibc.Channel, cfg ibc.Config, a, b int64) string {
 	escrow, err := ibc.EscrowAccount(cfg.A.Prefix, "transfer", ch.A)
 	if err == nil {
-		rep.Escrowed, err = ibc.Balance(ctx, http.DefaultClient, cfg.A.API, escrow, cfg.A.Denom, a)
+		rep.Escrowed, err = ibc.Balance(ctx, cfg.A.API, escrow, cfg.A.Denom, a)
 	}
 	if err == nil {
-		rep.Minted, err = ibc.Supply(ctx, http.DefaultClient, cfg.B.API, ibc.VoucherDenom("transfer", ch.B, cfg.A.Denom), b)
+		rep.Minted, err = ibc.Supply(ctx, cfg.B.API, ibc.VoucherDenom("transfer", ch.B, cfg.A.Denom), b)
 	}
 	if err != nil {
 		return err.Error()

@@ -3,7 +3,6 @@ package ibc
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -131,14 +130,14 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 // Balance is what address holds of denom at height (its state once that
 // block is committed), from a node's REST gateway at api (http://host:port).
-func Balance(ctx context.Context, c *http.Client, api, address, denom string, height int64) (uint64, error) {
+func Balance(ctx context.Context, api, address, denom string, height int64) (uint64, error) {
 	var r struct {
 		Balance struct {
 			Amount string `json:"amount"`
 		} `json:"balance"`
 	}
 	u := fmt.Sprintf("%s/cosmos/bank/v1beta1/balances/%s/by_denom?denom=%s", api, url.PathEscape(address), url.QueryEscape(denom))
-	if err := getREST(ctx, c, u, height, &r); err != nil {
+	if err := getREST(ctx, u, height, &r); err != nil {
 		return 0, err
 	}
 	return strconv.ParseUint(r.Balance.Amount, 10, 64)
@@ -146,13 +145,13 @@ func Balance(ctx context.Context, c *http.Client, api, address, denom string, he
 
 // Supply is the chain's total supply of denom at height, from its REST
 // gateway.
-func Supply(ctx context.Context, c *http.Client, api, denom string, height int64) (uint64, error) {
+func Supply(ctx context.Context, api, denom string, height int64) (uint64, error) {
 	var r struct {
 		Amount struct {
 			Amount string `json:"amount"`
 		} `json:"amount"`
 	}
-	if err := getREST(ctx, c, fmt.Sprintf("%s/cosmos/bank/v1beta1/supply/by_denom?denom=%s", api, url.QueryEscape(denom)), height, &r); err != nil {
+	if err := getREST(ctx, fmt.Sprintf("%s/cosmos/bank/v1beta1/supply/by_denom?denom=%s", api, url.QueryEscape(denom)), height, &r); err != nil {
 		return 0, err
 	}
 	return strconv.ParseUint(r.Amount.Amount, 10, 64)

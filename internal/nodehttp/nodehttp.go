@@ -168,9 +168,18 @@ func (b *body) Close() error {
 // Get reads the answer to a GET of u within c's caps; any status but 200
 // is an error, returned with the answer (a JSON-RPC error is in it).
 func Get(ctx context.Context, c *http.Client, u string) ([]byte, error) {
+	return GetWith(ctx, c, u, nil)
+}
+
+// GetWith is Get with the request's headers set from header (an SDK REST
+// gateway's x-cosmos-block-height).
+func GetWith(ctx context.Context, c *http.Client, u string, header http.Header) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := c.Do(req)
 	if err != nil {
