@@ -14,7 +14,7 @@ import (
 // TestIBCTransfers runs examples/ibc-transfer.toml, its two wasmd
 // testnets and Hermes between them, for 15 s, with one transfer in ten
 // sent to a receiver the other chain cannot take, and the relayer killed
-// 10 s into the load. The run follows every packet from both chains'
+// 13 s into the 15 s load. The run follows every packet from both chains'
 // blocks: B refused some (error acknowledgements), the relayer left
 // others in flight when it went down, none is lost (every packet sent by
 // a committed tx has a fate), and A's escrow is what B minted plus what
@@ -38,7 +38,7 @@ template = """{"@type": "/ibc.applications.transfer.v1.MsgTransfer", "source_por
   "sender": "{wallet}", "receiver": "not-an-address-{counter}",
   "timeout_height": {"revision_number": "1", "revision_height": "1000000000"}}"""
 `
-	text = strings.Replace(text, "\n[ibc]\n", "\n[[perturbation]]\nkind = \"kill\"\nnodes = [\"relayer\"]\nat = \"10s\"\n\n[ibc]\n", 1)
+	text = strings.Replace(text, "\n[ibc]\n", "\n[[perturbation]]\nkind = \"kill\"\nnodes = [\"relayer\"]\nat = \"13s\"\n\n[ibc]\n", 1)
 	scn := filepath.Join(dir, "ibc-transfer.toml")
 	os.WriteFile(scn, []byte(besideOthers(text)), 0o644)
 	os.WriteFile(filepath.Join(dir, "ibc-counterparty.toml"), []byte(example(t, "ibc-counterparty")), 0o644)
