@@ -9,6 +9,13 @@ import statistics
 import sys
 
 work, counts = sys.argv[1], {"kvstore": int(sys.argv[2]), "sdk": int(sys.argv[3])}
+DECIDED = "height time"  # what every session is decided on (--decide-on)
+
+
+def role(figure, gated):
+    if figure == DECIDED:
+        return "decided"
+    return "gated by default" if gated else "informative"
 
 
 def sessions(kind):
@@ -40,10 +47,19 @@ for kind in ("kvstore", "sdk"):
     n = len(rounds)
     print()
     print("%s: %d sessions, rounds %s" % (kind, n, rounds))
-    print("| figure | gated | false / unchanged / inconclusive | smallest change shown (median) |")
+    print("| figure | role | false / unchanged / inconclusive | smallest change shown (median) |")
     print("|---|---|---|---|")
-    for fig, t in sorted(table.items(), key=lambda kv: (not kv[1]["gated"], kv[0])):
-        print("| %s | %s | %d / %d / %d | %.1f |" % (fig, "yes" if t["gated"] else "no", t["false"], t["unchanged"], t["inconclusive"],
-                                                statistics.median(t["reach"]) if t["reach"] else 0))
+    order = {"decided": 0, "gated by default": 1, "informative": 2}
+    informative = [0, 0]
+    for fig, t in sorted(table.items(), key=lambda kv: (order[role(kv[0], kv[1]["gated"])], kv[0])):
+        r = role(fig, t["gated"])
+        if r == "informative":
+            informative[0] += t["false"]
+            informative[1] += t["false"] + t["unchanged"] + t["inconclusive"]
+            continue
+        print("| %s | %s | %d / %d / %d | %.1f %% |" % (fig, r, t["false"], t["unchanged"], t["inconclusive"],
+                                                  statistics.median(t["reach"]) if t["reach"] else 0))
+    print("| %d informative figures | informative | %d of %d verdicts false | |" % (
+        sum(1 for f, t in table.items() if role(f, t["gated"]) == "informative"), informative[0], informative[1]))
     for line in falses:
         print("false:", line)

@@ -75,6 +75,9 @@ would make (pods, ConfigMaps, Secrets, the generators' Job) and keeps none.`,
 			if bin != nil {
 				fmt.Fprintf(out, "node: %s\n", bin.Describe)
 			}
+			if sc.IBC.Counterparty != "" {
+				fmt.Fprintf(out, "ibc: only this testnet starts here; its counterparty (%s) and the relayer start with `chainperf run`\n", sc.IBC.Counterparty)
+			}
 			adapter, err := chain.New(ctx, sc, nil)
 			if err != nil {
 				return err
