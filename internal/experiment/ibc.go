@@ -143,9 +143,10 @@ func freePort() (int, error) {
 
 // finish waits up to the drain for the packets in flight, follows every
 // packet from both chains' blocks, checks the escrow against the
-// vouchers and records the relay's finding; a relayer that went down
+// vouchers and records the relay's finding and how long after each pause
+// of the relayer its packets were through; a relayer that went down
 // during the run is a crash in the verdict.
-func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Run, o RunOptions) {
+func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Run, o RunOptions, rec *recorder) {
 	if rl == nil || rl.hermes == nil {
 		return
 	}
@@ -191,6 +192,13 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 		o.Log.Warn(rec)
 	}
 	rep.Ledger = ledger
+	// A pause's recovery: every packet sent before the relayer went on
+	// was on B this long after (the faults table's "caught up").
+	for i, end := range rec.endedFaults("pause", scenario.RelayerNode) {
+		if d, ok := ledger.CaughtUp(end); ok {
+			rec.caughtUp(i, d)
+		}
+	}
 	rl.use.into(&rep)
 	rl.a.Refunded(ledger.Refunds(cfg.A.Denom))
 	if rep.Balances == "" {

@@ -142,6 +142,20 @@ func (rc *recorder) ended(i int, what string) {
 	rc.event("perturbation", what+" "+nodes)
 }
 
+// endedFaults are the faults of nodes that have ended, by handle, with
+// their ends.
+func (rc *recorder) endedFaults(what, nodes string) map[int]time.Time {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	out := map[int]time.Time{}
+	for i, f := range rc.faults {
+		if f.What == what && f.Nodes == nodes && !f.End.IsZero() {
+			out[i] = f.End
+		}
+	}
+	return out
+}
+
 // caughtUp records that the nodes fault i hit were at the tip again d
 // after its end.
 func (rc *recorder) caughtUp(i int, d time.Duration) {

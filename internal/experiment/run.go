@@ -302,7 +302,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 		}
 	}
 	finishKinds(s, r)
-	rl.finish(ctx, s, r, o)
+	rl.finish(ctx, s, r, o, rec)
 	defer rl.crashInto(r) // after the chain check, which a relayer's crash does not skip
 	readVersions(ctx, net, r, true)
 	explain(ctx, o, r, net, events, rec)

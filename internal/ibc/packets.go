@@ -240,6 +240,24 @@ func (l *Ledger) Unsettled(denom string) (n int, amount uint64) {
 	return n, amount
 }
 
+// CaughtUp is how long after at (a relayer's pause ending) every packet
+// committed on A before it was received on B; false while one is not.
+func (l *Ledger) CaughtUp(at time.Time) (time.Duration, bool) {
+	var last time.Time
+	for _, p := range l.packets {
+		if p.SentAt == 0 || !p.Sent.Before(at) || p.TimedOutAt > 0 {
+			continue
+		}
+		if p.RecvAt == 0 {
+			return 0, false
+		}
+		if p.Received.After(last) {
+			last = p.Received
+		}
+	}
+	return max(0, last.Sub(at)), true
+}
+
 // Refunds is what A gave back of denom to each sender: the packets B
 // refused, once their acknowledgement is on A, and those timed out.
 func (l *Ledger) Refunds(denom string) map[string]uint64 {

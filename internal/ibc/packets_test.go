@@ -71,6 +71,14 @@ func TestLedgerFates(t *testing.T) {
 	if n, amount := l.Unsettled("stake"); n != 1 || amount != 50 { // packet 5 (sent, not received); 2 was refunded, 3 timed out
 		t.Errorf("unsettled %d carrying %d, want 1 carrying 50", n, amount)
 	}
+	// Packet 5, sent at 0 s, is not on B: not caught up after 1 s; before
+	// 0 s nothing was sent.
+	if _, ok := l.CaughtUp(at(1)); ok {
+		t.Error("caught up with packet 5 in flight")
+	}
+	if d, ok := l.CaughtUp(at(0)); !ok || d != 0 {
+		t.Errorf("before the first send: %v %v", d, ok)
+	}
 	if r := l.Refunds("stake"); len(r) != 1 || r["wasm1s"] != 50 { // 2 refused (20), 3 timed out (30)
 		t.Errorf("refunds %v, want wasm1s 50", r)
 	}
