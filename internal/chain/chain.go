@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/load"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -56,6 +57,10 @@ type Relayed interface {
 	RelayEnd() RelayEnd
 	Refunded(by map[string]uint64)
 }
+
+// RelayerMnemonic is the relayer's key on both chains of a run: made from a
+// fixed seed, like the wallets' keys, for chains of chainperf's own making.
+func RelayerMnemonic() string { return cosmos.MnemonicOf("chainperf", "relayer") }
 
 // A RelayEnd is a prepared chain as a relayer sees it: its account
 // address prefix, its denom and the gas price its txs pay.

@@ -65,8 +65,8 @@ func newRelay(ctx context.Context, s *scenario.Scenario, o RunOptions, own chain
 	if !ok {
 		return nil, fmt.Errorf("%s: ibc.counterparty: a %s testnet cannot be an end of a relayer (a Cosmos SDK chain can)", s.Pos("ibc.counterparty"), peer.Testnet.Chain)
 	}
-	a.Relay(ibc.Mnemonic())
-	b.Relay(ibc.Mnemonic())
+	a.Relay(chain.RelayerMnemonic())
+	b.Relay(chain.RelayerMnemonic())
 	v := s.IBC.RelayerVersion
 	if v == "" {
 		v = build.HermesVersion
@@ -103,7 +103,7 @@ func (rl *relay) up(ctx context.Context, own *live.Net, o RunOptions) error {
 		return err
 	}
 	cfg := ibc.Config{A: end(own, rl.a.RelayEnd()), B: end(rl.net, rl.b.RelayEnd()), TelemetryHost: "127.0.0.1", TelemetryPort: port}
-	if rl.hermes, err = ibc.New(ctx, bin, rl.dir, cfg, ibc.Mnemonic()); err != nil {
+	if rl.hermes, err = ibc.New(ctx, bin, rl.dir, cfg, chain.RelayerMnemonic()); err != nil {
 		return err
 	}
 	began = time.Now()

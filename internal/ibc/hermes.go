@@ -21,7 +21,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/cosmos"
 	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/pelletier/go-toml/v2"
 )
@@ -378,10 +377,6 @@ func (h *Hermes) Stop(grace time.Duration) {
 		<-h.done
 	}
 }
-
-// Mnemonic is the relayer's key on both chains of a run: made from a fixed
-// seed, like the wallets' keys, for chains of chainperf's own making.
-func Mnemonic() string { return cosmos.MnemonicOf("chainperf", "relayer") }
 
 // LastLine is the last line of the relayer's log (its last word when it
 // went down).

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chainperf/chainperf/internal/cosmos"
+	"github.com/btcsuite/btcd/btcutil/bech32"
 )
 
 // An Event is one ABCI event of a block's txs or of the block itself, as
@@ -317,7 +317,11 @@ func EscrowAddress(port, channel string) []byte {
 
 // EscrowAccount is EscrowAddress as an account of a chain of prefix.
 func EscrowAccount(prefix, port, channel string) (string, error) {
-	return cosmos.Bech32(prefix, EscrowAddress(port, channel))
+	conv, err := bech32.ConvertBits(EscrowAddress(port, channel), 8, 5, true)
+	if err != nil {
+		return "", err
+	}
+	return bech32.Encode(prefix, conv)
 }
 
 // VoucherDenom is the denom B mints for base arriving on its end of the
