@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chainperf/chainperf/internal/chain"
-	"github.com/chainperf/chainperf/internal/evm"
 	"github.com/chainperf/chainperf/internal/experiment"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
@@ -292,14 +291,11 @@ network whose runs that key funds: testnet.evm.funder_key_file = FILE
 			if err != nil {
 				return err
 			}
-			w, seed, err := evm.GenesisWallet(sc.Testnet)
+			addr, seed, err := chain.WriteFunderKey(sc.Testnet, out)
 			if err != nil {
 				return err
 			}
-			if err := evm.WriteKeyFile(out, w); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "the key of %s (genesis wallet 0 of seed %q) is in %s\n", w.Address, seed, out)
+			fmt.Fprintf(cmd.OutOrStdout(), "the key of %s (genesis wallet 0 of seed %q) is in %s\n", addr, seed, out)
 			return nil
 		},
 	}

@@ -158,3 +158,14 @@ func anyJSONRPC(s *scenario.Scenario, rpcs []string) string {
 	}
 	return ""
 }
+
+// WriteFunderKey writes the key of an EVM testnet's genesis wallet 0 to
+// the new file path (`chainperf testnet funder-key`) and says whose it is
+// and from which seed.
+func WriteFunderKey(t scenario.Testnet, path string) (address, seed string, err error) {
+	w, seed, err := evm.GenesisWallet(t)
+	if err != nil {
+		return "", "", err
+	}
+	return fmt.Sprint(w.Address), seed, evm.WriteKeyFile(path, w)
+}
