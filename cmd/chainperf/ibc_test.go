@@ -24,7 +24,8 @@ func TestIBCTransfers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Hermes and wasmd; two testnets and a relayer")
 	}
-	t.Parallel() // times nothing: .ci/run runs it in the cluster's lane
+	// It times nothing: .ci/run runs it in the cluster's lane.
+	t.Parallel()
 	dir := t.TempDir()
 	text := strings.Replace(example(t, "ibc-transfer"), `duration = "2m"`, `duration = "15s"`, 1)
 	// Time enough for every packet on a loaded machine: none in flight.
