@@ -187,9 +187,9 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 		err = follow()
 	}
 	if err != nil {
-		rec := fmt.Sprintf("the packets could not be followed: %v", err)
-		rep.Balances = rec
-		o.Log.Warn(rec)
+		msg := fmt.Sprintf("the packets could not be followed: %v", err)
+		rep.Balances = msg
+		o.Log.Warn(msg)
 	}
 	rep.Ledger = ledger
 	// A pause's recovery: every packet sent before the relayer went on
