@@ -91,3 +91,22 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// Tail returns the last most bytes of the file at path (nil when it
+// cannot be read).
+func Tail(path string, most int) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	buf := make([]byte, min(st.Size(), int64(most)))
+	if _, err := f.ReadAt(buf, st.Size()-int64(len(buf))); err != nil {
+		return nil
+	}
+	return buf
+}

@@ -61,7 +61,7 @@ func (r Relay) Finding() finding.Finding {
 		fig("packets sent", "", float64(sent), finding.Neither),
 		fig("packets acknowledged", "", float64(count[Acknowledged]), finding.Higher),
 		must(fig("packets acknowledged with an error", "", float64(count[AckError]), finding.Lower)),
-		must(fig("packets received never sent", "", float64(count[Unsent]), finding.Lower)),
+		must(fig("packets never sent", "", float64(count[Unsent]), finding.Lower)),
 		fig("packets timed out", "", float64(count[TimedOut]), finding.Lower),
 		must(fig("packets in flight at the end", "", float64(count[InFlight]+count[AckInFlight]), finding.Lower)),
 	}

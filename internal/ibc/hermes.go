@@ -11,16 +11,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/files"
 	"github.com/chainperf/chainperf/internal/printable"
 	"github.com/pelletier/go-toml/v2"
 )
@@ -324,14 +326,7 @@ func (h *Hermes) PID() int {
 
 // MetricsURL is its Prometheus telemetry.
 func (h *Hermes) MetricsURL() string {
-	return fmt.Sprintf("http://%s/metrics", hostPort(h.Config.TelemetryHost, h.Config.TelemetryPort))
-}
-
-func hostPort(host string, port int) string {
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	return fmt.Sprintf("%s:%d", host, port)
+	return "http://" + net.JoinHostPort(h.Config.TelemetryHost, strconv.Itoa(h.Config.TelemetryPort)) + "/metrics"
 }
 
 // Done is closed when the relayer has exited; Err says how.
@@ -362,10 +357,16 @@ func (h *Hermes) Signal(sig syscall.Signal) error {
 }
 
 // Stop ends the relayer it started, by its process group: SIGTERM, then
-// SIGKILL after grace.
+// SIGKILL after grace. One that has exited is left alone (its group's ID
+// may be another process's by now).
 func (h *Hermes) Stop(grace time.Duration) {
 	if h.cmd == nil || h.done == nil {
 		return
+	}
+	select {
+	case <-h.done:
+		return
+	default:
 	}
 	pgid := h.cmd.Process.Pid
 	syscall.Kill(-pgid, syscall.SIGCONT) // a paused relayer hears the SIGTERM
@@ -381,16 +382,6 @@ func (h *Hermes) Stop(grace time.Duration) {
 // LastLine is the last line of the relayer's log (its last word when it
 // went down).
 func (h *Hermes) LastLine() string {
-	f, err := os.Open(h.LogPath())
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	const tail = 8 << 10
-	if st, err := f.Stat(); err == nil && st.Size() > tail {
-		f.Seek(st.Size()-tail, io.SeekStart)
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, tail))
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	lines := strings.Split(strings.TrimSpace(string(files.Tail(h.LogPath(), 8<<10))), "\n")
 	return printable.Clean(lines[len(lines)-1])
 }

@@ -42,7 +42,7 @@ const (
 	TimedOut     Fate = "timed out"               // A took it back after its timeout (refunded)
 	AckInFlight  Fate = "received, ack in flight" // on B, its acknowledgement not yet on A
 	InFlight     Fate = "sent, not received"      // committed on A, not yet on B
-	Unsent       Fate = "received, never sent"    // on B with no send on A this ledger saw
+	Unsent       Fate = "never sent"              // received on B or acknowledged on A, with no send on A this ledger saw
 )
 
 // A Packet is one packet of the channel, by its sequence: the heights
@@ -62,14 +62,14 @@ type Packet struct {
 // Fate says where p is.
 func (p *Packet) Fate() Fate {
 	switch {
+	case p.SentAt == 0:
+		return Unsent
 	case p.TimedOutAt > 0:
 		return TimedOut
 	case p.AckAt > 0 && p.AckErr != "":
 		return AckError
 	case p.AckAt > 0:
 		return Acknowledged
-	case p.SentAt == 0:
-		return Unsent
 	case p.RecvAt > 0 || p.Ack != "":
 		return AckInFlight // its acknowledgement (a success or B's refusal) not yet on A
 	}
@@ -84,7 +84,6 @@ type Ledger struct {
 	SrcChannel string // on A
 	DstChannel string // on B
 	packets    map[uint64]*Packet
-	unknownAck int // acknowledgements on A of packets it never sent
 }
 
 // NewLedger follows port's packets from channel src on A to dst on B.
@@ -125,9 +124,6 @@ func (l *Ledger) OnA(height int64, at time.Time, events []Event) {
 			p.SentAt, p.Sent = height, at
 			p.Denom, p.Amount, p.Sender = packetData(e.attr("packet_data_hex"))
 		case "acknowledge_packet":
-			if p.SentAt == 0 && p.RecvAt == 0 {
-				l.unknownAck++
-			}
 			p.AckAt, p.Acked = height, at
 		default:
 			p.TimedOutAt = height
@@ -271,8 +267,8 @@ func (l *Ledger) Refunds(denom string) map[string]uint64 {
 }
 
 // Problems are what makes the ledger's verdict fail: error
-// acknowledgements, packets received that were never sent and
-// acknowledgements of packets never seen.
+// acknowledgements, and packets received or acknowledged that were never
+// sent.
 func (l *Ledger) Problems() []string {
 	var out []string
 	more := 0
@@ -285,7 +281,7 @@ func (l *Ledger) Problems() []string {
 			}
 			line = fmt.Sprintf("packet %d acknowledged with an error by B: %s", p.Sequence, p.AckErr)
 		case Unsent:
-			line = fmt.Sprintf("packet %d received on B at height %d, never sent on A", p.Sequence, p.RecvAt)
+			line = fmt.Sprintf("packet %d received on B (height %d) or acknowledged on A (height %d), never sent on A", p.Sequence, p.RecvAt, p.AckAt)
 		default:
 			continue
 		}
@@ -297,9 +293,6 @@ func (l *Ledger) Problems() []string {
 	}
 	if more > 0 {
 		out = append(out, fmt.Sprintf("%d more packets like these", more))
-	}
-	if l.unknownAck > 0 {
-		out = append(out, fmt.Sprintf("%d acknowledgements on A of packets neither sent nor received", l.unknownAck))
 	}
 	return out
 }

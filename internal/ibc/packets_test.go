@@ -46,24 +46,26 @@ func TestLedgerFates(t *testing.T) {
 	other := ev("send_packet", "9")
 	other.Attributes[2].Value = "channel-7"
 	l.OnA(12, at(6), []Event{other})
-	l.OnB(21, at(7), []Event{ev("recv_packet", "6")}) // never sent on A
+	l.OnB(21, at(7), []Event{ev("recv_packet", "6")})        // never sent on A
+	l.OnA(12, at(6), []Event{ev("acknowledge_packet", "7")}) // an acknowledgement of a packet never sent
 
-	want := map[Fate]int{Acknowledged: 1, AckError: 1, TimedOut: 1, AckInFlight: 1, InFlight: 1, Unsent: 1}
+	want := map[Fate]int{Acknowledged: 1, AckError: 1, TimedOut: 1, AckInFlight: 1, InFlight: 1, Unsent: 2}
 	got := l.Count()
 	for f, n := range want {
 		if got[f] != n {
 			t.Errorf("%s: %d, want %d (all: %v)", f, got[f], n, got)
 		}
 	}
-	if len(l.Packets()) != 6 {
-		t.Errorf("%d packets, want 6", len(l.Packets()))
+	if len(l.Packets()) != 7 {
+		t.Errorf("%d packets, want 7", len(l.Packets()))
 	}
 	recv, acked := l.Latencies()
 	if len(recv) != 3 || recv[0] != 3*time.Second || len(acked) != 1 || acked[0] != 5*time.Second {
 		t.Errorf("latencies: to B %v, acknowledged %v", recv, acked)
 	}
 	problems := strings.Join(l.Problems(), "; ")
-	for _, w := range []string{"packet 2 acknowledged with an error by B: \"ABCI code: 5", "packet 6 received on B at height 21, never sent on A"} {
+	for _, w := range []string{"packet 2 acknowledged with an error by B: \"ABCI code: 5", "packet 6 received on B (height 21) or acknowledged on A (height 0), never sent on A",
+		"packet 7 received on B (height 0) or acknowledged on A (height 12), never sent on A"} {
 		if !strings.Contains(problems, w) {
 			t.Errorf("problems %q: no %q", problems, w)
 		}

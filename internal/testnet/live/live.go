@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/files"
 	"github.com/chainperf/chainperf/internal/latency"
 	"github.com/chainperf/chainperf/internal/netem"
 	"github.com/chainperf/chainperf/internal/node"
@@ -348,7 +349,7 @@ func (n *Net) logHint(ctx context.Context, nd *testnet.Node) string {
 		return "see " + path
 	}
 	// One read: the panic line is looked for further back than the end shown.
-	raw := fileTail(path, 64<<10)
+	raw := files.Tail(path, 64<<10)
 	return panicked(raw) + fmt.Sprintf("the end of %s's log (its temp dir goes at teardown; `chainperf testnet up -f SCENARIO --dir D` keeps it):\n%s", nd.Name, orEmpty(raw[max(0, len(raw)-2048):]))
 }
 
@@ -377,25 +378,6 @@ func orEmpty(raw []byte) string {
 		return tail
 	}
 	return "(empty)"
-}
-
-// fileTail returns the last most bytes of the file at path (nil when it
-// cannot be read).
-func fileTail(path string, most int) []byte {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	buf := make([]byte, min(st.Size(), int64(most)))
-	if _, err := f.ReadAt(buf, st.Size()-int64(len(buf))); err != nil {
-		return nil
-	}
-	return buf
 }
 
 // Heights returns each node's latest height (0 when it does not answer).
