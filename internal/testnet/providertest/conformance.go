@@ -3,10 +3,12 @@ package providertest
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/files"
 	"github.com/chainperf/chainperf/internal/netem"
 
 	rpchttp "github.com/cometbft/cometbft/rpc/client/http"
@@ -233,14 +235,30 @@ func (c *checker) tip() int64 {
 func (c *checker) waitHeight(n *testnet.Node, h int64) {
 	c.t.Helper()
 	var last int64
+	var lastErr error
 	for end := time.Now().Add(c.s.Patience); time.Now().Before(end); time.Sleep(c.s.Block / 4) {
-		if x, _, err := c.status(n); err == nil {
+		x, _, err := c.status(n)
+		if lastErr = err; err == nil {
 			if last = x; x >= h {
 				return
 			}
 		}
 	}
-	c.t.Fatalf("%s: height %d after %s; want %d", n.Name, last, c.s.Patience, h)
+	c.t.Fatalf("%s: height %d after %s; want %d (last status error: %v)%s", n.Name, last, c.s.Patience, h, lastErr, c.logEnd(n))
+}
+
+// logEnd is the end of n's log, when the provider keeps it in the
+// testnet's log dir or tails it itself: a node that never made a block
+// says why there (a port taken, a peer refused).
+func (c *checker) logEnd(n *testnet.Node) string {
+	tail := files.Tail(filepath.Join(c.tn.LogDir(), n.Name+".log"), 3000)
+	if lt, ok := c.p.(testnet.LogTailer); ok && len(tail) == 0 {
+		tail, _ = lt.LogTail(context.Background(), n, 3000)
+	}
+	if len(tail) == 0 {
+		return ""
+	}
+	return "\n" + n.Name + "'s log ends:\n" + string(tail)
 }
 
 // waitTip waits for n to answer, done syncing, at the tip it had.
@@ -248,14 +266,16 @@ func (c *checker) waitTip(n *testnet.Node) {
 	c.t.Helper()
 	tip := c.tip()
 	var last int64
+	var lastErr error
 	for end := time.Now().Add(2 * c.s.Patience); time.Now().Before(end); time.Sleep(c.s.Block / 4) {
-		if x, syncing, err := c.status(n); err == nil {
+		x, syncing, err := c.status(n)
+		if lastErr = err; err == nil {
 			if last = x; x >= tip && !syncing {
 				return
 			}
 		}
 	}
-	c.t.Fatalf("%s: height %d after %s; want the tip %d", n.Name, last, 2*c.s.Patience, tip)
+	c.t.Fatalf("%s: height %d after %s; want the tip %d (last status error: %v)%s", n.Name, last, 2*c.s.Patience, tip, lastErr, c.logEnd(n))
 }
 
 // rises checks that n's height goes up by 2 within Patience.

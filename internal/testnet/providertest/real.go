@@ -60,17 +60,24 @@ func NoProcessUnder(t *testing.T, dir string) {
 	}
 }
 
-// ProviderTestPorts is where these tests' testnets take their ports: apart
-// from chainperf's automatic blocks (testnet.FirstAutoPort up), which the
-// command's tests, running beside these in another process with another
-// registry, take. A port is free when probed and bound by its node only
-// later: two processes probing one range at once could both take it.
-const ProviderTestPorts = 41000
+// ProviderTestPorts to ProviderTestPortsEnd is where these tests' testnets
+// take their ports: apart from chainperf's automatic blocks
+// (testnet.FirstAutoPort up) and the command tests' lanes (11000-26500),
+// which tests running beside these in other processes take, and below
+// Linux's ephemeral ports (32768 up) and the local cluster's NodePorts
+// (30000 up). A port is free when probed and bound by its node only later:
+// an outgoing connection's ephemeral port could take it meanwhile (the
+// likely cause of a CI run's process conformance chain that made no block
+// with its ports at 41000).
+const (
+	ProviderTestPorts    = 28000
+	ProviderTestPortsEnd = 30000
+)
 
 // TestBlock is the first block of count free ports from ProviderTestPorts,
 // for a test that starts nodes on 127.0.0.1.
 func TestBlock(count int) (int, error) {
-	for b := ProviderTestPorts; b+count <= 60000; b += count {
+	for b := ProviderTestPorts; b+count <= ProviderTestPortsEnd; b += count {
 		if base, err := testnet.AllocatePorts("127.0.0.1", b, count); err == nil {
 			return base, nil
 		}
