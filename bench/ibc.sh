@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two chains and a relayer (issue 73): runs examples/ibc-transfer.toml
 # (two one-validator wasmd v0.61.14 testnets, Hermes between them, 2
-# minutes of ICS-20 transfers at 20 tx/s) N times and prints each run's
+# minutes of ICS-20 transfers at 5 tx/s) N times and prints each run's
 # verdict, packets, relay latencies, escrow and the relayer's line.
 # Usage: bench/ibc.sh [runs, default 1] (KEEP=DIR keeps the database and
 # reports).

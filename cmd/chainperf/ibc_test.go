@@ -40,6 +40,8 @@ template = """{"@type": "/ibc.applications.transfer.v1.MsgTransfer", "source_por
   "timeout_height": {"revision_number": "1", "revision_height": "1000000000"}}"""
 `
 	text = strings.Replace(text, "\n[ibc]\n", "\n[[perturbation]]\nkind = \"kill\"\nnodes = [\"relayer\"]\nat = \"13s\"\n\n[ibc]\n", 1)
+	// Settings of Hermes's own, which it would refuse to start on if they were misnamed.
+	text = strings.Replace(text, "\n[workload]\n", "\n[ibc.hermes]\nmax_msg_num = 10\nbatch_delay = \"300ms\"\n\n[workload]\n", 1)
 	scn := filepath.Join(dir, "ibc-transfer.toml")
 	os.WriteFile(scn, []byte(besideOthers(text)), 0o644)
 	os.WriteFile(filepath.Join(dir, "ibc-counterparty.toml"), []byte(example(t, "ibc-counterparty")), 0o644)
@@ -84,12 +86,19 @@ template = """{"@type": "/ibc.applications.transfer.v1.MsgTransfer", "source_por
 		t.Errorf("latencies: %+v", f.Figures)
 	}
 	for _, want := range []string{"conserved: ", "stake escrowed on A = ", "vouchers minted on B", "acknowledged with an error by B: ",
-		"hermes 1.10.5, channel channel-0 on A to channel-0 on B", "it went down during the run: signal: killed"} {
+		"hermes 1.10.5 (max_msg_num 10, batch_delay 300ms), channel channel-0 on A to channel-0 on B", "it went down during the run: signal: killed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the run does not say %q\n%s", want, out)
 		}
 	}
 	if rec := chain.CosmosOf(&r); rec == nil || rec.Balances == nil || !rec.Balances.OK() {
 		t.Errorf("every wallet as its txs say (the refused transfers refunded): %+v", rec)
+	}
+	// The counterparty's node logs and the relayer's are kept with the run.
+	for node, want := range map[string]string{"ibcb-1/validator0": "(?i)commit", "relayer": "(?i)hermes|relay|packet"} {
+		logs, code := cli(t, t.TempDir(), "runs", "logs", r.ID, "--node", node, "--grep", want, "--db", filepath.Join(dir, "runs.db"))
+		if code != 0 || strings.Count(logs, "\n") < 3 || !strings.HasPrefix(logs, node+" | ") {
+			t.Errorf("runs logs --node %s --grep %s: exit %d\n%.2000s", node, want, code, logs)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/chainperf/chainperf/internal/observe"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/scenario"
+	"github.com/chainperf/chainperf/internal/store"
 	"github.com/chainperf/chainperf/internal/testnet"
 	"github.com/chainperf/chainperf/internal/testnet/live"
 )
@@ -33,6 +34,7 @@ type relay struct {
 	hermes       *ibc.Hermes
 	dir          string
 	version      string
+	settings     ibc.Settings // [ibc.hermes]
 	channel      ibc.Channel
 	opened       time.Duration
 	fromA, fromB int64 // the heights the relayer started at
@@ -71,7 +73,9 @@ func newRelay(ctx context.Context, s *scenario.Scenario, o RunOptions, own chain
 	if v == "" {
 		v = build.HermesVersion
 	}
-	return &relay{peer: peer, adapter: adapter, a: a, b: b, version: v}, nil
+	h := s.IBC.Hermes
+	settings := ibc.Settings{MaxMsgNum: h.MaxMsgNum, BatchDelay: h.BatchDelay.D(), ClearInterval: h.ClearInterval, SequentialBatchTx: h.SequentialBatchTx}
+	return &relay{peer: peer, adapter: adapter, a: a, b: b, version: v, settings: settings}, nil
 }
 
 // up starts the counterparty, builds the relayer, opens the transfer
@@ -102,7 +106,7 @@ func (rl *relay) up(ctx context.Context, own *live.Net, o RunOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg := ibc.Config{A: end(own, rl.a.RelayEnd()), B: end(rl.net, rl.b.RelayEnd()), TelemetryHost: "127.0.0.1", TelemetryPort: port}
+	cfg := ibc.Config{A: end(own, rl.a.RelayEnd()), B: end(rl.net, rl.b.RelayEnd()), TelemetryHost: "127.0.0.1", TelemetryPort: port, Settings: rl.settings}
 	if rl.hermes, err = ibc.New(ctx, bin, rl.dir, cfg, chain.RelayerMnemonic()); err != nil {
 		return err
 	}
@@ -152,7 +156,11 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 	}
 	o.Phase("relayer: packets")
 	cfg := rl.hermes.Config
-	rep := ibc.Relay{Relayer: "hermes " + rl.version, Channel: rl.channel, Opened: rl.opened, Denom: cfg.A.Denom}
+	name := "hermes " + rl.version
+	if set := rl.settings.String(); set != "" {
+		name += " (" + set + ")"
+	}
+	rep := ibc.Relay{Relayer: name, Channel: rl.channel, Opened: rl.opened, Denom: cfg.A.Denom}
 	select {
 	case <-rl.hermes.Done():
 		rep.Down, rep.Last = fmt.Sprint(rl.hermes.Err()), rl.hermes.LastLine()
@@ -200,11 +208,28 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 		}
 	}
 	rl.use.into(&rep)
+	if steps := relaySteps(r); len(steps) > 1 {
+		pace := ibc.PaceOf(ledger, steps, s.Experiment.LatencyBlowup)
+		rep.Pace = &pace
+	}
 	rl.a.Refunded(ledger.Refunds(cfg.A.Denom))
 	if rep.Balances == "" {
 		rep.Balances = balances(ctx, &rep, rl.channel, cfg, readA, readB)
 	}
 	r.SetFinding(rep.Finding())
+}
+
+// relaySteps are the run's sweep cells as steps of the relayed load,
+// each from its phase's start (nil: no sweep ran).
+func relaySteps(r *results.Run) []ibc.Step {
+	var out []ibc.Step
+	for _, p := range r.Phases {
+		c, rate, ok := results.CellOf(p.Name)
+		if ok && p.Kind == scenario.KindSweep {
+			out = append(out, ibc.Step{Name: p.Name, Offered: float64(c) * rate, From: p.Start})
+		}
+	}
+	return out
 }
 
 // relayerSeries are what the run keeps of the relayer's scrapes: its CPU
@@ -338,16 +363,27 @@ func (rl *relay) fault(p scenario.Perturbation) (*fault, error) {
 	return f, nil
 }
 
-// down stops the relayer and takes the counterparty down.
-func (rl *relay) down(ctx context.Context, o RunOptions) {
+// down stops the relayer and takes the counterparty down, its nodes' logs
+// and the relayer's kept with the run first (named "CHAIN-ID/NODE" and
+// "relayer").
+func (rl *relay) down(ctx context.Context, o RunOptions, rec *recorder, r *results.Run) {
 	if rl == nil {
 		return
 	}
 	if rl.hermes != nil {
 		rl.hermes.Stop(10 * time.Second)
+		if rec.store != nil {
+			text, size, err := live.HeadAndTail(rl.hermes.LogPath(), store.MaxLog)
+			if err != nil {
+				rec.storeOnly("log", "the relayer's log not kept: "+err.Error())
+			} else {
+				rec.keepLog(store.NodeLog{Node: scenario.RelayerNode, Size: size, Text: text})
+			}
+		}
 	}
 	if rl.net != nil {
 		o.Phase("counterparty down")
+		keepLogs(ctx, rl.net, rl.net.Testnet.ChainID+"/", rec, r)
 		rl.net.Down(ctx)
 	}
 	if rl.dir != "" {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chainperf/chainperf/internal/nodelog"
 	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/selfcost"
 	"github.com/chainperf/chainperf/internal/store"
@@ -30,6 +31,7 @@ type recorder struct {
 	errs     int
 	firstErr error
 	restarts []restart
+	logs     []nodelog.Counts // what the kept logs said: the run's nodes, then the counterparty's
 }
 
 // A restart is a moment the harness stopped nodes' processes (a kill, a

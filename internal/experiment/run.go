@@ -247,7 +247,7 @@ func run(ctx context.Context, s *scenario.Scenario, o RunOptions, r *results.Run
 	} else if err := firstBlocks(ctx, adapter, net, up); err != nil {
 		return err
 	}
-	defer rl.down(context.WithoutCancel(ctx), o)
+	defer rl.down(context.WithoutCancel(ctx), o, rec, r)
 	if err := rl.up(ctx, net, o); err != nil {
 		return err
 	}

@@ -35,6 +35,9 @@ type Relay struct {
 	// telemetry): cores, largest RSS (MB), largest backlog of pending
 	// packets; zero when not scraped.
 	CPU, RSS, Backlog float64
+	// Pace is how far the relayer kept pace with a load that rose by
+	// steps (a sweep's cells); nil when the load had one rate.
+	Pace *Pace
 }
 
 // Finding is the relay's finding: every packet's fate, the relay's
@@ -80,6 +83,10 @@ func (r Relay) Finding() finding.Finding {
 			fig("relayer backlog at most", "packets", r.Backlog, finding.Neither))
 	}
 	summary := []finding.Line{{Label: "packets", Text: fateLine(sent, count)}}
+	if r.Pace != nil {
+		figs = append(figs, fig("transfers the relayer kept pace with", "tx/s", r.Pace.Held, finding.Higher))
+		summary = append(summary, r.Pace.lines()...)
+	}
 	if r.Balances == "" {
 		off := float64(0)
 		text := fmt.Sprintf("conserved: %d %s escrowed on A = %d vouchers minted on B + %d in %d packets not yet settled", r.Escrowed, r.Denom, r.Minted, unsettled, unsettledN)

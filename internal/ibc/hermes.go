@@ -40,12 +40,47 @@ type Chain struct {
 	GasPrice float64
 }
 
-// Config is what Hermes is told: the two chains and where it serves its
-// Prometheus telemetry (host and port).
+// Config is what Hermes is told: the two chains, where it serves its
+// Prometheus telemetry (host and port) and how it batches.
 type Config struct {
 	A, B          Chain
 	TelemetryHost string
 	TelemetryPort int
+	Settings      Settings
+}
+
+// Settings are Hermes's settings that shape its batches (the scenario's
+// [ibc.hermes]); a zero field takes chainperf's value.
+type Settings struct {
+	MaxMsgNum         int           // messages a relay tx carries at most (Hermes's 30)
+	BatchDelay        time.Duration // how long it collects a chain's events (200ms)
+	ClearInterval     int           // every how many blocks it clears missed packets (100)
+	SequentialBatchTx bool          // a batch's txs each wait for the block of the one before
+}
+
+// String names the settings that are not chainperf's ("": all are).
+func (s Settings) String() string {
+	var out []string
+	if s.MaxMsgNum > 0 {
+		out = append(out, fmt.Sprintf("max_msg_num %d", s.MaxMsgNum))
+	}
+	if s.BatchDelay > 0 {
+		out = append(out, "batch_delay "+s.BatchDelay.String())
+	}
+	if s.ClearInterval > 0 {
+		out = append(out, fmt.Sprintf("clear_interval %d", s.ClearInterval))
+	}
+	if s.SequentialBatchTx {
+		out = append(out, "sequential_batch_tx")
+	}
+	return strings.Join(out, ", ")
+}
+
+func (s Settings) check() error {
+	if s.MaxMsgNum < 0 || s.MaxMsgNum > 100 || s.BatchDelay < 0 || s.ClearInterval < 0 {
+		return fmt.Errorf("hermes settings %+v: max_msg_num 0-100, batch_delay and clear_interval 0 or more", s)
+	}
+	return nil
 }
 
 // keyName is the relayer's key on both chains.
@@ -127,10 +162,12 @@ type hermesChain struct {
 		Price float64 `toml:"price"`
 		Denom string  `toml:"denom"`
 	} `toml:"gas_price"`
-	MaxGas         uint64 `toml:"max_gas"`
-	ClockDrift     string `toml:"clock_drift"`
-	TrustingPeriod string `toml:"trusting_period"`
-	TrustThreshold struct {
+	MaxGas            uint64 `toml:"max_gas"`
+	MaxMsgNum         int    `toml:"max_msg_num,omitempty"`
+	SequentialBatchTx bool   `toml:"sequential_batch_tx"`
+	ClockDrift        string `toml:"clock_drift"`
+	TrustingPeriod    string `toml:"trusting_period"`
+	TrustThreshold    struct {
 		Numerator   string `toml:"numerator"`
 		Denominator string `toml:"denominator"`
 	} `toml:"trust_threshold"`
@@ -138,11 +175,21 @@ type hermesChain struct {
 
 // render writes c as Hermes's config, its keys kept under keys.
 func (c Config) render(keys string) ([]byte, error) {
+	if err := c.Settings.check(); err != nil {
+		return nil, err
+	}
 	var f hermesFile
 	f.Global.LogLevel = "info"
 	f.Mode.Clients.Enabled, f.Mode.Clients.Refresh = true, true // clients kept fresh through a long run
 	f.Mode.Packets.Enabled = true
 	f.Mode.Packets.ClearInterval = 100 // blocks: packets its events missed are found again
+	if c.Settings.ClearInterval > 0 {
+		f.Mode.Packets.ClearInterval = uint64(c.Settings.ClearInterval)
+	}
+	delay := 200 * time.Millisecond
+	if c.Settings.BatchDelay > 0 {
+		delay = c.Settings.BatchDelay
+	}
 	f.Mode.Packets.ClearOnStart = true
 	f.Mode.Packets.TxConfirmation = false // chainperf reads the packets' fates from the blocks
 	f.Rest.Host, f.Rest.Port = "127.0.0.1", 3000
@@ -154,7 +201,8 @@ func (c Config) render(keys string) ([]byte, error) {
 		}
 		var h hermesChain
 		h.ID, h.Type, h.RPCAddr, h.GRPCAddr = ch.ID, "CosmosSdk", ch.RPC, ch.GRPC
-		h.EventSource.Mode, h.EventSource.BatchDelay = "push", "200ms"
+		h.EventSource.Mode, h.EventSource.BatchDelay = "push", delay.String()
+		h.MaxMsgNum, h.SequentialBatchTx = c.Settings.MaxMsgNum, c.Settings.SequentialBatchTx
 		h.EventSource.URL = "ws" + strings.TrimPrefix(ch.RPC, "http") + "/websocket"
 		h.RPCTimeout = "10s"
 		h.AccountPrefix, h.KeyName, h.KeyStoreFolder, h.StorePrefix = ch.Prefix, keyName, keys, "ibc"

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -42,6 +43,39 @@ func TestConfigOfTwoChains(t *testing.T) {
 	if !f.Mode.Packets.Enabled || !f.Mode.Clients.Enabled || f.Mode.Channels.Enabled || !f.Telemetry.Enabled || f.Telemetry.Port != 3001 {
 		t.Errorf("modes: %+v, telemetry %+v", f.Mode, f.Telemetry)
 	}
+	// chainperf's batching, and Hermes's own max_msg_num (none written).
+	if c.EventSource.BatchDelay != "200ms" || f.Mode.Packets.ClearInterval != 100 || c.MaxMsgNum != 0 || c.SequentialBatchTx || strings.Contains(string(b), "max_msg_num") {
+		t.Errorf("default batching: %+v, clear every %d\n%s", c, f.Mode.Packets.ClearInterval, b)
+	}
+}
+
+// [ibc.hermes]'s settings reach both chains' sections of Hermes's config,
+// and the relayer's name in the finding says which are not chainperf's.
+func TestConfigTakesTheSettings(t *testing.T) {
+	c := twoChains()
+	c.Settings = Settings{MaxMsgNum: 10, BatchDelay: 1500 * time.Millisecond, ClearInterval: 20, SequentialBatchTx: true}
+	b, err := c.render("/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f hermesFile
+	if err := toml.Unmarshal(b, &f); err != nil {
+		t.Fatalf("not TOML: %v\n%s", err, b)
+	}
+	for _, ch := range f.Chains {
+		if ch.MaxMsgNum != 10 || ch.EventSource.BatchDelay != "1.5s" || !ch.SequentialBatchTx {
+			t.Errorf("chain %s: %+v", ch.ID, ch)
+		}
+	}
+	if f.Mode.Packets.ClearInterval != 20 {
+		t.Errorf("clear_interval %d, want 20", f.Mode.Packets.ClearInterval)
+	}
+	if got := c.Settings.String(); got != "max_msg_num 10, batch_delay 1.5s, clear_interval 20, sequential_batch_tx" {
+		t.Errorf("settings read %q", got)
+	}
+	if got := (Settings{}).String(); got != "" {
+		t.Errorf("chainperf's own settings read %q, want none", got)
+	}
 }
 
 // What Hermes could not be given is refused before it runs.
@@ -53,6 +87,8 @@ func TestConfigRefuses(t *testing.T) {
 		"rpc elsewhere":  func(c *Config) { c.A.RPC = "file:///etc/passwd" },
 		"no denom":       func(c *Config) { c.A.Denom = "" },
 		"negative price": func(c *Config) { c.B.GasPrice = -1 },
+		"101 messages":   func(c *Config) { c.Settings.MaxMsgNum = 101 },
+		"negative delay": func(c *Config) { c.Settings.BatchDelay = -time.Second },
 	} {
 		c := twoChains()
 		edit(&c)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // IBC is [ibc]: a second testnet, the counterparty, named by a scenario
@@ -22,8 +23,27 @@ type IBC struct {
 	// Drain is how long the run waits at its end for the packets in
 	// flight to be relayed before it counts them as still in flight.
 	Drain Duration `toml:"drain"`
+	// Hermes are the relayer's own settings, for an ab of two.
+	Hermes Hermes `toml:"hermes"`
 	// Peer is the counterparty's scenario, read by Open.
 	Peer *Scenario `toml:"-"`
+}
+
+// Hermes is [ibc.hermes]: the relayer's settings that shape how it
+// batches, each 0 for chainperf's value.
+type Hermes struct {
+	// MaxMsgNum is the most messages a relay tx carries, 1-100 (0:
+	// Hermes's 30).
+	MaxMsgNum int `toml:"max_msg_num"`
+	// BatchDelay is how long Hermes collects a chain's events before it
+	// relays them (0: chainperf's 200ms).
+	BatchDelay Duration `toml:"batch_delay"`
+	// ClearInterval is every how many blocks Hermes looks for packets its
+	// events missed (0: chainperf's 100).
+	ClearInterval int `toml:"clear_interval"`
+	// SequentialBatchTx has Hermes wait for each relay tx's block before it
+	// sends the next of a batch.
+	SequentialBatchTx bool `toml:"sequential_batch_tx"`
 }
 
 // RelayerNode is how perturbations name the relayer ([[perturbation]]
@@ -46,6 +66,16 @@ func (s *Scenario) validateIBC(c *Checker) {
 	}
 	if b.Drain < 0 {
 		c.fail("ibc.drain", "%s: cannot be negative", b.Drain.D())
+	}
+	h := b.Hermes
+	if h.MaxMsgNum < 0 || h.MaxMsgNum > 100 {
+		c.fail("ibc.hermes.max_msg_num", "%d: from 1 to 100 messages a relay tx (0: Hermes's 30)", h.MaxMsgNum)
+	}
+	if h.BatchDelay < 0 || h.BatchDelay.D() > 10*time.Second {
+		c.fail("ibc.hermes.batch_delay", "%s: from 0 to 10s", h.BatchDelay.D())
+	}
+	if h.ClearInterval < 0 || h.ClearInterval > 100_000 {
+		c.fail("ibc.hermes.clear_interval", "%d: blocks, from 1 to 100000 (0: chainperf's 100)", h.ClearInterval)
 	}
 	switch s.Testnet.Provider {
 	case "process", "netns":

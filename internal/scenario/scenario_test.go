@@ -348,6 +348,22 @@ func TestIBCCounterparty(t *testing.T) {
 	if _, err := Open(a("b.toml", "provider = \"kubernetes\"\n")); err == nil || !strings.Contains(err.Error(), "provider \"process\" or \"netns\"") {
 		t.Errorf("kubernetes: %v", err)
 	}
+	// The relayer's settings: taken, and refused out of their range with the key named.
+	s, err = Open(write("a.toml", "[testnet]\nchain_id = \"a-1\"\n[ibc]\ncounterparty = \"b.toml\"\n[ibc.hermes]\nmax_msg_num = 10\nbatch_delay = \"1s\"\nclear_interval = 5\nsequential_batch_tx = true\n"))
+	if h := s.IBC.Hermes; err != nil || h.MaxMsgNum != 10 || h.BatchDelay.D() != time.Second || h.ClearInterval != 5 || !h.SequentialBatchTx {
+		t.Errorf("[ibc.hermes]: %+v, %v", s.IBC.Hermes, err)
+	}
+	for line, want := range map[string]string{
+		"max_msg_num = 101":    "a.toml:6: ibc.hermes.max_msg_num: 101: from 1 to 100",
+		"batch_delay = \"1m\"": "ibc.hermes.batch_delay: 1m0s: from 0 to 10s",
+		"clear_interval = -1":  "ibc.hermes.clear_interval: -1: blocks",
+		"max_messages = 3":     "max_messages",
+	} {
+		_, err := Open(write("a.toml", "[testnet]\nchain_id = \"a-1\"\n[ibc]\ncounterparty = \"b.toml\"\n[ibc.hermes]\n"+line+"\n"))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want %q", line, err, want)
+		}
+	}
 	// The relayer is a perturbation's target with [ibc] only, alone, killed or paused.
 	kill := "[[perturbation]]\nkind = \"%s\"\nnodes = [%s]\nat = \"10s\"\nduration = \"5s\"\n"
 	if _, err := Open(write("a.toml", "[testnet]\nchain_id = \"a-1\"\n"+fmt.Sprintf(kill, "kill", `"relayer"`)+"[ibc]\ncounterparty = \"b.toml\"\n")); err != nil {

@@ -35,17 +35,18 @@ func (n *Net) Log(ctx context.Context, nd *testnet.Node, most int) (text []byte,
 		return raw, int64(len(raw)), err
 	}
 	path := filepath.Join(n.Testnet.LogDir(), nd.Name+".log")
-	text, size, err = headAndTail(path, most)
+	text, size, err = HeadAndTail(path, most)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, ErrNoLog
 	}
 	return text, size, err
 }
 
-// headAndTail reads the file at path whole when it has at most most
+// HeadAndTail reads the file at path whole when it has at most most
 // bytes, else its first eighth and the rest from its end, joined by a
-// line saying how much was cut.
-func headAndTail(path string, most int) ([]byte, int64, error) {
+// line saying how much was cut (a node's log, the relayer's). A symlink
+// or a file that is not regular is refused.
+func HeadAndTail(path string, most int) ([]byte, int64, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {

@@ -14,13 +14,13 @@ func TestHeadAndTail(t *testing.T) {
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small.log")
 	os.WriteFile(small, []byte("one\ntwo\n"), 0o644)
-	if got, size, err := headAndTail(small, 100); err != nil || string(got) != "one\ntwo\n" || size != 8 {
+	if got, size, err := HeadAndTail(small, 100); err != nil || string(got) != "one\ntwo\n" || size != 8 {
 		t.Errorf("small: %q, %d, %v", got, size, err)
 	}
 	big := filepath.Join(dir, "big.log")
 	text := strings.Repeat("a", 1000) + strings.Repeat("m", 5000) + strings.Repeat("z", 1000)
 	os.WriteFile(big, []byte(text), 0o644)
-	got, size, err := headAndTail(big, 1600)
+	got, size, err := HeadAndTail(big, 1600)
 	if err != nil || size != 7000 {
 		t.Fatalf("big: %d, %v", size, err)
 	}
@@ -30,10 +30,10 @@ func TestHeadAndTail(t *testing.T) {
 	}
 	link := filepath.Join(dir, "link.log")
 	os.Symlink(small, link)
-	if _, _, err := headAndTail(link, 100); err == nil || !strings.Contains(err.Error(), "symlink") {
+	if _, _, err := HeadAndTail(link, 100); err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Errorf("symlink: %v; want it refused", err)
 	}
-	if _, _, err := headAndTail(dir, 100); err == nil {
+	if _, _, err := HeadAndTail(dir, 100); err == nil {
 		t.Error("a directory read as a log")
 	}
 }
