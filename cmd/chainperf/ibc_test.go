@@ -12,7 +12,8 @@ import (
 )
 
 // TestIBCTransfers runs examples/ibc-transfer.toml, its two wasmd
-// testnets and Hermes between them, for 15 s, with one transfer in ten
+// testnets and Hermes between them (transfers back from the counterparty
+// at a fifth of the rate), for 15 s, with one transfer in ten
 // sent to a receiver the other chain cannot take, and the relayer killed
 // 13 s into the 15 s load. The run follows every packet from both chains'
 // blocks: B refused some (error acknowledgements), the relayer left
@@ -51,7 +52,8 @@ template = """{"@type": "/ibc.applications.transfer.v1.MsgTransfer", "source_por
 		t.Fatalf("exit %d, want 1 (FAIL: refused packets, packets in flight, the relayer down)\n%s", code, out)
 	}
 	r := readSummary(t, reports)
-	failing := map[string]bool{"packets acknowledged with an error": true, "packets in flight at the end": true, "node crashes": true}
+	failing := map[string]bool{"packets acknowledged with an error": true, "packets in flight at the end": true, "node crashes": true,
+		"back packets in flight at the end": true} // the counterparty's, sent after the relayer went down
 	for _, c := range r.Checks {
 		if c.Pass == failing[c.Name] {
 			t.Errorf("check %q: pass %v (value %v)", c.Name, c.Pass, c.Value)
@@ -93,6 +95,21 @@ template = """{"@type": "/ibc.applications.transfer.v1.MsgTransfer", "source_por
 	}
 	if rec := chain.CosmosOf(&r); rec == nil || rec.Balances == nil || !rec.Balances.OK() {
 		t.Errorf("every wallet as its txs say (the refused transfers refunded): %+v", rec)
+	}
+	// The counterparty's load back (ibc.back = 0.2 of 5 tx/s): its packets
+	// followed from B to A, B's escrow matched by A's vouchers and the
+	// unsettled packets, its wallets as their txs say.
+	back, ok := r.Finding("ibc/transfer-back")
+	if !ok {
+		t.Fatalf("no finding of the transfers back\n%s", out)
+	}
+	if x, _ := back.Figure("back packets sent"); x.Value < 3 {
+		t.Errorf("back packets sent %v; want about 15\n%s", x.Value, out)
+	}
+	for _, name := range []string{"back escrow not matched by vouchers", "back wallets not as their txs say"} {
+		if x, ok := back.Figure(name); !ok || x.Value != 0 {
+			t.Errorf("%s: %+v, %v", name, x, ok)
+		}
 	}
 	// The counterparty's node logs and the relayer's are kept with the run.
 	for node, want := range map[string]string{"ibcb-1/validator0": "(?i)commit", "relayer": "(?i)hermes|relay|packet"} {

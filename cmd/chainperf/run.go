@@ -184,6 +184,12 @@ func describePlan(s *scenario.Scenario) string {
 	if s.Experiment.RotateSync == "state" {
 		out += fmt.Sprintf("; rotating nodes join by state sync (snapshots every %d heights)", s.Testnet.SnapshotInterval)
 	}
+	if b := s.IBC; b.Peer != nil {
+		out += fmt.Sprintf("; beside it %s's testnet (%s) and a relayer", b.Peer.Testnet.ChainID, b.Counterparty)
+		if b.Back > 0 {
+			out += fmt.Sprintf(", which sends %s back at %g times this rate", b.Peer.Workload.Kind, b.Back)
+		}
+	}
 	return out
 }
 

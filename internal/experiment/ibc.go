@@ -40,6 +40,8 @@ type relay struct {
 	fromA, fromB int64 // the heights the relayer started at
 	crashed      bool  // the relayer went down during the run
 	use          relayerUse
+	share        float64   // ibc.back
+	back         *backLoad // the counterparty's load; nil without ibc.back
 }
 
 // newRelay makes the counterparty's adapter and has both chains fund the
@@ -75,7 +77,7 @@ func newRelay(ctx context.Context, s *scenario.Scenario, o RunOptions, own chain
 	}
 	h := s.IBC.Hermes
 	settings := ibc.Settings{MaxMsgNum: h.MaxMsgNum, BatchDelay: h.BatchDelay.D(), ClearInterval: h.ClearInterval, SequentialBatchTx: h.SequentialBatchTx}
-	return &relay{peer: peer, adapter: adapter, a: a, b: b, version: v, settings: settings}, nil
+	return &relay{peer: peer, adapter: adapter, a: a, b: b, version: v, settings: settings, share: s.IBC.Back}, nil
 }
 
 // up starts the counterparty, builds the relayer, opens the transfer
@@ -121,7 +123,10 @@ func (rl *relay) up(ctx context.Context, own *live.Net, o RunOptions) error {
 	if rl.fromB, err = ibc.Height(ctx, cfg.B.RPC); err != nil {
 		return err
 	}
-	return rl.hermes.Start()
+	if err := rl.hermes.Start(); err != nil {
+		return err
+	}
+	return rl.startBack(ctx)
 }
 
 // end is a testnet's first standing node as the relayer's end of it.
@@ -168,18 +173,22 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 	default:
 	}
 	ledger := ibc.NewLedger("transfer", rl.channel.A, rl.channel.B)
+	back := ibc.NewLedger("transfer", rl.channel.B, rl.channel.A) // the counterparty's packets
+	back.From, back.To = "B", "A"
 	readA, readB := rl.fromA, rl.fromB
 	follow := func() error {
 		var err error
-		if readA, err = readBlocks(ctx, cfg.A.RPC, readA, ledger.OnA); err != nil {
+		onA := func(h int64, at time.Time, evs []ibc.Event) { ledger.OnA(h, at, evs); back.OnB(h, at, evs) }
+		if readA, err = readBlocks(ctx, cfg.A.RPC, readA, onA); err != nil {
 			return err
 		}
-		readB, err = readBlocks(ctx, cfg.B.RPC, readB, ledger.OnB)
+		onB := func(h int64, at time.Time, evs []ibc.Event) { ledger.OnB(h, at, evs); back.OnA(h, at, evs) }
+		readB, err = readBlocks(ctx, cfg.B.RPC, readB, onB)
 		return err
 	}
 	deadline := time.Now().Add(s.IBC.Drain.D())
 	err := follow()
-	for err == nil && rep.Down == "" && time.Now().Before(deadline) && settling(ledger) {
+	for err == nil && rep.Down == "" && time.Now().Before(deadline) && (settling(ledger) || settling(back)) {
 		if !sleepUntil(ctx, time.Now().Add(time.Second)) {
 			break
 		}
@@ -187,7 +196,7 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 	}
 	// The relayer stops before the last read, so that no refund it brings
 	// later makes a wallet hold more than the balance check is told.
-	if rep.Last == "" && settling(ledger) {
+	if rep.Last == "" && (settling(ledger) || settling(back)) {
 		rep.Last = rl.hermes.LastLine() // its last word on the packets it left
 	}
 	rl.hermes.Stop(10 * time.Second)
@@ -217,6 +226,9 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 		rep.Balances = balances(ctx, &rep, rl.channel, cfg, readA, readB)
 	}
 	r.SetFinding(rep.Finding())
+	if rl.back != nil && err == nil {
+		r.SetFinding(rl.finishBack(ctx, rep, back, readA, readB).Finding())
+	}
 }
 
 // relaySteps are the run's sweep cells as steps of the relayed load,

@@ -418,7 +418,9 @@ func (ph *phaseRunner) run(ctx context.Context, i int, plan phasePlan) error {
 			err = fmt.Errorf("load.generators = %d: the %q provider runs no generators", n, net.Provider.Name())
 		}
 	} else {
+		endBack := ph.relay.sendBack(ctx, do)
 		p, err = Drive(ctx, do)
+		endBack()
 	}
 	if drops, known := ph.pools.dropped(ph.targetNodes()); p != nil && known {
 		lost := results.LostToStops(p.Ledger, p.Start, ph.rec.stoppedAll(ph.targetNodes()))

@@ -12,8 +12,12 @@ import (
 	"github.com/chainperf/chainperf/internal/finding"
 )
 
-// Source is the relay's finding in a run.
-const Source = "ibc/transfer"
+// Source is the relay's finding in a run; SourceBack the transfers back
+// from the counterparty's.
+const (
+	Source     = "ibc/transfer"
+	SourceBack = "ibc/transfer-back"
+)
 
 // A Relay is what a run's relay between its two chains came to.
 type Relay struct {
@@ -38,6 +42,14 @@ type Relay struct {
 	// Pace is how far the relayer kept pace with a load that rose by
 	// steps (a sweep's cells); nil when the load had one rate.
 	Pace *Pace
+	// Back: the transfers are the counterparty's, back to the run's chain
+	// (the ledger's From is "B"); its figures are named "back ...".
+	Back bool
+	// Load is what became of the txs that sent them, when not the run's
+	// own (the counterparty's load and balance check), and Off is set
+	// when its wallets are not as their txs say.
+	Load string
+	Off  bool
 }
 
 // Finding is the relay's finding: every packet's fate, the relay's
@@ -56,8 +68,12 @@ func (r Relay) Finding() finding.Finding {
 		}
 	}
 	unsettledN, unsettled := l.Unsettled(r.Denom)
+	to, prefix := l.To, ""
+	if r.Back {
+		prefix = "back "
+	}
 	fig := func(name, unit string, v float64, better finding.Better) finding.Figure {
-		return finding.Figure{Name: name, Unit: unit, Value: v, Better: better}
+		return finding.Figure{Name: prefix + name, Unit: unit, Value: v, Better: better}
 	}
 	must := func(x finding.Figure) finding.Figure { x.Must = &finding.Limit{Op: "<=", Value: 0}; return x }
 	figs := []finding.Figure{
@@ -72,7 +88,7 @@ func (r Relay) Finding() finding.Finding {
 	for _, q := range []struct {
 		name string
 		xs   []time.Duration
-	}{{"relay to B", recv}, {"relay and acknowledgement", ack}} {
+	}{{"relay to " + to, recv}, {"relay and acknowledgement", ack}} {
 		if len(q.xs) > 0 {
 			p50, p99 := percentile(q.xs, 0.50), percentile(q.xs, 0.99)
 			figs = append(figs, fig(q.name+" p50", "ms", ms(p50), finding.Lower), fig(q.name+" p99", "ms", ms(p99), finding.Lower))
@@ -87,18 +103,50 @@ func (r Relay) Finding() finding.Finding {
 		figs = append(figs, fig("transfers the relayer kept pace with", "tx/s", r.Pace.Held, finding.Higher))
 		summary = append(summary, r.Pace.lines()...)
 	}
-	if r.Balances == "" {
-		off := float64(0)
-		text := fmt.Sprintf("conserved: %d %s escrowed on A = %d vouchers minted on B + %d in %d packets not yet settled", r.Escrowed, r.Denom, r.Minted, unsettled, unsettledN)
-		if err := Conserved(r.Escrowed, r.Minted, unsettled); err != nil {
-			off = float64(max(r.Escrowed, r.Minted+unsettled) - min(r.Escrowed, r.Minted+unsettled))
-			text = err.Error()
-		}
+	escrow, off := r.escrowLine(unsettledN, unsettled)
+	if off >= 0 {
 		figs = append(figs, must(fig("escrow not matched by vouchers", r.Denom, off, finding.Lower)))
-		summary = append(summary, finding.Line{Label: "escrow", Text: text})
-	} else {
-		summary = append(summary, finding.Line{Label: "escrow", Text: "not checked: " + r.Balances})
 	}
+	summary = append(summary, escrow)
+	if r.Load != "" {
+		summary = append(summary, finding.Line{Label: "load", Text: r.Load})
+		off := 0.0
+		if r.Off {
+			off = 1
+		}
+		figs = append(figs, must(fig("wallets not as their txs say", "", off, finding.Lower)))
+	}
+	summary = append(summary, finding.Line{Label: "relayer", Text: r.relayerLine()})
+	for _, p := range l.Problems() {
+		summary = append(summary, finding.Line{Label: "packet", Text: p})
+	}
+	f := finding.Finding{Source: Source, Title: "IBC transfers", Figures: figs, Summary: summary,
+		Note: "Every packet of the channel from both chains' blocks: sent (committed on A), received on B, its acknowledgement committed on A, or timed out."}
+	if r.Back {
+		f.Source, f.Title = SourceBack, "IBC transfers back"
+		f.Note = "The counterparty's load: every packet from B (the counterparty) to A (this run's chain), from both chains' blocks: sent (committed on B), received on A, its acknowledgement committed on B, or timed out."
+	}
+	return f
+}
+
+// escrowLine says whether the escrow matched the vouchers and unsettled
+// packets, and by how much it was off (-1: not read).
+func (r Relay) escrowLine(unsettledN int, unsettled uint64) (finding.Line, float64) {
+	if r.Balances != "" {
+		return finding.Line{Label: "escrow", Text: "not checked: " + r.Balances}, -1
+	}
+	from, to := r.Ledger.From, r.Ledger.To
+	text := fmt.Sprintf("conserved: %d %s escrowed on %s = %d vouchers minted on %s + %d in %d packets not yet settled", r.Escrowed, r.Denom, from, r.Minted, to, unsettled, unsettledN)
+	off := float64(0)
+	if err := ConservedBetween(from, to, r.Escrowed, r.Minted, unsettled); err != nil {
+		off = float64(max(r.Escrowed, r.Minted+unsettled) - min(r.Escrowed, r.Minted+unsettled))
+		text = err.Error()
+	}
+	return finding.Line{Label: "escrow", Text: text}, off
+}
+
+// relayerLine is the relayer, its channel, what it used and how it ended.
+func (r Relay) relayerLine() string {
 	relayer := fmt.Sprintf("%s, channel %s on A to %s on B, opened in %s", r.Relayer, r.Channel.A, r.Channel.B, r.Opened.Round(time.Second))
 	if r.RSS > 0 {
 		relayer += fmt.Sprintf("; %.2f cores, %.0f MB at most, %.0f packets pending at most (its telemetry)", r.CPU, r.RSS, r.Backlog)
@@ -109,12 +157,7 @@ func (r Relay) Finding() finding.Finding {
 	if r.Last != "" {
 		relayer += "; its last line: " + cutText(r.Last, 300)
 	}
-	summary = append(summary, finding.Line{Label: "relayer", Text: relayer})
-	for _, p := range l.Problems() {
-		summary = append(summary, finding.Line{Label: "packet", Text: p})
-	}
-	return finding.Finding{Source: Source, Title: "IBC transfers", Figures: figs, Summary: summary,
-		Note: "Every packet of the channel from both chains' blocks: sent (committed on A), received on B, its acknowledgement committed on A, or timed out."}
+	return relayer
 }
 
 func fateLine(sent int, count map[Fate]int) string {

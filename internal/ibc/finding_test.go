@@ -37,3 +37,38 @@ func TestRelayFindingHoldsTheEscrow(t *testing.T) {
 		}
 	}
 }
+
+// The transfers back have a finding of their own: figures named "back
+// ...", escrow on B against vouchers on A, refusals by A, and the
+// counterparty's load with its wallets' check, which fails the run when
+// they are off.
+func TestBackFinding(t *testing.T) {
+	l := NewLedger("transfer", "channel-0", "channel-5")
+	l.From, l.To = "B", "A"
+	now := time.Now()
+	l.OnA(1, now, []Event{ev("send_packet", "1", "packet_data_hex", "7b22616d6f756e74223a223130222c2264656e6f6d223a227374616b65227d")})
+	l.OnB(2, now.Add(time.Second), []Event{ev("recv_packet", "1"), ev("write_acknowledgement", "1", "packet_ack_hex", ack(`{"error":"refused"}`))})
+	for _, off := range []bool{false, true} {
+		f := Relay{Ledger: l, Denom: "stake", Escrowed: 10, Back: true, Load: "the counterparty's: 1 txs sent", Off: off}.Finding()
+		if f.Source != SourceBack {
+			t.Errorf("source %q", f.Source)
+		}
+		x, ok := f.Figure("back wallets not as their txs say")
+		if !ok || x.Must == nil || x.Must.Holds(x.Value) == off {
+			t.Errorf("off %v: %+v", off, x)
+		}
+		if _, ok := f.Figure("back relay to A p50"); !ok {
+			t.Errorf("no back relay to A p50 in %+v", f.Figures)
+		}
+		var text []string
+		for _, s := range f.Summary {
+			text = append(text, s.Text)
+		}
+		all := strings.Join(text, "\n")
+		for _, want := range []string{"10 stake escrowed on B = 0 vouchers minted on A + 10 in 1 packets not yet settled", "acknowledged with an error by A: \"refused\"", "the counterparty's: 1 txs sent"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("summary lacks %q:\n%s", want, all)
+			}
+		}
+	}
+}

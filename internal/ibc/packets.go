@@ -83,12 +83,15 @@ type Ledger struct {
 	Port       string
 	SrcChannel string // on A
 	DstChannel string // on B
-	packets    map[uint64]*Packet
+	// From and To name A and B in what the ledger says: "A" and "B", the
+	// run's chain and its counterparty; "B" and "A" for transfers back.
+	From, To string
+	packets  map[uint64]*Packet
 }
 
 // NewLedger follows port's packets from channel src on A to dst on B.
 func NewLedger(port, src, dst string) *Ledger {
-	return &Ledger{Port: port, SrcChannel: src, DstChannel: dst, packets: map[uint64]*Packet{}}
+	return &Ledger{Port: port, SrcChannel: src, DstChannel: dst, From: "A", To: "B", packets: map[uint64]*Packet{}}
 }
 
 func (l *Ledger) packet(e Event) (*Packet, bool) {
@@ -279,9 +282,9 @@ func (l *Ledger) Problems() []string {
 			if p.AckErr == "" {
 				continue
 			}
-			line = fmt.Sprintf("packet %d acknowledged with an error by B: %s", p.Sequence, p.AckErr)
+			line = fmt.Sprintf("packet %d acknowledged with an error by %s: %s", p.Sequence, l.To, p.AckErr)
 		case Unsent:
-			line = fmt.Sprintf("packet %d received on B (height %d) or acknowledged on A (height %d), never sent on A", p.Sequence, p.RecvAt, p.AckAt)
+			line = fmt.Sprintf("packet %d received on %s (height %d) or acknowledged on %s (height %d), never sent on %[4]s", p.Sequence, l.To, p.RecvAt, l.From, p.AckAt)
 		default:
 			continue
 		}
@@ -328,9 +331,14 @@ func VoucherDenom(port, channel, base string) string {
 // the unsettled packets carry (Ledger.Unsettled: escrowed on A and not yet
 // minted on B, or refused by B and not yet refunded).
 func Conserved(escrowed, minted, unsettled uint64) error {
+	return ConservedBetween("A", "B", escrowed, minted, unsettled)
+}
+
+// ConservedBetween is Conserved with the chains named (from: the escrow's).
+func ConservedBetween(from, to string, escrowed, minted, unsettled uint64) error {
 	if escrowed == minted+unsettled {
 		return nil
 	}
-	return fmt.Errorf("not conserved: escrowed %d on A, %d vouchers minted on B and %d in packets not yet settled (%+d)",
-		escrowed, minted, unsettled, int64(minted+unsettled)-int64(escrowed))
+	return fmt.Errorf("not conserved: escrowed %d on %s, %d vouchers minted on %s and %d in packets not yet settled (%+d)",
+		escrowed, from, minted, to, unsettled, int64(minted+unsettled)-int64(escrowed))
 }

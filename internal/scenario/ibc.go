@@ -23,6 +23,11 @@ type IBC struct {
 	// Drain is how long the run waits at its end for the packets in
 	// flight to be relayed before it counts them as still in flight.
 	Drain Duration `toml:"drain"`
+	// Back is the counterparty's share of the load: its own [workload]
+	// (transfers back on its end of the channel) sent to it beside this
+	// chain's, at this fraction of this chain's rate, phase by phase (0:
+	// none).
+	Back float64 `toml:"back"`
 	// Hermes are the relayer's own settings, for an ab of two.
 	Hermes Hermes `toml:"hermes"`
 	// Peer is the counterparty's scenario, read by Open.
@@ -66,6 +71,20 @@ func (s *Scenario) validateIBC(c *Checker) {
 	}
 	if b.Drain < 0 {
 		c.fail("ibc.drain", "%s: cannot be negative", b.Drain.D())
+	}
+	if b.Back < 0 || b.Back > 10 {
+		c.fail("ibc.back", "%g: a share of this chain's rate, from 0 to 10", b.Back)
+	}
+	if b.Back > 0 && s.Load.Generators > 1 {
+		c.fail("ibc.back", "the counterparty's load is sent by chainperf itself, beside a phase it sends alone: set load.generators = 1")
+	}
+	if b.Back > 0 {
+		for _, k := range s.Experiment.Kind {
+			if k != KindSteady && k != KindSweep || k == KindSteady && s.Load.Model != "constant" {
+				c.fail("ibc.back", "the counterparty's load is a share of this chain's rate: it runs beside steady phases of model \"constant\" and sweep cells, not %s of model %q", k, s.Load.Model)
+				break
+			}
+		}
 	}
 	h := b.Hermes
 	if h.MaxMsgNum < 0 || h.MaxMsgNum > 100 {

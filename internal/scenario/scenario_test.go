@@ -348,6 +348,21 @@ func TestIBCCounterparty(t *testing.T) {
 	if _, err := Open(a("b.toml", "provider = \"kubernetes\"\n")); err == nil || !strings.Contains(err.Error(), "provider \"process\" or \"netns\"") {
 		t.Errorf("kubernetes: %v", err)
 	}
+	// The load back: a share of an open-loop rate, beside phases chainperf sends alone.
+	if s, err := Open(a("b.toml") + ""); err != nil || s.IBC.Back != 0 {
+		t.Errorf("no load back by default: %v", err)
+	}
+	for more, want := range map[string]string{
+		"back = 0.25\n[experiment]\nkind = \"steady\"\n": "",
+		"back = -1\n": "ibc.back: -1: a share of this chain's rate",
+		"back = 0.5\n[experiment]\nkind = \"find-max\"\n": "runs beside steady phases of model \"constant\" and sweep cells, not find-max",
+		"back = 0.5\n[load]\ngenerators = 2\n":            "set load.generators = 1",
+	} {
+		_, err := Open(write("a.toml", "[testnet]\nchain_id = \"a-1\"\n[ibc]\ncounterparty = \"b.toml\"\n"+more))
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("%q: %v; want %q", more, err, want)
+		}
+	}
 	// The relayer's settings: taken, and refused out of their range with the key named.
 	s, err = Open(write("a.toml", "[testnet]\nchain_id = \"a-1\"\n[ibc]\ncounterparty = \"b.toml\"\n[ibc.hermes]\nmax_msg_num = 10\nbatch_delay = \"1s\"\nclear_interval = 5\nsequential_batch_tx = true\n"))
 	if h := s.IBC.Hermes; err != nil || h.MaxMsgNum != 10 || h.BatchDelay.D() != time.Second || h.ClearInterval != 5 || !h.SequentialBatchTx {
