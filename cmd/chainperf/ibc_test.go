@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/load"
+	"github.com/chainperf/chainperf/internal/observe"
+	"github.com/chainperf/chainperf/internal/store"
 )
 
 // TestIBCTransfers runs examples/ibc-transfer.toml, its two wasmd
@@ -83,6 +86,22 @@ template = """{"@type": "/ibc.applications.transfer.v1.MsgTransfer", "source_por
 	}
 	if figure("relayer RSS") < 10 || figure("relayer CPU") <= 0 { // scraped beside the nodes: its /proc and its telemetry
 		t.Errorf("the relayer's use: %+v", f.Figures)
+	}
+	// The counterparty's nodes are scraped as the run's are, by chain.
+	sdb, err := store.Open(context.Background(), filepath.Join(dir, "runs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	series, err := sdb.Series(context.Background(), r.ID)
+	sdb.Close()
+	scraped := map[string]bool{}
+	for _, x := range series {
+		if x.Series == observe.SeriesRSS && x.Value > 0 {
+			scraped[x.Node] = true
+		}
+	}
+	if !scraped["validator0"] || !scraped["ibcb-1/validator0"] || !scraped["relayer"] {
+		t.Errorf("RSS of %v (%v); want validator0, ibcb-1/validator0 and relayer", scraped, err)
 	}
 	if figure("relay to B p50") <= 0 || figure("relay and acknowledgement p99") < figure("relay to B p50") {
 		t.Errorf("latencies: %+v", f.Figures)

@@ -252,16 +252,27 @@ var relayerSeries = []string{observe.SeriesCPU, observe.SeriesRSS, "backlog_size
 
 // watch scrapes the relayer beside the nodes, as a target named "relayer"
 // of the run's series, until the returned func; what it saw of its CPU,
-// memory and backlog goes into the relay's finding.
+// memory and backlog goes into the relay's finding. The counterparty's
+// nodes are watched as the run's are, each named "CHAIN-ID/NODE" in the
+// run's series (so "cpu ibcb-1/validator0" among the figures).
 func (rl *relay) watch(ctx context.Context, o scenario.Observe, rec *recorder) func() {
 	if rl == nil || rl.hermes == nil {
 		return func() {}
 	}
+	orig := map[*testnet.Node]*testnet.Node{}
+	var peers []*testnet.Node
+	for _, n := range rl.net.Testnet.Standing() {
+		named := &testnet.Node{Name: rl.net.Testnet.ChainID + "/" + n.Name, Role: n.Role}
+		orig[named] = n
+		peers = append(peers, named)
+	}
+	stopPeers := watchTargets(ctx, peers, func(n *testnet.Node) testnet.Endpoint { return rl.net.Endpoint(orig[n]) },
+		func(n *testnet.Node) int { return rl.net.PID(orig[n]) }, o, rec, nil)
 	o.Metrics = relayerSeries
 	n := &testnet.Node{Name: scenario.RelayerNode}
 	endpoint := func(*testnet.Node) testnet.Endpoint { return testnet.Endpoint{Metrics: rl.hermes.MetricsURL()} }
 	stop := watchTargets(ctx, []*testnet.Node{n}, endpoint, func(*testnet.Node) int { return rl.hermes.PID() }, o, rec, rl.use.add)
-	return func() { stop() }
+	return func() { stop(); stopPeers() }
 }
 
 // relayerUse is what the relayer's scrapes showed: CPU seconds at the
