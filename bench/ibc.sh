@@ -52,7 +52,7 @@ runs() { # SCENARIO: n runs, each one's lines
     grep -E '^run |failed:|passed:|balances:|packets:|escrow:|relayer:|load:|packet:|pace:|sweep c=|caught up|saturation' "$work/run-$i.log" || tail -5 "$work/run-$i.log"
     id=$(grep -oE '^run [0-9]{8}-[0-9]{6}-[0-9a-f]{4}' "$work/run-$i.log" | cut -d' ' -f2) || continue
     "$work/chainperf" runs show "$id" --db "$work/runs.db" 2>/dev/null |
-      grep -E 'relay (to [AB]|and acknowledgement) p(50|99)|relayer backlog|kept pace' || true
+      grep -E 'relay (to [AB]|and acknowledgement) p(50|99)|relayer backlog|kept pace|pause +relayer|caught-up' || true
   done
 }
 case $mode in

@@ -109,7 +109,7 @@ func (r Relay) Finding() finding.Finding {
 	}
 	summary = append(summary, escrow)
 	if r.Load != "" {
-		summary = append(summary, finding.Line{Label: "load", Text: r.Load})
+		summary = append(summary, finding.Line{Label: "load back", Text: r.Load})
 		off := 0.0
 		if r.Off {
 			off = 1
