@@ -210,10 +210,13 @@ func (rl *relay) finish(ctx context.Context, s *scenario.Scenario, r *results.Ru
 	}
 	rep.Ledger = ledger
 	// A pause's recovery: every packet sent before the relayer went on
-	// was on B this long after (the faults table's "caught up").
+	// was on B this long after (the faults table's "at the tip again"),
+	// or not by the end.
 	for i, end := range rec.endedFaults("pause", scenario.RelayerNode) {
 		if d, ok := ledger.CaughtUp(end); ok {
 			rec.caughtUp(i, d)
+		} else {
+			rec.notCaughtUp(i)
 		}
 	}
 	rl.use.into(&rep)

@@ -168,6 +168,16 @@ func (rc *recorder) caughtUp(i int, d time.Duration) {
 	rc.event("perturbation", "caught-up "+formatSeconds(d)+" "+nodes)
 }
 
+// notCaughtUp records that what fault i held up was not through by the
+// run's end (the faults table says "not seen").
+func (rc *recorder) notCaughtUp(i int) {
+	rc.mu.Lock()
+	rc.faults[i].CatchUp = -1
+	nodes := rc.faults[i].Nodes
+	rc.mu.Unlock()
+	rc.event("perturbation", "not caught up by the end "+nodes)
+}
+
 // storeErrors is how many store writes failed, and the first error.
 func (rc *recorder) storeErrors() (int, error) {
 	rc.mu.Lock()

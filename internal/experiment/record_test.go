@@ -9,7 +9,9 @@ import (
 	"runtime/pprof"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chainperf/chainperf/internal/results"
 	"github.com/chainperf/chainperf/internal/selfcost"
 	"github.com/chainperf/chainperf/internal/store"
 )
@@ -56,4 +58,29 @@ func TestStoreWriteKeepsTheCallersComponent(t *testing.T) {
 		return
 	}
 	t.Fatalf("no parked goroutine in the profile:\n%s", b.String())
+}
+
+// A relayer's pause says in the faults table when the packets it held up
+// were through, or that they were not by the run's end.
+func TestRelayerPauseCatchUp(t *testing.T) {
+	rec := newRecorder(context.Background(), nil, "r", slog.New(slog.DiscardHandler))
+	first := rec.began("pause", "relayer", false)
+	rec.ended(first, "continue")
+	second := rec.began("pause", "relayer", false)
+	rec.ended(second, "continue")
+	rec.caughtUp(first, 1500*time.Millisecond)
+	rec.notCaughtUp(second)
+	var r results.Run
+	rec.into(&r)
+	if len(r.Faults) != 2 || r.Faults[0].CatchUp != 1.5 || r.Faults[1].CatchUp != -1 {
+		t.Fatalf("faults %+v", r.Faults)
+	}
+	var rows []string
+	for _, row := range results.FaultsFinding(r.Faults).Tables[0].Rows {
+		rows = append(rows, strings.Join(row, " | "))
+	}
+	all := strings.Join(rows, "\n")
+	if !strings.Contains(all, "1.5 s after its end") || !strings.Contains(all, "not seen") {
+		t.Errorf("faults table:\n%s", all)
+	}
 }
