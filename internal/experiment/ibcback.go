@@ -26,8 +26,8 @@ type backLoad struct {
 	errs []error
 }
 
-// startBack makes the counterparty's workload once its testnet is up (nil:
-// no ibc.back).
+// startBack makes the counterparty's workload once its testnet is up
+// (nothing without ibc.back).
 func (rl *relay) startBack(ctx context.Context) error {
 	if rl.share <= 0 {
 		return nil
@@ -71,11 +71,11 @@ func (rl *relay) sendBack(ctx context.Context, a DriveOptions) func() {
 	return func() { <-done }
 }
 
-// finishBack follows the packets back (B's channel end to A's) in ledger,
-// credits what the relayer's acknowledgements refunded to the
-// counterparty's wallets, checks them, and returns the finding of the
-// transfers back; call it once the relayer stopped and the ledger read
-// both chains' blocks up to heights a and b.
+// finishBack is the relay of the transfers back, from ledger (their
+// packets, B's channel end to A's, read from both chains' blocks up to
+// heights a and b once the relayer stopped): it credits what the relayer's
+// acknowledgements refunded to the counterparty's wallets, checks them,
+// and reads B's escrow and A's vouchers at those heights.
 func (rl *relay) finishBack(ctx context.Context, rep ibc.Relay, ledger *ibc.Ledger, a, b int64) ibc.Relay {
 	bl := rl.back
 	cfg := rl.hermes.Config
