@@ -201,7 +201,7 @@ func (c Config) render(keys string) ([]byte, error) {
 		}
 		var h hermesChain
 		h.ID, h.Type, h.RPCAddr, h.GRPCAddr = ch.ID, "CosmosSdk", ch.RPC, ch.GRPC
-		h.EventSource.Mode, h.EventSource.BatchDelay = "push", delay.String()
+		h.EventSource.Mode, h.EventSource.BatchDelay = "push", fmt.Sprintf("%dms", delay.Milliseconds()) // humantime: no fractions
 		h.MaxMsgNum, h.SequentialBatchTx = c.Settings.MaxMsgNum, c.Settings.SequentialBatchTx
 		h.EventSource.URL = "ws" + strings.TrimPrefix(ch.RPC, "http") + "/websocket"
 		h.RPCTimeout = "10s"

@@ -63,7 +63,7 @@ func TestConfigTakesTheSettings(t *testing.T) {
 		t.Fatalf("not TOML: %v\n%s", err, b)
 	}
 	for _, ch := range f.Chains {
-		if ch.MaxMsgNum != 10 || ch.EventSource.BatchDelay != "1.5s" || !ch.SequentialBatchTx {
+		if ch.MaxMsgNum != 10 || ch.EventSource.BatchDelay != "1500ms" || !ch.SequentialBatchTx {
 			t.Errorf("chain %s: %+v", ch.ID, ch)
 		}
 	}
