@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chainperf/chainperf/internal/chain"
 	"github.com/chainperf/chainperf/internal/load"
@@ -178,9 +179,22 @@ func TestCoordinatedUpgradeOfAnSDKChain(t *testing.T) {
 			t.Errorf("node %s ran %q then %q; want the release, then %q", n.Name, n.Version, n.VersionEnd, after)
 		}
 	}
+	// The sends that found no node listening are the halt's: from when
+	// the nodes stopped until the first block after their restart (how
+	// many grows with how long they take to stop and start on a loaded
+	// machine: 336 of 3,000 in one CI run). Of the txs a node took, nine
+	// in ten must commit.
 	l := main.Ledger
-	if !l.Balanced() || l.Fates[load.FateCommitted] < l.Sent*9/10 {
-		t.Errorf("fates %v of %d sent", l.Fates, l.Sent)
+	refused, outside := l.Fates[load.FateSendError], int64(0)
+	from := int(halt.Begin.Sub(main.Start) / time.Second)
+	until := int(halt.End.Sub(main.Start).Seconds() + halt.Recovery + 1)
+	for i, s := range l.PerSecond {
+		if i < from || i > until {
+			outside += s.SendError
+		}
+	}
+	if !l.Balanced() || outside > l.Sent/100 || l.Fates[load.FateCommitted] < (l.Sent-refused)*9/10 {
+		t.Errorf("fates %v of %d sent, %d sends failed outside the halt (seconds %d-%d)", l.Fates, l.Sent, outside, from, until)
 	}
 	if u := main.Unresolved; l.Fates[load.FateUnresolved] > 0 && (u == nil || u.Unexplained != 0 || u.Stopped == 0) {
 		t.Errorf("unresolved %+v: the txs the stopped mempools held should be named", u)
