@@ -187,6 +187,7 @@ func TestChainSettingsCheckedAgainstTheChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a chain binary's init")
 	}
+	t.Parallel()
 	text := example(t, "wasmd-sdk053")
 	tmp := t.TempDir()
 	scn := filepath.Join(tmp, "settings.toml")

@@ -564,6 +564,9 @@ func TestExternalBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real CometBFT nodes")
 	}
+	// Beside the other tests: it times nothing (heights that rise
+	// within a minute).
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "cometbft")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/cometbft/cometbft/cmd/cometbft").CombinedOutput(); err != nil {
 		t.Fatalf("build cometbft: %v\n%s", err, out)
