@@ -123,9 +123,9 @@ func TestReleaseRefusals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go install")
 	}
-	// Beside the other tests: it times nothing (its go install is idle
-	// work's rival, not a figure), and its own build cache and TMPDIR
-	// keep the testnet dirs it counts its own.
+	// Beside the other tests: it times nothing (it only builds and is
+	// refused). Its own build cache, and its own TMPDIR, so that the
+	// testnet dirs it counts are its own and not the other tests'.
 	t.Parallel()
 	tmp, tmpdir := t.TempDir(), t.TempDir()
 	env := []string{"CHAINPERF_BUILD_CACHE=" + filepath.Join(tmp, "builds"), "TMPDIR=" + tmpdir}
