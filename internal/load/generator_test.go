@@ -233,9 +233,10 @@ func TestSlowNodeIsNodeBound(t *testing.T) {
 	// 32 and the rate stays open loop (40 in flight needed). Growth
 	// compares the answered rates of two windows, which a busy moment of a
 	// 2-core machine can blur (CI saw connections held at 24 twice in a
-	// day, at 148 and 158 tx/s): the claim must hold in one of two tries.
+	// day, at 148 and 158 tx/s, and twice in one run whose disk was
+	// throttled): the claim must hold in one of three tries.
 	var reports []Report
-	for range 2 {
+	for range 3 {
 		url = slowSink(t, 100*time.Millisecond)
 		r, _ = runGen(t, Config{Model: Constant{R: 400, D: 2 * time.Second}, Workload: KVStore{RunID: "t", Size: 64},
 			Targets: []string{url}, Method: "sync", MaxInFlight: 256}, false)
