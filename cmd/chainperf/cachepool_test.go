@@ -65,8 +65,10 @@ func TestCachePoolKnownAnswer(t *testing.T) {
 			}
 		}
 		var have []string
-		for i := 0; f != nil && i < len(f.Figures); i++ {
-			have = append(have, f.Figures[i].Name)
+		if f != nil {
+			for _, x := range f.Figures {
+				have = append(have, x.Name)
+			}
 		}
 		t.Fatalf("run %s has no %s; its internals: %v", r.ID, why.AllocPerTx, have)
 		return 0
